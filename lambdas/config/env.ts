@@ -1,0 +1,27 @@
+/**
+ * The environment contract between the CDK stack and the functions. Names live here so
+ * the construct that sets them and the handler that reads them cannot disagree.
+ */
+export const ENV = {
+  /** JSON of the RetryproofConfig; re-validated at cold start. Holds no secrets, only their names. */
+  config: 'RETRYPROOF_CONFIG',
+  eventsTable: 'RETRYPROOF_EVENTS_TABLE',
+  queueUrl: 'RETRYPROOF_QUEUE_URL',
+  dlqUrl: 'RETRYPROOF_DLQ_URL',
+  /** Only set while the demo is enabled. */
+  ledgerTable: 'RETRYPROOF_LEDGER_TABLE',
+  alarmTopicArn: 'RETRYPROOF_ALARM_TOPIC_ARN',
+} as const;
+
+/**
+ * Reads a required environment variable. Call it once, at module scope, so a missing
+ * variable fails the cold start instead of a delivery.
+ * @throws Error naming the variable
+ */
+export function requireEnv(name: string, env: NodeJS.ProcessEnv = process.env): string {
+  const value = env[name];
+  if (value === undefined || value === '') {
+    throw new Error(`environment variable ${name} is not set`);
+  }
+  return value;
+}

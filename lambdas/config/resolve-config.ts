@@ -1,0 +1,268 @@
+import {
+  COMPLETION_MARGIN_SECONDS,
+  DEFAULT_TTL_SECONDS,
+  DLQ_RETENTION_SECONDS,
+  HARD_MAX_BODY_BYTES,
+  LAMBDA_MAX_TIMEOUT_SECONDS,
+  LEASE_FACTOR,
+  SENDER_RETRY_WINDOW_SECONDS,
+  SIGNATURE_SCHEMES,
+  SQS_MAX_VISIBILITY_SECONDS,
+  VISIBILITY_TO_TIMEOUT_FACTOR,
+} from './route-config.ts';
+import type {
+  BreakerReaction,
+  DuplicateAnswer,
+  RetryproofConfig,
+  RouteConfig,
+  SignatureConfig,
+} from './route-config.ts';
+import { parseKeyTemplate } from '../domain/key-template.ts';
+
+/** A configuration error names the route, the field and the value. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/** A route with every default applied and every derived number computed. */
+export interface ResolvedRoute {
+  readonly name: string;
+  readonly signature: SignatureConfig;
+  readonly secretName: string;
+  readonly importSecret: boolean;
+  readonly key: string | undefined;
+  readonly ttlSeconds: number;
+  readonly senderRetryWindowSeconds: number;
+  /** senderRetryWindow + DLQ retention + reconciliation window. */
+  readonly coverSeconds: number;
+  readonly actionTimeSeconds: number;
+  /** actionTime x 3: how long a claim holds the record. */
+  readonly leaseSeconds: number;
+  /** The action is aborted at this many seconds, so a live worker never outlives its lease. */
+  readonly actionDeadlineSeconds: number;
+  readonly action: string;
+  readonly keepHeaders: readonly string[];
+  readonly breakerThreshold: number;
+  readonly breakerReaction: BreakerReaction;
+  readonly duplicateAnswer: DuplicateAnswer;
+  readonly maxBodyBytes: number;
+}
+
+export interface ResolvedConfig {
+  readonly routes: readonly ResolvedRoute[];
+  readonly queue: {
+    readonly maxReceiveCount: number;
+    readonly visibilityTimeoutSeconds: number;
+    readonly batchSize: number;
+    readonly maxBatchingWindowSeconds: number;
+    readonly maxConcurrency: number;
+  };
+  /** The executor's function timeout: the longest lease plus the completion margin. */
+  readonly executorTimeoutSeconds: number;
+  readonly reconciliation: {
+    readonly windowHours: number;
+    readonly everyMinutes: number;
+    readonly settleSeconds: number;
+    readonly stuckAfterSeconds: number;
+    readonly maxReenqueuePerRun: number;
+  };
+  readonly api: { readonly throttlingRateLimit: number; readonly throttlingBurstLimit: number };
+  readonly demo: boolean;
+  readonly alarmEmail: string | undefined;
+  readonly logRetentionDays: number;
+}
+
+const ROUTE_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+const HEADER_NAME = /^[a-z0-9!#$%&'*+.^_`|~-]+$/;
+const SECRET_NAME = /^[A-Za-z0-9/_+=.@-]{1,512}$/;
+const ACTION_NAME = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
+
+function positiveInt(where: string, field: string, value: unknown, max?: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) {
+    throw new ConfigError(`${where}: ${field} must be a positive whole number, got ${JSON.stringify(value)}`);
+  }
+  if (max !== undefined && value > max) {
+    throw new ConfigError(`${where}: ${field} ${value} is above its maximum ${max}`);
+  }
+  return value;
+}
+
+function wholeNumber(where: string, field: string, value: unknown, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${where}: ${field} must be a whole number from ${min} to ${max}, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+function validateSignature(where: string, signature: SignatureConfig | undefined): SignatureConfig {
+  if (signature === undefined || !(SIGNATURE_SCHEMES as readonly string[]).includes(signature.scheme)) {
+    throw new ConfigError(
+      `${where}: signature.scheme ${JSON.stringify(signature?.scheme)} is not one of ${SIGNATURE_SCHEMES.join(', ')}`,
+    );
+  }
+  if (signature.scheme === 'hmac-sha256') {
+    if (typeof signature.header !== 'string' || !HEADER_NAME.test(signature.header)) {
+      throw new ConfigError(`${where}: signature.header ${JSON.stringify(signature.header)} is not a lowercase header name`);
+    }
+    const encoding = signature.encoding ?? 'hex';
+    if (encoding !== 'hex' && encoding !== 'base64') {
+      throw new ConfigError(`${where}: signature.encoding ${JSON.stringify(encoding)} is not hex or base64`);
+    }
+    return { scheme: 'hmac-sha256', header: signature.header, prefix: signature.prefix ?? '', encoding };
+  }
+  if (signature.scheme === 'standard-webhooks' || signature.scheme === 'stripe' || signature.scheme === 'slack') {
+    const toleranceSeconds = positiveInt(where, 'signature.toleranceSeconds', signature.toleranceSeconds ?? 300, 3600);
+    return { scheme: signature.scheme, toleranceSeconds };
+  }
+  return { scheme: signature.scheme };
+}
+
+function resolveRoute(route: RouteConfig, windowSeconds: number): ResolvedRoute {
+  const name = route.name;
+  if (typeof name !== 'string' || !ROUTE_NAME.test(name)) {
+    throw new ConfigError(
+      `route ${JSON.stringify(name)}: name must be 1 to 63 lowercase letters, digits, "-" or "_", starting with a letter or digit`,
+    );
+  }
+  const where = `route "${name}"`;
+  const signature = validateSignature(where, route.signature);
+  if (typeof route.secretName !== 'string' || !SECRET_NAME.test(route.secretName)) {
+    throw new ConfigError(`${where}: secretName ${JSON.stringify(route.secretName)} is not a valid Secrets Manager name`);
+  }
+  if (route.key !== undefined) {
+    try {
+      parseKeyTemplate(route.key);
+    } catch (err) {
+      throw new ConfigError(`${where}: key ${JSON.stringify(route.key)} is not a valid template: ${(err as Error).message}`);
+    }
+  }
+  const ttlSeconds = positiveInt(where, 'ttl', route.ttlSeconds ?? DEFAULT_TTL_SECONDS);
+  const senderRetryWindowSeconds =
+    route.senderRetryWindowSeconds === undefined
+      ? SENDER_RETRY_WINDOW_SECONDS[signature.scheme]
+      : positiveInt(where, 'senderRetryWindowSeconds', route.senderRetryWindowSeconds);
+  const coverSeconds = senderRetryWindowSeconds + DLQ_RETENTION_SECONDS + windowSeconds;
+  if (ttlSeconds < coverSeconds) {
+    throw new ConfigError(
+      `${where}: ttl ${ttlSeconds} s is shorter than its cover ${coverSeconds} s ` +
+        `(sender retry window ${senderRetryWindowSeconds} s + DLQ retention ${DLQ_RETENTION_SECONDS} s + ` +
+        `reconciliation window ${windowSeconds} s)`,
+    );
+  }
+  const actionTimeSeconds = positiveInt(where, 'actionTimeSeconds', route.actionTimeSeconds);
+  const leaseSeconds = actionTimeSeconds * LEASE_FACTOR;
+  if (leaseSeconds + COMPLETION_MARGIN_SECONDS > LAMBDA_MAX_TIMEOUT_SECONDS) {
+    throw new ConfigError(
+      `${where}: actionTimeSeconds ${actionTimeSeconds} gives a lease of ${leaseSeconds} s, which with the ` +
+        `${COMPLETION_MARGIN_SECONDS} s completion margin exceeds Lambda's ${LAMBDA_MAX_TIMEOUT_SECONDS} s timeout`,
+    );
+  }
+  if (typeof route.action !== 'string' || !ACTION_NAME.test(route.action)) {
+    throw new ConfigError(`${where}: action ${JSON.stringify(route.action)} is not a valid action name`);
+  }
+  const keepHeaders = route.keepHeaders ?? [];
+  for (const header of keepHeaders) {
+    if (typeof header !== 'string' || !HEADER_NAME.test(header)) {
+      throw new ConfigError(`${where}: keepHeaders entry ${JSON.stringify(header)} is not a lowercase header name`);
+    }
+  }
+  const breakerReaction = route.breakerReaction ?? 'pause';
+  if (breakerReaction !== 'pause' && breakerReaction !== 'alert') {
+    throw new ConfigError(`${where}: breakerReaction ${JSON.stringify(breakerReaction)} is not pause or alert`);
+  }
+  const duplicateAnswer = route.duplicateAnswer ?? 'replay';
+  if (duplicateAnswer !== 'replay' && duplicateAnswer !== 'strict-409') {
+    throw new ConfigError(`${where}: duplicateAnswer ${JSON.stringify(duplicateAnswer)} is not replay or strict-409`);
+  }
+  return {
+    name,
+    signature,
+    secretName: route.secretName,
+    importSecret: route.importSecret ?? false,
+    key: route.key,
+    ttlSeconds,
+    senderRetryWindowSeconds,
+    coverSeconds,
+    actionTimeSeconds,
+    leaseSeconds,
+    actionDeadlineSeconds: leaseSeconds,
+    action: route.action,
+    keepHeaders: keepHeaders.map((h) => h.toLowerCase()),
+    breakerThreshold: positiveInt(where, 'breakerThreshold', route.breakerThreshold ?? 3),
+    breakerReaction,
+    duplicateAnswer,
+    maxBodyBytes: positiveInt(where, 'maxBodyBytes', route.maxBodyBytes ?? 128 * 1024, HARD_MAX_BODY_BYTES),
+  };
+}
+
+/**
+ * Applies every default and validates the whole configuration. Called at synth (so a bad
+ * configuration never deploys), at Lambda cold start and by the local stack.
+ * @throws ConfigError naming the route, the field and the bad value
+ */
+export function resolveConfig(config: RetryproofConfig): ResolvedConfig {
+  const windowHours = positiveInt('reconciliation', 'windowHours', config.reconciliation?.windowHours ?? 24, 24 * 14);
+  const windowSeconds = windowHours * 3600;
+  if (!Array.isArray(config.routes) || config.routes.length === 0) {
+    throw new ConfigError('config: routes must list at least one route');
+  }
+  const routes = config.routes.map((route) => resolveRoute(route, windowSeconds));
+  const seen = new Set<string>();
+  for (const route of routes) {
+    if (seen.has(route.name)) throw new ConfigError(`route "${route.name}": name is used twice`);
+    seen.add(route.name);
+  }
+  const executorTimeoutSeconds = Math.max(...routes.map((r) => r.leaseSeconds)) + COMPLETION_MARGIN_SECONDS;
+  const minVisibility = executorTimeoutSeconds * VISIBILITY_TO_TIMEOUT_FACTOR;
+  const visibilityTimeoutSeconds = config.queue?.visibilityTimeoutSeconds ?? minVisibility;
+  positiveInt('queue', 'visibilityTimeoutSeconds', visibilityTimeoutSeconds, SQS_MAX_VISIBILITY_SECONDS);
+  if (visibilityTimeoutSeconds < minVisibility) {
+    throw new ConfigError(
+      `queue: visibilityTimeoutSeconds ${visibilityTimeoutSeconds} s is under ${VISIBILITY_TO_TIMEOUT_FACTOR}x ` +
+        `the executor's timeout of ${executorTimeoutSeconds} s (minimum ${minVisibility} s)`,
+    );
+  }
+  const everyMinutes = positiveInt('reconciliation', 'everyMinutes', config.reconciliation?.everyMinutes ?? 60, 24 * 60);
+  const settleSeconds = positiveInt('reconciliation', 'settleSeconds', config.reconciliation?.settleSeconds ?? 300, 3600);
+  const alarmEmail = config.alarmEmail;
+  if (alarmEmail !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(alarmEmail)) {
+    throw new ConfigError(`config: alarmEmail ${JSON.stringify(alarmEmail)} is not an e-mail address`);
+  }
+  return {
+    routes,
+    queue: {
+      maxReceiveCount: positiveInt('queue', 'maxReceiveCount', config.queue?.maxReceiveCount ?? 5, 1000),
+      visibilityTimeoutSeconds,
+      batchSize: positiveInt('queue', 'batchSize', config.queue?.batchSize ?? 10, 10),
+      maxBatchingWindowSeconds: wholeNumber('queue', 'maxBatchingWindowSeconds', config.queue?.maxBatchingWindowSeconds ?? 1, 0, 300),
+      // The SQS event source's own lower bound is 2.
+      maxConcurrency: wholeNumber('queue', 'maxConcurrency', config.queue?.maxConcurrency ?? 5, 2, 1000),
+    },
+    executorTimeoutSeconds,
+    reconciliation: {
+      windowHours,
+      everyMinutes,
+      settleSeconds,
+      stuckAfterSeconds: positiveInt(
+        'reconciliation',
+        'stuckAfterSeconds',
+        config.reconciliation?.stuckAfterSeconds ?? 900,
+      ),
+      maxReenqueuePerRun: positiveInt(
+        'reconciliation',
+        'maxReenqueuePerRun',
+        config.reconciliation?.maxReenqueuePerRun ?? 500,
+      ),
+    },
+    api: {
+      throttlingRateLimit: positiveInt('api', 'throttlingRateLimit', config.api?.throttlingRateLimit ?? 200),
+      throttlingBurstLimit: positiveInt('api', 'throttlingBurstLimit', config.api?.throttlingBurstLimit ?? 400),
+    },
+    demo: config.demo ?? true,
+    alarmEmail,
+    logRetentionDays: positiveInt('config', 'logRetentionDays', config.logRetentionDays ?? 30),
+  };
+}

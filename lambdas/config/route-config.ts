@@ -1,0 +1,158 @@
+/**
+ * The one typed configuration of retryproof. The same object drives `cdk synth`,
+ * the three Lambdas (through the RETRYPROOF_CONFIG environment variable) and the
+ * local stack. It is plain data: no AWS SDK, no CDK, no middy.
+ */
+
+/** Signature schemes the ingest understands. */
+export const SIGNATURE_SCHEMES = [
+  'standard-webhooks',
+  'stripe',
+  'github',
+  'shopify',
+  'slack',
+  'hmac-sha256',
+] as const;
+export type SignatureSchemeName = (typeof SIGNATURE_SCHEMES)[number];
+
+/** How a generic HMAC-SHA256 route reads its signature. */
+export interface HmacSha256Signature {
+  readonly scheme: 'hmac-sha256';
+  /** Header that carries the signature, for example `x-signature`. */
+  readonly header: string;
+  /** Text before the digest in the header, for example `sha256=`. @default '' */
+  readonly prefix?: string;
+  /** @default 'hex' */
+  readonly encoding?: 'hex' | 'base64';
+}
+
+/** Schemes with a signed timestamp take a tolerance. */
+export interface TimestampedSignature {
+  readonly scheme: 'standard-webhooks' | 'stripe' | 'slack';
+  /** Largest accepted clock difference, in seconds. @default 300 */
+  readonly toleranceSeconds?: number;
+}
+
+export interface PlainSignature {
+  readonly scheme: 'github' | 'shopify';
+}
+
+export type SignatureConfig = HmacSha256Signature | TimestampedSignature | PlainSignature;
+
+/** What the circuit breaker does when one key keeps coming back. */
+export type BreakerReaction = 'pause' | 'alert';
+
+/** A duplicate is normally answered with the original answer; `strict-409` is for API clients. */
+export type DuplicateAnswer = 'replay' | 'strict-409';
+
+export interface RouteConfig {
+  /** Path segment of `POST /webhooks/{route}`. Lowercase letters, digits, `-` and `_`. */
+  readonly name: string;
+  readonly signature: SignatureConfig;
+  /**
+   * Name of the Secrets Manager secret holding the signing secret. The value is either
+   * the secret itself, or JSON `{"current": "...", "previous": "..."}` during rotation.
+   */
+  readonly secretName: string;
+  /** Import an existing secret by name instead of creating an empty one. @default false */
+  readonly importSecret?: boolean;
+  /**
+   * Key template over headers, body fields (JSON pointer) and constants, for example
+   * `us-east1_{body:/order_id}` or `{header:x-shop}:{header:x-request-id}`.
+   * @default - the scheme's own key source (DESIGN.md, "Keys, fingerprints, TTL")
+   */
+  readonly key?: string;
+  /** How long a key is remembered, in seconds. Must cover the longest retry window. @default 35 days */
+  readonly ttlSeconds?: number;
+  /** How long the sender keeps retrying, in seconds. @default - the scheme's documented window */
+  readonly senderRetryWindowSeconds?: number;
+  /** Declared run time of the action, in seconds. The lease is 3x this. */
+  readonly actionTimeSeconds: number;
+  /** Name of the registered action the executor runs for this route. */
+  readonly action: string;
+  /** Request headers (lowercase) kept with the record and handed to the action. @default [] */
+  readonly keepHeaders?: readonly string[];
+  /** Deliveries of one key after which the breaker trips. @default 3 */
+  readonly breakerThreshold?: number;
+  /** @default 'pause' */
+  readonly breakerReaction?: BreakerReaction;
+  /** @default 'replay' */
+  readonly duplicateAnswer?: DuplicateAnswer;
+  /** Largest accepted body in bytes. @default 131072 (128 KiB) */
+  readonly maxBodyBytes?: number;
+}
+
+export interface QueueConfig {
+  /** Receives before SQS moves a message to the DLQ. @default 5 */
+  readonly maxReceiveCount?: number;
+  /** @default - 6x the executor's timeout, the smallest allowed value */
+  readonly visibilityTimeoutSeconds?: number;
+  /** @default 10 */
+  readonly batchSize?: number;
+  /** @default 1 */
+  readonly maxBatchingWindowSeconds?: number;
+  /** Concurrent executor invocations the event source may run. @default 5 */
+  readonly maxConcurrency?: number;
+}
+
+export interface ReconciliationConfig {
+  /** @default 24 */
+  readonly windowHours?: number;
+  /** @default 60 */
+  readonly everyMinutes?: number;
+  /** Work younger than this is left alone. @default 300 */
+  readonly settleSeconds?: number;
+  /** RECEIVED work older than this is re-enqueued. @default 900 */
+  readonly stuckAfterSeconds?: number;
+  /** Re-enqueues per run. @default 500 */
+  readonly maxReenqueuePerRun?: number;
+}
+
+export interface ApiConfig {
+  /** Steady-state requests per second for the stage. @default 200 */
+  readonly throttlingRateLimit?: number;
+  /** @default 400 */
+  readonly throttlingBurstLimit?: number;
+}
+
+export interface RetryproofConfig {
+  readonly routes: readonly RouteConfig[];
+  readonly queue?: QueueConfig;
+  readonly reconciliation?: ReconciliationConfig;
+  readonly api?: ApiConfig;
+  /** Deploy the demo ledger table (used by the `payout` action). @default true */
+  readonly demo?: boolean;
+  /** An e-mail address subscribed to the alarm topic. @default - no subscription */
+  readonly alarmEmail?: string;
+  /** @default 30 */
+  readonly logRetentionDays?: number;
+}
+
+/** Defaults that are facts of the design, not choices of a route. */
+export const DAY_SECONDS = 86_400;
+export const DLQ_RETENTION_SECONDS = 14 * DAY_SECONDS;
+export const DEFAULT_TTL_SECONDS = 35 * DAY_SECONDS;
+export const LEASE_FACTOR = 3;
+export const VISIBILITY_TO_TIMEOUT_FACTOR = 6;
+/** Lambda's own ceiling on a function's timeout. */
+export const LAMBDA_MAX_TIMEOUT_SECONDS = 900;
+/** SQS's ceiling on a visibility timeout. */
+export const SQS_MAX_VISIBILITY_SECONDS = 12 * 3600;
+/** DynamoDB items are at most 400 KB; the record keeps the body plus its context. */
+export const HARD_MAX_BODY_BYTES = 256 * 1024;
+/** Seconds the executor keeps after an action's deadline for its completion write. */
+export const COMPLETION_MARGIN_SECONDS = 10;
+
+/**
+ * How long each scheme's sender retries, from its documentation. These feed the TTL
+ * cover check: a key must be remembered for as long as a copy of it can arrive.
+ */
+export const SENDER_RETRY_WINDOW_SECONDS: Readonly<Record<SignatureSchemeName, number>> = {
+  // Standard Webhooks: 5s, 5m, 30m, 2h, 5h, 10h, 10h => about 3 days 3 hours with backoff
+  'standard-webhooks': 3 * DAY_SECONDS + 3 * 3600,
+  stripe: 3 * DAY_SECONDS, // live mode, up to three days
+  github: 3 * DAY_SECONDS, // no automatic retry; manual redeliveries of the last 3 days keep the ids
+  shopify: 2 * DAY_SECONDS, // 8 tries over 4 hours today; 19 tries over 48 hours before 2024-04
+  slack: 3600, // three retries within about an hour
+  'hmac-sha256': 3 * DAY_SECONDS,
+};

@@ -1,0 +1,87 @@
+/**
+ * The key schema of retryproof's tables, in one place. The CDK constructs and the test
+ * harness both build their tables from these constants, so the two cannot drift.
+ *
+ * Events table items (one table, on demand, PITR, TTL on `expiresAt`):
+ *   record         pk = EVT#<route>#<key>   sk = RECORD
+ *   execution log  pk = EVT#<route>#<key>   sk = LOG#<receivedAt>#<attempt>#<kind>
+ *   route state    pk = ROUTE#<route>       sk = STATE
+ * GSI `byTime` (sharded hour buckets, so a busy hour is not a hot partition):
+ *   gsi1pk = T#<yyyy-mm-ddThh>#<shard>     gsi1sk = <receivedAt ISO>#<route>#<key>
+ * GSI `parked` (sparse: only PARKED records carry it), for a route's resume:
+ *   gsi2pk = PARKED#<route>                gsi2sk = <receivedAt ISO>#<key>
+ *
+ * Demo ledger table (the `payout` action's accounting system):
+ *   entry          entryId
+ * GSI `byHour`: hourBucket = <yyyy-mm-ddThh>, postedAt = <ISO>#<entryId>
+ */
+
+export const EVENTS_TABLE = {
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  ttlAttribute: 'expiresAt',
+  byTimeIndex: { name: 'byTime', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
+  parkedIndex: { name: 'parked', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
+  /** Shards per hour bucket of the byTime index. */
+  timeShards: 8,
+} as const;
+
+export const LEDGER_TABLE = {
+  partitionKey: 'entryId',
+  byHourIndex: { name: 'byHour', partitionKey: 'hourBucket', sortKey: 'postedAt' },
+} as const;
+
+/** A table definition in the shape of DynamoDB's CreateTable input, for local tables. */
+export interface LocalTableDefinition {
+  readonly AttributeDefinitions: { AttributeName: string; AttributeType: 'S' }[];
+  readonly KeySchema: { AttributeName: string; KeyType: 'HASH' | 'RANGE' }[];
+  readonly GlobalSecondaryIndexes: {
+    IndexName: string;
+    KeySchema: { AttributeName: string; KeyType: 'HASH' | 'RANGE' }[];
+    Projection: { ProjectionType: 'ALL' };
+  }[];
+}
+
+/** CreateTable input for the events table, derived from EVENTS_TABLE. */
+export function eventsTableDefinition(): LocalTableDefinition {
+  const t = EVENTS_TABLE;
+  return {
+    AttributeDefinitions: [t.partitionKey, t.sortKey, t.byTimeIndex.partitionKey, t.byTimeIndex.sortKey, t.parkedIndex.partitionKey, t.parkedIndex.sortKey].map(
+      (AttributeName) => ({ AttributeName, AttributeType: 'S' as const }),
+    ),
+    KeySchema: [
+      { AttributeName: t.partitionKey, KeyType: 'HASH' },
+      { AttributeName: t.sortKey, KeyType: 'RANGE' },
+    ],
+    GlobalSecondaryIndexes: [t.byTimeIndex, t.parkedIndex].map((index) => ({
+      IndexName: index.name,
+      KeySchema: [
+        { AttributeName: index.partitionKey, KeyType: 'HASH' as const },
+        { AttributeName: index.sortKey, KeyType: 'RANGE' as const },
+      ],
+      Projection: { ProjectionType: 'ALL' as const },
+    })),
+  };
+}
+
+/** CreateTable input for the demo ledger table, derived from LEDGER_TABLE. */
+export function ledgerTableDefinition(): LocalTableDefinition {
+  const t = LEDGER_TABLE;
+  return {
+    AttributeDefinitions: [t.partitionKey, t.byHourIndex.partitionKey, t.byHourIndex.sortKey].map((AttributeName) => ({
+      AttributeName,
+      AttributeType: 'S' as const,
+    })),
+    KeySchema: [{ AttributeName: t.partitionKey, KeyType: 'HASH' }],
+    GlobalSecondaryIndexes: [
+      {
+        IndexName: t.byHourIndex.name,
+        KeySchema: [
+          { AttributeName: t.byHourIndex.partitionKey, KeyType: 'HASH' },
+          { AttributeName: t.byHourIndex.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      },
+    ],
+  };
+}
