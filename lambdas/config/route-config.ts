@@ -138,8 +138,8 @@ export const VISIBILITY_TO_TIMEOUT_FACTOR = 6;
 export const LAMBDA_MAX_TIMEOUT_SECONDS = 900;
 /** SQS's ceiling on a visibility timeout. */
 export const SQS_MAX_VISIBILITY_SECONDS = 12 * 3600;
-/** DynamoDB items are at most 400 KB; the record keeps the body plus its context. */
-export const HARD_MAX_BODY_BYTES = 256 * 1024;
+/** The record (DynamoDB, 400 KB an item) and the SQS message (256 KiB) both carry the body, base64 for binary. */
+export const HARD_MAX_BODY_BYTES = 160 * 1024;
 /** Seconds the executor keeps after an action's deadline for its completion write. */
 export const COMPLETION_MARGIN_SECONDS = 10;
 

@@ -1,2 +1,23 @@
-// Placeholder entry point, replaced by the real ingest handler.
-export const handler = async (): Promise<{ statusCode: number }> => Promise.resolve({ statusCode: 501 });
+/** Entry point of the ingest Lambda: production wiring, read once per cold start. */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { ENV, requireEnv } from '../config/env.ts';
+import { loadConfigFromEnv } from '../config/load-config.ts';
+import { createLogger, createMetrics } from '../observability/powertools.ts';
+import { SqsWorkQueue } from '../queue/sqs-work-queue.ts';
+import { SecretsManagerSource } from '../secrets/secrets-manager-source.ts';
+import { DynamoDbEventStore } from '../store/dynamodb-event-store.ts';
+import { createIngestHandler } from './create-ingest-handler.ts';
+import { prepareRoutes } from './prepared-route.ts';
+
+const config = loadConfigFromEnv();
+
+export const handler = createIngestHandler({
+  routes: prepareRoutes(config.routes),
+  store: new DynamoDbEventStore(new DynamoDBClient({}), requireEnv(ENV.eventsTable)),
+  queue: new SqsWorkQueue(new SQSClient({}), requireEnv(ENV.queueUrl)),
+  secrets: new SecretsManagerSource(),
+  now: Date.now,
+  logger: createLogger('retryproof-ingest'),
+  metrics: createMetrics('retryproof-ingest'),
+});

@@ -1,0 +1,91 @@
+/**
+ * The ingest Lambda as a middy handler over HTTP API payload format 2.0. The adapter is
+ * thin: turn the event into a delivery, call the use case, turn the outcome into an answer.
+ */
+import middy from '@middy/core';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { DuplicateDeliveryError, UnauthorizedError } from '../domain/errors.ts';
+import { deliveryId } from '../domain/event-record.ts';
+import { isServerError, problemJsonErrors } from '../edge/problem-json-errors.ts';
+import { problemOf, problemResponse } from '../edge/problem-json.ts';
+import { ingestDelivery } from './ingest-delivery.ts';
+import type { IncomingDelivery, IngestDeps } from './ingest-delivery.ts';
+import { recordAnswer, recordDuplicate } from './ingest-metrics.ts';
+
+export interface IngestHandlerDeps extends IngestDeps {
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+}
+
+/** Turns an HTTP API v2 event into a delivery: raw bytes, lowercase header names. */
+export function deliveryOf(event: APIGatewayProxyEventV2): IncomingDelivery {
+  const headers: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(event.headers)) headers[name.toLowerCase()] = value;
+  const body = event.body ?? '';
+  return {
+    method: event.requestContext.http.method,
+    routeName: event.pathParameters?.route ?? '',
+    headers,
+    rawBody: event.isBase64Encoded ? Buffer.from(body, 'base64') : Buffer.from(body, 'utf8'),
+    bodyEncoding: event.isBase64Encoded ? 'base64' : 'utf8',
+  };
+}
+
+export function createIngestHandler(deps: IngestHandlerDeps) {
+  const { logger, metrics } = deps;
+  const metricRoute = (event: APIGatewayProxyEventV2): string => {
+    const route = event.pathParameters?.route ?? '';
+    return deps.routes.has(route) ? route : 'unknown';
+  };
+
+  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(logMetrics(metrics))
+    .use({
+      onError: (request) => {
+        const status = problemOf(request.error).status;
+        recordAnswer(metrics, metricRoute(request.event), status);
+        if (request.error instanceof UnauthorizedError) {
+          // The reason stays here; the sender gets a bare 401.
+          logger.warn('delivery refused', { status, reason: request.error.reason });
+        } else if (isServerError(request.error)) {
+          logger.error('delivery failed', { status, error: request.error });
+        } else {
+          logger.info('delivery refused', { status, problem: request.error?.name });
+        }
+      },
+    })
+    .use(problemJsonErrors())
+    .handler(async (event): Promise<APIGatewayProxyStructuredResultV2> => {
+      const outcome = await ingestDelivery(deps, deliveryOf(event));
+      logger.appendKeys({ route: outcome.route, idempotencyKey: outcome.key });
+      if (outcome.kind === 'accepted') {
+        recordAnswer(metrics, outcome.route, outcome.answer.status);
+        logger.info('delivery accepted', { status: outcome.answer.status });
+        return { statusCode: outcome.answer.status, headers: { 'content-type': 'application/json' }, body: outcome.answer.body };
+      }
+      recordDuplicate(metrics, outcome);
+      if (!outcome.replayed) {
+        const problem = problemOf(new DuplicateDeliveryError(deliveryId(outcome.route, outcome.key)), event.rawPath);
+        recordAnswer(metrics, outcome.route, problem.status);
+        logger.info('duplicate refused (strict)', { status: problem.status, hits: outcome.hits });
+        return problemResponse(problem);
+      }
+      recordAnswer(metrics, outcome.route, outcome.answer.status);
+      logger.info('duplicate replayed', {
+        status: outcome.answer.status,
+        previousStatus: outcome.previousStatus,
+        hits: outcome.hits,
+        resent: outcome.resent,
+      });
+      return {
+        statusCode: outcome.answer.status,
+        headers: { 'content-type': 'application/json', 'idempotent-replayed': 'true' },
+        body: outcome.answer.body,
+      };
+    });
+}

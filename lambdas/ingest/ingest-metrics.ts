@@ -1,0 +1,45 @@
+/**
+ * The ingest's metrics (EMF, one namespace). Dimensions stay low in cardinality: the
+ * route (or "unknown"), and a status code where the metric is about one.
+ */
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
+import type { IngestOutcome } from './ingest-delivery.ts';
+
+export const INGEST_METRIC = {
+  deliveries: 'Deliveries',
+  answers: 'Answers',
+  duplicates: 'DuplicatesIntercepted',
+  retryCause: 'RetryCause',
+  duplicateAgeShareOfTtl: 'DuplicateAgeShareOfTtl',
+  resent: 'MessagesResent',
+  keyReused: 'KeyReused',
+  signatureRejected: 'SignatureRejected',
+} as const;
+
+/** Counts one delivery and its answer; called exactly once per invocation. */
+export function recordAnswer(metrics: Metrics, route: string, status: number): void {
+  metrics.addDimension('route', route);
+  metrics.addMetric(INGEST_METRIC.deliveries, MetricUnit.Count, 1);
+  if (status === 422) metrics.addMetric(INGEST_METRIC.keyReused, MetricUnit.Count, 1);
+  if (status === 401) metrics.addMetric(INGEST_METRIC.signatureRejected, MetricUnit.Count, 1);
+  metrics
+    .singleMetric()
+    .addDimensions({ route, status: String(status) })
+    .addMetric(INGEST_METRIC.answers, MetricUnit.Count, 1);
+}
+
+/** Duplicate-specific figures: the retry cause (the status we answered before) and TTL coverage. */
+export function recordDuplicate(metrics: Metrics, outcome: Extract<IngestOutcome, { kind: 'duplicate' }>): void {
+  metrics.addMetric(INGEST_METRIC.duplicates, MetricUnit.Count, 1);
+  if (outcome.resent) metrics.addMetric(INGEST_METRIC.resent, MetricUnit.Count, 1);
+  metrics.addMetric(
+    INGEST_METRIC.duplicateAgeShareOfTtl,
+    MetricUnit.Percent,
+    Math.min(100, (outcome.ageMs / 1000 / outcome.ttlSeconds) * 100),
+  );
+  metrics
+    .singleMetric()
+    .addDimensions({ route: outcome.route, previousStatus: String(outcome.previousStatus) })
+    .addMetric(INGEST_METRIC.retryCause, MetricUnit.Count, 1);
+}

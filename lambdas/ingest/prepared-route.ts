@@ -1,0 +1,31 @@
+import type { ResolvedRoute } from '../config/resolve-config.ts';
+import { keySourceFor, keySourceReadsBody } from '../domain/idempotency-key.ts';
+import type { KeySource } from '../domain/idempotency-key.ts';
+import { createVerifier } from '../domain/signatures/create-verifier.ts';
+import type { SignatureVerifier } from '../domain/signatures/signature-verifier.ts';
+
+/** A route with its verifier and key source built once, at cold start. */
+export interface PreparedRoute {
+  readonly config: ResolvedRoute;
+  readonly verifier: SignatureVerifier;
+  readonly keySource: KeySource;
+  /** The body must parse as JSON: the scheme's payloads are JSON, or the key is read from the body. */
+  readonly requiresJson: boolean;
+}
+
+/** Schemes whose senders always send JSON. Slack's Events API is JSON; its slash commands are not supported. */
+const JSON_SCHEMES = new Set(['standard-webhooks', 'stripe', 'github', 'shopify', 'slack']);
+
+export function prepareRoutes(routes: readonly ResolvedRoute[]): ReadonlyMap<string, PreparedRoute> {
+  return new Map(
+    routes.map((route) => [
+      route.name,
+      {
+        config: route,
+        verifier: createVerifier(route.signature),
+        keySource: keySourceFor(route.signature.scheme, route.key),
+        requiresJson: JSON_SCHEMES.has(route.signature.scheme) || keySourceReadsBody(route.signature.scheme, route.key),
+      },
+    ]),
+  );
+}

@@ -1,0 +1,29 @@
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { WorkMessage } from '../domain/event-record.ts';
+import type { WorkQueue } from '../ports/work-queue.ts';
+
+/** The work queue on SQS. Message attributes make a DLQ message readable at a glance in the console. */
+export class SqsWorkQueue implements WorkQueue {
+  readonly #client: SQSClient;
+  readonly #queueUrl: string;
+
+  constructor(client: SQSClient, queueUrl: string) {
+    this.#client = client;
+    this.#queueUrl = queueUrl;
+  }
+
+  async send(message: WorkMessage): Promise<void> {
+    await this.#client.send(
+      new SendMessageCommand({
+        QueueUrl: this.#queueUrl,
+        MessageBody: JSON.stringify(message),
+        MessageAttributes: {
+          route: { DataType: 'String', StringValue: message.route },
+          key: { DataType: 'String', StringValue: message.key },
+          ...(message.reason === undefined ? {} : { reason: { DataType: 'String', StringValue: message.reason } }),
+        },
+      }),
+    );
+  }
+}

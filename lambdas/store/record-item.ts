@@ -1,0 +1,78 @@
+/**
+ * The mapping between an EventRecord and its DynamoDB item. One place, so the ingest,
+ * the executor and the reconciler read and write the same attributes.
+ */
+import type { EventRecord, RecordStatus } from '../domain/event-record.ts';
+import { RECORD_SK, recordPk, timeIndexKeys } from '../domain/event-record.ts';
+
+export type RecordItem = Record<string, unknown>;
+
+/** The item of a new record, with its table and GSI keys. */
+export function toRecordItem(record: EventRecord): RecordItem {
+  const item: RecordItem = {
+    pk: recordPk(record.route, record.key),
+    sk: RECORD_SK,
+    ...timeIndexKeys(record.route, record.key, record.receivedAt),
+    route: record.route,
+    key: record.key,
+    status: record.status,
+    fingerprint: record.fingerprint,
+    body: record.body,
+    bodyEncoding: record.bodyEncoding,
+    headers: record.headers,
+    receivedAt: record.receivedAt,
+    expiresAt: record.expiresAt,
+    answerStatus: record.answer.status,
+    answerBody: record.answer.body,
+    hits: record.hits,
+    attempts: record.attempts,
+  };
+  if (record.lastEnqueuedAt !== undefined) item.lastEnqueuedAt = record.lastEnqueuedAt;
+  return item;
+}
+
+function str(item: RecordItem, name: string): string {
+  const value = item[name];
+  if (typeof value !== 'string') throw new Error(`record item has no string ${name}`);
+  return value;
+}
+
+function num(item: RecordItem, name: string): number {
+  const value = item[name];
+  if (typeof value !== 'number') throw new Error(`record item has no number ${name}`);
+  return value;
+}
+
+function optStr(item: RecordItem, name: string): string | undefined {
+  const value = item[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+function optNum(item: RecordItem, name: string): number | undefined {
+  const value = item[name];
+  return typeof value === 'number' ? value : undefined;
+}
+
+/** Reads a record item back. Throws when a required attribute is missing: the table is corrupt. */
+export function fromRecordItem(item: RecordItem): EventRecord {
+  return {
+    route: str(item, 'route'),
+    key: str(item, 'key'),
+    status: str(item, 'status') as RecordStatus,
+    fingerprint: str(item, 'fingerprint'),
+    body: str(item, 'body'),
+    bodyEncoding: optStr(item, 'bodyEncoding') === 'base64' ? 'base64' : 'utf8',
+    headers: (item.headers ?? {}) as Record<string, string>,
+    receivedAt: num(item, 'receivedAt'),
+    expiresAt: num(item, 'expiresAt'),
+    answer: { status: num(item, 'answerStatus'), body: str(item, 'answerBody') },
+    hits: optNum(item, 'hits') ?? 1,
+    attempts: optNum(item, 'attempts') ?? 0,
+    lastEnqueuedAt: optNum(item, 'lastEnqueuedAt'),
+    leaseUntil: optNum(item, 'leaseUntil'),
+    leaseToken: optStr(item, 'leaseToken'),
+    lastError: optStr(item, 'lastError'),
+    completedAt: optNum(item, 'completedAt'),
+    result: optStr(item, 'result'),
+  };
+}
