@@ -1,0 +1,173 @@
+/**
+ * The real ingest handler wired to DynamoDB Local and fauxqs, with one route per
+ * signature scheme and a queue of its own, so a test can count its messages.
+ */
+import { randomUUID } from 'node:crypto';
+import { inject } from 'vitest';
+import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
+import type { RouteConfig, SignatureConfig } from '../../lambdas/config/route-config.ts';
+import { signDelivery } from '../../lambdas/domain/signatures/sign-delivery.ts';
+import { createIngestHandler } from '../../lambdas/ingest/create-ingest-handler.ts';
+import type { IngestDeps } from '../../lambdas/ingest/ingest-delivery.ts';
+import { prepareRoutes } from '../../lambdas/ingest/prepared-route.ts';
+import { createLogger, createMetrics } from '../../lambdas/observability/powertools.ts';
+import { SqsWorkQueue } from '../../lambdas/queue/sqs-work-queue.ts';
+import { StaticSecretSource } from '../../lambdas/secrets/secrets-manager-source.ts';
+import { DynamoDbEventStore } from '../../lambdas/store/dynamodb-event-store.ts';
+import { createQueuePair, localDynamoClient, localSqsClient } from './aws-clients.ts';
+import { httpApiEvent, lambdaContext } from './http-api-event.ts';
+
+export const STANDARD_SECRET = `whsec_${Buffer.from('retryproof-test-secret-standard!').toString('base64')}`;
+export const PREVIOUS_STANDARD_SECRET = `whsec_${Buffer.from('retryproof-test-secret-previous!').toString('base64')}`;
+
+/** The secret a route used before its rotation. */
+export function previousSecretOf(route: string): string {
+  return route === 'standard-webhooks' ? PREVIOUS_STANDARD_SECRET : `${route}-previous-secret`;
+}
+
+/** One route per scheme. Route names equal scheme names. */
+const SCHEMES: readonly { name: string; signature: SignatureConfig; secret: string }[] = [
+  { name: 'standard-webhooks', signature: { scheme: 'standard-webhooks' }, secret: STANDARD_SECRET },
+  { name: 'stripe', signature: { scheme: 'stripe' }, secret: 'whsec_stripe_test_secret' },
+  { name: 'github', signature: { scheme: 'github' }, secret: 'github-test-secret' },
+  { name: 'shopify', signature: { scheme: 'shopify' }, secret: 'shopify-test-secret' },
+  { name: 'slack', signature: { scheme: 'slack' }, secret: '8f742231b10e8888abcd99yyyzzz85a5' },
+  {
+    name: 'hmac-sha256',
+    signature: { scheme: 'hmac-sha256', header: 'x-signature', prefix: 'sha256=', encoding: 'hex' },
+    secret: 'generic-test-secret',
+  },
+];
+export const SCHEME_ROUTES: readonly (RouteConfig & { secret: string })[] = SCHEMES.map((r) => ({
+  ...r,
+  secretName: `test/${r.name}`,
+  action: 'payout',
+  actionTimeSeconds: 5,
+  keepHeaders: ['content-type'],
+}));
+
+export interface Delivery {
+  readonly route: string;
+  readonly body: string;
+  readonly headers: Record<string, string>;
+}
+
+/**
+ * A signed delivery for a scheme's route, carrying `key` where that scheme's sender puts
+ * its id: a header, or the body's `id` / `event_id`.
+ */
+export function signedDelivery(
+  route: string,
+  key: string,
+  options: { payload?: Record<string, unknown>; nowSeconds?: number; secret?: string; omitKey?: boolean } = {},
+): Delivery {
+  const config = SCHEME_ROUTES.find((r) => r.name === route);
+  if (config === undefined) throw new Error(`no test route ${route}`);
+  const signature: SignatureConfig = config.signature;
+  const payload = options.payload ?? { amount: 1250, currency: 'EUR' };
+  const keyHeaders: Record<string, string> = {};
+  let document: Record<string, unknown> = payload;
+  switch (options.omitKey === true ? 'none' : signature.scheme) {
+    case 'none':
+      break;
+    case 'stripe':
+      document = { id: key, ...payload };
+      break;
+    case 'slack':
+      document = { event_id: key, ...payload };
+      break;
+    case 'github': {
+      const [hook = '', guid = ''] = key.split(':');
+      keyHeaders['x-github-hook-id'] = hook;
+      keyHeaders['x-github-delivery'] = guid;
+      break;
+    }
+    case 'shopify':
+      keyHeaders['x-shopify-webhook-id'] = key;
+      break;
+    case 'hmac-sha256':
+      keyHeaders['idempotency-key'] = key;
+      break;
+    case 'standard-webhooks':
+      break;
+  }
+  const body = JSON.stringify(document);
+  const signed = signDelivery(signature, options.secret ?? config.secret, Buffer.from(body), {
+    nowSeconds: options.nowSeconds ?? Math.floor(Date.now() / 1000),
+    id: key,
+  });
+  return { route, body, headers: { 'content-type': 'application/json', ...keyHeaders, ...signed } };
+}
+
+/** A key in the shape each scheme uses, unique per call. */
+export function uniqueKey(route: string): string {
+  const id = randomUUID();
+  return route === 'github' ? `123456:${id}` : `evt_${id}`;
+}
+
+export interface IngestFixture {
+  readonly invoke: (delivery: Delivery) => Promise<APIGatewayProxyStructuredResultV2>;
+  readonly queueUrl: string;
+  readonly dlqUrl: string;
+  readonly tableName: string;
+  readonly ddb: DynamoDBClient;
+  readonly sqs: SQSClient;
+  readonly messagesInQueue: () => Promise<number>;
+}
+
+/** Builds the real handler against the local services, with its own queue pair. */
+export async function ingestFixture(
+  overrides: Partial<Pick<IngestDeps, 'now' | 'resendAfterMs' | 'queue' | 'store'>> & {
+    routes?: readonly RouteConfig[];
+    queueUrl?: string;
+  } = {},
+): Promise<IngestFixture> {
+  const ddb = localDynamoClient(inject('dynamoEndpoint'));
+  const sqs = localSqsClient(inject('sqsEndpoint'));
+  const pair = await createQueuePair(sqs, inject('sqsEndpoint'), `ingest-${randomUUID().slice(0, 8)}`, { maxReceiveCount: 5 });
+  const queueUrl = overrides.queueUrl ?? pair.queueUrl;
+  const routes = overrides.routes ?? SCHEME_ROUTES;
+  const config = resolveConfig({ routes });
+  // Every route is mid-rotation: the current and the previous secret are both live.
+  const secrets = new StaticSecretSource(
+    Object.fromEntries(
+      SCHEME_ROUTES.map((r) => [r.secretName, JSON.stringify({ current: r.secret, previous: previousSecretOf(r.name) })]),
+    ),
+  );
+  const tableName = inject('eventsTable');
+  const handler = createIngestHandler({
+    routes: prepareRoutes(config.routes),
+    store: overrides.store ?? new DynamoDbEventStore(ddb, tableName),
+    queue: overrides.queue ?? new SqsWorkQueue(sqs, queueUrl),
+    secrets,
+    now: overrides.now ?? Date.now,
+    ...(overrides.resendAfterMs === undefined ? {} : { resendAfterMs: overrides.resendAfterMs }),
+    logger: createLogger('retryproof-ingest-test'),
+    metrics: createMetrics('retryproof-ingest-test'),
+  });
+  return {
+    invoke: (delivery) =>
+      handler(httpApiEvent({ route: delivery.route, body: delivery.body, headers: delivery.headers }), lambdaContext()),
+    queueUrl,
+    dlqUrl: pair.dlqUrl,
+    tableName,
+    ddb,
+    sqs,
+    messagesInQueue: async () => {
+      const out = await sqs.send(
+        new GetQueueAttributesCommand({
+          QueueUrl: queueUrl,
+          AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+        }),
+      );
+      return (
+        Number(out.Attributes?.ApproximateNumberOfMessages ?? 0) +
+        Number(out.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0)
+      );
+    },
+  };
+}
