@@ -1,0 +1,183 @@
+import { CfnOutput, Duration, Fn, Stack, Validations } from 'aws-cdk-lib';
+import type { StackProps } from 'aws-cdk-lib';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { TopicGrants } from 'aws-cdk-lib/aws-sns';
+import type { Construct } from 'constructs';
+import { ENV } from '../lambdas/config/env.ts';
+import { resolveConfig } from '../lambdas/config/resolve-config.ts';
+import type { ResolvedConfig } from '../lambdas/config/resolve-config.ts';
+import type { RetryproofConfig } from '../lambdas/config/route-config.ts';
+import { AlarmTopic } from './stateful/alarm-topic.ts';
+import { EventsTable } from './stateful/events-table.ts';
+import { LedgerTable } from './stateful/ledger-table.ts';
+import { RouteSecrets } from './stateful/route-secrets.ts';
+import { WorkQueue } from './stateful/work-queue.ts';
+import { configEnvironmentValue } from './stateless/config-environment.ts';
+import { ReconcileSchedule } from './stateless/reconcile-schedule.ts';
+import { RetryproofFunction } from './stateless/retryproof-function.ts';
+import { WebhookApi } from './stateless/webhook-api.ts';
+import { defaultPolicyOf, nagArnRef } from './nag.ts';
+
+/** Props of {@link RetryproofStack}. */
+export interface RetryproofStackProps extends StackProps {
+  /**
+   * The configuration as written. It travels to the functions as RETRYPROOF_CONFIG,
+   * where each re-validates it at cold start.
+   */
+  readonly config: RetryproofConfig;
+  /** `resolveConfig(config)`: every default applied, every derived number computed. */
+  readonly resolved: ResolvedConfig;
+}
+
+/** Reconciler runs are bounded by this; a run that needs longer continues next hour. */
+const RECONCILER_TIMEOUT = Duration.minutes(5);
+/**
+ * The ingest answers in milliseconds; 10 s only bounds a slow DynamoDB or SQS call, well
+ * inside API Gateway's 30 s, after which the sender retries and the retry completes.
+ */
+const INGEST_TIMEOUT = Duration.seconds(10);
+
+/**
+ * The whole retryproof deployment: the stateful resources (events table, demo ledger,
+ * queue and DLQ, route secrets, alarm topic) and the stateless ones that use them (the
+ * ingest, executor and reconciler functions, the HTTP API, the reconcile schedule).
+ * Each function is granted exactly the actions it calls and no more.
+ */
+export class RetryproofStack extends Stack {
+  constructor(scope: Construct, id: string, props: RetryproofStackProps) {
+    super(scope, id, props);
+    const { config, resolved } = props;
+    // The stack sizes resources by `resolved` and ships `config` to the functions; the two
+    // must describe the same deployment, or the functions would run with other numbers.
+    if (JSON.stringify(resolveConfig(config)) !== JSON.stringify(resolved)) {
+      throw new Error('resolved config does not match config: pass resolveConfig(config)');
+    }
+
+    // Stateful.
+    const events = new EventsTable(this, 'Events');
+    const ledger = resolved.demo ? new LedgerTable(this, 'Ledger') : undefined;
+    const executorTimeout = Duration.seconds(resolved.executorTimeoutSeconds);
+    const work = new WorkQueue(this, 'Work', {
+      maxReceiveCount: resolved.queue.maxReceiveCount,
+      visibilityTimeout: Duration.seconds(resolved.queue.visibilityTimeoutSeconds),
+      consumerTimeout: executorTimeout,
+    });
+    const secrets = new RouteSecrets(this, 'Secrets', {
+      routes: resolved.routes.map((r) => ({ route: r.name, secretName: r.secretName, importSecret: r.importSecret })),
+    });
+    const alarms = new AlarmTopic(this, 'Alarms', resolved.alarmEmail === undefined ? {} : { email: resolved.alarmEmail });
+
+    // Stateless.
+    const shared = {
+      [ENV.config]: configEnvironmentValue(config),
+      [ENV.eventsTable]: events.table.tableName,
+      [ENV.queueUrl]: work.queue.queueUrl,
+      [ENV.dlqUrl]: work.deadLetterQueue.queueUrl,
+    };
+    const ledgerEnv: Record<string, string> = ledger ? { [ENV.ledgerTable]: ledger.table.tableName } : {};
+    const alarmEnv = { [ENV.alarmTopicArn]: alarms.topic.topicArn };
+    const logRetentionDays = resolved.logRetentionDays;
+
+    const ingest = new RetryproofFunction(this, 'Ingest', {
+      entry: 'lambdas/ingest/handler.ts',
+      description: 'retryproof: verifies, records and enqueues each webhook delivery',
+      timeout: INGEST_TIMEOUT,
+      // Memory buys CPU: at 512 MB the HMAC and SHA-256 of a 256 KB body and the cold
+      // start stay well under the sender's patience, at a cost of fractions of a cent.
+      memorySize: 512,
+      logRetentionDays,
+      environment: { ...shared, ...alarmEnv },
+    });
+    const executor = new RetryproofFunction(this, 'Executor', {
+      entry: 'lambdas/executor/handler.ts',
+      description: 'retryproof: claims each accepted delivery and runs its action once',
+      // The longest lease plus the completion margin: a live worker never outlives its lease.
+      timeout: executorTimeout,
+      memorySize: 512,
+      logRetentionDays,
+      environment: { ...shared, ...ledgerEnv },
+    });
+    const reconciler = new RetryproofFunction(this, 'Reconciler', {
+      entry: 'lambdas/reconciler/handler.ts',
+      description: 'retryproof: re-enqueues stuck work and reverses duplicate effects',
+      timeout: RECONCILER_TIMEOUT,
+      memorySize: 512,
+      logRetentionDays,
+      environment: { ...shared, ...ledgerEnv, ...alarmEnv },
+    });
+
+    // Least privilege: each grant names the exact actions its function calls.
+    // grantPublish() would add kms:GenerateDataKey*, a wildcard; SNS needs only these two.
+    const publishAlarm = (fn: RetryproofFunction) =>
+      TopicGrants.fromTopic(alarms.topic).actions(fn, ['sns:Publish'], { keyActions: ['kms:Decrypt', 'kms:GenerateDataKey'] });
+
+    events.table.grant(ingest, 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:GetItem');
+    work.queue.grant(ingest, 'sqs:SendMessage');
+    for (const secret of secrets.byRoute.values()) secret.grantRead(ingest);
+    publishAlarm(ingest);
+
+    events.table.grant(executor, 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem');
+    work.deadLetterQueue.grant(executor, 'sqs:SendMessage');
+    ledger?.table.grant(executor, 'dynamodb:PutItem', 'dynamodb:Query');
+    executor.addEventSource(
+      new SqsEventSource(work.queue, {
+        reportBatchItemFailures: true,
+        batchSize: resolved.queue.batchSize,
+        maxBatchingWindow: Duration.seconds(resolved.queue.maxBatchingWindowSeconds),
+        maxConcurrency: resolved.queue.maxConcurrency,
+      }),
+    );
+
+    events.table.grant(reconciler, 'dynamodb:Query', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem');
+    work.queue.grant(reconciler, 'sqs:SendMessage');
+    ledger?.table.grant(reconciler, 'dynamodb:Query', 'dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:PutItem');
+    publishAlarm(reconciler);
+
+    const api = new WebhookApi(this, 'Webhooks', {
+      ingest,
+      throttlingRateLimit: resolved.api.throttlingRateLimit,
+      throttlingBurstLimit: resolved.api.throttlingBurstLimit,
+      logRetentionDays,
+    });
+    new ReconcileSchedule(this, 'Reconcile', { reconciler, everyMinutes: resolved.reconciliation.everyMinutes });
+
+    new CfnOutput(this, 'ApiUrl', {
+      description: 'Webhook base URL: give each sender this URL followed by its route name',
+      value: api.webhookBaseUrl,
+    });
+    new CfnOutput(this, 'QueueUrl', { description: 'The work queue', value: work.queue.queueUrl });
+    new CfnOutput(this, 'DlqUrl', { description: 'The dead-letter queue', value: work.deadLetterQueue.queueUrl });
+    new CfnOutput(this, 'DlqConsoleUrl', {
+      description: 'The DLQ in the SQS console, where "Start DLQ redrive" sends messages back',
+      value: sqsConsoleUrl(this, work.deadLetterQueue.queueUrl),
+    });
+
+    // TableV2.grant() always adds the table's `index/*` ARN beside the table's own.
+    const acknowledgeIndexes = (fn: RetryproofFunction, table: EventsTable | LedgerTable, reason: string) => {
+      Validations.of(defaultPolicyOf(fn.serviceRole)).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::${nagArnRef(table.table)}/index/*]`,
+        reason,
+      });
+    };
+    const itemOnly = 'grant() adds index/* for this table only; GetItem, PutItem and UpdateItem do nothing on an index';
+    acknowledgeIndexes(ingest, events, itemOnly);
+    acknowledgeIndexes(executor, events, itemOnly);
+    acknowledgeIndexes(reconciler, events, 'the reconciler Queries the byTime and parked indexes; index/* names only this table\'s indexes');
+    if (ledger) {
+      const byHour = 'payout and reconciliation Query the ledger\'s byHour index; index/* names only this table\'s indexes';
+      acknowledgeIndexes(executor, ledger, byHour);
+      acknowledgeIndexes(reconciler, ledger, byHour);
+    }
+  }
+}
+
+/**
+ * The SQS console page of a queue. The console takes the queue URL percent-encoded in
+ * its fragment; a queue URL is known only at deploy time, and of its characters only
+ * `:` and `/` need encoding, so CloudFormation does the encoding with split and join.
+ */
+function sqsConsoleUrl(stack: Stack, queueUrl: string): string {
+  const encoded = Fn.join('%3A', Fn.split(':', Fn.join('%2F', Fn.split('/', queueUrl))));
+  const region = stack.region;
+  return `https://${region}.console.aws.amazon.com/sqs/v3/home?region=${region}#/queues/${encoded}`;
+}

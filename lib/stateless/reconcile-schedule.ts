@@ -1,0 +1,52 @@
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
+import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
+import { Construct } from 'constructs';
+import { defaultPolicyOf, nagArnRef } from '../nag.ts';
+
+/** Props of {@link ReconcileSchedule}. */
+export interface ReconcileScheduleProps {
+  /** The reconciler function the schedule invokes. */
+  readonly reconciler: IFunction;
+  /** Minutes between two runs. */
+  readonly everyMinutes: number;
+}
+
+/**
+ * The EventBridge Scheduler schedule that runs the reconciler every few minutes
+ * (hourly by default). A run that cannot be delivered is retried only until the next
+ * one is due: a late run adds nothing the next run will not do.
+ */
+export class ReconcileSchedule extends Construct {
+  readonly schedule: Schedule;
+
+  constructor(scope: Construct, id: string, props: ReconcileScheduleProps) {
+    super(scope, id);
+    if (!Number.isInteger(props.everyMinutes) || props.everyMinutes < 1 || props.everyMinutes > 24 * 60) {
+      throw new Error(`reconciliation interval of ${props.everyMinutes} minutes is not a whole number from 1 to 1440`);
+    }
+    const every = Duration.minutes(props.everyMinutes);
+    // Our own role rather than the target's shared one, so its finding is acknowledged here.
+    const role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
+        conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
+      }),
+      description: 'retryproof: lets EventBridge Scheduler invoke the reconciler',
+    });
+    this.schedule = new Schedule(this, 'Schedule', {
+      description: `retryproof: reconcile every ${props.everyMinutes} minutes`,
+      schedule: ScheduleExpression.rate(every),
+      target: new LambdaInvoke(props.reconciler, {
+        role,
+        retryAttempts: 2,
+        maxEventAge: every,
+      }),
+    });
+    Validations.of(defaultPolicyOf(role)).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${nagArnRef(props.reconciler)}:*]`,
+      reason: "LambdaInvoke's grantInvoke also covers the reconciler's versions and aliases (arn:*); it is still only the reconciler",
+    });
+  }
+}
