@@ -75,6 +75,9 @@ export interface ResolvedConfig {
   readonly logRetentionDays: number;
 }
 
+/** The demo's payments action; it needs the demo ledger table. */
+export const DEMO_ACTION = 'payout';
+
 const ROUTE_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 const HEADER_NAME = /^[a-z0-9!#$%&'*+.^_`|~-]+$/;
 const SECRET_NAME = /^[A-Za-z0-9/_+=.@-]{1,512}$/;
@@ -215,6 +218,12 @@ export function resolveConfig(config: RetryproofConfig): ResolvedConfig {
     if (seen.has(route.name)) throw new ConfigError(`route "${route.name}": name is used twice`);
     seen.add(route.name);
   }
+  const demo = config.demo ?? true;
+  for (const route of routes) {
+    if (route.action === DEMO_ACTION && !demo) {
+      throw new ConfigError(`route "${route.name}": action "payout" needs the demo ledger, but demo is false`);
+    }
+  }
   const executorTimeoutSeconds = Math.max(...routes.map((r) => r.leaseSeconds)) + COMPLETION_MARGIN_SECONDS;
   const minVisibility = executorTimeoutSeconds * VISIBILITY_TO_TIMEOUT_FACTOR;
   const visibilityTimeoutSeconds = config.queue?.visibilityTimeoutSeconds ?? minVisibility;
@@ -261,7 +270,7 @@ export function resolveConfig(config: RetryproofConfig): ResolvedConfig {
       throttlingRateLimit: positiveInt('api', 'throttlingRateLimit', config.api?.throttlingRateLimit ?? 200),
       throttlingBurstLimit: positiveInt('api', 'throttlingBurstLimit', config.api?.throttlingBurstLimit ?? 400),
     },
-    demo: config.demo ?? true,
+    demo,
     alarmEmail,
     logRetentionDays: positiveInt('config', 'logRetentionDays', config.logRetentionDays ?? 30),
   };

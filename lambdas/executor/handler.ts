@@ -1,2 +1,24 @@
-// Placeholder entry point, replaced by the real executor handler.
-export const handler = async (): Promise<{ statusCode: number }> => Promise.resolve({ statusCode: 501 });
+/** Entry point of the executor Lambda: production wiring, read once per cold start. */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { ENV, requireEnv } from '../config/env.ts';
+import { loadConfigFromEnv } from '../config/load-config.ts';
+import { createLogger, createMetrics } from '../observability/powertools.ts';
+import { SqsWorkQueue } from '../queue/sqs-work-queue.ts';
+import { DynamoDbExecutionStore } from '../store/dynamodb-execution-store.ts';
+import { builtInActions } from '../actions/built-in-actions.ts';
+import { createExecutorHandler } from './create-executor-handler.ts';
+
+const config = loadConfigFromEnv();
+const dynamo = new DynamoDBClient({});
+
+export const handler = createExecutorHandler({
+  routes: new Map(config.routes.map((r) => [r.name, r])),
+  actions: builtInActions({ dynamo, ledgerTable: process.env[ENV.ledgerTable] }),
+  store: new DynamoDbExecutionStore(dynamo, requireEnv(ENV.eventsTable)),
+  deadLetters: new SqsWorkQueue(new SQSClient({}), requireEnv(ENV.dlqUrl)),
+  maxReceiveCount: config.queue.maxReceiveCount,
+  now: Date.now,
+  logger: createLogger('retryproof-executor'),
+  metrics: createMetrics('retryproof-executor'),
+});

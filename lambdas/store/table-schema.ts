@@ -13,7 +13,7 @@
  *
  * Demo ledger table (the `payout` action's accounting system):
  *   entry          entryId
- * GSI `byHour`: hourBucket = <yyyy-mm-ddThh>, postedAt = <ISO>#<entryId>
+ * GSI `byHour`: hourBucket = <yyyy-mm-ddThh>, postedSort = <ISO>#<entryId>
  */
 
 export const EVENTS_TABLE = {
@@ -28,7 +28,7 @@ export const EVENTS_TABLE = {
 
 export const LEDGER_TABLE = {
   partitionKey: 'entryId',
-  byHourIndex: { name: 'byHour', partitionKey: 'hourBucket', sortKey: 'postedAt' },
+  byHourIndex: { name: 'byHour', partitionKey: 'hourBucket', sortKey: 'postedSort' },
 } as const;
 
 /** A table definition in the shape of DynamoDB's CreateTable input, for local tables. */

@@ -23,6 +23,10 @@ export interface SignatureVerifier {
   /**
    * Accepts the delivery when any one of `secrets` (current first, then previous during a
    * rotation) produced one of its signatures. Digest comparison is constant-time.
+   * Never throws for anything the sender controls (headers, body): a delivery is refused
+   * with a reason instead.
+   * @throws InvalidSigningSecretError when `secrets` is empty or holds an unusable secret
+   *   (our configuration, not the sender's fault)
    */
   verify(delivery: SignedDelivery, secrets: readonly string[]): VerifyResult;
 }

@@ -1,0 +1,66 @@
+/**
+ * The demo payments action. It posts one ledger entry per execution and is on purpose
+ * NOT idempotent, so a double execution shows as two entries. The body's `simulate`
+ * field drives the failure modes a user can try:
+ *   {"failAttempts": n}        fail retryably on the first n attempts
+ *   {"permanentError": true}   fail permanently
+ *   {"delayMs": n}             a slow action (the story's 35 s payout)
+ *   {"crashAfterEffect": true} on attempt 1, post the entry, then die before completion
+ */
+import type { Ledger } from '../ledger/ledger.ts';
+import { PermanentActionError, RetryableActionError, SimulatedCrash } from './action.ts';
+import type { Action, ActionContext } from './action.ts';
+
+interface PayoutBody {
+  readonly amount?: unknown;
+  readonly currency?: unknown;
+  readonly simulate?: {
+    readonly failAttempts?: unknown;
+    readonly permanentError?: unknown;
+    readonly delayMs?: unknown;
+    readonly crashAfterEffect?: unknown;
+  };
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(new RetryableActionError('the action ran past its deadline'));
+      return;
+    }
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(new RetryableActionError('the action ran past its deadline'));
+      },
+      { once: true },
+    );
+  });
+}
+
+/** Builds the payout action over a ledger. */
+export function payoutAction(ledger: Ledger, now: () => number = Date.now): Action {
+  return async (ctx: ActionContext) => {
+    const body = (ctx.body ?? {}) as PayoutBody;
+    const amount = body.amount ?? 0;
+    const currency = body.currency ?? 'EUR';
+    if (typeof amount !== 'number' || !Number.isFinite(amount)) {
+      throw new PermanentActionError('payout: "amount" must be a number');
+    }
+    if (typeof currency !== 'string' || !/^[A-Z]{3}$/.test(currency)) {
+      throw new PermanentActionError('payout: "currency" must be a three-letter code');
+    }
+    const simulate = body.simulate ?? {};
+    if (typeof simulate.delayMs === 'number' && simulate.delayMs > 0) await sleep(simulate.delayMs, ctx.signal);
+    if (simulate.permanentError === true) throw new PermanentActionError('simulated permanent error');
+    if (typeof simulate.failAttempts === 'number' && ctx.attempt <= simulate.failAttempts) {
+      throw new RetryableActionError(`simulated retryable error on attempt ${ctx.attempt}`);
+    }
+    // The ledger keeps the sender's key beside the route: the reconciler matches entries to records by both.
+    const entry = await ledger.post({ route: ctx.route, idempotencyKey: ctx.key, amount, currency, postedAt: now() });
+    if (simulate.crashAfterEffect === true && ctx.attempt === 1) throw new SimulatedCrash();
+    return { entryId: entry.entryId, amount, currency };
+  };
+}

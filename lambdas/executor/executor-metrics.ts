@@ -1,0 +1,26 @@
+/** The executor's metrics (EMF): executions by outcome, per route. */
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
+import { EXECUTION_OUTCOME } from './execute-message.ts';
+import type { ExecutionReport } from './execute-message.ts';
+
+export const EXECUTOR_METRIC = {
+  executions: 'Executions',
+  duplicateMessages: 'DuplicateMessages',
+  fencedOut: 'FencedOutCompletions',
+  dlqArrivals: 'DlqArrivals',
+  expired: 'ExpiredBeforeExecution',
+  handedBack: 'HandedBack',
+} as const;
+
+export function recordExecution(metrics: Metrics, report: ExecutionReport): void {
+  const route = report.route === undefined || report.route === '' ? 'unknown' : report.route;
+  const single = metrics.singleMetric().addDimensions({ route, outcome: report.outcome });
+  single.addMetric(EXECUTOR_METRIC.executions, MetricUnit.Count, 1);
+  const perRoute = metrics.singleMetric().addDimensions({ route });
+  if (report.outcome === EXECUTION_OUTCOME.duplicate) perRoute.addMetric(EXECUTOR_METRIC.duplicateMessages, MetricUnit.Count, 1);
+  if (report.outcome === EXECUTION_OUTCOME.fencedOut) perRoute.addMetric(EXECUTOR_METRIC.fencedOut, MetricUnit.Count, 1);
+  if (report.outcome === EXECUTION_OUTCOME.expired) perRoute.addMetric(EXECUTOR_METRIC.expired, MetricUnit.Count, 1);
+  if (report.deadLetterReason !== undefined) perRoute.addMetric(EXECUTOR_METRIC.dlqArrivals, MetricUnit.Count, 1);
+  if (!report.ack) perRoute.addMetric(EXECUTOR_METRIC.handedBack, MetricUnit.Count, 1);
+}

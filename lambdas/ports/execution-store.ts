@@ -1,0 +1,60 @@
+import type { EventRecord } from '../domain/event-record.ts';
+
+/** The outcome of the executor's claim: one conditional update, the old record back on failure. */
+export type ExecutorClaim =
+  | { readonly kind: 'claimed'; readonly record: EventRecord }
+  /** Done already: the message is a duplicate (or a redrive of finished work). */
+  | { readonly kind: 'completed'; readonly record: EventRecord }
+  /** Another worker holds a live lease: hand the message back (the SKIP LOCKED of this design). */
+  | { readonly kind: 'locked'; readonly record: EventRecord }
+  /** The record is gone, expired, or a newer generation of the key: never execute blindly. */
+  | { readonly kind: 'missing' };
+
+export interface ClaimRequest {
+  readonly route: string;
+  readonly key: string;
+  /** The record generation the message was minted for. */
+  readonly receivedAt: number;
+  readonly nowMs: number;
+  readonly leaseMs: number;
+  /** Fresh for every claim; every later write of this attempt is fenced by it. */
+  readonly token: string;
+}
+
+/** One attempt, or one correction, in a record's execution log. */
+export interface ExecutionLogEntry {
+  readonly route: string;
+  readonly key: string;
+  readonly receivedAt: number;
+  readonly kind: 'execution' | 'reconciliation';
+  readonly attempt: number;
+  readonly startedAt: number;
+  readonly endedAt: number;
+  readonly outcome: string;
+  readonly error?: { readonly class: string; readonly message: string };
+  readonly requestId?: string;
+  /** Hash of route, key, action name and input: the same operation has the same fingerprint. */
+  readonly operationFingerprint: string;
+  readonly detail?: Readonly<Record<string, unknown>>;
+  /** Epoch seconds; the record's own expiry. */
+  readonly expiresAt: number;
+}
+
+export interface FencedWrite {
+  readonly route: string;
+  readonly key: string;
+  readonly token: string;
+  readonly nowMs: number;
+}
+
+/** The executor's view of the events table. Every write after the claim is fenced by the lease token. */
+export interface ExecutionStore {
+  claim(request: ClaimRequest): Promise<ExecutorClaim>;
+  /** COMPLETED, only while the token still matches. False: fenced out, nothing written. */
+  complete(write: FencedWrite & { readonly result: string }): Promise<boolean>;
+  /** Back to RECEIVED after a retryable error, keeping attempts and the last error. */
+  release(write: FencedWrite & { readonly error: string }): Promise<boolean>;
+  /** FAILED after a permanent error or the last allowed attempt. */
+  fail(write: FencedWrite & { readonly error: string }): Promise<boolean>;
+  appendLog(entry: ExecutionLogEntry): Promise<void>;
+}
