@@ -93,6 +93,13 @@ function positiveInt(where: string, field: string, value: unknown, max?: number)
   return value;
 }
 
+function oneOf<T extends string>(where: string, field: string, value: unknown, allowed: readonly T[]): T {
+  if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) {
+    throw new ConfigError(`${where}: ${field} ${JSON.stringify(value)} is not one of ${allowed.join(', ')}`);
+  }
+  return value as T;
+}
+
 function wholeNumber(where: string, field: string, value: unknown, min: number, max: number): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
     throw new ConfigError(`${where}: ${field} must be a whole number from ${min} to ${max}, got ${JSON.stringify(value)}`);
@@ -110,10 +117,7 @@ function validateSignature(where: string, signature: SignatureConfig | undefined
     if (typeof signature.header !== 'string' || !HEADER_NAME.test(signature.header)) {
       throw new ConfigError(`${where}: signature.header ${JSON.stringify(signature.header)} is not a lowercase header name`);
     }
-    const encoding = signature.encoding ?? 'hex';
-    if (encoding !== 'hex' && encoding !== 'base64') {
-      throw new ConfigError(`${where}: signature.encoding ${JSON.stringify(encoding)} is not hex or base64`);
-    }
+    const encoding = oneOf(where, 'signature.encoding', signature.encoding ?? 'hex', ['hex', 'base64'] as const);
     return { scheme: 'hmac-sha256', header: signature.header, prefix: signature.prefix ?? '', encoding };
   }
   if (signature.scheme === 'standard-webhooks' || signature.scheme === 'stripe' || signature.scheme === 'slack') {
@@ -172,14 +176,8 @@ function resolveRoute(route: RouteConfig, windowSeconds: number): ResolvedRoute 
       throw new ConfigError(`${where}: keepHeaders entry ${JSON.stringify(header)} is not a lowercase header name`);
     }
   }
-  const breakerReaction = route.breakerReaction ?? 'pause';
-  if (breakerReaction !== 'pause' && breakerReaction !== 'alert') {
-    throw new ConfigError(`${where}: breakerReaction ${JSON.stringify(breakerReaction)} is not pause or alert`);
-  }
-  const duplicateAnswer = route.duplicateAnswer ?? 'replay';
-  if (duplicateAnswer !== 'replay' && duplicateAnswer !== 'strict-409') {
-    throw new ConfigError(`${where}: duplicateAnswer ${JSON.stringify(duplicateAnswer)} is not replay or strict-409`);
-  }
+  const breakerReaction = oneOf(where, 'breakerReaction', route.breakerReaction ?? 'pause', ['pause', 'alert'] as const);
+  const duplicateAnswer = oneOf(where, 'duplicateAnswer', route.duplicateAnswer ?? 'replay', ['replay', 'strict-409'] as const);
   return {
     name,
     signature,
@@ -212,7 +210,7 @@ export function resolveConfig(config: RetryproofConfig): ResolvedConfig {
   if (!Array.isArray(config.routes) || config.routes.length === 0) {
     throw new ConfigError('config: routes must list at least one route');
   }
-  const routes = config.routes.map((route) => resolveRoute(route, windowSeconds));
+  const routes = (config.routes as readonly RouteConfig[]).map((route) => resolveRoute(route, windowSeconds));
   const seen = new Set<string>();
   for (const route of routes) {
     if (seen.has(route.name)) throw new ConfigError(`route "${route.name}": name is used twice`);

@@ -42,11 +42,9 @@ export function createIngestHandler(deps: IngestHandlerDeps) {
     return deps.routes.has(route) ? route : 'unknown';
   };
 
-  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
-    .use(injectLambdaContext(logger, { resetKeys: true }))
-    .use(logMetrics(metrics))
-    .use({
-      onError: (request) => {
+  // Counts and logs every refusal; runs after problemJsonErrors has built the answer.
+  const observeErrors: middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> = {
+    onError: (request) => {
         const status = problemOf(request.error).status;
         recordAnswer(metrics, metricRoute(request.event), status);
         if (request.error instanceof UnauthorizedError) {
@@ -57,8 +55,13 @@ export function createIngestHandler(deps: IngestHandlerDeps) {
         } else {
           logger.info('delivery refused', { status, problem: request.error?.name });
         }
-      },
-    })
+    },
+  };
+
+  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(logMetrics(metrics))
+    .use(observeErrors)
     .use(problemJsonErrors())
     .handler(async (event): Promise<APIGatewayProxyStructuredResultV2> => {
       const outcome = await ingestDelivery(deps, deliveryOf(event));

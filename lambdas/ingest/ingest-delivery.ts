@@ -14,6 +14,7 @@ import {
   UnknownRouteError,
 } from '../domain/errors.ts';
 import { fingerprint } from '../domain/fingerprint.ts';
+import { InvalidSigningSecretError } from '../domain/signatures/signing-secret-error.ts';
 import { validateKey } from '../domain/idempotency-key.ts';
 import type { ClaimResult, IngestEventStore } from '../ports/event-store.ts';
 import type { SecretSource } from '../ports/secret-source.ts';
@@ -92,10 +93,18 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
   const now = deps.now();
   // Verify before anything is written: a forged copy that arrives first must not poison the key.
   const secrets = await dependency('Secrets Manager', () => deps.secrets.secretsFor(config.secretName));
-  const verdict = route.verifier.verify(
-    { headers: delivery.headers, rawBody: delivery.rawBody, nowSeconds: Math.floor(now / 1000) },
-    secrets,
-  );
+  let verdict: ReturnType<typeof route.verifier.verify>;
+  try {
+    verdict = route.verifier.verify(
+      { headers: delivery.headers, rawBody: delivery.rawBody, nowSeconds: Math.floor(now / 1000) },
+      secrets,
+    );
+  } catch (err) {
+    // Only our own misconfiguration throws here (an empty or malformed stored secret):
+    // a 5xx, so the sender retries once the secret is fixed, never a 401 it gives up on.
+    if (err instanceof InvalidSigningSecretError) throw new DependencyError('signing secret', { cause: err });
+    throw err;
+  }
   if (!verdict.ok) throw new UnauthorizedError(verdict.reason);
 
   let parsed: { value: unknown } | undefined;

@@ -92,7 +92,8 @@ export class DynamoDbLedger implements Ledger {
   }
 }
 
+const INDEX_KEYS: ReadonlySet<string> = new Set([LEDGER_TABLE.byHourIndex.partitionKey, LEDGER_TABLE.byHourIndex.sortKey]);
+
 function stripIndexKeys(item: Record<string, unknown>): LedgerEntry {
-  const { [LEDGER_TABLE.byHourIndex.partitionKey]: _bucket, [LEDGER_TABLE.byHourIndex.sortKey]: _sort, ...entry } = item;
-  return entry as unknown as LedgerEntry;
+  return Object.fromEntries(Object.entries(item).filter(([name]) => !INDEX_KEYS.has(name))) as unknown as LedgerEntry;
 }

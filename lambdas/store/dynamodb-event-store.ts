@@ -73,7 +73,7 @@ export class DynamoDbEventStore implements IngestEventStore {
           ReturnValues: 'UPDATED_NEW',
         }),
       );
-      const hits = out.Attributes?.hits;
+      const hits: unknown = out.Attributes?.hits;
       return typeof hits === 'number' ? hits : undefined;
     } catch (err) {
       if (err instanceof ConditionalCheckFailedException) return undefined;

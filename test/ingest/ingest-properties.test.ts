@@ -72,7 +72,7 @@ describe('the ingest handler on arbitrary input, with a healthy store and queue'
             try {
               const doc = JSON.parse(rawBody) as unknown;
               if (doc !== null && typeof doc === 'object' && !Array.isArray(doc)) {
-                body = JSON.stringify({ ...(doc as object), [route === 'stripe' ? 'id' : 'event_id']: key });
+                body = JSON.stringify({ ...doc, [route === 'stripe' ? 'id' : 'event_id']: key });
               }
             } catch {
               // Not JSON: the handler must answer 400.

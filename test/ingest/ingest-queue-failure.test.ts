@@ -43,7 +43,7 @@ describe('the ingest handler when SQS fails after the claim', () => {
     await fx.invoke({ ...delivery, headers: { ...delivery.headers } });
     const afterEarlyCopy = await fx.messagesInQueue();
     now += 31_000;
-    const late = signedDelivery('stripe', JSON.parse(delivery.body).id as string, { nowSeconds: Math.floor(now / 1000) });
+    const late = signedDelivery('stripe', (JSON.parse(delivery.body) as { id: string }).id, { nowSeconds: Math.floor(now / 1000) });
     const answer = await fx.invoke(late);
     expect(afterEarlyCopy).toBe(1);
     expect(answer.statusCode).toBe(202);

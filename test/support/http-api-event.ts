@@ -40,6 +40,7 @@ export function httpApiEvent(options: {
 
 /** A Lambda context for handlers invoked in-process. */
 export function lambdaContext(functionName = 'retryproof-local'): Context {
+  // The deprecated callback-style members (done, fail, succeed) are left out on purpose.
   return {
     callbackWaitsForEmptyEventLoop: false,
     functionName,
@@ -50,8 +51,5 @@ export function lambdaContext(functionName = 'retryproof-local'): Context {
     logGroupName: `/aws/lambda/${functionName}`,
     logStreamName: 'local',
     getRemainingTimeInMillis: () => 30_000,
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
+  } as Context;
 }
