@@ -1,17 +1,15 @@
-import { CfnElement, Stack } from 'aws-cdk-lib';
+import { Stack } from 'aws-cdk-lib';
+// cdk-nag's own flattener, so the ids built here are the ids it reports.
+import { flattenCfnReference } from 'cdk-nag/lib/utils/flatten-cfn-reference.js';
 import type { IConstruct } from 'constructs';
 
 /**
- * How cdk-nag prints the `Arn` attribute of a resource in a finding id, e.g.
- * `<EventsTable4B7491D3.Arn>`. Acknowledging `AwsSolutions-IAM5[Resource::...]` needs
- * this exact text, and a logical id computed here cannot go stale as one typed by hand can.
+ * How cdk-nag writes a value (usually an ARN) in a finding id, e.g. `<EventsTable4B7491D3.Arn>`
+ * or `arn:<AWS::Partition>:secretsmanager:...`. Acknowledging `AwsSolutions-IAM5[Resource::...]`
+ * needs this exact text; computed here, it cannot go stale as a logical id typed by hand can.
  */
-export function nagArnRef(resource: IConstruct): string {
-  const cfn = resource.node.defaultChild;
-  if (!(cfn instanceof CfnElement)) {
-    throw new Error(`construct ${resource.node.path} has no cloudformation resource of its own`);
-  }
-  return `<${Stack.of(resource).getLogicalId(cfn)}.Arn>`;
+export function nagResource(scope: IConstruct, value: string): string {
+  return flattenCfnReference(Stack.of(scope).resolve(value));
 }
 
 /**

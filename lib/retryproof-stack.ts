@@ -16,7 +16,7 @@ import { configEnvironmentValue } from './stateless/config-environment.ts';
 import { ReconcileSchedule } from './stateless/reconcile-schedule.ts';
 import { RetryproofFunction } from './stateless/retryproof-function.ts';
 import { WebhookApi } from './stateless/webhook-api.ts';
-import { defaultPolicyOf, nagArnRef } from './nag.ts';
+import { defaultPolicyOf, nagResource } from './nag.ts';
 
 /** Props of {@link RetryproofStack}. */
 export interface RetryproofStackProps extends StackProps {
@@ -113,7 +113,18 @@ export class RetryproofStack extends Stack {
 
     events.table.grant(ingest, 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:GetItem');
     work.queue.grant(ingest, 'sqs:SendMessage');
-    for (const secret of secrets.byRoute.values()) secret.grantRead(ingest);
+    for (const route of resolved.routes) {
+      const secret = secrets.byRoute.get(route.name);
+      if (secret === undefined) throw new Error(`route ${route.name} has no secret`);
+      secret.grantRead(ingest);
+      if (route.importSecret) {
+        // A secret imported by name has an unknown 6-character suffix; its policy ARN ends in -??????.
+        Validations.of(defaultPolicyOf(ingest.serviceRole)).acknowledge({
+          id: `AwsSolutions-IAM5[Resource::${nagResource(this, secret.secretArn)}-??????]`,
+          reason: `route "${route.name}" imports its secret by name; -?????? matches only the suffix Secrets Manager appends`,
+        });
+      }
+    }
     publishAlarm(ingest);
 
     events.table.grant(executor, 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem');
@@ -155,7 +166,7 @@ export class RetryproofStack extends Stack {
     // TableV2.grant() always adds the table's `index/*` ARN beside the table's own.
     const acknowledgeIndexes = (fn: RetryproofFunction, table: EventsTable | LedgerTable, reason: string) => {
       Validations.of(defaultPolicyOf(fn.serviceRole)).acknowledge({
-        id: `AwsSolutions-IAM5[Resource::${nagArnRef(table.table)}/index/*]`,
+        id: `AwsSolutions-IAM5[Resource::${nagResource(this, table.table.tableArn)}/index/*]`,
         reason,
       });
     };

@@ -4,7 +4,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import { Construct } from 'constructs';
-import { defaultPolicyOf, nagArnRef } from '../nag.ts';
+import { defaultPolicyOf, nagResource } from '../nag.ts';
 
 /** Props of {@link ReconcileSchedule}. */
 export interface ReconcileScheduleProps {
@@ -45,7 +45,7 @@ export class ReconcileSchedule extends Construct {
       }),
     });
     Validations.of(defaultPolicyOf(role)).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::${nagArnRef(props.reconciler)}:*]`,
+      id: `AwsSolutions-IAM5[Resource::${nagResource(this, props.reconciler.functionArn)}:*]`,
       reason: "LambdaInvoke's grantInvoke also covers the reconciler's versions and aliases (arn:*); it is still only the reconciler",
     });
   }

@@ -1,0 +1,130 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { RetryproofConfig } from '../../lambdas/config/route-config.ts';
+import { config } from '../../retryproof.config.ts';
+import { grantsOf, logicalIdOf, synthesize } from './stack-fixture.ts';
+import type { Grant, SynthesizedApp } from './stack-fixture.ts';
+
+/** Grants as `resource -> sorted actions`, so a whole role compares in one assertion. */
+function byResource(grants: readonly Grant[]): Record<string, string[]> {
+  const map: Record<string, Set<string>> = {};
+  for (const { action, resource } of grants) (map[resource] ??= new Set()).add(action);
+  return Object.fromEntries(Object.entries(map).map(([resource, actions]) => [resource, [...actions].sort()]));
+}
+
+const XRAY = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
+const LOGS = ['logs:CreateLogStream', 'logs:PutLogEvents'];
+const FUNCTION_ROLES = ['IngestRole', 'ExecutorRole', 'ReconcilerRole'] as const;
+
+describe('IAM of the retryproof functions', () => {
+  let built: SynthesizedApp;
+  const id = (path: string) => logicalIdOf(built, path);
+
+  beforeAll(() => {
+    built = synthesize(config);
+  });
+
+  it('allows no wildcard action (no * anywhere in an action), on any role in the stack', () => {
+    const roles = Object.keys(built.template.findResources('AWS::IAM::Role'));
+    expect(roles).toHaveLength(4);
+    const actions = [...FUNCTION_ROLES, 'Reconcile/Role'].flatMap((role) => grantsOf(built, role).map((g) => g.action));
+    expect(actions.length).toBeGreaterThan(20);
+    expect(actions.filter((a) => a === '*' || a.endsWith(':*') || a.includes('*'))).toEqual([]);
+  });
+
+  it('attaches no managed policy to any function role', () => {
+    for (const role of FUNCTION_ROLES) {
+      const props = built.template.findResources('AWS::IAM::Role')[id(role)] as { Properties: Record<string, unknown> };
+      expect(props.Properties.ManagedPolicyArns).toBeUndefined();
+    }
+  });
+
+  it('lets the ingest claim records, enqueue, read its routes secrets and publish alarms, and nothing else', () => {
+    const events = id('Events/Table');
+    expect(byResource(grantsOf(built, 'IngestRole'))).toEqual({
+      '*': XRAY,
+      [id('IngestLogs')]: LOGS,
+      [events]: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+      [`${events}/index/*`]: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+      [id('Work/Queue')]: ['sqs:SendMessage'],
+      [id('Secrets/demo')]: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'],
+      [id('Secrets/stripe')]: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'],
+      [id('Alarms/Topic')]: ['sns:Publish'],
+      [id('Alarms/Key')]: ['kms:Decrypt', 'kms:GenerateDataKey'],
+    });
+  });
+
+  it('lets the executor claim and complete records, consume the queue, dead-letter and post to the ledger, and nothing else', () => {
+    const events = id('Events/Table');
+    const ledger = id('Ledger/Table');
+    expect(byResource(grantsOf(built, 'ExecutorRole'))).toEqual({
+      '*': XRAY,
+      [id('ExecutorLogs')]: LOGS,
+      [events]: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+      [`${events}/index/*`]: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+      [id('Work/Queue')]: [
+        'sqs:ChangeMessageVisibility',
+        'sqs:DeleteMessage',
+        'sqs:GetQueueAttributes',
+        'sqs:GetQueueUrl',
+        'sqs:ReceiveMessage',
+      ],
+      [id('Work/DeadLetterQueue')]: ['sqs:SendMessage'],
+      [ledger]: ['dynamodb:PutItem', 'dynamodb:Query'],
+      [`${ledger}/index/*`]: ['dynamodb:PutItem', 'dynamodb:Query'],
+    });
+  });
+
+  it('lets the reconciler query the window, re-enqueue, reverse on the ledger and publish, and nothing else', () => {
+    const events = id('Events/Table');
+    const ledger = id('Ledger/Table');
+    const items = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'];
+    expect(byResource(grantsOf(built, 'ReconcilerRole'))).toEqual({
+      '*': XRAY,
+      [id('ReconcilerLogs')]: LOGS,
+      [events]: items,
+      [`${events}/index/*`]: items,
+      [id('Work/Queue')]: ['sqs:SendMessage'],
+      [ledger]: items,
+      [`${ledger}/index/*`]: items,
+      [id('Alarms/Topic')]: ['sns:Publish'],
+      [id('Alarms/Key')]: ['kms:Decrypt', 'kms:GenerateDataKey'],
+    });
+  });
+
+  it('lets the schedule invoke the reconciler and nothing else', () => {
+    const reconciler = id('Reconciler');
+    expect(byResource(grantsOf(built, 'Reconcile/Role'))).toEqual({
+      [reconciler]: ['lambda:InvokeFunction'],
+      [`${reconciler}:*`]: ['lambda:InvokeFunction'],
+    });
+  });
+});
+
+describe('IAM of the retryproof functions with the demo off', () => {
+  const noDemo: RetryproofConfig = { ...config, demo: false, routes: config.routes.map((r) => ({ ...r, action: 'notify' })) };
+  let built: SynthesizedApp;
+
+  beforeAll(() => {
+    built = synthesize(noDemo);
+  });
+
+  it('has no ledger table, so no function can reach one', () => {
+    expect(built.stack.node.tryFindChild('Ledger')).toBeUndefined();
+    expect(Object.keys(built.template.findResources('AWS::DynamoDB::GlobalTable'))).toEqual([logicalIdOf(built, 'Events/Table')]);
+  });
+
+  it('grants DynamoDB actions on the events table only', () => {
+    const events = logicalIdOf(built, 'Events/Table');
+    for (const role of FUNCTION_ROLES) {
+      const tables = new Set(grantsOf(built, role).filter((g) => g.action.startsWith('dynamodb:')).map((g) => g.resource));
+      expect([...tables].sort()).toEqual([events, `${events}/index/*`]);
+    }
+  });
+
+  it('sets no ledger table variable on any function', () => {
+    for (const fn of Object.values(built.template.findResources('AWS::Lambda::Function'))) {
+      const variables = (fn as { Properties: { Environment: { Variables: Record<string, unknown> } } }).Properties.Environment.Variables;
+      expect(variables).not.toHaveProperty('RETRYPROOF_LEDGER_TABLE');
+    }
+  });
+});

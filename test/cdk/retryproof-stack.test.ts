@@ -1,0 +1,290 @@
+import { Match } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
+import { DLQ_RETENTION_SECONDS } from '../../lambdas/config/route-config.ts';
+import type { RetryproofConfig } from '../../lambdas/config/route-config.ts';
+import { EVENTS_TABLE, LEDGER_TABLE } from '../../lambdas/store/table-schema.ts';
+import { config } from '../../retryproof.config.ts';
+import { grantsOf, logicalIdOf, synthesize } from './stack-fixture.ts';
+import type { SynthesizedApp } from './stack-fixture.ts';
+
+type Resource = { Type: string; Properties: Record<string, unknown>; DeletionPolicy?: string };
+
+describe('RetryproofStack, built from retryproof.config.ts', () => {
+  let built: SynthesizedApp;
+  const resolved = resolveConfig(config);
+  const ref = (path: string) => ({ Ref: logicalIdOf(built, path) });
+  const arnOf = (path: string) => ({ 'Fn::GetAtt': [logicalIdOf(built, path), 'Arn'] });
+  const functionNamed = (id: string) =>
+    built.template.findResources('AWS::Lambda::Function')[logicalIdOf(built, id)] as Resource;
+
+  beforeAll(() => {
+    // Prepare: one synth for the whole file; cdk-nag runs in it.
+    built = synthesize(config);
+  });
+
+  it('routes POST /webhooks/{route} to the ingest function with payload format 2.0', () => {
+    built.template.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
+    built.template.hasResourceProperties('AWS::ApiGatewayV2::Api', { ProtocolType: 'HTTP' });
+    built.template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'POST /webhooks/{route}' });
+    built.template.resourceCountIs('AWS::ApiGatewayV2::Route', 1);
+    built.template.hasResourceProperties('AWS::ApiGatewayV2::Integration', {
+      IntegrationType: 'AWS_PROXY',
+      PayloadFormatVersion: '2.0',
+      IntegrationUri: arnOf('Ingest'),
+    });
+  });
+
+  it('throttles the default stage at the configured rate and burst, and writes JSON access logs without bodies', () => {
+    const stages = built.template.findResources('AWS::ApiGatewayV2::Stage');
+    const [stage] = Object.values(stages) as Resource[];
+    expect(Object.keys(stages)).toHaveLength(1);
+    expect(stage!.Properties).toMatchObject({
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: {
+        ThrottlingRateLimit: resolved.api.throttlingRateLimit,
+        ThrottlingBurstLimit: resolved.api.throttlingBurstLimit,
+      },
+      AccessLogSettings: { DestinationArn: arnOf('Webhooks/AccessLogs') },
+    });
+    const format = JSON.parse((stage!.Properties.AccessLogSettings as { Format: string }).Format) as Record<string, string>;
+    expect(format.requestId).toBe('$context.requestId');
+    expect(Object.values(format).filter((v) => /body|header|authorizer/i.test(v))).toEqual([]);
+  });
+
+  it('keeps events in one on-demand, PITR, TTL-on-expiresAt, KMS-encrypted table with both GSIs, retained on delete', () => {
+    const tables = built.template.findResources('AWS::DynamoDB::GlobalTable');
+    const events = tables[logicalIdOf(built, 'Events/Table')] as Resource;
+    expect(events.DeletionPolicy).toBe('Retain');
+    expect(events.Properties).toMatchObject({
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [
+        { AttributeName: EVENTS_TABLE.partitionKey, KeyType: 'HASH' },
+        { AttributeName: EVENTS_TABLE.sortKey, KeyType: 'RANGE' },
+      ],
+      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+      SSESpecification: { SSEEnabled: true },
+      Replicas: [{ PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true } }],
+    });
+    const indexes = (events.Properties.GlobalSecondaryIndexes as { IndexName: string; KeySchema: unknown }[]).map((i) => [
+      i.IndexName,
+      i.KeySchema,
+    ]);
+    expect(indexes).toEqual(
+      [EVENTS_TABLE.byTimeIndex, EVENTS_TABLE.parkedIndex].map((i) => [
+        i.name,
+        [
+          { AttributeName: i.partitionKey, KeyType: 'HASH' },
+          { AttributeName: i.sortKey, KeyType: 'RANGE' },
+        ],
+      ]),
+    );
+  });
+
+  it('keeps the demo ledger in its own retained table with the byHour GSI while the demo is on', () => {
+    const ledger = built.template.findResources('AWS::DynamoDB::GlobalTable')[logicalIdOf(built, 'Ledger/Table')] as Resource;
+    expect(ledger.DeletionPolicy).toBe('Retain');
+    expect(ledger.Properties).toMatchObject({
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [{ AttributeName: LEDGER_TABLE.partitionKey, KeyType: 'HASH' }],
+      GlobalSecondaryIndexes: [{ IndexName: LEDGER_TABLE.byHourIndex.name }],
+      Replicas: [{ PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true } }],
+    });
+  });
+
+  it('moves a message to the DLQ after maxReceiveCount 5 receives', () => {
+    built.template.hasResourceProperties('AWS::SQS::Queue', {
+      RedrivePolicy: { deadLetterTargetArn: arnOf('Work/DeadLetterQueue'), maxReceiveCount: 5 },
+    });
+  });
+
+  it('keeps DLQ messages 14 days and allows redrive to the work queue only', () => {
+    const dlq = built.template.findResources('AWS::SQS::Queue')[logicalIdOf(built, 'Work/DeadLetterQueue')] as Resource;
+    expect(dlq.Properties.MessageRetentionPeriod).toBe(1_209_600);
+    expect(DLQ_RETENTION_SECONDS).toBe(1_209_600);
+    const queueName = (built.template.findResources('AWS::SQS::Queue')[logicalIdOf(built, 'Work/Queue')] as Resource)
+      .Properties.QueueName as string;
+    expect(dlq.Properties.RedriveAllowPolicy).toEqual({
+      redrivePermission: 'byQueue',
+      sourceQueueArns: [
+        {
+          'Fn::Join': [
+            '',
+            ['arn:', { Ref: 'AWS::Partition' }, ':sqs:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, `:${queueName}`],
+          ],
+        },
+      ],
+    });
+  });
+
+  it('encrypts both queues and refuses requests without TLS', () => {
+    const queues = built.template.findResources('AWS::SQS::Queue');
+    expect(Object.keys(queues)).toHaveLength(2);
+    for (const queue of Object.values(queues) as Resource[]) {
+      expect(queue.Properties.SqsManagedSseEnabled).toBe(true);
+    }
+    for (const path of ['Work/Queue', 'Work/DeadLetterQueue']) {
+      built.template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+        Queues: [ref(path)],
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          ]),
+        },
+      });
+    }
+  });
+
+  it('hides a received message for at least 6x the executor timeout', () => {
+    const queue = built.template.findResources('AWS::SQS::Queue')[logicalIdOf(built, 'Work/Queue')] as Resource;
+    const executorTimeout = functionNamed('Executor').Properties.Timeout as number;
+    expect(executorTimeout).toBe(resolved.executorTimeoutSeconds);
+    expect(queue.Properties.VisibilityTimeout).toBe(resolved.queue.visibilityTimeoutSeconds);
+    expect(queue.Properties.VisibilityTimeout as number).toBeGreaterThanOrEqual(6 * executorTimeout);
+  });
+
+  it('runs three functions on nodejs24.x and arm64 with active tracing, source maps and their own log groups', () => {
+    const functions = built.template.findResources('AWS::Lambda::Function');
+    expect(Object.keys(functions)).toHaveLength(3);
+    for (const id of ['Ingest', 'Executor', 'Reconciler']) {
+      expect(functionNamed(id).Properties).toMatchObject({
+        Runtime: 'nodejs24.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+        TracingConfig: { Mode: 'Active' },
+        LoggingConfig: { LogGroup: ref(`${id}Logs`) },
+        Environment: {
+          Variables: {
+            NODE_OPTIONS: '--enable-source-maps',
+            POWERTOOLS_SERVICE_NAME: 'retryproof',
+            POWERTOOLS_METRICS_NAMESPACE: 'Retryproof',
+          },
+        },
+      });
+      built.template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: resolved.logRetentionDays });
+    }
+    expect(functionNamed('Ingest').Properties.Timeout).toBe(10);
+    expect(functionNamed('Reconciler').Properties.Timeout).toBe(300);
+  });
+
+  it('hands each function the raw config and the names it needs, per the ENV contract', () => {
+    const env = (id: string) => (functionNamed(id).Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    for (const id of ['Ingest', 'Executor', 'Reconciler']) {
+      expect(JSON.parse(env(id).RETRYPROOF_CONFIG as string)).toEqual(JSON.parse(JSON.stringify(config)));
+      expect(env(id)).toMatchObject({
+        RETRYPROOF_EVENTS_TABLE: ref('Events/Table'),
+        RETRYPROOF_QUEUE_URL: ref('Work/Queue'),
+        RETRYPROOF_DLQ_URL: ref('Work/DeadLetterQueue'),
+      });
+    }
+    expect(env('Ingest').RETRYPROOF_ALARM_TOPIC_ARN).toEqual(ref('Alarms/Topic'));
+    expect(env('Reconciler').RETRYPROOF_ALARM_TOPIC_ARN).toEqual(ref('Alarms/Topic'));
+    expect(env('Executor').RETRYPROOF_ALARM_TOPIC_ARN).toBeUndefined();
+    expect(env('Executor').RETRYPROOF_LEDGER_TABLE).toEqual(ref('Ledger/Table'));
+    expect(env('Reconciler').RETRYPROOF_LEDGER_TABLE).toEqual(ref('Ledger/Table'));
+    expect(env('Ingest').RETRYPROOF_LEDGER_TABLE).toBeUndefined();
+  });
+
+  it('feeds the executor from the queue with partial batch failures, batch size, batching window and max concurrency', () => {
+    built.template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
+    built.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: arnOf('Work/Queue'),
+      FunctionName: ref('Executor'),
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      BatchSize: resolved.queue.batchSize,
+      MaximumBatchingWindowInSeconds: resolved.queue.maxBatchingWindowSeconds,
+      ScalingConfig: { MaximumConcurrency: resolved.queue.maxConcurrency },
+    });
+  });
+
+  it('invokes the reconciler on an EventBridge Scheduler rate of every 60 minutes', () => {
+    built.template.resourceCountIs('AWS::Scheduler::Schedule', 1);
+    built.template.hasResourceProperties('AWS::Scheduler::Schedule', {
+      ScheduleExpression: 'rate(1 hour)',
+      State: 'ENABLED',
+      Target: { Arn: arnOf('Reconciler'), RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 3600 } },
+    });
+  });
+
+  it('creates one signing secret per route, named as the route says and kept on delete', () => {
+    const secrets = Object.values(built.template.findResources('AWS::SecretsManager::Secret')) as Resource[];
+    expect(secrets.map((s) => s.Properties.Name).sort()).toEqual(config.routes.map((r) => r.secretName).sort());
+    for (const secret of secrets) {
+      expect(secret.DeletionPolicy).toBe('Retain');
+      expect(secret.Properties.GenerateSecretString).toMatchObject({ PasswordLength: 48 });
+    }
+  });
+
+  it('has a KMS-encrypted alarm topic that refuses requests without TLS', () => {
+    built.template.resourceCountIs('AWS::SNS::Topic', 1);
+    built.template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: arnOf('Alarms/Key') });
+    built.template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
+    built.template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
+      },
+    });
+    built.template.resourceCountIs('AWS::SNS::Subscription', 0);
+  });
+
+  it('outputs the webhook base URL, both queue URLs and the DLQ console link', () => {
+    const outputs = built.template.findOutputs('*');
+    expect(Object.keys(outputs).sort()).toEqual(['ApiUrl', 'DlqConsoleUrl', 'DlqUrl', 'QueueUrl']);
+    expect(outputs.ApiUrl!.Value).toEqual({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [logicalIdOf(built, 'Webhooks/Api'), 'ApiEndpoint'] }, '/webhooks/']] });
+    expect(outputs.QueueUrl!.Value).toEqual(ref('Work/Queue'));
+    expect(outputs.DlqUrl!.Value).toEqual(ref('Work/DeadLetterQueue'));
+    const consoleUrl = JSON.stringify(outputs.DlqConsoleUrl!.Value);
+    expect(consoleUrl).toContain('.console.aws.amazon.com/sqs/v3/home?region=');
+    expect(consoleUrl).toContain('#/queues/');
+    expect(consoleUrl).toContain(JSON.stringify(ref('Work/DeadLetterQueue')));
+    expect(consoleUrl).toContain('%2F');
+    expect(consoleUrl).toContain('%3A');
+  });
+});
+
+describe('RetryproofStack, with an e-mail address, an imported secret and demo off', () => {
+  const variant: RetryproofConfig = {
+    ...config,
+    demo: false,
+    alarmEmail: 'ops@example.com',
+    // Without the demo ledger there is no payout action; the routes name one of their own.
+    routes: config.routes.map((r) => ({
+      ...r,
+      action: 'notify',
+      ...(r.name === 'stripe' ? { importSecret: true, secretName: 'shared/stripe-signing' } : {}),
+    })),
+  };
+  let built: SynthesizedApp;
+
+  beforeAll(() => {
+    built = synthesize(variant);
+  });
+
+  it('subscribes the e-mail address to the alarm topic', () => {
+    built.template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com' });
+  });
+
+  it('imports a secret by name instead of creating it, and lets the ingest read it', () => {
+    const names = Object.values(built.template.findResources('AWS::SecretsManager::Secret')).map(
+      (s) => (s as Resource).Properties.Name,
+    );
+    expect(names).toEqual(['retryproof/demo']);
+    const secretReads = grantsOf(built, 'IngestRole')
+      .filter((g) => g.action === 'secretsmanager:GetSecretValue')
+      .map((g) => g.resource);
+    expect(secretReads).toHaveLength(2);
+    expect(secretReads).toContain(logicalIdOf(built, 'Secrets/demo'));
+    expect(secretReads.find((r) => r !== logicalIdOf(built, 'Secrets/demo'))).toContain(':secret:shared/stripe-signing-??????"');
+  });
+
+  it('has no ledger table when the demo is off', () => {
+    const tables = Object.values(built.template.findResources('AWS::DynamoDB::GlobalTable')) as Resource[];
+    expect(tables).toHaveLength(1);
+    expect(tables[0]!.Properties.KeySchema).toEqual([
+      { AttributeName: EVENTS_TABLE.partitionKey, KeyType: 'HASH' },
+      { AttributeName: EVENTS_TABLE.sortKey, KeyType: 'RANGE' },
+    ]);
+    expect(built.stack.node.tryFindChild('Ledger')).toBeUndefined();
+  });
+});

@@ -1,0 +1,84 @@
+/**
+ * Builds the retryproof app the way bin/app.ts does (cdk-nag included) for CDK tests,
+ * and reads its template. esbuild bundling is skipped by default: these tests are about
+ * the template, and test/cdk/cdk-synth.test.ts bundles for real through the CLI.
+ */
+import { readFileSync } from 'node:fs';
+import type { CfnElement } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import type { RetryproofConfig } from '../../lambdas/config/route-config.ts';
+import { createRetryproofApp } from '../../lib/retryproof-app.ts';
+import type { RetryproofApp } from '../../lib/retryproof-app.ts';
+
+/** CDK's switch to bundle no stack's assets (NodejsFunction then skips esbuild). */
+export const NO_BUNDLING = { 'aws:cdk:bundling-stacks': [] as string[] };
+
+/** cdk.json's feature flags, which `cdk synth` applies and a bare `new App()` would not. */
+export const CDK_JSON_CONTEXT = (
+  JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as { context: Record<string, unknown> }
+).context;
+
+export interface SynthesizedApp extends RetryproofApp {
+  readonly template: Template;
+}
+
+/** Builds and synthesizes the app; cdk-nag runs, so any unacknowledged finding throws here. */
+export function synthesize(config: RetryproofConfig, options: { bundling?: boolean } = {}): SynthesizedApp {
+  const context = { ...CDK_JSON_CONTEXT, ...(options.bundling === true ? {} : NO_BUNDLING) };
+  const built = createRetryproofApp(config, { context });
+  return { ...built, template: Template.fromStack(built.stack) };
+}
+
+/** The logical id of the CloudFormation resource behind the construct at `path` in the stack. */
+export function logicalIdOf(built: RetryproofApp, path: string): string {
+  const construct = built.stack.node.findChild(path.split('/')[0]!);
+  const target = path.split('/').slice(1).reduce((node, id) => node.node.findChild(id), construct);
+  const cfn = target.node.defaultChild as CfnElement | undefined;
+  if (cfn === undefined) throw new Error(`${path} has no default child`);
+  return built.stack.getLogicalId(cfn);
+}
+
+/** One allowed action on one resource, as a policy grants it. */
+export interface Grant {
+  readonly action: string;
+  /**
+   * The resource: `*`, the logical id of the resource whose ARN (or Ref) it is, that id with
+   * a suffix such as `/index/*`, or else the JSON of the CloudFormation expression.
+   */
+  readonly resource: string;
+}
+
+/** Every Allow of every AWS::IAM::Policy attached to the role at `rolePath`, one action and resource at a time. */
+export function grantsOf(built: SynthesizedApp, rolePath: string): Grant[] {
+  const roleRef = JSON.stringify({ Ref: logicalIdOf(built, rolePath) });
+  const grants: Grant[] = [];
+  for (const policy of Object.values(built.template.findResources('AWS::IAM::Policy'))) {
+    const props = (policy as { Properties: { Roles: unknown[]; PolicyDocument: { Statement: Statement[] } } }).Properties;
+    if (!props.Roles.some((r) => JSON.stringify(r) === roleRef)) continue;
+    for (const statement of props.PolicyDocument.Statement) {
+      if (statement.Effect !== 'Allow') throw new Error(`unexpected ${statement.Effect} statement`);
+      for (const action of [statement.Action].flat()) {
+        for (const resource of [statement.Resource].flat()) grants.push({ action, resource: resourceKey(resource) });
+      }
+    }
+  }
+  return grants;
+}
+
+interface Statement {
+  readonly Effect: string;
+  readonly Action: string | string[];
+  readonly Resource: unknown;
+}
+
+function resourceKey(resource: unknown): string {
+  if (resource === '*') return '*';
+  const r = resource as { Ref?: string; 'Fn::GetAtt'?: [string, string]; 'Fn::Join'?: [string, unknown[]] };
+  if (typeof r.Ref === 'string') return r.Ref;
+  if (r['Fn::GetAtt']?.[1] === 'Arn') return r['Fn::GetAtt'][0];
+  const join = r['Fn::Join'];
+  if (join?.[0] === '' && join[1].length === 2 && typeof join[1][1] === 'string') {
+    return resourceKey(join[1][0]) + join[1][1];
+  }
+  return JSON.stringify(resource);
+}

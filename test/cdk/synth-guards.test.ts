@@ -1,0 +1,122 @@
+import { App, Duration, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, resolveConfig } from '../../lambdas/config/resolve-config.ts';
+import type { RetryproofConfig } from '../../lambdas/config/route-config.ts';
+import { createRetryproofApp } from '../../lib/retryproof-app.ts';
+import { RetryproofStack } from '../../lib/retryproof-stack.ts';
+import { logRetention } from '../../lib/log-retention.ts';
+import { WorkQueue } from '../../lib/stateful/work-queue.ts';
+import { CONFIG_ENV_MAX_BYTES, configEnvironmentValue } from '../../lib/stateless/config-environment.ts';
+import { config } from '../../retryproof.config.ts';
+import { NO_BUNDLING } from './stack-fixture.ts';
+
+/** Runs `act` and returns what it threw; fails the test if it threw nothing. */
+function thrownBy(act: () => unknown): Error {
+  try {
+    act();
+  } catch (err) {
+    return err as Error;
+  }
+  throw new Error('expected a throw, got none');
+}
+
+const withStripe = (patch: Partial<RetryproofConfig['routes'][number]>): RetryproofConfig => ({
+  ...config,
+  routes: config.routes.map((r) => (r.name === 'stripe' ? { ...r, ...patch } : r)),
+});
+
+describe('a route whose TTL is shorter than its cover', () => {
+  const shortTtl = withStripe({ ttlSeconds: 3600 });
+  const expected =
+    'route "stripe": ttl 3600 s is shorter than its cover 1555200 s ' +
+    '(sender retry window 259200 s + DLQ retention 1209600 s + reconciliation window 86400 s)';
+
+  it('is refused by resolveConfig with a ConfigError that names the numbers', () => {
+    const err = thrownBy(() => resolveConfig(shortTtl));
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err.message).toBe(expected);
+  });
+
+  it('fails the app before any stack is built', () => {
+    const err = thrownBy(() => createRetryproofApp(shortTtl, { context: NO_BUNDLING }));
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err.message).toBe(expected);
+  });
+
+  it('is refused by the stack itself, even when handed a resolved config from another one', () => {
+    const app = new App({ context: NO_BUNDLING });
+    const err = thrownBy(() => new RetryproofStack(app, 'Retryproof', { config: shortTtl, resolved: resolveConfig(config) }));
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err.message).toBe(expected);
+  });
+
+  it('passes once the TTL covers the window exactly', () => {
+    expect(resolveConfig(withStripe({ ttlSeconds: 1_555_200 })).routes[1]!.ttlSeconds).toBe(1_555_200);
+  });
+});
+
+describe('a visibility timeout under 6x the executor timeout', () => {
+  // Two 15 s actions: lease 45 s + 10 s margin = a 55 s executor, so at least 330 s.
+  const tooShort: RetryproofConfig = { ...config, queue: { ...config.queue, visibilityTimeoutSeconds: 329 } };
+
+  it('is refused by resolveConfig with a ConfigError that names the numbers', () => {
+    const err = thrownBy(() => resolveConfig(tooShort));
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err.message).toBe("queue: visibilityTimeoutSeconds 329 s is under 6x the executor's timeout of 55 s (minimum 330 s)");
+  });
+
+  it('fails the app before any stack is built', () => {
+    expect(() => createRetryproofApp(tooShort, { context: NO_BUNDLING })).toThrow(ConfigError);
+  });
+
+  it('is refused by the WorkQueue construct when passed to it directly', () => {
+    const stack = new Stack(new App(), 'Queues');
+    const err = thrownBy(
+      () =>
+        new WorkQueue(stack, 'Work', {
+          maxReceiveCount: 5,
+          visibilityTimeout: Duration.seconds(329),
+          consumerTimeout: Duration.seconds(55),
+        }),
+    );
+    expect(err.message).toBe("visibility timeout 329 s is under 6x the consumer's timeout of 55 s (minimum 330 s)");
+  });
+
+  it('is refused by the stack when the resolved config was altered after resolveConfig', () => {
+    const resolved = resolveConfig(config);
+    const altered = { ...resolved, queue: { ...resolved.queue, visibilityTimeoutSeconds: 60 } };
+    const err = thrownBy(() => new RetryproofStack(new App({ context: NO_BUNDLING }), 'Retryproof', { config, resolved: altered }));
+    expect(err.message).toBe('resolved config does not match config: pass resolveConfig(config)');
+  });
+
+  it('is accepted by the WorkQueue construct at exactly 6x', () => {
+    const stack = new Stack(new App(), 'Queues');
+    new WorkQueue(stack, 'Work', {
+      maxReceiveCount: 5,
+      visibilityTimeout: Duration.seconds(330),
+      consumerTimeout: Duration.seconds(55),
+    });
+    Template.fromStack(stack).hasResourceProperties('AWS::SQS::Queue', { VisibilityTimeout: 330 });
+  });
+});
+
+describe('other synth-time guards', () => {
+  it('refuses a RETRYPROOF_CONFIG over 3 KB, since Lambda allows 4 KB of environment per function', () => {
+    const big: RetryproofConfig = withStripe({ keepHeaders: Array.from({ length: 200 }, (_, i) => `x-header-${i}`) });
+    const bytes = Buffer.byteLength(JSON.stringify(big));
+    expect(bytes).toBeGreaterThan(CONFIG_ENV_MAX_BYTES);
+    expect(() => configEnvironmentValue(big)).toThrow(`retryproof config is ${bytes} bytes as json, over the 3072-byte budget`);
+    expect(() => createRetryproofApp(big, { context: NO_BUNDLING })).toThrow('over the 3072-byte budget');
+  });
+
+  it('passes the config through unchanged when it fits', () => {
+    expect(JSON.parse(configEnvironmentValue(config))).toEqual(JSON.parse(JSON.stringify(config)));
+  });
+
+  it('refuses a log retention CloudWatch Logs does not offer', () => {
+    expect(() => logRetention(31)).toThrow(/^log retention of 31 days is not one cloudwatch logs accepts \(1, 3, 5, 7, 14, 30,/);
+    expect(logRetention(30)).toBe(30);
+    expect(() => createRetryproofApp({ ...config, logRetentionDays: 31 }, { context: NO_BUNDLING })).toThrow('log retention of 31 days');
+  });
+});
