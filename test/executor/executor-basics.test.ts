@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { inject } from 'vitest';
-import { lambdaContext } from '../support/http-api-event.ts';
-import { localSqsClient } from '../support/aws-clients.ts';
+import { lambdaContext } from '../../local/http-api-event.ts';
+import { localSqsClient } from '../../local/aws-clients.ts';
 import { sqsRecordOf } from '../../local/sqs-event-source.ts';
 import { executorFixture } from '../support/executor-fixture.ts';
 

@@ -4,9 +4,9 @@ import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { SimulatedCrash } from '../../lambdas/actions/action.ts';
 import type { Action } from '../../lambdas/actions/action.ts';
 import { sqsRecordOf } from '../../local/sqs-event-source.ts';
-import { localSqsClient } from '../support/aws-clients.ts';
+import { localSqsClient } from '../../local/aws-clients.ts';
 import { executorFixture, MAX_RECEIVE_COUNT } from '../support/executor-fixture.ts';
-import { lambdaContext } from '../support/http-api-event.ts';
+import { lambdaContext } from '../../local/http-api-event.ts';
 
 /** An action that waits on a gate the test opens, and counts its runs. */
 function gatedAction(): { action: Action; runs: () => number; open: () => void; started: Promise<void> } {

@@ -3,7 +3,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { ConditionalCheckFailedException, DescribeTableCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { EVENTS_TABLE } from '../../lambdas/store/table-schema.ts';
-import { localDynamoClient, localSqsClient } from '../support/aws-clients.ts';
+import { localDynamoClient, localSqsClient } from '../../local/aws-clients.ts';
 
 describe('the test harness', () => {
   const ddb = localDynamoClient(inject('dynamoEndpoint'));

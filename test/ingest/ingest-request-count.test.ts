@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { DynamoDbEventStore } from '../../lambdas/store/dynamodb-event-store.ts';
-import { localDynamoClient } from '../support/aws-clients.ts';
+import { localDynamoClient } from '../../local/aws-clients.ts';
 import { ingestFixture, signedDelivery, uniqueKey } from '../support/ingest-fixture.ts';
 import { countRequests } from '../support/request-counter.ts';
 

@@ -19,8 +19,8 @@ import { documentClient } from '../../lambdas/store/dynamodb-event-store.ts';
 import { DynamoDbExecutionStore } from '../../lambdas/store/dynamodb-execution-store.ts';
 import { pollOnce } from '../../local/sqs-event-source.ts';
 import type { PollResult } from '../../local/sqs-event-source.ts';
-import { createQueuePair, localDynamoClient, localSqsClient } from './aws-clients.ts';
-import { lambdaContext } from './http-api-event.ts';
+import { createQueuePair, localDynamoClient, localSqsClient } from '../../local/aws-clients.ts';
+import { lambdaContext } from '../../local/http-api-event.ts';
 import { ingestFixture, SCHEME_ROUTES, signedDelivery, uniqueKey } from './ingest-fixture.ts';
 import type { IngestFixture } from './ingest-fixture.ts';
 

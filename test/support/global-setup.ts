@@ -4,8 +4,8 @@
  * CDK constructs use. Tests get the endpoints through `inject`.
  */
 import type { TestProject } from 'vitest/node';
-import { startLocalDynamo, startLocalSqs } from './local-aws.ts';
-import { createEventsTable, createLedgerTable, createQueuePair, localDynamoClient, localSqsClient } from './aws-clients.ts';
+import { startLocalDynamo, startLocalSqs } from '../../local/local-aws.ts';
+import { createEventsTable, createLedgerTable, createQueuePair, localDynamoClient, localSqsClient } from '../../local/aws-clients.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -18,8 +18,8 @@ import { createLogger, createMetrics } from '../../lambdas/observability/powerto
 import { SqsWorkQueue } from '../../lambdas/queue/sqs-work-queue.ts';
 import { StaticSecretSource } from '../../lambdas/secrets/secrets-manager-source.ts';
 import { DynamoDbEventStore } from '../../lambdas/store/dynamodb-event-store.ts';
-import { createQueuePair, localDynamoClient, localSqsClient } from './aws-clients.ts';
-import { httpApiEvent, lambdaContext } from './http-api-event.ts';
+import { createQueuePair, localDynamoClient, localSqsClient } from '../../local/aws-clients.ts';
+import { httpApiEvent, lambdaContext } from '../../local/http-api-event.ts';
 
 export const STANDARD_SECRET = `whsec_${Buffer.from('retryproof-test-secret-standard!').toString('base64')}`;
 export const PREVIOUS_STANDARD_SECRET = `whsec_${Buffer.from('retryproof-test-secret-previous!').toString('base64')}`;

@@ -1,7 +1,7 @@
 /** Clients and resources on the local AWS parts, for tests, benchmarks and the local stack. */
 import { CreateTableCommand, DynamoDBClient, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { EVENTS_TABLE, eventsTableDefinition, ledgerTableDefinition } from '../../lambdas/store/table-schema.ts';
+import { EVENTS_TABLE, eventsTableDefinition, ledgerTableDefinition } from '../lambdas/store/table-schema.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.ts';
 
 export function localDynamoClient(endpoint: string): DynamoDBClient {
