@@ -82,7 +82,7 @@ export class RetryproofStack extends Stack {
       entry: 'lambdas/ingest/handler.ts',
       description: 'retryproof: verifies, records and enqueues each webhook delivery',
       timeout: INGEST_TIMEOUT,
-      // Memory buys CPU: at 512 MB the HMAC and SHA-256 of a 256 KB body and the cold
+      // Memory buys CPU: at 512 MB the HMAC and SHA-256 of the largest body and the cold
       // start stay well under the sender's patience, at a cost of fractions of a cent.
       memorySize: 512,
       logRetentionDays,
