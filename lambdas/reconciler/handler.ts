@@ -1,2 +1,47 @@
-// Placeholder entry point, replaced by the real reconciler handler.
-export const handler = async (): Promise<{ statusCode: number }> => Promise.resolve({ statusCode: 501 });
+/**
+ * Entry point of the reconciler Lambda, invoked hourly by EventBridge Scheduler. An
+ * event `{"fromMs": ..., "toMs": ...}` reconciles a chosen window instead (started by
+ * hand, e.g. `aws lambda invoke`). The report goes to the logs as structured JSON.
+ */
+import middy from '@middy/core';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import { ENV, requireEnv } from '../config/env.ts';
+import { loadConfigFromEnv } from '../config/load-config.ts';
+import { createLogger, createMetrics } from '../observability/powertools.ts';
+import { createReconciler, defaultWindow } from './create-reconciler.ts';
+import type { ReconcileReport } from './reconcile.ts';
+import { recordReconcileReport } from './reconciler-metrics.ts';
+
+const config = loadConfigFromEnv();
+const logger = createLogger('retryproof-reconciler');
+const metrics = createMetrics('retryproof-reconciler');
+const reconciler = createReconciler({
+  dynamo: new DynamoDBClient({}),
+  eventsTable: requireEnv(ENV.eventsTable),
+  ledgerTable: process.env[ENV.ledgerTable],
+  sqs: new SQSClient({}),
+  queueUrl: requireEnv(ENV.queueUrl),
+  config,
+});
+
+interface ManualWindow {
+  readonly fromMs?: unknown;
+  readonly toMs?: unknown;
+}
+
+export const handler = middy<ManualWindow | undefined, ReconcileReport>()
+  .use(injectLambdaContext(logger))
+  .use(logMetrics(metrics))
+  .handler(async (event, context) => {
+    const manual = typeof event?.fromMs === 'number' && typeof event.toMs === 'number' && event.fromMs < event.toMs;
+    const window = manual ? { fromMs: event.fromMs as number, toMs: event.toMs as number } : defaultWindow(config, Date.now());
+    // Keep 15 s for the report and the metrics after the budget runs out.
+    const report = await reconciler.run({ ...window, budgetMs: Math.max(1_000, context.getRemainingTimeInMillis() - 15_000) });
+    recordReconcileReport(metrics, report);
+    if (report.counts.needsAttention > 0 || report.counts.reversed > 0) logger.warn('reconciliation report', { report });
+    else logger.info('reconciliation report', { report });
+    return report;
+  });

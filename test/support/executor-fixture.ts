@@ -47,10 +47,13 @@ export interface ExecutorFixture {
   /** Sends a body to the work queue, as a console redrive does. */
   redrive(body: Record<string, unknown>): Promise<void>;
   readonly handler: ReturnType<typeof createExecutorHandler>;
+  readonly eventsTable: string;
   readonly ledgerClient: DynamoDbLedger;
 }
 
-export async function executorFixture(options: { actions?: Record<string, Action>; action?: string } = {}): Promise<ExecutorFixture> {
+export async function executorFixture(
+  options: { actions?: Record<string, Action>; action?: string; eventsTable?: string; ledgerTable?: string } = {},
+): Promise<ExecutorFixture> {
   const ddb = localDynamoClient(inject('dynamoEndpoint'));
   const sqs = localSqsClient(inject('sqsEndpoint'));
   const pair = await createQueuePair(sqs, inject('sqsEndpoint'), `exec-${randomUUID().slice(0, 8)}`, {
@@ -58,17 +61,18 @@ export async function executorFixture(options: { actions?: Record<string, Action
     visibilityTimeoutSeconds: 1,
   });
   const routes = SCHEME_ROUTES.map((r) => (r.name === ROUTE && options.action !== undefined ? { ...r, action: options.action } : r));
-  const ingest = await ingestFixture({ queueUrl: pair.queueUrl, routes });
+  const table = options.eventsTable ?? inject('eventsTable');
+  const ingest = await ingestFixture({ queueUrl: pair.queueUrl, routes, tableName: table });
   const config = resolveConfig({ routes, queue: { maxReceiveCount: MAX_RECEIVE_COUNT } });
-  const ledgerClient = new DynamoDbLedger(ddb, inject('ledgerTable'));
+  const ledgerClient = new DynamoDbLedger(ddb, options.ledgerTable ?? inject('ledgerTable'));
   const doc = documentClient(ddb);
-  const table = inject('eventsTable');
   const fx: ExecutorFixture = {
     ingest,
     queueUrl: pair.queueUrl,
     dlqUrl: pair.dlqUrl,
     clockOffsetMs: 0,
     ledgerClient,
+    eventsTable: table,
     handler: createExecutorHandler({
       routes: new Map(config.routes.map((r) => [r.name, r])),
       actions: new Map(Object.entries({ payout: payoutAction(ledgerClient), ...options.actions })),

@@ -124,6 +124,7 @@ export async function ingestFixture(
   overrides: Partial<Pick<IngestDeps, 'now' | 'resendAfterMs' | 'queue' | 'store'>> & {
     routes?: readonly RouteConfig[];
     queueUrl?: string;
+    tableName?: string;
   } = {},
 ): Promise<IngestFixture> {
   const ddb = localDynamoClient(inject('dynamoEndpoint'));
@@ -138,7 +139,7 @@ export async function ingestFixture(
       SCHEME_ROUTES.map((r) => [r.secretName, JSON.stringify({ current: r.secret, previous: previousSecretOf(r.name) })]),
     ),
   );
-  const tableName = inject('eventsTable');
+  const tableName = overrides.tableName ?? inject('eventsTable');
   const handler = createIngestHandler({
     routes: prepareRoutes(config.routes),
     store: overrides.store ?? new DynamoDbEventStore(ddb, tableName),

@@ -1,0 +1,212 @@
+/**
+ * Layer 3: reconcile a window. Re-enqueue stuck work, compare accepted work with the
+ * ledger, reverse duplicate effects (keep the earliest), and report everything a person
+ * must look at. Safe to run twice or twice at once: every write is conditional and each
+ * reversal id is derived from the entry it reverses.
+ */
+import { createHash } from 'node:crypto';
+import type { ResolvedRoute } from '../config/resolve-config.ts';
+import { RECORD_STATUS, workMessageOf } from '../domain/event-record.ts';
+import type { EventRecord } from '../domain/event-record.ts';
+import { operationFingerprint } from '../domain/operation-fingerprint.ts';
+import type { Ledger, LedgerEntry } from '../ledger/ledger.ts';
+import type { ReconcilerStore } from '../ports/reconciler-store.ts';
+import type { WorkQueue } from '../ports/work-queue.ts';
+
+export interface ReconcileDeps {
+  readonly store: ReconcilerStore;
+  /** Absent when no route's action writes to a ledger (the demo is off). */
+  readonly ledger?: Ledger;
+  readonly queue: WorkQueue;
+  readonly routes: ReadonlyMap<string, ResolvedRoute>;
+  /** Actions whose effects land in the ledger; only their routes get the effects check. */
+  readonly ledgerActions: ReadonlySet<string>;
+  readonly now: () => number;
+}
+
+export interface ReconcileOptions {
+  readonly fromMs: number;
+  readonly toMs: number;
+  /** A run stops cleanly once this much time is spent, and says where. */
+  readonly budgetMs: number;
+  /** RECEIVED work not sent for this long is re-enqueued. */
+  readonly stuckAfterMs: number;
+  readonly maxReenqueue: number;
+  /** Progress, for long runs started by hand. */
+  readonly onProgress?: (done: { pages: number; records: number }) => void;
+}
+
+export type Finding = 'failed' | 'parked' | 'missing-effect' | 'orphan-entry' | 'reenqueue-limit' | 'duplicate-reversed';
+
+export interface ReconcileReport {
+  readonly runId: string;
+  readonly window: { readonly fromMs: number; readonly toMs: number; readonly from: string; readonly to: string };
+  readonly startedAt: number;
+  readonly durationMs: number;
+  readonly counts: {
+    scanned: number;
+    reenqueued: number;
+    reversed: number;
+    missing: number;
+    orphans: number;
+    failed: number;
+    parked: number;
+    needsAttention: number;
+  };
+  readonly needsAttention: { route: string; key: string; finding: Finding; detail?: string }[];
+  readonly reversals: { route: string; key: string; entryId: string; keptEntryId: string; reversalId: string }[];
+  readonly stoppedEarly: boolean;
+  /** Where a run that ran out of budget stopped: the next run starts over the window and covers it. */
+  readonly stoppedAt?: { readonly bucket: string; readonly shard: number };
+}
+
+/** The reversal id of an entry: the same for every reconciler that ever reverses it. */
+export function reversalIdOf(entryId: string): string {
+  return `rev_${createHash('sha256').update(`reversal\u0000${entryId}`).digest('hex').slice(0, 32)}`;
+}
+
+function scopedKey(route: string, key: string): string {
+  return `${route}\u0000${key}`;
+}
+
+/** The earliest entry first: postedAt, then entryId, so every reconciler keeps the same one. */
+function byPostingOrder(a: LedgerEntry, b: LedgerEntry): number {
+  return a.postedAt - b.postedAt || (a.entryId < b.entryId ? -1 : a.entryId > b.entryId ? 1 : 0);
+}
+
+export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions): Promise<ReconcileReport> {
+  const startedAt = deps.now();
+  const runId = `run_${startedAt.toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  const counts = { scanned: 0, reenqueued: 0, reversed: 0, missing: 0, orphans: 0, failed: 0, parked: 0, needsAttention: 0 };
+  const needsAttention: ReconcileReport['needsAttention'] = [];
+  const reversals: ReconcileReport['reversals'] = [];
+  const flag = (record: { route: string; key: string }, finding: Finding, detail?: string): void => {
+    needsAttention.push({ route: record.route, key: record.key, finding, ...(detail === undefined ? {} : { detail }) });
+  };
+  const overBudget = (): boolean => deps.now() - startedAt >= options.budgetMs;
+  const correction = async (record: EventRecord, outcome: string, detail: Record<string, unknown>): Promise<void> => {
+    const at = deps.now();
+    const route = deps.routes.get(record.route);
+    await deps.store.appendLog({
+      route: record.route,
+      key: record.key,
+      receivedAt: record.receivedAt,
+      kind: 'reconciliation',
+      attempt: record.attempts,
+      startedAt: at,
+      endedAt: at,
+      outcome,
+      operationFingerprint: operationFingerprint(record.route, record.key, route?.action ?? 'unknown', record.fingerprint),
+      detail: { runId, ...detail },
+      expiresAt: record.expiresAt,
+    });
+  };
+
+  // 1. Read the window, and repair what is stuck as we go.
+  const records = new Map<string, EventRecord>();
+  let stoppedAt: ReconcileReport['stoppedAt'];
+  let pages = 0;
+  const now = deps.now();
+  for await (const page of deps.store.readWindow(options.fromMs, options.toMs)) {
+    pages++;
+    for (const record of page.records) {
+      counts.scanned++;
+      records.set(scopedKey(record.route, record.key), record);
+      if (record.status === RECORD_STATUS.failed) {
+        counts.failed++;
+        flag(record, 'failed', record.lastError);
+        continue;
+      }
+      if (record.status === RECORD_STATUS.parked) {
+        counts.parked++;
+        flag(record, 'parked');
+        continue;
+      }
+      const stuckReceived =
+        record.status === RECORD_STATUS.received && (record.lastEnqueuedAt ?? record.receivedAt) < now - options.stuckAfterMs;
+      const stuckExecuting = record.status === RECORD_STATUS.executing && (record.leaseUntil ?? 0) <= now;
+      if (!stuckReceived && !stuckExecuting) continue;
+      if (counts.reenqueued >= options.maxReenqueue) {
+        flag(record, 'reenqueue-limit', 'left for the next run: the per-run re-enqueue bound was reached');
+        continue;
+      }
+      if (await deps.store.markReenqueued(record, now, now - options.stuckAfterMs)) {
+        await deps.queue.send(workMessageOf(record));
+        counts.reenqueued++;
+        await correction(record, 're-enqueued', { was: record.status });
+      }
+    }
+    options.onProgress?.({ pages, records: counts.scanned });
+    if (overBudget()) {
+      stoppedAt = { bucket: page.bucket, shard: page.shard };
+      break;
+    }
+  }
+
+  // 2. Compare effects with the ledger, for routes whose action writes to it.
+  if (deps.ledger !== undefined && stoppedAt === undefined) {
+    const ledgerRoutes = new Set([...deps.routes.values()].filter((r) => deps.ledgerActions.has(r.action)).map((r) => r.name));
+    // Effects land after receipt: read the ledger from the window's start up to now.
+    const entries = await deps.ledger.listWindow(options.fromMs, deps.now() + 1);
+    const byKey = new Map<string, LedgerEntry[]>();
+    for (const entry of entries) {
+      const k = scopedKey(entry.route, entry.idempotencyKey);
+      byKey.set(k, [...(byKey.get(k) ?? []), entry]);
+    }
+    for (const [k, group] of byKey) {
+      const first = group[0];
+      if (first === undefined) continue;
+      let record = records.get(k);
+      if (record === undefined) {
+        // Received before the window, executed inside it: look before calling it an orphan.
+        record = await deps.store.getRecord(first.route, first.idempotencyKey);
+        if (record === undefined) {
+          counts.orphans++;
+          flag({ route: first.route, key: first.idempotencyKey }, 'orphan-entry', `entries ${group.map((e) => e.entryId).join(', ')}`);
+          continue;
+        }
+      }
+      // Work younger than the window's end is still settling: leave it to a later run.
+      if (record.receivedAt >= options.toMs) continue;
+      const posted = group.filter((e) => e.status === 'posted').sort(byPostingOrder);
+      const [keep, ...extra] = posted;
+      if (keep === undefined) continue;
+      for (const entry of extra) {
+        const reversalId = reversalIdOf(entry.entryId);
+        const result = await deps.ledger.reverse(entry.entryId, {
+          reversalId,
+          reason: `duplicate effect of ${record.route}/${record.key}; kept ${keep.entryId}`,
+          at: deps.now(),
+        });
+        if (result !== 'reversed') continue;
+        counts.reversed++;
+        reversals.push({ route: record.route, key: record.key, entryId: entry.entryId, keptEntryId: keep.entryId, reversalId });
+        await correction(record, 'duplicate-reversed', { entryId: entry.entryId, keptEntryId: keep.entryId, reversalId });
+      }
+    }
+    for (const [k, record] of records) {
+      if (record.status !== RECORD_STATUS.completed || !ledgerRoutes.has(record.route) || byKey.has(k)) continue;
+      // Never re-executed blindly: the effect may exist somewhere the ledger does not show.
+      counts.missing++;
+      flag(record, 'missing-effect', `completed at ${new Date(record.completedAt ?? 0).toISOString()} with no ledger entry`);
+    }
+  }
+
+  counts.needsAttention = needsAttention.length;
+  return {
+    runId,
+    window: {
+      fromMs: options.fromMs,
+      toMs: options.toMs,
+      from: new Date(options.fromMs).toISOString(),
+      to: new Date(options.toMs).toISOString(),
+    },
+    startedAt,
+    durationMs: deps.now() - startedAt,
+    counts,
+    needsAttention,
+    reversals,
+    stoppedEarly: stoppedAt !== undefined,
+    ...(stoppedAt === undefined ? {} : { stoppedAt }),
+  };
+}

@@ -1,0 +1,56 @@
+/**
+ * The executor fixture on tables of its own, plus the real reconciler over them: a
+ * reconciler reads whole windows, so it must not see other test files' records.
+ */
+import { randomUUID } from 'node:crypto';
+import { inject } from 'vitest';
+import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
+import { createReconciler } from '../../lambdas/reconciler/create-reconciler.ts';
+import type { Reconciler } from '../../lambdas/reconciler/create-reconciler.ts';
+import { createEventsTable, createLedgerTable, localDynamoClient, localSqsClient } from '../../local/aws-clients.ts';
+import { executorFixture } from './executor-fixture.ts';
+import type { ExecutorFixture } from './executor-fixture.ts';
+import { SCHEME_ROUTES } from './ingest-fixture.ts';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+
+export interface ReconcilerFixture {
+  readonly fx: ExecutorFixture;
+  readonly dynamo: DynamoDBClient;
+  readonly eventsTable: string;
+  readonly ledgerTable: string;
+  /** A reconciler over this fixture's tables and queue; `clock` defaults to the executor's. */
+  reconciler(options?: { now?: () => number; stuckAfterSeconds?: number; dynamo?: DynamoDBClient }): Reconciler;
+}
+
+export async function reconcilerFixture(): Promise<ReconcilerFixture> {
+  const dynamo = localDynamoClient(inject('dynamoEndpoint'));
+  const suffix = randomUUID().slice(0, 8);
+  const eventsTable = await createEventsTable(dynamo, `events-${suffix}`);
+  const ledgerTable = await createLedgerTable(dynamo, `ledger-${suffix}`);
+  const fx = await executorFixture({ eventsTable, ledgerTable });
+  return {
+    fx,
+    dynamo,
+    eventsTable,
+    ledgerTable,
+    reconciler: (options = {}) =>
+      createReconciler({
+        dynamo: options.dynamo ?? dynamo,
+        eventsTable,
+        ledgerTable,
+        sqs: localSqsClient(inject('sqsEndpoint')),
+        queueUrl: fx.queueUrl,
+        config: resolveConfig({
+          routes: SCHEME_ROUTES,
+          reconciliation: { stuckAfterSeconds: options.stuckAfterSeconds ?? 900, settleSeconds: 1 },
+        }),
+        now: options.now ?? (() => Date.now() + fx.clockOffsetMs),
+      }),
+  };
+}
+
+/** A window around everything this test wrote: from an hour ago to a minute ahead of the clock. */
+export function recentWindow(fx: ExecutorFixture): { fromMs: number; toMs: number } {
+  const now = Date.now() + fx.clockOffsetMs;
+  return { fromMs: Date.now() - 3_600_000, toMs: now + 60_000 };
+}
