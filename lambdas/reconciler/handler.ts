@@ -37,7 +37,7 @@ export const handler = middy<ManualWindow | undefined, ReconcileReport>()
   .use(logMetrics(metrics))
   .handler(async (event, context) => {
     const manual = typeof event?.fromMs === 'number' && typeof event.toMs === 'number' && event.fromMs < event.toMs;
-    const window = manual ? { fromMs: event.fromMs as number, toMs: event.toMs as number } : defaultWindow(config, Date.now());
+    const window = manual ? { fromMs: event.fromMs, toMs: event.toMs } : defaultWindow(config, Date.now());
     // Keep 15 s for the report and the metrics after the budget runs out.
     const report = await reconciler.run({ ...window, budgetMs: Math.max(1_000, context.getRemainingTimeInMillis() - 15_000) });
     recordReconcileReport(metrics, report);

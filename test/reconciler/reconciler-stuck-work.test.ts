@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { GetQueueAttributesCommand, PurgeQueueCommand, ReceiveMessageCommand, DeleteMessageCommand } from '@aws-sdk/client-sqs';
+import { inject } from 'vitest';
+import { localSqsClient } from '../../local/aws-clients.ts';
+import { reconcilerFixture, recentWindow } from '../support/reconciler-fixture.ts';
+
+describe('the reconciler and stuck work', () => {
+  it('re-enqueues a RECEIVED record whose message was lost, once, and it then executes exactly once', async () => {
+    // Prepare: accept a delivery, then lose its message, as a failed send or a lost message would.
+    const rf = await reconcilerFixture();
+    const sqs = localSqsClient(inject('sqsEndpoint'));
+    const key = await rf.fx.deliver({ amount: 40 });
+    const lost = await sqs.send(new ReceiveMessageCommand({ QueueUrl: rf.fx.queueUrl, MaxNumberOfMessages: 10 }));
+    for (const m of lost.Messages ?? []) await sqs.send(new DeleteMessageCommand({ QueueUrl: rf.fx.queueUrl, ReceiptHandle: m.ReceiptHandle }));
+    // Act: a run 20 minutes later (past stuckAfter 900 s), and a second run right after it.
+    rf.fx.clockOffsetMs = 20 * 60_000;
+    const first = await rf.reconciler().run(recentWindow(rf.fx));
+    const second = await rf.reconciler().run(recentWindow(rf.fx));
+    const queued = await sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: rf.fx.queueUrl, AttributeNames: ['ApproximateNumberOfMessages'] }),
+    );
+    await rf.fx.drain();
+    // Assess
+    expect(lost.Messages).toHaveLength(1);
+    expect(first.counts.reenqueued).toBe(1);
+    expect(second.counts.reenqueued).toBe(0);
+    expect(queued.Attributes?.ApproximateNumberOfMessages).toBe('1');
+    expect(await rf.fx.record(key)).toMatchObject({ status: 'COMPLETED', attempts: 1 });
+    expect(await rf.fx.ledger(key)).toHaveLength(1);
+    expect((await rf.fx.log(key)).map((e) => e.outcome)).toEqual(['re-enqueued', 'completed']);
+  });
+
+  it('leaves a RECEIVED record younger than the threshold alone', async () => {
+    const rf = await reconcilerFixture();
+    const sqs = localSqsClient(inject('sqsEndpoint'));
+    await rf.fx.deliver({ amount: 1 });
+    await sqs.send(new PurgeQueueCommand({ QueueUrl: rf.fx.queueUrl }));
+    const report = await rf.reconciler().run(recentWindow(rf.fx));
+    expect(report.counts).toMatchObject({ scanned: 1, reenqueued: 0 });
+  });
+
+  it('re-enqueues an EXECUTING record whose lease expired, and it completes once', async () => {
+    // Prepare: a worker claims, posts and dies (crashAfterEffect); then its message is lost too.
+    const rf = await reconcilerFixture();
+    const sqs = localSqsClient(inject('sqsEndpoint'));
+    const key = await rf.fx.deliver({ amount: 8 });
+    const { DynamoDbExecutionStore } = await import('../../lambdas/store/dynamodb-execution-store.ts');
+    const store = new DynamoDbExecutionStore(rf.dynamo, rf.eventsTable);
+    const record = await rf.fx.record(key);
+    const claim = await store.claim({
+      route: 'standard-webhooks',
+      key,
+      receivedAt: Number(record?.receivedAt),
+      nowMs: Date.now(),
+      leaseMs: 15_000,
+      token: 'dead-worker',
+    });
+    await sqs.send(new PurgeQueueCommand({ QueueUrl: rf.fx.queueUrl }));
+    // Act: the lease runs out; the reconciler re-enqueues; the executor completes.
+    rf.fx.clockOffsetMs = 60_000;
+    const report = await rf.reconciler().run(recentWindow(rf.fx));
+    const again = await rf.reconciler().run(recentWindow(rf.fx));
+    await rf.fx.drain();
+    // Assess
+    expect(claim.kind).toBe('claimed');
+    expect(report.counts.reenqueued).toBe(1);
+    expect(again.counts.reenqueued).toBe(0);
+    expect(await rf.fx.record(key)).toMatchObject({ status: 'COMPLETED', attempts: 2 });
+    expect(await rf.fx.ledger(key)).toHaveLength(1);
+  });
+
+  it('counts FAILED records and lists them for people without touching them', async () => {
+    const rf = await reconcilerFixture();
+    const key = await rf.fx.deliver({ amount: 1, simulate: { permanentError: true } });
+    await rf.fx.drain();
+    const before = await rf.fx.record(key);
+    const report = await rf.reconciler().run(recentWindow(rf.fx));
+    expect(report.counts).toMatchObject({ failed: 1, reenqueued: 0 });
+    expect(report.needsAttention).toEqual([expect.objectContaining({ key, finding: 'failed' }) as unknown]);
+    expect(await rf.fx.record(key)).toEqual(before);
+  });
+});
