@@ -72,6 +72,7 @@ export interface ResolvedConfig {
   readonly api: { readonly throttlingRateLimit: number; readonly throttlingBurstLimit: number };
   readonly demo: boolean;
   readonly alarmEmail: string | undefined;
+  readonly alarms: { readonly duplicateStormShare: number; readonly duplicateStormMinDeliveries: number };
   readonly logRetentionDays: number;
 }
 
@@ -89,6 +90,13 @@ function positiveInt(where: string, field: string, value: unknown, max?: number)
   }
   if (max !== undefined && value > max) {
     throw new ConfigError(`${where}: ${field} ${value} is above its maximum ${max}`);
+  }
+  return value;
+}
+
+function share(where: string, field: string, value: unknown): number {
+  if (typeof value !== 'number' || !(value > 0 && value <= 1)) {
+    throw new ConfigError(`${where}: ${field} must be a share above 0 and at most 1, got ${JSON.stringify(value)}`);
   }
   return value;
 }
@@ -270,6 +278,10 @@ export function resolveConfig(config: RetryproofConfig): ResolvedConfig {
     },
     demo,
     alarmEmail,
+    alarms: {
+      duplicateStormShare: share('alarms', 'duplicateStormShare', config.alarms?.duplicateStormShare ?? 0.5),
+      duplicateStormMinDeliveries: positiveInt('alarms', 'duplicateStormMinDeliveries', config.alarms?.duplicateStormMinDeliveries ?? 20),
+    },
     logRetentionDays: positiveInt('config', 'logRetentionDays', config.logRetentionDays ?? 30),
   };
 }

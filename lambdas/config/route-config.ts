@@ -115,6 +115,13 @@ export interface ApiConfig {
   readonly throttlingBurstLimit?: number;
 }
 
+export interface AlarmsConfig {
+  /** The duplicate-storm alarm fires when duplicates exceed this share of a route's deliveries over 5 minutes. @default 0.5 */
+  readonly duplicateStormShare?: number;
+  /** Deliveries in 5 minutes below which the storm alarm stays quiet (a few retries are normal). @default 20 */
+  readonly duplicateStormMinDeliveries?: number;
+}
+
 export interface RetryproofConfig {
   readonly routes: readonly RouteConfig[];
   readonly queue?: QueueConfig;
@@ -124,6 +131,7 @@ export interface RetryproofConfig {
   readonly demo?: boolean;
   /** An e-mail address subscribed to the alarm topic. @default - no subscription */
   readonly alarmEmail?: string;
+  readonly alarms?: AlarmsConfig;
   /** @default 30 */
   readonly logRetentionDays?: number;
 }

@@ -14,6 +14,7 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { executeMessage } from './execute-message.ts';
 import type { ExecutorDeps } from './execute-message.ts';
 import { recordExecution } from './executor-metrics.ts';
+import { EXECUTOR_METRIC } from '../observability/metric-catalogue.ts';
 
 export interface ExecutorHandlerDeps extends Omit<ExecutorDeps, 'remainingMs' | 'requestId'> {
   readonly logger: Logger;
@@ -34,7 +35,7 @@ export function createExecutorHandler(deps: ExecutorHandlerDeps) {
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(logMetrics(metrics))
     .handler(async (event, context) => {
-      metrics.addMetric('RecordsReceived', MetricUnit.Count, event.Records.length);
+      metrics.addMetric(EXECUTOR_METRIC.recordsReceived, MetricUnit.Count, event.Records.length);
       const processor = new BatchProcessor(EventType.SQS);
       const recordHandler = async (record: SQSRecord): Promise<void> => {
         const report = await executeMessage(

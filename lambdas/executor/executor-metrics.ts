@@ -1,17 +1,10 @@
 /** The executor's metrics (EMF): executions by outcome, per route. */
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
+import { EXECUTOR_METRIC } from '../observability/metric-catalogue.ts';
 import { EXECUTION_OUTCOME } from './execute-message.ts';
 import type { ExecutionReport } from './execute-message.ts';
 
-export const EXECUTOR_METRIC = {
-  executions: 'Executions',
-  duplicateMessages: 'DuplicateMessages',
-  fencedOut: 'FencedOutCompletions',
-  dlqArrivals: 'DlqArrivals',
-  expired: 'ExpiredBeforeExecution',
-  handedBack: 'HandedBack',
-} as const;
 
 export function recordExecution(metrics: Metrics, report: ExecutionReport): void {
   const route = report.route === undefined || report.route === '' ? 'unknown' : report.route;

@@ -3,6 +3,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { ENV, requireEnv } from '../config/env.ts';
 import { loadConfigFromEnv } from '../config/load-config.ts';
+import { SERVICE } from '../observability/metric-catalogue.ts';
 import { createLogger, createMetrics } from '../observability/powertools.ts';
 import { SqsWorkQueue } from '../queue/sqs-work-queue.ts';
 import { DynamoDbExecutionStore } from '../store/dynamodb-execution-store.ts';
@@ -19,6 +20,6 @@ export const handler = createExecutorHandler({
   deadLetters: new SqsWorkQueue(new SQSClient({}), requireEnv(ENV.dlqUrl)),
   maxReceiveCount: config.queue.maxReceiveCount,
   now: Date.now,
-  logger: createLogger('retryproof-executor'),
-  metrics: createMetrics('retryproof-executor'),
+  logger: createLogger(SERVICE.executor),
+  metrics: createMetrics(SERVICE.executor),
 });

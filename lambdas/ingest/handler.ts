@@ -3,6 +3,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { ENV, requireEnv } from '../config/env.ts';
 import { loadConfigFromEnv } from '../config/load-config.ts';
+import { SERVICE } from '../observability/metric-catalogue.ts';
 import { createLogger, createMetrics } from '../observability/powertools.ts';
 import { SqsWorkQueue } from '../queue/sqs-work-queue.ts';
 import { SecretsManagerSource } from '../secrets/secrets-manager-source.ts';
@@ -18,6 +19,6 @@ export const handler = createIngestHandler({
   queue: new SqsWorkQueue(new SQSClient({}), requireEnv(ENV.queueUrl)),
   secrets: new SecretsManagerSource(),
   now: Date.now,
-  logger: createLogger('retryproof-ingest'),
-  metrics: createMetrics('retryproof-ingest'),
+  logger: createLogger(SERVICE.ingest),
+  metrics: createMetrics(SERVICE.ingest),
 });

@@ -4,18 +4,9 @@
  */
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
+import { INGEST_METRIC } from '../observability/metric-catalogue.ts';
 import type { IngestOutcome } from './ingest-delivery.ts';
 
-export const INGEST_METRIC = {
-  deliveries: 'Deliveries',
-  answers: 'Answers',
-  duplicates: 'DuplicatesIntercepted',
-  retryCause: 'RetryCause',
-  duplicateAgeShareOfTtl: 'DuplicateAgeShareOfTtl',
-  resent: 'MessagesResent',
-  keyReused: 'KeyReused',
-  signatureRejected: 'SignatureRejected',
-} as const;
 
 /** Counts one delivery and its answer; called exactly once per invocation. */
 export function recordAnswer(metrics: Metrics, route: string, status: number): void {

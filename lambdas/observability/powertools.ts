@@ -5,7 +5,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 
-export const METRICS_NAMESPACE = 'Retryproof';
+import { METRICS_NAMESPACE } from './metric-catalogue.ts';
 
 export function createLogger(serviceName: string): Logger {
   return new Logger({ serviceName });

@@ -10,14 +10,15 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { ENV, requireEnv } from '../config/env.ts';
 import { loadConfigFromEnv } from '../config/load-config.ts';
+import { SERVICE } from '../observability/metric-catalogue.ts';
 import { createLogger, createMetrics } from '../observability/powertools.ts';
 import { createReconciler, defaultWindow } from './create-reconciler.ts';
 import type { ReconcileReport } from './reconcile.ts';
 import { recordReconcileReport } from './reconciler-metrics.ts';
 
 const config = loadConfigFromEnv();
-const logger = createLogger('retryproof-reconciler');
-const metrics = createMetrics('retryproof-reconciler');
+const logger = createLogger(SERVICE.reconciler);
+const metrics = createMetrics(SERVICE.reconciler);
 const reconciler = createReconciler({
   dynamo: new DynamoDBClient({}),
   eventsTable: requireEnv(ENV.eventsTable),

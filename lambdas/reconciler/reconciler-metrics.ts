@@ -1,17 +1,9 @@
 /** The reconciler's metrics (EMF), one set per run. */
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
+import { RECONCILER_METRIC } from '../observability/metric-catalogue.ts';
 import type { ReconcileReport } from './reconcile.ts';
 
-export const RECONCILER_METRIC = {
-  scanned: 'ReconcilerScanned',
-  reenqueued: 'ReconcilerReenqueued',
-  reversed: 'ReconcilerReversed',
-  missing: 'ReconcilerMissingEffects',
-  orphans: 'ReconcilerOrphans',
-  needsAttention: 'ReconcilerNeedsAttention',
-  stoppedEarly: 'ReconcilerStoppedEarly',
-} as const;
 
 export function recordReconcileReport(metrics: Metrics, report: ReconcileReport): void {
   metrics.addMetric(RECONCILER_METRIC.scanned, MetricUnit.Count, report.counts.scanned);

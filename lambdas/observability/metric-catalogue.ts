@@ -1,0 +1,52 @@
+/**
+ * Every metric name, namespace and service dimension, in one place. The functions emit
+ * them (Powertools Metrics, EMF) and the CDK dashboard and alarms read them; one list,
+ * so the two cannot drift. Powertools adds the `service` dimension to every metric.
+ */
+export const METRICS_NAMESPACE = 'Retryproof';
+
+export const SERVICE = {
+  ingest: 'retryproof-ingest',
+  executor: 'retryproof-executor',
+  reconciler: 'retryproof-reconciler',
+} as const;
+
+/** Ingest, dimensions {service, route}; Answers adds `status`, RetryCause adds `previousStatus`. */
+export const INGEST_METRIC = {
+  deliveries: 'Deliveries',
+  answers: 'Answers',
+  duplicates: 'DuplicatesIntercepted',
+  retryCause: 'RetryCause',
+  duplicateAgeShareOfTtl: 'DuplicateAgeShareOfTtl',
+  resent: 'MessagesResent',
+  keyReused: 'KeyReused',
+  signatureRejected: 'SignatureRejected',
+  routePaused: 'RoutePaused',
+  breakerTripped: 'BreakerTripped',
+} as const;
+
+/** Executor, dimensions {service, route}; Executions adds `outcome`. */
+export const EXECUTOR_METRIC = {
+  recordsReceived: 'RecordsReceived',
+  executions: 'Executions',
+  duplicateMessages: 'DuplicateMessages',
+  fencedOut: 'FencedOutCompletions',
+  dlqArrivals: 'DlqArrivals',
+  expired: 'ExpiredBeforeExecution',
+  handedBack: 'HandedBack',
+  parked: 'Parked',
+  failed: 'Failed',
+  /** Action run time as a share of the lease, percent: how close work comes to being taken over. */
+  actionShareOfLease: 'ActionShareOfLease',
+} as const;
+
+/** Reconciler, dimensions {service}. */
+export const RECONCILER_METRIC = {
+  scanned: 'ReconcilerScanned',
+  reenqueued: 'ReconcilerReenqueued',
+  reversed: 'ReconcilerReversed',
+  missing: 'ReconcilerMissingEffects',
+  orphans: 'ReconcilerOrphans',
+  needsAttention: 'ReconcilerNeedsAttention',
+  stoppedEarly: 'ReconcilerStoppedEarly',
+} as const;
