@@ -1,6 +1,6 @@
 /** Clients and resources on the local AWS parts, for tests, benchmarks and the local stack. */
-import { CreateTableCommand, DynamoDBClient, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
-import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import { CreateQueueCommand, GetQueueAttributesCommand, GetQueueUrlCommand, QueueDoesNotExist, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { EVENTS_TABLE, eventsTableDefinition, ledgerTableDefinition } from '../lambdas/store/table-schema.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.ts';
 
@@ -57,4 +57,74 @@ export async function createQueuePair(
     }),
   );
   return { queueUrl: `${endpoint}/000000000000/${prefix}`, dlqUrl };
+}
+
+async function tableExists(client: DynamoDBClient, name: string): Promise<boolean> {
+  try {
+    await client.send(new DescribeTableCommand({ TableName: name }));
+    return true;
+  } catch (err) {
+    if (err instanceof ResourceNotFoundException) return false;
+    throw err;
+  }
+}
+
+/** Creates the events and demo ledger tables unless they exist (a restarted stack keeps its data). */
+export async function ensureTables(
+  client: DynamoDBClient,
+  names: { eventsTable: string; ledgerTable: string },
+): Promise<{ created: string[] }> {
+  const created: string[] = [];
+  if (!(await tableExists(client, names.eventsTable))) created.push(await createEventsTable(client, names.eventsTable));
+  if (!(await tableExists(client, names.ledgerTable))) created.push(await createLedgerTable(client, names.ledgerTable));
+  return { created };
+}
+
+async function queueExists(client: SQSClient, name: string): Promise<boolean> {
+  try {
+    await client.send(new GetQueueUrlCommand({ QueueName: name }));
+    return true;
+  } catch (err) {
+    if (err instanceof QueueDoesNotExist || (err as Error).name === 'QueueDoesNotExist' || (err as Error).name === 'AWS.SimpleQueueService.NonExistentQueue') {
+      return false;
+    }
+    throw err;
+  }
+}
+
+/**
+ * The queue pair of {@link createQueuePair}, kept across restarts: created when absent,
+ * otherwise its visibility timeout and redrive policy are set to today's values (a
+ * CreateQueue with other attributes than the existing queue's would be refused).
+ */
+export async function ensureQueuePair(
+  client: SQSClient,
+  endpoint: string,
+  prefix: string,
+  options: { maxReceiveCount: number; visibilityTimeoutSeconds: number },
+): Promise<{ queueUrl: string; dlqUrl: string; queueArn: string; dlqArn: string; created: boolean }> {
+  const arnOf = async (url: string): Promise<string> => {
+    const out = await client.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }));
+    const arn = out.Attributes?.QueueArn;
+    if (arn === undefined) throw new Error(`queue ${url} has no ARN`);
+    return arn;
+  };
+  const exists = (await queueExists(client, prefix)) && (await queueExists(client, `${prefix}-dlq`));
+  if (!exists) {
+    const pair = await createQueuePair(client, endpoint, prefix, options);
+    return { ...pair, queueArn: await arnOf(pair.queueUrl), dlqArn: await arnOf(pair.dlqUrl), created: true };
+  }
+  const queueUrl = `${endpoint}/000000000000/${prefix}`;
+  const dlqUrl = `${endpoint}/000000000000/${prefix}-dlq`;
+  const dlqArn = await arnOf(dlqUrl);
+  await client.send(
+    new SetQueueAttributesCommand({
+      QueueUrl: queueUrl,
+      Attributes: {
+        VisibilityTimeout: String(options.visibilityTimeoutSeconds),
+        RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: options.maxReceiveCount }),
+      },
+    }),
+  );
+  return { queueUrl, dlqUrl, queueArn: await arnOf(queueUrl), dlqArn, created: false };
 }

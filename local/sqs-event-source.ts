@@ -16,6 +16,12 @@ export interface EventSourceOptions {
   readonly queueArn?: string;
   readonly batchSize?: number;
   readonly context: () => Context;
+  /**
+   * Aborted: the event source "dies" with its invocations in flight. A batch that ends
+   * after that deletes nothing, so its messages come back after the visibility timeout,
+   * as when a Lambda is killed before the event source could delete them.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** Builds the SQSRecord Lambda would hand over for a received message. */
@@ -75,6 +81,7 @@ export async function pollOnce(handler: SqsHandler, options: EventSourceOptions)
     // A thrown invocation fails the whole batch, as in Lambda.
     failed = new Set(messages.map((m) => m.MessageId ?? ''));
   }
+  if (options.signal?.aborted === true) return { received: messages.length, deleted: 0, handedBack: messages.length };
   const done = messages.filter((m) => !failed.has(m.MessageId ?? ''));
   if (done.length > 0) {
     await options.sqs.send(

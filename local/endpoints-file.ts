@@ -1,0 +1,125 @@
+/**
+ * `${RETRYPROOF_LOCAL_DIR}/endpoints.json`: where a running local stack tells the CLI,
+ * `npm run send` and the storm how to reach it. Written once the stack is ready, removed
+ * when it stops; a file left by a killed stack is recognised by its dead pid.
+ */
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { SignatureConfig } from '../lambdas/config/route-config.ts';
+import { DEFAULT_LOCAL_DIR, LOCAL_ENV } from './local-settings.ts';
+
+export const ENDPOINTS_FILE = 'endpoints.json';
+
+export interface LocalRouteEndpoint {
+  readonly name: string;
+  readonly signature: SignatureConfig;
+  /** Local-only secret; the file is written with mode 0600. */
+  readonly secret: string;
+  readonly leaseSeconds: number;
+}
+
+export interface LocalEndpoints {
+  readonly version: 1;
+  readonly pid: number;
+  readonly startedAt: string;
+  readonly httpUrl: string;
+  readonly region: string;
+  readonly dynamoEndpoint: string;
+  readonly sqsEndpoint: string;
+  readonly eventsTable: string;
+  readonly ledgerTable: string;
+  readonly queueUrl: string;
+  readonly dlqUrl: string;
+  readonly queueArn: string;
+  readonly dlqArn: string;
+  readonly routes: readonly LocalRouteEndpoint[];
+  readonly settings: {
+    readonly visibilityTimeoutSeconds: number;
+    readonly maxReceiveCount: number;
+    readonly reconcileEverySeconds: number;
+    readonly stuckAfterSeconds: number;
+    readonly settleSeconds: number;
+  };
+}
+
+/** The local stack is not running (no file, or the process that wrote it is gone). */
+export class StackNotRunningError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StackNotRunningError';
+  }
+}
+
+/** The folder of the local stack: RETRYPROOF_LOCAL_DIR, or `.local/` in the working directory. */
+export function localDir(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): string {
+  const raw = env[LOCAL_ENV.dir]?.trim();
+  return resolve(cwd, raw === undefined || raw === '' ? DEFAULT_LOCAL_DIR : raw);
+}
+
+export function endpointsPath(dir: string): string {
+  return join(dir, ENDPOINTS_FILE);
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: alive, but someone else's.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Writes the file atomically (temp file, then rename), readable by the owner only. */
+export async function writeEndpoints(dir: string, endpoints: LocalEndpoints): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  const temp = join(dir, `.${ENDPOINTS_FILE}.${process.pid}.tmp`);
+  await writeFile(temp, `${JSON.stringify(endpoints, null, 2)}\n`, { mode: 0o600 });
+  await rename(temp, endpointsPath(dir));
+}
+
+/** Removes the file if this process wrote it. */
+export async function removeEndpoints(dir: string, pid: number = process.pid): Promise<void> {
+  const current = await readEndpointsFile(dir);
+  if (current !== undefined && current.pid !== pid) return;
+  await rm(endpointsPath(dir), { force: true });
+}
+
+/** The file's content, or undefined when there is none. Does not check that the stack runs. */
+export async function readEndpointsFile(dir: string): Promise<LocalEndpoints | undefined> {
+  let text: string;
+  try {
+    text = await readFile(endpointsPath(dir), 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new StackNotRunningError(`${endpointsPath(dir)} is not valid JSON; remove it and start the stack again (npm start)`);
+  }
+  const e = parsed as Partial<LocalEndpoints>;
+  if (e.version !== 1 || typeof e.pid !== 'number' || typeof e.httpUrl !== 'string' || typeof e.eventsTable !== 'string') {
+    throw new StackNotRunningError(`${endpointsPath(dir)} is not an endpoints file of this version; remove it and run npm start`);
+  }
+  return e as LocalEndpoints;
+}
+
+/**
+ * The endpoints of the stack running in `dir`.
+ * @throws StackNotRunningError saying how to start it
+ */
+export async function readRunningEndpoints(dir: string): Promise<LocalEndpoints> {
+  const endpoints = await readEndpointsFile(dir);
+  if (endpoints === undefined) {
+    throw new StackNotRunningError(`no local stack is running in ${dir} (no ${ENDPOINTS_FILE}); start one with: npm start`);
+  }
+  if (!isAlive(endpoints.pid)) {
+    throw new StackNotRunningError(
+      `the local stack in ${dir} is not running (pid ${endpoints.pid} is gone); start it with: npm start`,
+    );
+  }
+  return endpoints;
+}

@@ -1,0 +1,108 @@
+/**
+ * The local stand-in for Lambda's SQS event source: a few concurrent workers, each
+ * receiving a batch, invoking the executor handler and deleting what succeeded
+ * (pollOnce), with a short sleep when the queue is empty.
+ */
+import type { Context } from 'aws-lambda';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { pollOnce } from './sqs-event-source.ts';
+import type { SqsHandler } from './sqs-event-source.ts';
+
+export interface PollerOptions {
+  readonly handler: SqsHandler;
+  readonly sqs: SQSClient;
+  readonly queueUrl: string;
+  readonly queueArn: string;
+  readonly batchSize: number;
+  /** Batches in flight at most, as the event source's maximum concurrency. */
+  readonly concurrency: number;
+  readonly context: () => Context;
+  /** Sleep when a receive finds nothing. @default 100 */
+  readonly idleMs?: number;
+  /** A receive or delete failed (the handler's own failures never reach here). */
+  readonly onError?: (error: unknown) => void;
+}
+
+export interface PollerStats {
+  batches: number;
+  received: number;
+  deleted: number;
+  handedBack: number;
+}
+
+export interface Poller {
+  readonly stats: Readonly<PollerStats>;
+  /** Batches running now. */
+  inFlight(): number;
+  /**
+   * `drain`: stop receiving and let the batches in flight finish and delete as usual.
+   * `abandon`: stop at once, as a killed function: batches in flight still run to their
+   * end, but delete nothing, so their messages come back after the visibility timeout.
+   * Either way the promise settles when every batch has ended.
+   */
+  stop(mode: 'drain' | 'abandon'): Promise<void>;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) {
+      resolve();
+      return;
+    }
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+export function startPoller(options: PollerOptions): Poller {
+  const stopping = new AbortController();
+  const killed = new AbortController();
+  const stats: PollerStats = { batches: 0, received: 0, deleted: 0, handedBack: 0 };
+  let running = 0;
+  // A function, not the field itself: the loop's own check would narrow the field to false.
+  const isStopping = (): boolean => stopping.signal.aborted;
+  const worker = async (): Promise<void> => {
+    while (!stopping.signal.aborted) {
+      let received = 0;
+      running++;
+      try {
+        const round = await pollOnce(options.handler, {
+          sqs: options.sqs,
+          queueUrl: options.queueUrl,
+          queueArn: options.queueArn,
+          batchSize: options.batchSize,
+          context: options.context,
+          signal: killed.signal,
+        });
+        received = round.received;
+        if (received > 0) stats.batches++;
+        stats.received += round.received;
+        stats.deleted += round.deleted;
+        stats.handedBack += round.handedBack;
+      } catch (err) {
+        if (!isStopping()) options.onError?.(err);
+        await sleep(1000, stopping.signal);
+      } finally {
+        running--;
+      }
+      if (received === 0) await sleep(options.idleMs ?? 100, stopping.signal);
+    }
+  };
+  const workers = Array.from({ length: Math.max(1, options.concurrency) }, () => worker());
+  return {
+    stats,
+    inFlight: () => running,
+    async stop(mode) {
+      if (mode === 'abandon') killed.abort();
+      stopping.abort();
+      await Promise.all(workers);
+    },
+  };
+}

@@ -1,0 +1,220 @@
+/**
+ * The local API Gateway: an HTTP server on 127.0.0.1 that turns `POST /webhooks/{route}`
+ * into an HTTP API (payload format 2.0) event for the real ingest handler, with the real
+ * headers, method and raw body bytes. Every other path gets a 404 problem+json, as the
+ * deployed HTTP API has no other route. `/_local/...` holds the local stack's own admin
+ * calls; the server listens on loopback only and refuses them from anywhere else.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { PROBLEM_CONTENT_TYPE } from '../lambdas/edge/problem-json.ts';
+
+/** API Gateway's own payload limit. The ingest applies each route's smaller one. */
+export const GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+const ROUTE_KEY = 'POST /webhooks/{route}';
+const WEBHOOK_PATH = /^\/webhooks\/([^/]+)$/;
+
+/** Content types API Gateway hands over as text; anything else arrives base64-encoded. */
+export function isTextual(contentType: string | undefined): boolean {
+  if (contentType === undefined || contentType === '') return true;
+  const type = (contentType.split(';')[0] ?? '').trim().toLowerCase();
+  return (
+    type.startsWith('text/') ||
+    type === 'application/json' ||
+    type.endsWith('+json') ||
+    type === 'application/xml' ||
+    type.endsWith('+xml') ||
+    type === 'application/x-www-form-urlencoded' ||
+    type === 'application/javascript'
+  );
+}
+
+export interface RawRequest {
+  readonly method: string;
+  /** Path and query, as on the request line. */
+  readonly url: string;
+  /** Lowercase names; repeated headers as several values. */
+  readonly headers: Readonly<Record<string, readonly string[]>>;
+  readonly body: Buffer;
+  readonly sourceIp: string;
+  readonly receivedAt?: number;
+}
+
+/**
+ * The HTTP API v2 event for a request on `POST /webhooks/{route}`, or undefined when
+ * the request does not match that route (API Gateway answers those itself).
+ */
+export function webhookEventOf(request: RawRequest): APIGatewayProxyEventV2 | undefined {
+  const url = new URL(request.url, 'http://localhost');
+  const match = WEBHOOK_PATH.exec(url.pathname);
+  if (request.method !== 'POST' || match?.[1] === undefined) return undefined;
+  let route: string;
+  try {
+    route = decodeURIComponent(match[1]);
+  } catch {
+    return undefined;
+  }
+  const headers: Record<string, string> = {};
+  let cookies: string[] | undefined;
+  for (const [name, values] of Object.entries(request.headers)) {
+    if (name === 'cookie') cookies = values.flatMap((v) => v.split(';').map((c) => c.trim())).filter((c) => c !== '');
+    // API Gateway joins a repeated header's values with commas.
+    else headers[name] = values.join(',');
+  }
+  const query: Record<string, string> = {};
+  for (const [name, value] of url.searchParams) query[name] = name in query ? `${query[name] ?? ''},${value}` : value;
+  const base64 = !isTextual(headers['content-type']);
+  const at = request.receivedAt ?? Date.now();
+  return {
+    version: '2.0',
+    routeKey: ROUTE_KEY,
+    rawPath: url.pathname,
+    rawQueryString: url.search.startsWith('?') ? url.search.slice(1) : '',
+    ...(cookies === undefined ? {} : { cookies }),
+    headers,
+    ...(Object.keys(query).length === 0 ? {} : { queryStringParameters: query }),
+    pathParameters: { route },
+    isBase64Encoded: base64,
+    ...(request.body.length === 0 ? {} : { body: base64 ? request.body.toString('base64') : request.body.toString('utf8') }),
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      domainName: headers.host ?? 'localhost',
+      domainPrefix: 'local',
+      http: {
+        method: request.method,
+        path: url.pathname,
+        protocol: 'HTTP/1.1',
+        sourceIp: request.sourceIp,
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId: randomUUID(),
+      routeKey: ROUTE_KEY,
+      stage: '$default',
+      time: new Date(at).toISOString(),
+      timeEpoch: at,
+    },
+  };
+}
+
+export interface AdminAnswer {
+  readonly status: number;
+  readonly body: unknown;
+}
+
+export type AdminHandler = (body: unknown) => Promise<AdminAnswer>;
+
+export interface GatewayOptions {
+  readonly invoke: (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
+  /** By `METHOD /path`, for example `POST /_local/reconcile`. */
+  readonly admin: ReadonlyMap<string, AdminHandler>;
+  /** Until the stack is ready, deliveries get 503 (the sender retries). */
+  readonly isReady: () => boolean;
+  /** Called after each webhook answer, for the log line. */
+  readonly onAnswer?: (event: APIGatewayProxyEventV2, answer: APIGatewayProxyStructuredResultV2, ms: number) => void;
+  readonly onError?: (error: unknown) => void;
+}
+
+function problem(res: ServerResponse, status: number, title: string, detail: string, instance?: string): void {
+  res.writeHead(status, { 'content-type': PROBLEM_CONTENT_TYPE, 'cache-control': 'no-store' });
+  res.end(JSON.stringify({ type: 'about:blank', title, status, detail, ...(instance === undefined ? {} : { instance }) }));
+}
+
+function isLoopback(address: string | undefined): boolean {
+  return address === '127.0.0.1' || address === '::1' || address === '::ffff:127.0.0.1';
+}
+
+async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buf = chunk as Buffer;
+    size += buf.length;
+    if (size > limit) return undefined;
+    chunks.push(buf);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** The server, not yet listening. */
+export function createGateway(options: GatewayOptions): Server {
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const started = performance.now();
+    const method = req.method ?? 'GET';
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const body = await readBody(req, GATEWAY_MAX_BODY_BYTES);
+    if (body === undefined) {
+      problem(res, 413, 'Payload Too Large', `The body is over API Gateway's ${GATEWAY_MAX_BODY_BYTES} bytes.`);
+      return;
+    }
+    if (path.startsWith('/_local/')) {
+      const admin = options.admin.get(`${method} ${path}`);
+      if (admin === undefined || !isLoopback(req.socket.remoteAddress)) {
+        problem(res, 404, 'Not Found', `No local admin call ${method} ${path}.`);
+        return;
+      }
+      let parsed: unknown;
+      try {
+        parsed = body.length === 0 ? {} : JSON.parse(body.toString('utf8'));
+      } catch {
+        problem(res, 400, 'Bad Request', 'The body of an admin call is JSON.');
+        return;
+      }
+      const answer = await admin(parsed);
+      res.writeHead(answer.status, { 'content-type': 'application/json' });
+      res.end(`${JSON.stringify(answer.body)}\n`);
+      return;
+    }
+    const event = webhookEventOf({
+      method,
+      url: req.url ?? '/',
+      headers: req.headersDistinct as Record<string, string[]>,
+      body,
+      sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+    });
+    if (event === undefined) {
+      problem(res, 404, 'Not Found', 'Webhooks are delivered with POST /webhooks/{route}.', path);
+      return;
+    }
+    if (!options.isReady()) {
+      problem(res, 503, 'Service Unavailable', 'The local stack is starting; retry shortly.');
+      return;
+    }
+    const answer = await options.invoke(event);
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(answer.headers ?? {})) headers[name] = String(value);
+    if (answer.cookies !== undefined && answer.cookies.length > 0) res.setHeader('set-cookie', answer.cookies);
+    const text = answer.body ?? '';
+    res.writeHead(answer.statusCode ?? 200, headers);
+    res.end(answer.isBase64Encoded === true ? Buffer.from(text, 'base64') : text);
+    options.onAnswer?.(event, answer, performance.now() - started);
+  };
+  return createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      options.onError?.(err);
+      if (!res.headersSent) problem(res, 500, 'Internal Server Error', 'The local gateway failed; see the stack output.');
+      else res.destroy();
+    });
+  });
+}
+
+/**
+ * Listens on 127.0.0.1:port.
+ * @throws Error with code EADDRINUSE when the port is taken
+ */
+export function listen(server: Server, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: Error): void => {
+      reject(err);
+    };
+    server.once('error', onError);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', onError);
+      const address = server.address();
+      resolve(typeof address === 'object' && address !== null ? address.port : port);
+    });
+  });
+}

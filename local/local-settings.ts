@@ -1,0 +1,161 @@
+/**
+ * The local stack's settings: the CDK app's own route configuration (retryproof.config.ts)
+ * plus a few environment overrides that make a laptop run fast. Every value is checked
+ * here, once, so a bad one stops the start with one line and exit code 2.
+ */
+import { isAbsolute, resolve } from 'node:path';
+import { config as appConfig } from '../retryproof.config.ts';
+import { ConfigError, resolveConfig } from '../lambdas/config/resolve-config.ts';
+import type { ResolvedConfig, ResolvedRoute } from '../lambdas/config/resolve-config.ts';
+import type { RetryproofConfig } from '../lambdas/config/route-config.ts';
+import { signDelivery } from '../lambdas/domain/signatures/sign-delivery.ts';
+
+/** A setting that cannot be used. Its message is one line, naming the variable and the value. */
+export class SettingsError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SettingsError';
+  }
+}
+
+/** The environment variables the local stack reads. */
+export const LOCAL_ENV = {
+  port: 'PORT',
+  dir: 'RETRYPROOF_LOCAL_DIR',
+  demoSecret: 'RETRYPROOF_DEMO_SECRET',
+  visibilityTimeout: 'RETRYPROOF_VISIBILITY_TIMEOUT_S',
+  maxReceiveCount: 'RETRYPROOF_MAX_RECEIVE_COUNT',
+  reconcileEvery: 'RETRYPROOF_RECONCILE_EVERY_S',
+  stuckAfter: 'RETRYPROOF_STUCK_AFTER_S',
+  settle: 'RETRYPROOF_SETTLE_S',
+  actionTime: 'RETRYPROOF_ACTION_TIME_S',
+} as const;
+
+/** The folder the stack keeps its data and endpoints.json in, relative to the working directory. */
+export const DEFAULT_LOCAL_DIR = '.local';
+export const DEFAULT_PORT = 3000;
+/**
+ * Locally the visibility timeout is short, so a retryable failure comes back in seconds.
+ * The deployed queue derives its timeout from the lease (6x the executor's timeout); here
+ * that rule is waived: an action slower than this sees its message come back while it
+ * runs, and the executor hands it back as locked.
+ */
+export const DEFAULT_LOCAL_VISIBILITY_SECONDS = 5;
+
+/** The route that the demo secret, `npm run send` and the storm use. */
+export const DEMO_ROUTE = 'demo';
+
+/** Local-only signing secrets: fixed, so a restarted stack accepts what the last one signed. */
+export const LOCAL_DEMO_SECRET = `whsec_${Buffer.from('retryproof-local-demo-secret-32b').toString('base64')}`;
+
+export interface LocalRouteSecret {
+  readonly route: string;
+  readonly secretName: string;
+  readonly secret: string;
+}
+
+export interface LocalSettings {
+  readonly port: number;
+  /** Absolute. */
+  readonly dir: string;
+  readonly config: ResolvedConfig;
+  readonly secrets: readonly LocalRouteSecret[];
+  /** 0: no reconcile timer. */
+  readonly reconcileEverySeconds: number;
+  /** True when the demo secret came from RETRYPROOF_DEMO_SECRET (then it is not printed in full). */
+  readonly demoSecretFromEnv: boolean;
+}
+
+function wholeNumber(env: NodeJS.ProcessEnv, name: string, min: number, max: number): number | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const text = raw.trim();
+  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) {
+    throw new SettingsError(`${name} must be a whole number from ${min} to ${max}, got ${JSON.stringify(raw)}`);
+  }
+  return Number(text);
+}
+
+/** A fixed local secret for a route that is not the demo, in the form its scheme expects. */
+export function localSecretFor(route: ResolvedRoute): string {
+  switch (route.signature.scheme) {
+    case 'standard-webhooks':
+      return route.name === DEMO_ROUTE
+        ? LOCAL_DEMO_SECRET
+        : `whsec_${Buffer.from(`retryproof-local-${route.name}`).toString('base64')}`;
+    case 'stripe':
+      return `whsec_local_${route.name.replace(/[^a-z0-9]/g, '')}`;
+    default:
+      return `local-${route.name}-secret`;
+  }
+}
+
+function checkSecret(route: ResolvedRoute, secret: string): void {
+  try {
+    signDelivery(route.signature, secret, Buffer.from('{}'), { nowSeconds: 0, id: 'check' });
+  } catch (err) {
+    throw new SettingsError(`${LOCAL_ENV.demoSecret} is not a usable ${route.signature.scheme} secret: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * Reads and validates the local settings.
+ * @param base the route configuration; the CDK app's by default
+ * @throws SettingsError with a one-line message
+ */
+export function readLocalSettings(
+  env: NodeJS.ProcessEnv = process.env,
+  base: RetryproofConfig = appConfig,
+  cwd: string = process.cwd(),
+): LocalSettings {
+  const port = wholeNumber(env, LOCAL_ENV.port, 1, 65_535) ?? DEFAULT_PORT;
+  const rawDir = env[LOCAL_ENV.dir];
+  const dirText = rawDir === undefined || rawDir.trim() === '' ? DEFAULT_LOCAL_DIR : rawDir.trim();
+  const dir = isAbsolute(dirText) ? dirText : resolve(cwd, dirText);
+  const visibility = wholeNumber(env, LOCAL_ENV.visibilityTimeout, 1, 43_200) ?? DEFAULT_LOCAL_VISIBILITY_SECONDS;
+  const maxReceiveCount = wholeNumber(env, LOCAL_ENV.maxReceiveCount, 1, 1000);
+  const reconcileEvery = wholeNumber(env, LOCAL_ENV.reconcileEvery, 0, 86_400);
+  const stuckAfter = wholeNumber(env, LOCAL_ENV.stuckAfter, 0, 86_400);
+  const settle = wholeNumber(env, LOCAL_ENV.settle, 0, 3600);
+  const actionTime = wholeNumber(env, LOCAL_ENV.actionTime, 1, 290);
+
+  // Overrides that are part of the configuration go through resolveConfig and its checks.
+  const shaped: RetryproofConfig = {
+    ...base,
+    routes: base.routes.map((r) => (actionTime === undefined ? r : { ...r, actionTimeSeconds: actionTime })),
+    queue: { ...base.queue, ...(maxReceiveCount === undefined ? {} : { maxReceiveCount }) },
+  };
+  let resolved: ResolvedConfig;
+  try {
+    resolved = resolveConfig(shaped);
+  } catch (err) {
+    if (err instanceof ConfigError) throw new SettingsError(`retryproof.config.ts: ${err.message}`);
+    throw err;
+  }
+  // Local-only numbers: below what resolveConfig allows for a deployment, on purpose.
+  const config: ResolvedConfig = {
+    ...resolved,
+    queue: { ...resolved.queue, visibilityTimeoutSeconds: visibility },
+    reconciliation: {
+      ...resolved.reconciliation,
+      ...(stuckAfter === undefined ? {} : { stuckAfterSeconds: stuckAfter }),
+      ...(settle === undefined ? {} : { settleSeconds: settle }),
+    },
+  };
+
+  const demoSecret = env[LOCAL_ENV.demoSecret]?.trim();
+  const demoSecretFromEnv = demoSecret !== undefined && demoSecret !== '';
+  const secrets = config.routes.map((route) => {
+    const secret = route.name === DEMO_ROUTE && demoSecretFromEnv ? demoSecret : localSecretFor(route);
+    if (route.name === DEMO_ROUTE) checkSecret(route, secret);
+    return { route: route.name, secretName: route.secretName, secret };
+  });
+  return {
+    port,
+    dir,
+    config,
+    secrets,
+    reconcileEverySeconds: reconcileEvery ?? config.reconciliation.everyMinutes * 60,
+    demoSecretFromEnv,
+  };
+}

@@ -1,0 +1,88 @@
+/**
+ * Signed sample deliveries, as each scheme's sender would send them, for `npm run send`
+ * and the storm. The key goes where the scheme's sender puts its id; a route with a key
+ * template gets an `Idempotency-Key` header and an `id` in the body, which covers the
+ * usual templates' inputs, not every template.
+ */
+import { randomUUID } from 'node:crypto';
+import type { SignatureConfig } from '../lambdas/config/route-config.ts';
+import { signDelivery } from '../lambdas/domain/signatures/sign-delivery.ts';
+
+export interface SampleRoute {
+  readonly name: string;
+  readonly signature: SignatureConfig;
+}
+
+export interface SignedRequest {
+  readonly headers: Record<string, string>;
+  /** The exact bytes that were signed. */
+  readonly body: string;
+}
+
+/** A new key in the shape the route's scheme uses. */
+export function newKey(route: SampleRoute): string {
+  const id = randomUUID();
+  switch (route.signature.scheme) {
+    case 'standard-webhooks':
+      return `msg_${id}`;
+    case 'stripe':
+      return `evt_${id.replace(/-/g, '')}`;
+    case 'slack':
+      return `Ev${id.replace(/-/g, '').slice(0, 16).toUpperCase()}`;
+    case 'github':
+      return `123456:${id}`;
+    default:
+      return id;
+  }
+}
+
+/** The JSON document of a delivery: the payload, with the key where the scheme keeps it in the body. */
+export function sampleBody(route: SampleRoute, key: string, payload: Readonly<Record<string, unknown>>): string {
+  switch (route.signature.scheme) {
+    case 'stripe':
+      return JSON.stringify({ id: key, object: 'event', ...payload });
+    case 'slack':
+      return JSON.stringify({ event_id: key, ...payload });
+    case 'standard-webhooks':
+    case 'github':
+    case 'shopify':
+      return JSON.stringify(payload);
+    case 'hmac-sha256':
+      return JSON.stringify({ id: key, ...payload });
+  }
+}
+
+/**
+ * Signs `body` for the route as its sender does at `nowSeconds`, with the key headers.
+ * @throws InvalidSigningSecretError for a Standard Webhooks secret that is not base64
+ */
+export function signSample(route: SampleRoute, secret: string, key: string, body: string, nowSeconds: number): SignedRequest {
+  const keyHeaders: Record<string, string> = {};
+  switch (route.signature.scheme) {
+    case 'github': {
+      const [hook = '', guid = ''] = key.split(':');
+      keyHeaders['x-github-hook-id'] = hook;
+      keyHeaders['x-github-delivery'] = guid;
+      break;
+    }
+    case 'shopify':
+      keyHeaders['x-shopify-webhook-id'] = key;
+      break;
+    case 'hmac-sha256':
+      keyHeaders['idempotency-key'] = key;
+      break;
+    default:
+      break;
+  }
+  const signed = signDelivery(route.signature, secret, Buffer.from(body), { nowSeconds, id: key });
+  return { headers: { 'content-type': 'application/json', ...keyHeaders, ...signed }, body };
+}
+
+/** A route's webhook URL from a base URL: the stack's ApiUrl, the local stack's URL, or a full webhook URL. */
+export function webhookUrl(base: string, route: string): string {
+  const url = new URL(base);
+  const path = url.pathname.replace(/\/+$/, '');
+  if (/\/webhooks\/[^/]+$/.test(path)) return url.toString();
+  url.pathname = path.endsWith('/webhooks') ? `${path}/${encodeURIComponent(route)}` : `${path}/webhooks/${encodeURIComponent(route)}`;
+  return url.toString();
+}

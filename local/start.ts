@@ -1,0 +1,98 @@
+/**
+ * `npm start`: the local stack in the foreground. Settings come from the environment
+ * (local/local-settings.ts); Ctrl-C or SIGTERM stops every part and exits 0.
+ *
+ * Exit codes: 0 stopped cleanly; 1 a part failed; 2 a setting, the port or Java is wrong.
+ */
+import { relative } from 'node:path';
+import { readLocalSettings, SettingsError, DEMO_ROUTE } from './local-settings.ts';
+import type { LocalSettings } from './local-settings.ts';
+import { PortInUseError, startLocalStack } from './stack.ts';
+import type { LocalStack } from './stack.ts';
+
+// The handlers' EMF metrics would flood the terminal; the local stack prints its own lines.
+process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+
+const out = (line: string): void => {
+  process.stdout.write(`${line}\n`);
+};
+const err = (line: string): void => {
+  process.stderr.write(`${line}\n`);
+};
+
+function fail(message: string, code: number): never {
+  err(`retryproof local: ${message}`);
+  process.exit(code);
+}
+
+/** Enough of a secret to recognise it, when it came from the environment. */
+function masked(secret: string): string {
+  return secret.length <= 12 ? '***' : `${secret.slice(0, 10)}...`;
+}
+
+function banner(settings: LocalSettings): void {
+  const shown = relative(process.cwd(), settings.dir) || '.';
+  const { queue, reconciliation } = settings.config;
+  out(
+    `retryproof local: data in ${shown}/ (DynamoDB Local + fauxqs), visibility ${queue.visibilityTimeoutSeconds} s, ` +
+      `maxReceiveCount ${queue.maxReceiveCount}, reconcile ${
+        settings.reconcileEverySeconds > 0 ? `every ${settings.reconcileEverySeconds} s` : 'timer off'
+      } (settle ${reconciliation.settleSeconds} s, stuck after ${reconciliation.stuckAfterSeconds} s)`,
+  );
+  for (const route of settings.config.routes) {
+    const secret = settings.secrets.find((s) => s.route === route.name)?.secret ?? '';
+    if (route.name === DEMO_ROUTE) continue;
+    out(`route ${route.name} (${route.signature.scheme}, lease ${route.leaseSeconds} s): local secret ${secret}`);
+  }
+}
+
+let settings: LocalSettings;
+try {
+  settings = readLocalSettings();
+} catch (error) {
+  if (error instanceof SettingsError) fail(error.message, 2);
+  throw error;
+}
+
+let stack: LocalStack | undefined;
+const state = { stopRequested: false };
+let stopping = false;
+const onSignal = (signal: NodeJS.Signals): void => {
+  if (stopping) {
+    err(`retryproof local: ${signal} again, exiting now`);
+    process.exit(1);
+  }
+  state.stopRequested = true;
+  if (stack === undefined) return;
+  stopping = true;
+  out(`retryproof local: ${signal}, stopping`);
+  stack.stop().then(
+    () => {
+      out('retryproof local: stopped');
+      process.exit(0);
+    },
+    (error: unknown) => {
+      fail(`stopping failed: ${(error as Error).message}`, 1);
+    },
+  );
+};
+process.on('SIGINT', onSignal);
+process.on('SIGTERM', onSignal);
+
+banner(settings);
+try {
+  stack = await startLocalStack({ settings, out, err });
+} catch (error) {
+  if (error instanceof PortInUseError || error instanceof SettingsError) fail(error.message, 2);
+  const message = (error as Error).message;
+  if (message.startsWith('java was not found')) fail(message, 2);
+  fail(`the local stack did not start: ${message.split('\n')[0] ?? ''}`, 1);
+}
+
+if (state.stopRequested) {
+  onSignal('SIGTERM');
+} else {
+  const demo = settings.secrets.find((s) => s.route === DEMO_ROUTE);
+  const secretNote = demo === undefined ? '' : ` (demo secret ${settings.demoSecretFromEnv ? masked(demo.secret) : demo.secret})`;
+  out(`retryproof local stack ready at ${stack.url}${secretNote}`);
+}
