@@ -11,12 +11,15 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { RouteStateStore } from '../ports/route-state-store.ts';
 import { executeMessage } from './execute-message.ts';
 import type { ExecutorDeps } from './execute-message.ts';
 import { recordExecution } from './executor-metrics.ts';
 import { EXECUTOR_METRIC } from '../observability/metric-catalogue.ts';
 
-export interface ExecutorHandlerDeps extends Omit<ExecutorDeps, 'remainingMs' | 'requestId'> {
+export interface ExecutorHandlerDeps extends Omit<ExecutorDeps, 'remainingMs' | 'requestId' | 'isPaused'> {
+  /** Route states, read once per route and batch. @default - no route is ever paused */
+  readonly routeState?: RouteStateStore;
   readonly logger: Logger;
   readonly metrics: Metrics;
 }
@@ -37,9 +40,21 @@ export function createExecutorHandler(deps: ExecutorHandlerDeps) {
     .handler(async (event, context) => {
       metrics.addMetric(EXECUTOR_METRIC.recordsReceived, MetricUnit.Count, event.Records.length);
       const processor = new BatchProcessor(EventType.SQS);
+      // One read per route and batch: a pause takes effect from the next batch on.
+      const paused = new Map<string, Promise<boolean>>();
+      const isPaused = (route: string): Promise<boolean> => {
+        const store = deps.routeState;
+        if (store === undefined) return Promise.resolve(false);
+        let state = paused.get(route);
+        if (state === undefined) {
+          state = store.get(route).then((s) => s.state === 'paused');
+          paused.set(route, state);
+        }
+        return state;
+      };
       const recordHandler = async (record: SQSRecord): Promise<void> => {
         const report = await executeMessage(
-          { ...deps, remainingMs: () => context.getRemainingTimeInMillis(), requestId: context.awsRequestId },
+          { ...deps, remainingMs: () => context.getRemainingTimeInMillis(), requestId: context.awsRequestId, isPaused },
           {
             messageId: record.messageId,
             body: record.body,

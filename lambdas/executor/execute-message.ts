@@ -33,6 +33,8 @@ export interface ExecutorDeps {
   /** Time left in this invocation; an action never runs past it. */
   readonly remainingMs?: () => number;
   readonly requestId?: string;
+  /** True while the route is paused: its work is parked, not run. @default - never paused */
+  readonly isPaused?: (route: string) => Promise<boolean>;
 }
 
 export const EXECUTION_OUTCOME = {
@@ -46,6 +48,7 @@ export const EXECUTION_OUTCOME = {
   expired: 'record-expired',
   crashed: 'crashed',
   unreadable: 'unreadable-message',
+  parked: 'parked',
 } as const;
 export type ExecutionOutcome = (typeof EXECUTION_OUTCOME)[keyof typeof EXECUTION_OUTCOME];
 
@@ -59,6 +62,8 @@ export interface ExecutionReport {
   /** Set when the message went to the DLQ. */
   readonly deadLetterReason?: string;
   readonly error?: string;
+  /** How long the action ran, as a share of the lease (0..1+). */
+  readonly leaseShare?: number;
 }
 
 const RESULT_LIMIT = 1024;
@@ -127,6 +132,27 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
     const reason = route === undefined ? `route "${work.route}" is not configured` : `action "${route.action}" is not registered`;
     await deps.deadLetters.send({ ...work, reason });
     return { ...base, outcome: EXECUTION_OUTCOME.unreadable, ack: true, deadLetterReason: reason };
+  }
+
+  if ((await deps.isPaused?.(work.route)) === true) {
+    // The route is paused: keep the work, run nothing. Resuming the route re-enqueues it.
+    const parked = await deps.store.park({ route: work.route, key: work.key, receivedAt: work.receivedAt, nowMs: deps.now() });
+    switch (parked.kind) {
+      case 'parked':
+      case 'already-parked':
+        return { ...base, outcome: EXECUTION_OUTCOME.parked, ack: true };
+      case 'completed':
+        return { ...base, outcome: EXECUTION_OUTCOME.duplicate, ack: true };
+      case 'locked':
+        return { ...base, outcome: EXECUTION_OUTCOME.locked, ack: false };
+      case 'missing': {
+        const reason = 'record expired before execution';
+        await deps.deadLetters.send({ ...work, reason });
+        return { ...base, outcome: EXECUTION_OUTCOME.expired, ack: true, deadLetterReason: reason };
+      }
+      case 'route-active':
+        break;
+    }
   }
 
   const startedAt = deps.now();
@@ -208,5 +234,5 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
   const completed = await deps.store.complete({ ...fence, nowMs: endedAt, result: resultOf(result) });
   const outcome = completed ? EXECUTION_OUTCOME.completed : EXECUTION_OUTCOME.fencedOut;
   await deps.store.appendLog({ ...log, endedAt, outcome });
-  return { ...base, attempt, outcome, ack: true };
+  return { ...base, attempt, outcome, ack: true, leaseShare: (endedAt - startedAt) / (route.leaseSeconds * 1000) };
 }

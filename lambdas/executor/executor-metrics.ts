@@ -16,4 +16,11 @@ export function recordExecution(metrics: Metrics, report: ExecutionReport): void
   if (report.outcome === EXECUTION_OUTCOME.expired) perRoute.addMetric(EXECUTOR_METRIC.expired, MetricUnit.Count, 1);
   if (report.deadLetterReason !== undefined) perRoute.addMetric(EXECUTOR_METRIC.dlqArrivals, MetricUnit.Count, 1);
   if (!report.ack) perRoute.addMetric(EXECUTOR_METRIC.handedBack, MetricUnit.Count, 1);
+  if (report.outcome === EXECUTION_OUTCOME.parked) perRoute.addMetric(EXECUTOR_METRIC.parked, MetricUnit.Count, 1);
+  if (report.outcome === EXECUTION_OUTCOME.permanent || report.outcome === EXECUTION_OUTCOME.exhausted) {
+    perRoute.addMetric(EXECUTOR_METRIC.failed, MetricUnit.Count, 1);
+  }
+  if (report.leaseShare !== undefined) {
+    perRoute.addMetric(EXECUTOR_METRIC.actionShareOfLease, MetricUnit.Percent, Math.round(report.leaseShare * 1000) / 10);
+  }
 }

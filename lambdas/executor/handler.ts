@@ -7,16 +7,19 @@ import { SERVICE } from '../observability/metric-catalogue.ts';
 import { createLogger, createMetrics } from '../observability/powertools.ts';
 import { SqsWorkQueue } from '../queue/sqs-work-queue.ts';
 import { DynamoDbExecutionStore } from '../store/dynamodb-execution-store.ts';
+import { DynamoDbRouteStateStore } from '../store/dynamodb-route-state-store.ts';
 import { builtInActions } from '../actions/built-in-actions.ts';
 import { createExecutorHandler } from './create-executor-handler.ts';
 
 const config = loadConfigFromEnv();
 const dynamo = new DynamoDBClient({});
+const eventsTable = requireEnv(ENV.eventsTable);
 
 export const handler = createExecutorHandler({
   routes: new Map(config.routes.map((r) => [r.name, r])),
   actions: builtInActions({ dynamo, ledgerTable: process.env[ENV.ledgerTable] }),
-  store: new DynamoDbExecutionStore(dynamo, requireEnv(ENV.eventsTable)),
+  store: new DynamoDbExecutionStore(dynamo, eventsTable),
+  routeState: new DynamoDbRouteStateStore(dynamo, eventsTable),
   deadLetters: new SqsWorkQueue(new SQSClient({}), requireEnv(ENV.dlqUrl)),
   maxReceiveCount: config.queue.maxReceiveCount,
   now: Date.now,

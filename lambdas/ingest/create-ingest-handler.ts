@@ -79,6 +79,7 @@ export function createIngestHandler(deps: IngestHandlerDeps) {
         return problemResponse(problem);
       }
       recordAnswer(metrics, outcome.route, outcome.answer.status);
+      if (outcome.breaker !== undefined) logger.warn('circuit breaker tripped', { breaker: outcome.breaker, hits: outcome.hits });
       logger.info('duplicate replayed', {
         status: outcome.answer.status,
         previousStatus: outcome.previousStatus,

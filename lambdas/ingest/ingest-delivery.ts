@@ -20,6 +20,8 @@ import type { ClaimResult, IngestEventStore } from '../ports/event-store.ts';
 import type { SecretSource } from '../ports/secret-source.ts';
 import type { WorkQueue } from '../ports/work-queue.ts';
 import type { PreparedRoute } from './prepared-route.ts';
+import { crossesThreshold, tripBreaker } from './circuit-breaker.ts';
+import type { BreakerDeps, BreakerOutcome } from './circuit-breaker.ts';
 
 /** A delivery as the edge received it. Header names are lowercase. */
 export interface IncomingDelivery {
@@ -43,6 +45,8 @@ export interface IngestDeps {
    * @default 60_000
    */
   readonly resendAfterMs?: number;
+  /** The circuit breaker; without it, no route is ever paused. */
+  readonly breaker?: BreakerDeps;
 }
 
 /** What happened, for the answer, the logs and the metrics. */
@@ -61,6 +65,8 @@ export type IngestOutcome =
       readonly ageMs: number;
       readonly ttlSeconds: number;
       readonly resent: boolean;
+      /** Set when this delivery tripped the circuit breaker. */
+      readonly breaker?: BreakerOutcome;
     };
 
 const ACCEPTED_STATUS = 202;
@@ -182,6 +188,10 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
       ...(answeredFailure ? { answer } : {}),
     }),
   );
+  let breaker: BreakerOutcome | undefined;
+  if (deps.breaker !== undefined && hits !== undefined && crossesThreshold(config, hits)) {
+    breaker = await dependency('circuit breaker', () => tripBreaker(deps.breaker as BreakerDeps, config, key, hits, now));
+  }
   return {
     kind: 'duplicate',
     route: config.name,
@@ -193,6 +203,7 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
     ageMs: now - old.receivedAt,
     ttlSeconds: config.ttlSeconds,
     resent: resentAt !== undefined,
+    ...(breaker === undefined ? {} : { breaker }),
   };
 }
 

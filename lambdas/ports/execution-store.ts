@@ -21,6 +21,14 @@ export interface ClaimRequest {
   readonly token: string;
 }
 
+/** The outcome of parking a message's record while its route is paused. */
+export type ParkResult =
+  | { readonly kind: 'parked' }
+  | { readonly kind: 'already-parked' }
+  /** The route was resumed meanwhile: claim and run as usual. */
+  | { readonly kind: 'route-active' }
+  | Exclude<ExecutorClaim, { kind: 'claimed' }>;
+
 /** One attempt, or one correction, in a record's execution log. */
 export interface ExecutionLogEntry {
   readonly route: string;
@@ -57,4 +65,6 @@ export interface ExecutionStore {
   /** FAILED after a permanent error or the last allowed attempt. */
   fail(write: FencedWrite & { readonly error: string }): Promise<boolean>;
   appendLog(entry: ExecutionLogEntry): Promise<void>;
+  /** PARKED, with the sparse `parked` index keys, unless the record is done or leased. Nothing runs. */
+  park(request: Omit<ClaimRequest, 'leaseMs' | 'token'>): Promise<ParkResult>;
 }

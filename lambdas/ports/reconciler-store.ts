@@ -19,5 +19,7 @@ export interface ReconcilerStore {
    * since `stuckBeforeMs`. True: this caller won and must send the message.
    */
   markReenqueued(record: EventRecord, nowMs: number, stuckBeforeMs: number): Promise<boolean>;
+  /** PARKED back to RECEIVED, for a record left parked on a route that is active again. */
+  unpark(record: EventRecord, nowMs: number): Promise<boolean>;
   appendLog(entry: ExecutionLogEntry): Promise<void>;
 }

@@ -10,6 +10,7 @@ import { DEMO_ACTION } from '../config/resolve-config.ts';
 import { DynamoDbLedger } from '../ledger/dynamodb-ledger.ts';
 import { SqsWorkQueue } from '../queue/sqs-work-queue.ts';
 import { DynamoDbReconcilerStore } from '../store/dynamodb-reconciler-store.ts';
+import { DynamoDbRouteStateStore } from '../store/dynamodb-route-state-store.ts';
 import { reconcile } from './reconcile.ts';
 import type { ReconcileOptions, ReconcileReport } from './reconcile.ts';
 
@@ -52,6 +53,7 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
     queue: new SqsWorkQueue(options.sqs, options.queueUrl),
     routes: new Map(options.config.routes.map((r) => [r.name, r])),
     ledgerActions: new Set([DEMO_ACTION]),
+    routeState: new DynamoDbRouteStateStore(options.dynamo, options.eventsTable),
     now,
   };
   return {

@@ -11,6 +11,7 @@ import type { EventRecord } from '../domain/event-record.ts';
 import { operationFingerprint } from '../domain/operation-fingerprint.ts';
 import type { Ledger, LedgerEntry } from '../ledger/ledger.ts';
 import type { ReconcilerStore } from '../ports/reconciler-store.ts';
+import type { RouteStateStore } from '../ports/route-state-store.ts';
 import type { WorkQueue } from '../ports/work-queue.ts';
 
 export interface ReconcileDeps {
@@ -22,6 +23,8 @@ export interface ReconcileDeps {
   /** Actions whose effects land in the ledger; only their routes get the effects check. */
   readonly ledgerActions: ReadonlySet<string>;
   readonly now: () => number;
+  /** Route states: a record left PARKED on an active route is re-enqueued. @default - parked is only reported */
+  readonly routeState?: RouteStateStore;
 }
 
 export interface ReconcileOptions {
@@ -102,6 +105,18 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
     });
   };
 
+  const routeStates = new Map<string, Promise<boolean>>();
+  const routeIsActive = (route: string): Promise<boolean> => {
+    const store = deps.routeState;
+    if (store === undefined) return Promise.resolve(false);
+    let active = routeStates.get(route);
+    if (active === undefined) {
+      active = store.get(route).then((s) => s.state === 'active');
+      routeStates.set(route, active);
+    }
+    return active;
+  };
+
   // 1. Read the window, and repair what is stuck as we go.
   const records = new Map<string, EventRecord>();
   let stoppedAt: ReconcileReport['stoppedAt'];
@@ -118,6 +133,13 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
         continue;
       }
       if (record.status === RECORD_STATUS.parked) {
+        if ((await routeIsActive(record.route)) && counts.reenqueued < options.maxReenqueue && (await deps.store.unpark(record, now))) {
+          // Parked by a batch that raced a resume: the route runs again, so must this work.
+          await deps.queue.send(workMessageOf(record));
+          counts.reenqueued++;
+          await correction(record, 'unparked', { reason: 'parked on a route that is active again' });
+          continue;
+        }
         counts.parked++;
         flag(record, 'parked');
         continue;

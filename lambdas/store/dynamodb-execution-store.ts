@@ -3,17 +3,31 @@
  * `SELECT ... FOR UPDATE SKIP LOCKED`: one conditional update that takes a lease, or
  * returns the record that stood in the way.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { RECORD_SK, RECORD_STATUS, recordPk } from '../domain/event-record.ts';
-import type { ClaimRequest, ExecutionLogEntry, ExecutionStore, ExecutorClaim, FencedWrite } from '../ports/execution-store.ts';
+import type {
+  ClaimRequest,
+  ExecutionLogEntry,
+  ExecutionStore,
+  ExecutorClaim,
+  FencedWrite,
+  ParkResult,
+} from '../ports/execution-store.ts';
+import { EVENTS_TABLE } from './table-schema.ts';
+import { ROUTE_STATE_SK, routeStatePk } from './dynamodb-route-state-store.ts';
 import { documentClient } from './dynamodb-event-store.ts';
 import { fromRecordItem } from './record-item.ts';
 
 const NAMES = { '#status': 'status' } as const;
+
+/** Partition of the sparse `parked` index that holds a route's parked records. */
+export function parkedPartition(route: string): string {
+  return `PARKED#${route}`;
+}
 
 /** Sort key of a log entry: grouped by record generation, then in time order. */
 export function logSortKey(entry: Pick<ExecutionLogEntry, 'receivedAt' | 'startedAt' | 'attempt' | 'kind'>): string {
@@ -95,6 +109,65 @@ export class DynamoDbExecutionStore implements ExecutionStore {
       ':failed': RECORD_STATUS.failed,
       ':error': write.error,
     });
+  }
+
+  async park(request: Omit<ClaimRequest, 'leaseMs' | 'token'>): Promise<ParkResult> {
+    const index = EVENTS_TABLE.parkedIndex;
+    const key = { pk: recordPk(request.route, request.key), sk: RECORD_SK };
+    try {
+      await this.#doc.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              // Park only while the route is still paused: a resume that has already swept
+              // the parked index must not leave this record behind.
+              ConditionCheck: {
+                TableName: this.#table,
+                Key: { pk: routeStatePk(request.route), sk: ROUTE_STATE_SK },
+                ConditionExpression: '#state = :paused',
+                ExpressionAttributeNames: { '#state': 'state' },
+                ExpressionAttributeValues: { ':paused': 'paused' },
+              },
+            },
+            {
+              Update: {
+                TableName: this.#table,
+                Key: key,
+                ConditionExpression:
+                  'receivedAt = :receivedAt AND expiresAt > :nowSeconds AND ' +
+                  '(#status IN (:received, :failed) OR (#status = :executing AND leaseUntil <= :now))',
+                UpdateExpression:
+                  'SET #status = :parked, parkedAt = :now, #gsi2pk = :gsi2pk, #gsi2sk = :gsi2sk REMOVE leaseUntil, leaseToken',
+                ExpressionAttributeNames: { ...NAMES, '#gsi2pk': index.partitionKey, '#gsi2sk': index.sortKey },
+                ExpressionAttributeValues: {
+                  ':receivedAt': request.receivedAt,
+                  ':nowSeconds': Math.floor(request.nowMs / 1000),
+                  ':now': request.nowMs,
+                  ':received': RECORD_STATUS.received,
+                  ':failed': RECORD_STATUS.failed,
+                  ':executing': RECORD_STATUS.executing,
+                  ':parked': RECORD_STATUS.parked,
+                  ':gsi2pk': parkedPartition(request.route),
+                  ':gsi2sk': `${new Date(request.receivedAt).toISOString()}#${request.key}`,
+                },
+              },
+            },
+          ],
+        }),
+      );
+      return { kind: 'parked' };
+    } catch (err) {
+      if (!(err instanceof TransactionCanceledException)) throw err;
+      // Rare path: read what stood in the way.
+      const out = await this.#doc.send(new GetCommand({ TableName: this.#table, Key: key, ConsistentRead: true }));
+      if (out.Item === undefined) return { kind: 'missing' };
+      const record = fromRecordItem(out.Item);
+      if (record.receivedAt !== request.receivedAt || record.expiresAt <= Math.floor(request.nowMs / 1000)) return { kind: 'missing' };
+      if (record.status === RECORD_STATUS.completed) return { kind: 'completed', record };
+      if (record.status === RECORD_STATUS.parked) return { kind: 'already-parked' };
+      if (record.status === RECORD_STATUS.executing && (record.leaseUntil ?? 0) > request.nowMs) return { kind: 'locked', record };
+      return { kind: 'route-active' };
+    }
   }
 
   async appendLog(entry: ExecutionLogEntry): Promise<void> {

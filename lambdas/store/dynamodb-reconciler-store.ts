@@ -101,6 +101,31 @@ export class DynamoDbReconcilerStore implements ReconcilerStore {
     }
   }
 
+  async unpark(record: EventRecord, nowMs: number): Promise<boolean> {
+    const index = EVENTS_TABLE.parkedIndex;
+    try {
+      await this.#doc.send(
+        new UpdateCommand({
+          TableName: this.#table,
+          Key: { pk: recordPk(record.route, record.key), sk: RECORD_SK },
+          ConditionExpression: '#status = :parked AND receivedAt = :receivedAt',
+          UpdateExpression: 'SET #status = :received, lastEnqueuedAt = :now, reenqueuedAt = :now REMOVE #gsi2pk, #gsi2sk',
+          ExpressionAttributeNames: { '#status': 'status', '#gsi2pk': index.partitionKey, '#gsi2sk': index.sortKey },
+          ExpressionAttributeValues: {
+            ':parked': RECORD_STATUS.parked,
+            ':received': RECORD_STATUS.received,
+            ':receivedAt': record.receivedAt,
+            ':now': nowMs,
+          },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (err instanceof ConditionalCheckFailedException) return false;
+      throw err;
+    }
+  }
+
   appendLog(entry: ExecutionLogEntry): Promise<void> {
     return this.#log.appendLog(entry);
   }

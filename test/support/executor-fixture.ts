@@ -18,6 +18,9 @@ import { SqsWorkQueue } from '../../lambdas/queue/sqs-work-queue.ts';
 import { documentClient } from '../../lambdas/store/dynamodb-event-store.ts';
 import { DynamoDbExecutionStore } from '../../lambdas/store/dynamodb-execution-store.ts';
 import { pollOnce } from '../../local/sqs-event-source.ts';
+import type { RouteConfig } from '../../lambdas/config/route-config.ts';
+import type { BreakerDeps } from '../../lambdas/ingest/circuit-breaker.ts';
+import { DynamoDbRouteStateStore } from '../../lambdas/store/dynamodb-route-state-store.ts';
 import type { PollResult } from '../../local/sqs-event-source.ts';
 import { createQueuePair, localDynamoClient, localSqsClient } from '../../local/aws-clients.ts';
 import { lambdaContext } from '../../local/http-api-event.ts';
@@ -52,7 +55,14 @@ export interface ExecutorFixture {
 }
 
 export async function executorFixture(
-  options: { actions?: Record<string, Action>; action?: string; eventsTable?: string; ledgerTable?: string } = {},
+  options: {
+    actions?: Record<string, Action>;
+    action?: string;
+    eventsTable?: string;
+    ledgerTable?: string;
+    breaker?: BreakerDeps;
+    routes?: readonly RouteConfig[];
+  } = {},
 ): Promise<ExecutorFixture> {
   const ddb = localDynamoClient(inject('dynamoEndpoint'));
   const sqs = localSqsClient(inject('sqsEndpoint'));
@@ -60,9 +70,16 @@ export async function executorFixture(
     maxReceiveCount: MAX_RECEIVE_COUNT,
     visibilityTimeoutSeconds: 1,
   });
-  const routes = SCHEME_ROUTES.map((r) => (r.name === ROUTE && options.action !== undefined ? { ...r, action: options.action } : r));
+  const routes = (options.routes ?? SCHEME_ROUTES).map((r) =>
+    r.name === ROUTE && options.action !== undefined ? { ...r, action: options.action } : r,
+  );
   const table = options.eventsTable ?? inject('eventsTable');
-  const ingest = await ingestFixture({ queueUrl: pair.queueUrl, routes, tableName: table });
+  const ingest = await ingestFixture({
+    queueUrl: pair.queueUrl,
+    routes,
+    tableName: table,
+    ...(options.breaker === undefined ? {} : { breaker: options.breaker }),
+  });
   const config = resolveConfig({ routes, queue: { maxReceiveCount: MAX_RECEIVE_COUNT } });
   const ledgerClient = new DynamoDbLedger(ddb, options.ledgerTable ?? inject('ledgerTable'));
   const doc = documentClient(ddb);
@@ -77,6 +94,7 @@ export async function executorFixture(
       routes: new Map(config.routes.map((r) => [r.name, r])),
       actions: new Map(Object.entries({ payout: payoutAction(ledgerClient), ...options.actions })),
       store: new DynamoDbExecutionStore(ddb, table),
+      routeState: new DynamoDbRouteStateStore(ddb, table),
       deadLetters: new SqsWorkQueue(sqs, pair.dlqUrl),
       maxReceiveCount: MAX_RECEIVE_COUNT,
       now: () => Date.now() + fx.clockOffsetMs,

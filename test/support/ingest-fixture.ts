@@ -121,7 +121,7 @@ export interface IngestFixture {
 
 /** Builds the real handler against the local services, with its own queue pair. */
 export async function ingestFixture(
-  overrides: Partial<Pick<IngestDeps, 'now' | 'resendAfterMs' | 'queue' | 'store'>> & {
+  overrides: Partial<Pick<IngestDeps, 'now' | 'resendAfterMs' | 'queue' | 'store' | 'breaker'>> & {
     routes?: readonly RouteConfig[];
     queueUrl?: string;
     tableName?: string;
@@ -147,6 +147,7 @@ export async function ingestFixture(
     secrets,
     now: overrides.now ?? Date.now,
     ...(overrides.resendAfterMs === undefined ? {} : { resendAfterMs: overrides.resendAfterMs }),
+    ...(overrides.breaker === undefined ? {} : { breaker: overrides.breaker }),
     logger: createLogger('retryproof-ingest-test'),
     metrics: createMetrics('retryproof-ingest-test'),
   });

@@ -1,0 +1,93 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, inject, it } from 'vitest';
+import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
+import { createRouteControl } from '../../lambdas/routes/route-control.ts';
+import { DynamoDbRouteStateStore } from '../../lambdas/store/dynamodb-route-state-store.ts';
+import { createEventsTable, createLedgerTable, localDynamoClient, localSqsClient } from '../../local/aws-clients.ts';
+import { executorFixture, ROUTE } from '../support/executor-fixture.ts';
+import { ingestFixture, SCHEME_ROUTES, signedDelivery, uniqueKey } from '../support/ingest-fixture.ts';
+import { localTopic } from '../support/local-topic.ts';
+
+async function ownTables() {
+  const dynamo = localDynamoClient(inject('dynamoEndpoint'));
+  const suffix = randomUUID().slice(0, 8);
+  return {
+    dynamo,
+    eventsTable: await createEventsTable(dynamo, `events-b-${suffix}`),
+    ledgerTable: await createLedgerTable(dynamo, `ledger-b-${suffix}`),
+  };
+}
+
+describe('the circuit breaker, parked work and resume', () => {
+  it('pauses the route exactly once when 5 copies of one key arrive at once, and records why', async () => {
+    // Prepare
+    const t = await ownTables();
+    const topic = await localTopic();
+    const states = new DynamoDbRouteStateStore(t.dynamo, t.eventsTable);
+    const fx = await ingestFixture({ tableName: t.eventsTable, breaker: { routeState: states, notifier: topic.notifier } });
+    const key = uniqueKey(ROUTE);
+    const delivery = signedDelivery(ROUTE, key);
+    // Act
+    const answers = await Promise.all(Array.from({ length: 5 }, () => fx.invoke(delivery)));
+    // Assess: every copy is still acknowledged; one pause event, one notice.
+    expect(answers.map((a) => a.statusCode)).toEqual([202, 202, 202, 202, 202]);
+    const state = await states.get(ROUTE);
+    expect(state).toMatchObject({ state: 'paused', key, pausedBy: 'circuit-breaker' });
+    expect(state.reason).toMatch(/delivered 4 times, over the route's threshold of 3/);
+    const notices = await topic.published();
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toMatchObject({ route: ROUTE, key, reaction: 'pause' });
+  });
+
+  it('accepts and parks new work on a paused route, then runs it exactly once after resume', async () => {
+    // Prepare: pause the route through the breaker.
+    const t = await ownTables();
+    const topic = await localTopic();
+    const states = new DynamoDbRouteStateStore(t.dynamo, t.eventsTable);
+    const fx = await executorFixture({
+      eventsTable: t.eventsTable,
+      ledgerTable: t.ledgerTable,
+      breaker: { routeState: states, notifier: topic.notifier },
+    });
+    const noisy = await fx.deliver({ amount: 1 });
+    for (let i = 0; i < 4; i++) await fx.ingest.invoke(signedDelivery(ROUTE, noisy, { payload: { amount: 1 } }));
+    expect((await states.get(ROUTE)).state).toBe('paused');
+    // Act: a new delivery to the paused route.
+    const key = await fx.deliver({ amount: 250 });
+    await fx.drain();
+    // Assess: accepted, kept, not executed.
+    expect(await fx.record(key)).toMatchObject({ status: 'PARKED', gsi2pk: `PARKED#${ROUTE}` });
+    expect(await fx.ledger(key)).toHaveLength(0);
+    // Act: an operator resumes the route.
+    const control = createRouteControl({
+      dynamo: t.dynamo,
+      eventsTable: t.eventsTable,
+      sqs: localSqsClient(inject('sqsEndpoint')),
+      queueUrl: fx.queueUrl,
+      config: resolveConfig({ routes: SCHEME_ROUTES }),
+    });
+    const resumed = await control.resume(ROUTE);
+    await fx.drain();
+    // Assess: both parked records (the noisy key's and the new one) ran once.
+    expect(resumed).toEqual({ resumed: true, reenqueued: 2 });
+    expect(await fx.record(key)).toMatchObject({ status: 'COMPLETED', attempts: 1 });
+    expect((await fx.record(key))?.gsi2pk).toBeUndefined();
+    expect(await fx.ledger(key)).toHaveLength(1);
+    expect(await fx.ledger(noisy)).toHaveLength(1);
+    expect((await control.list()).find((r) => r.route === ROUTE)?.state).toBe('active');
+  });
+
+  it('never pauses a route whose reaction is alert, and alerts once per key', async () => {
+    const t = await ownTables();
+    const topic = await localTopic();
+    const states = new DynamoDbRouteStateStore(t.dynamo, t.eventsTable);
+    const routes = SCHEME_ROUTES.map((r) => (r.name === 'stripe' ? { ...r, breakerReaction: 'alert' as const } : r));
+    const fx = await ingestFixture({ routes, tableName: t.eventsTable, breaker: { routeState: states, notifier: topic.notifier } });
+    const delivery = signedDelivery('stripe', uniqueKey('stripe'));
+    for (let i = 0; i < 8; i++) await fx.invoke(delivery);
+    expect((await states.get('stripe')).state).toBe('active');
+    const notices = await topic.published();
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toMatchObject({ route: 'stripe', reaction: 'alert' });
+  });
+});
