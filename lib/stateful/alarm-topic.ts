@@ -1,4 +1,4 @@
-import { Stack } from 'aws-cdk-lib';
+import { ArnFormat, Stack } from 'aws-cdk-lib';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
@@ -6,6 +6,15 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
+import type { IConstruct } from 'constructs';
+
+/**
+ * The name of one of this stack's CloudWatch alarms: the stack's name, a dash, then
+ * `name`. The topic lets exactly the alarms named so publish to it.
+ */
+export function alarmName(scope: IConstruct, name: string): string {
+  return `${Stack.of(scope).stackName}-${name}`;
+}
 
 /** Props of {@link AlarmTopic}. */
 export interface AlarmTopicProps {
@@ -45,6 +54,28 @@ export class AlarmTopic extends Construct {
       masterKey: key,
       enforceSSL: true,
     });
+    // enforceSSL gives the topic a policy of its own, which replaces SNS's default one; without
+    // this statement CloudWatch is refused sns:Publish ("no resource-based policy allows").
+    // Only this stack's alarms, by their name prefix (see alarmName), in this account.
+    const stack = Stack.of(this);
+    topic.addToResourcePolicy(
+      new PolicyStatement({
+        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [topic.topicArn],
+        conditions: {
+          ArnLike: {
+            'aws:SourceArn': stack.formatArn({
+              service: 'cloudwatch',
+              resource: 'alarm',
+              resourceName: alarmName(this, '*'),
+              arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+            }),
+          },
+          StringEquals: { 'aws:SourceAccount': stack.account },
+        },
+      }),
+    );
     if (props.email !== undefined) {
       topic.addSubscription(new EmailSubscription(props.email));
     }
