@@ -141,7 +141,8 @@ export async function executorFixture(
       return out.Items ?? [];
     },
     async ledger(key) {
-      const entries = await ledgerClient.listWindow(Date.now() - 3_600_000, Date.now() + 3_600_000 + fx.clockOffsetMs);
+      // The payout action posts on the real clock, whatever the executor's offset.
+      const entries = await ledgerClient.listWindow(Date.now() - 3_600_000, Date.now() + 3_600_000);
       return entries.filter((e) => e.idempotencyKey === key && e.route === ROUTE);
     },
     async takeDeadLetters() {
