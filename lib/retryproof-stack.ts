@@ -7,6 +7,7 @@ import { ENV } from '../lambdas/config/env.ts';
 import { resolveConfig } from '../lambdas/config/resolve-config.ts';
 import type { ResolvedConfig } from '../lambdas/config/resolve-config.ts';
 import type { RetryproofConfig } from '../lambdas/config/route-config.ts';
+import { SERVICE } from '../lambdas/observability/metric-catalogue.ts';
 import { AlarmTopic } from './stateful/alarm-topic.ts';
 import { EventsTable } from './stateful/events-table.ts';
 import { LedgerTable } from './stateful/ledger-table.ts';
@@ -79,6 +80,7 @@ export class RetryproofStack extends Stack {
     const logRetentionDays = resolved.logRetentionDays;
 
     const ingest = new RetryproofFunction(this, 'Ingest', {
+      serviceName: SERVICE.ingest,
       entry: 'lambdas/ingest/handler.ts',
       description: 'retryproof: verifies, records and enqueues each webhook delivery',
       timeout: INGEST_TIMEOUT,
@@ -89,6 +91,7 @@ export class RetryproofStack extends Stack {
       environment: { ...shared, ...alarmEnv },
     });
     const executor = new RetryproofFunction(this, 'Executor', {
+      serviceName: SERVICE.executor,
       entry: 'lambdas/executor/handler.ts',
       description: 'retryproof: claims each accepted delivery and runs its action once',
       // The longest lease plus the completion margin: a live worker never outlives its lease.
@@ -98,6 +101,7 @@ export class RetryproofStack extends Stack {
       environment: { ...shared, ...ledgerEnv },
     });
     const reconciler = new RetryproofFunction(this, 'Reconciler', {
+      serviceName: SERVICE.reconciler,
       entry: 'lambdas/reconciler/handler.ts',
       description: 'retryproof: re-enqueues stuck work and reverses duplicate effects',
       timeout: RECONCILER_TIMEOUT,

@@ -27,7 +27,12 @@ export interface RetryproofFunctionProps {
   readonly logRetentionDays: number;
   /** Environment beyond the shared defaults (NODE_OPTIONS, POWERTOOLS_*). @default - none */
   readonly environment?: Readonly<Record<string, string>>;
-  /** Powertools' service name, the `service` key of every log line and metric. @default 'retryproof' */
+  /**
+   * Powertools' service name, the `service` key of every log line and the `service`
+   * dimension of every metric. The handlers pass the same name from the metric catalogue
+   * (SERVICE), which wins; the variable keeps the two from telling different stories.
+   * @default 'retryproof'
+   */
   readonly serviceName?: string;
 }
 

@@ -2,6 +2,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
 import { DLQ_RETENTION_SECONDS } from '../../lambdas/config/route-config.ts';
+import { SERVICE } from '../../lambdas/observability/metric-catalogue.ts';
 import type { RetryproofConfig } from '../../lambdas/config/route-config.ts';
 import { EVENTS_TABLE, LEDGER_TABLE } from '../../lambdas/store/table-schema.ts';
 import { config } from '../../retryproof.config.ts';
@@ -147,8 +148,12 @@ describe('RetryproofStack, built from retryproof.config.ts', () => {
   it('runs three functions on nodejs24.x and arm64 with active tracing, source maps and their own log groups', () => {
     const functions = built.template.findResources('AWS::Lambda::Function');
     expect(Object.keys(functions)).toHaveLength(3);
-    for (const id of ['Ingest', 'Executor', 'Reconciler']) {
-      expect(functionNamed(id).Properties).toMatchObject({
+    for (const [id, service] of [
+      ['Ingest', SERVICE.ingest],
+      ['Executor', SERVICE.executor],
+      ['Reconciler', SERVICE.reconciler],
+    ]) {
+      expect(functionNamed(id!).Properties).toMatchObject({
         Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
         Handler: 'index.handler',
@@ -157,7 +162,7 @@ describe('RetryproofStack, built from retryproof.config.ts', () => {
         Environment: {
           Variables: {
             NODE_OPTIONS: '--enable-source-maps',
-            POWERTOOLS_SERVICE_NAME: 'retryproof',
+            POWERTOOLS_SERVICE_NAME: service,
             POWERTOOLS_METRICS_NAMESPACE: 'Retryproof',
           },
         },
