@@ -14,6 +14,7 @@ import { LedgerTable } from './stateful/ledger-table.ts';
 import { RouteSecrets } from './stateful/route-secrets.ts';
 import { WorkQueue } from './stateful/work-queue.ts';
 import { configEnvironmentValue } from './stateless/config-environment.ts';
+import { Observability } from './stateless/observability.ts';
 import { ReconcileSchedule } from './stateless/reconcile-schedule.ts';
 import { RetryproofFunction } from './stateless/retryproof-function.ts';
 import { WebhookApi } from './stateless/webhook-api.ts';
@@ -41,7 +42,8 @@ const INGEST_TIMEOUT = Duration.seconds(10);
 /**
  * The whole retryproof deployment: the stateful resources (events table, demo ledger,
  * queue and DLQ, route secrets, alarm topic) and the stateless ones that use them (the
- * ingest, executor and reconciler functions, the HTTP API, the reconcile schedule).
+ * ingest, executor and reconciler functions, the HTTP API, the reconcile schedule, and
+ * the dashboard and alarms operators watch).
  * Each function is granted exactly the actions it calls and no more.
  */
 export class RetryproofStack extends Stack {
@@ -155,6 +157,16 @@ export class RetryproofStack extends Stack {
       logRetentionDays,
     });
     new ReconcileSchedule(this, 'Reconcile', { reconciler, everyMinutes: resolved.reconciliation.everyMinutes });
+    new Observability(this, 'Observability', {
+      ingest,
+      executor,
+      reconciler,
+      queue: work.queue,
+      deadLetterQueue: work.deadLetterQueue,
+      api: api.api,
+      alarmTopic: alarms.topic,
+      resolved,
+    });
 
     new CfnOutput(this, 'ApiUrl', {
       description: 'Webhook base URL: give each sender this URL followed by its route name',

@@ -82,3 +82,40 @@ function resourceKey(resource: unknown): string {
   }
   return JSON.stringify(resource);
 }
+
+/** One widget of a CloudWatch dashboard body, as the console stores it. */
+export interface DashboardWidget {
+  readonly type: string;
+  readonly width: number;
+  readonly height: number;
+  readonly properties: {
+    readonly title?: string;
+    readonly markdown?: string;
+    readonly metrics?: readonly (readonly unknown[])[];
+    readonly alarms?: readonly string[];
+    readonly setPeriodToTimeRange?: boolean;
+    readonly annotations?: { readonly horizontal?: readonly { readonly value: number; readonly label?: string }[] };
+  };
+}
+
+/**
+ * The widgets of the dashboard at `path`. Its body is one `Fn::Join` of JSON text and
+ * references; each reference sits inside a JSON string, so it is written in as
+ * `<Ref LogicalId>` or `<GetAtt LogicalId.Attribute>` and the text parses as JSON.
+ */
+export function dashboardWidgets(built: SynthesizedApp, path: string): DashboardWidget[] {
+  const dashboard = built.template.findResources('AWS::CloudWatch::Dashboard')[logicalIdOf(built, path)] as
+    | { Properties: { DashboardBody: { 'Fn::Join': [string, unknown[]] } } }
+    | undefined;
+  if (dashboard === undefined) throw new Error(`${path} is not a dashboard`);
+  const [separator, parts] = dashboard.Properties.DashboardBody['Fn::Join'];
+  const text = parts.map((part) => (typeof part === 'string' ? part : referenceText(part))).join(separator);
+  return (JSON.parse(text) as { widgets: DashboardWidget[] }).widgets;
+}
+
+function referenceText(part: unknown): string {
+  const r = part as { Ref?: string; 'Fn::GetAtt'?: [string, string] };
+  if (typeof r.Ref === 'string') return `<Ref ${r.Ref}>`;
+  if (r['Fn::GetAtt'] !== undefined) return `<GetAtt ${r['Fn::GetAtt'].join('.')}>`;
+  throw new Error(`unexpected reference in a dashboard body: ${JSON.stringify(part)}`);
+}

@@ -1,0 +1,77 @@
+import { Duration } from 'aws-cdk-lib';
+import { Metric, Stats } from 'aws-cdk-lib/aws-cloudwatch';
+import { METRICS_NAMESPACE, SERVICE } from '../../lambdas/observability/metric-catalogue.ts';
+import type { EXECUTOR_METRIC, INGEST_METRIC, RECONCILER_METRIC } from '../../lambdas/observability/metric-catalogue.ts';
+
+/**
+ * The CloudWatch side of lambdas/observability/metric-catalogue.ts. A CloudWatch metric
+ * is one exact set of dimensions: Powertools adds `service` to every metric a function
+ * emits, the functions add `route` (and `status`, `previousStatus` or `outcome` where a
+ * metric is about one), so each factory here asks for exactly the set its function
+ * emits. A dimension missing or extra would read a metric that never has data.
+ */
+
+/** The period of every rate, count and alarm unless a caller says otherwise. */
+export const DEFAULT_PERIOD = Duration.minutes(5);
+
+/** The statuses an ingest answers with (DESIGN.md, "Answers to the sender"); each is an `Answers` metric. */
+export const ANSWER_STATUSES = [202, 400, 401, 404, 409, 413, 422, 500, 503] as const;
+
+/**
+ * The answers a duplicate can find stored as its first answer: 202 (accepted, so the
+ * sender lost our ack) or a 5xx (our own failure: 503 for a dependency, 500 otherwise).
+ */
+export const RETRY_CAUSE_STATUSES = [
+  { status: 202, cause: 'ack lost' },
+  { status: 500, cause: 'our failure' },
+  { status: 503, cause: 'our failure' },
+] as const;
+
+/** The ingest's `route` dimension for a path that names no configured route. */
+export const UNKNOWN_ROUTE = 'unknown';
+
+type IngestMetricName = (typeof INGEST_METRIC)[keyof typeof INGEST_METRIC];
+type ExecutorMetricName = (typeof EXECUTOR_METRIC)[keyof typeof EXECUTOR_METRIC];
+type ReconcilerMetricName = (typeof RECONCILER_METRIC)[keyof typeof RECONCILER_METRIC];
+
+/** How a metric is read. */
+export interface RetryproofMetricOptions {
+  /** @default Sum */
+  readonly statistic?: string;
+  /** @default 5 minutes */
+  readonly period?: Duration;
+  /** @default - CloudWatch's own label, the metric name */
+  readonly label?: string;
+  /** Dimensions beyond `service` and `route`, such as `status`. @default - none */
+  readonly dimensions?: Readonly<Record<string, string>>;
+}
+
+function retryproofMetric(
+  metricName: string,
+  dimensions: Readonly<Record<string, string>>,
+  options: RetryproofMetricOptions,
+): Metric {
+  return new Metric({
+    namespace: METRICS_NAMESPACE,
+    metricName,
+    dimensionsMap: { ...dimensions, ...options.dimensions },
+    statistic: options.statistic ?? Stats.SUM,
+    period: options.period ?? DEFAULT_PERIOD,
+    ...(options.label === undefined ? {} : { label: options.label }),
+  });
+}
+
+/** An ingest metric of one route: dimensions {service: retryproof-ingest, route, ...options.dimensions}. */
+export function ingestMetric(name: IngestMetricName, route: string, options: RetryproofMetricOptions = {}): Metric {
+  return retryproofMetric(name, { service: SERVICE.ingest, route }, options);
+}
+
+/** An executor metric of one route: dimensions {service: retryproof-executor, route, ...options.dimensions}. */
+export function executorMetric(name: ExecutorMetricName, route: string, options: RetryproofMetricOptions = {}): Metric {
+  return retryproofMetric(name, { service: SERVICE.executor, route }, options);
+}
+
+/** A reconciler metric: dimensions {service: retryproof-reconciler}; its runs are not per route. */
+export function reconcilerMetric(name: ReconcilerMetricName, options: RetryproofMetricOptions = {}): Metric {
+  return retryproofMetric(name, { service: SERVICE.reconciler }, options);
+}

@@ -1,0 +1,83 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
+import type { RetryproofConfig } from '../../lambdas/config/route-config.ts';
+import { config } from '../../retryproof.config.ts';
+import { dashboardWidgets, logicalIdOf, synthesize } from './stack-fixture.ts';
+import type { SynthesizedApp } from './stack-fixture.ts';
+
+type Resource = { Properties: Record<string, unknown> };
+
+/**
+ * The observability follows the configuration: an e-mail address, other storm settings,
+ * a route whose breaker only alerts, a slower action (a longer lease) and a route name
+ * with a dash in it.
+ */
+const variant: RetryproofConfig = {
+  ...config,
+  alarmEmail: 'ops@example.com',
+  alarms: { duplicateStormShare: 0.25, duplicateStormMinDeliveries: 50 },
+  routes: [
+    ...config.routes.map((r) => (r.name === 'stripe' ? { ...r, breakerReaction: 'alert' as const, actionTimeSeconds: 40 } : r)),
+    { name: 'shop-orders', signature: { scheme: 'shopify' }, secretName: 'retryproof/shop-orders', action: 'payout', actionTimeSeconds: 5 },
+  ],
+};
+
+describe('Observability, built from a configuration with its own alarm settings', () => {
+  const resolved = resolveConfig(variant);
+  let built: SynthesizedApp;
+  const alarmNames = () =>
+    (Object.values(built.template.findResources('AWS::CloudWatch::Alarm')) as Resource[]).map((a) => a.Properties.AlarmName as string);
+  const alarmNamed = (name: string) =>
+    (Object.values(built.template.findResources('AWS::CloudWatch::Alarm')) as Resource[]).find(
+      (a) => a.Properties.AlarmName === `Retryproof-${name}`,
+    )!.Properties;
+
+  beforeAll(() => {
+    // Prepare: one synth for the whole file; cdk-nag runs in it.
+    built = synthesize(variant);
+  });
+
+  it('subscribes alarmEmail to the alarm topic, once', () => {
+    built.template.resourceCountIs('AWS::SNS::Subscription', 1);
+    built.template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'ops@example.com',
+      TopicArn: { Ref: logicalIdOf(built, 'Alarms/Topic') },
+    });
+  });
+
+  it('has a duplicate-storm alarm per route at the configured share and minimum of deliveries', () => {
+    resolved.routes.forEach((route, i) => {
+      const alarm = alarmNamed(`duplicate-storm-${route.name}`);
+      expect(alarm.Threshold).toBe(0.25);
+      expect(alarm.Metrics).toContainEqual(
+        expect.objectContaining({ Expression: `IF(deliveries${i} >= 50, duplicates${i} / deliveries${i}, 0)`, ReturnData: true }),
+      );
+      expect(alarm.AlarmDescription).toContain('Over 25%');
+      expect(alarm.AlarmDescription).toContain('from 50 deliveries');
+    });
+  });
+
+  it('has a route-paused alarm only for routes whose breaker pauses', () => {
+    expect(alarmNames().filter((n) => n.includes('route-paused')).sort()).toEqual([
+      'Retryproof-route-paused-demo',
+      'Retryproof-route-paused-shop-orders',
+    ]);
+  });
+
+  it('alarms on a message older than the longest lease of any route', () => {
+    expect(resolved.routes.find((r) => r.name === 'stripe')!.leaseSeconds).toBe(120);
+    expect(alarmNamed('queue-oldest-over-lease').Threshold).toBe(120);
+  });
+
+  it('draws the storm share and the longest lease on the dashboard, and graphs every route', () => {
+    const widgets = dashboardWidgets(built, 'Observability/Dashboard');
+    const titled = (title: string) => widgets.find((w) => w.properties.title === title)!;
+    expect(titled('Duplicate rate per route').properties.annotations?.horizontal?.[0]?.value).toBe(0.25);
+    expect(titled('Oldest message age (seconds)').properties.annotations?.horizontal?.[0]?.value).toBe(120);
+    for (const route of ['demo', 'stripe', 'shop-orders']) {
+      expect(titled(`Retry causes: ${route}`)).toBeDefined();
+      expect(titled(`Answers by status: ${route}`)).toBeDefined();
+    }
+  });
+});
