@@ -1,0 +1,101 @@
+/**
+ * retryproof's own ingest, exactly as lambdas/ingest/handler.ts wires it, but on clients
+ * the benchmark hands in. Only the queue is wrapped, to count what ingest decided to queue.
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
+import type { RetryproofConfig } from '../../lambdas/config/route-config.ts';
+import type { WorkMessage } from '../../lambdas/domain/event-record.ts';
+import { createIngestHandler } from '../../lambdas/ingest/create-ingest-handler.ts';
+import { prepareRoutes } from '../../lambdas/ingest/prepared-route.ts';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { METRICS_NAMESPACE } from '../../lambdas/observability/metric-catalogue.ts';
+import { createLogger } from '../../lambdas/observability/powertools.ts';
+import type { Notifier } from '../../lambdas/ports/notifier.ts';
+import type { SecretSource } from '../../lambdas/ports/secret-source.ts';
+import type { WorkQueue } from '../../lambdas/ports/work-queue.ts';
+import { DynamoDbEventStore } from '../../lambdas/store/dynamodb-event-store.ts';
+import { DynamoDbRouteStateStore } from '../../lambdas/store/dynamodb-route-state-store.ts';
+import { BENCH_ROUTE } from './receiver.ts';
+import type { EffectCounter, IngestHandler } from './receiver.ts';
+
+/** The action the bench route names; the executor in the storm registers it. */
+export const BENCH_ACTION = 'benchEffect';
+
+/** The configuration the benchmark deploys: one Standard Webhooks route, every default kept. */
+export function benchConfig(): RetryproofConfig {
+  return {
+    routes: [
+      {
+        name: BENCH_ROUTE.name,
+        signature: { scheme: 'standard-webhooks' },
+        secretName: BENCH_ROUTE.secretName,
+        action: BENCH_ACTION,
+        actionTimeSeconds: 5,
+        keepHeaders: ['content-type'],
+        // The storm sends every key more than the threshold: 'pause' (the default) would park
+        // all work until a person resumes the route, and the storm would measure the breaker
+        // instead of the claim. 'alert' keeps the breaker in the path and lets the work run.
+        breakerReaction: 'alert',
+      },
+    ],
+  };
+}
+
+/** Counts each message ingest queues: for retryproof, a queued message is its decision to execute. */
+export class CountingQueue implements WorkQueue {
+  readonly #inner: WorkQueue;
+  readonly #counter: EffectCounter;
+  constructor(inner: WorkQueue, counter: EffectCounter) {
+    this.#inner = inner;
+    this.#counter = counter;
+  }
+  async send(message: WorkMessage): Promise<void> {
+    await this.#inner.send(message);
+    // Counted once the send succeeded. Ingest only queues: the effect's time is spent later, in the executor.
+    this.#counter.count(message.key);
+  }
+}
+
+/**
+ * Metrics as lambdas/observability/powertools.ts makes them, with a silent logger: many
+ * invocations share one instance in this process (never in Lambda), so one invocation's
+ * publish empties another's store and Metrics warns about it on every answer.
+ */
+export function benchMetrics(serviceName: string): Metrics {
+  const quiet = (): void => undefined;
+  return new Metrics({
+    namespace: METRICS_NAMESPACE,
+    serviceName,
+    logger: { trace: quiet, debug: quiet, info: quiet, warn: quiet, error: quiet },
+  });
+}
+
+/** Operator notices, counted: there is no SNS locally, and production sends one per tripped key. */
+export class CountingNotifier implements Notifier {
+  notices = 0;
+  notify(): Promise<void> {
+    this.notices++;
+    return Promise.resolve();
+  }
+}
+
+export function createRetryproofReceiver(deps: {
+  readonly client: DynamoDBClient;
+  readonly tableName: string;
+  readonly queue: WorkQueue;
+  readonly secrets: SecretSource;
+  readonly notifier: Notifier;
+}): IngestHandler {
+  const config = resolveConfig(benchConfig());
+  return createIngestHandler({
+    routes: prepareRoutes(config.routes),
+    store: new DynamoDbEventStore(deps.client, deps.tableName),
+    queue: deps.queue,
+    secrets: deps.secrets,
+    now: Date.now,
+    breaker: { routeState: new DynamoDbRouteStateStore(deps.client, deps.tableName), notifier: deps.notifier },
+    logger: createLogger('retryproof-ingest-bench'),
+    metrics: benchMetrics('retryproof-ingest-bench'),
+  });
+}
