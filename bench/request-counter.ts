@@ -1,0 +1,32 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+
+export interface RequestCounter {
+  /** Requests per SDK command name, retries included. */
+  readonly byOperation: Map<string, number>;
+  total(): number;
+  reset(): void;
+}
+
+/**
+ * Counts the requests a DynamoDB client really sends, retries included, with a middleware
+ * at the end of the SDK's stack (as test/support/request-counter.ts does). Nothing is
+ * mocked: every counted request reached DynamoDB Local.
+ */
+export function countRequests(client: DynamoDBClient): RequestCounter {
+  const byOperation = new Map<string, number>();
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const name = context.commandName ?? 'unknown';
+      byOperation.set(name, (byOperation.get(name) ?? 0) + 1);
+      return next(args);
+    },
+    { step: 'finalizeRequest', name: 'benchRequestCounter', priority: 'low' },
+  );
+  return {
+    byOperation,
+    total: () => [...byOperation.values()].reduce((a, b) => a + b, 0),
+    reset: () => {
+      byOperation.clear();
+    },
+  };
+}

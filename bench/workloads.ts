@@ -1,0 +1,219 @@
+/**
+ * The workloads, run through the same in-process harness for every receiver: the sender
+ * builds and signs each delivery, then the clock runs from the handler call to its answer.
+ */
+import { randomUUID } from 'node:crypto';
+import { payloadOf, seededRandom, signedEvent } from './deliveries.ts';
+import type { BenchExecutor, BenchReceiver } from './stack.ts';
+import { tally } from './stats.ts';
+import type { ReceiverName } from './receivers/receiver.ts';
+
+export interface LoadResult {
+  readonly receiver: ReceiverName;
+  readonly deliveries: number;
+  readonly newDeliveries: number;
+  readonly duplicateDeliveries: number;
+  readonly wallMs: number;
+  readonly latenciesMs: readonly number[];
+  /** Answers by HTTP status. */
+  readonly statuses: Record<string, number>;
+  /** Thrown invocations by error name. */
+  readonly errors: Record<string, number>;
+  /** DynamoDB requests sent, as counted on the wire. */
+  readonly requests: number;
+  readonly byOperation: Record<string, number>;
+  /** Effect executions (see BenchReceiver.effects). */
+  readonly executions: number;
+}
+
+/** Runs `count` tasks with at most `concurrency` in flight. */
+async function pool(count: number, concurrency: number, task: (index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < count) {
+      const index = next++;
+      await task(index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+export interface LoadOptions {
+  readonly deliveries: number;
+  readonly concurrency: number;
+  readonly bodyBytes: number;
+  /** Share of deliveries that repeat a key whose first delivery was already answered. @default 0 */
+  readonly duplicateShare?: number;
+  /** Seed of the duplicate pattern. @default 1 */
+  readonly seed?: number;
+}
+
+/**
+ * Unique deliveries, or a mix where `duplicateShare` of them repeat an earlier key. A
+ * duplicate is only sent once its original was answered: a retry after a lost ack, not a
+ * concurrent copy (that is the storm's job).
+ */
+export async function runLoad(receiver: BenchReceiver, options: LoadOptions): Promise<LoadResult> {
+  const random = seededRandom(options.seed ?? 1);
+  const share = options.duplicateShare ?? 0;
+  const answered: { key: string; body: string }[] = [];
+  const latenciesMs: number[] = [];
+  const statuses: Record<string, number> = {};
+  const errors: Record<string, number> = {};
+  let duplicateDeliveries = 0;
+  receiver.requests.reset();
+  receiver.effects.reset();
+  const started = performance.now();
+  await pool(options.deliveries, options.concurrency, async () => {
+    let key: string;
+    let body: string;
+    const original = share > 0 && random() < share ? answered[Math.floor(random() * answered.length)] : undefined;
+    if (original !== undefined) {
+      ({ key, body } = original);
+      duplicateDeliveries++;
+    } else {
+      key = `msg_${randomUUID()}`;
+      body = payloadOf(key, options.bodyBytes);
+    }
+    const event = signedEvent(key, body);
+    const t0 = performance.now();
+    const answer = await receiver.invoke(event);
+    latenciesMs.push(performance.now() - t0);
+    tally(statuses, String(answer.status));
+    if (answer.error !== undefined) tally(errors, answer.error);
+    if (original === undefined) answered.push({ key, body });
+  });
+  const wallMs = performance.now() - started;
+  return {
+    receiver: receiver.name,
+    deliveries: options.deliveries,
+    newDeliveries: options.deliveries - duplicateDeliveries,
+    duplicateDeliveries,
+    wallMs,
+    latenciesMs,
+    statuses,
+    errors,
+    requests: receiver.requests.total(),
+    byOperation: Object.fromEntries(receiver.requests.byOperation),
+    executions: receiver.effects.total(),
+  };
+}
+
+export interface StormOptions {
+  readonly keys: number;
+  /** Copies of each delivery sent at once. */
+  readonly copies: number;
+  /** Keys stormed at the same time. */
+  readonly keyConcurrency: number;
+  /** Each copy leaves within this many ms of the others (network spread). */
+  readonly jitterMs: number;
+  /** The sender's retry ladder, scaled: a copy answered non-2xx is sent again after each step in turn. */
+  readonly ladderMs: readonly number[];
+  /** How long one execution of the effect takes; longer than every ladder step. */
+  readonly effectMs: number;
+  readonly bodyBytes: number;
+  readonly seed?: number;
+}
+
+export interface StormResult {
+  readonly receiver: ReceiverName;
+  readonly keys: number;
+  /** Invocations, first sends and retries. */
+  readonly invocations: number;
+  readonly retries: number;
+  readonly wallMs: number;
+  readonly statuses: Record<string, number>;
+  readonly errors: Record<string, number>;
+  readonly requests: number;
+  readonly byOperation: Record<string, number>;
+  /** What the receiver itself decided to execute: retryproof's queued messages, the peers' body runs. */
+  readonly decided: { readonly total: number; readonly keysMoreThanOnce: number; readonly extra: number; readonly maxPerKey: number };
+  /** retryproof only: runs of the action by the executor after the storm, and its DynamoDB requests. */
+  readonly executed?: {
+    readonly total: number;
+    readonly keysMoreThanOnce: number;
+    readonly extra: number;
+    readonly maxPerKey: number;
+    readonly messages: number;
+    readonly requests: number;
+    readonly byOperation: Record<string, number>;
+  };
+}
+
+/**
+ * The storm: `copies` concurrent copies of each of `keys` deliveries, each copy retried up
+ * the scaled ladder while it is answered non-2xx, against an effect that outlasts every step.
+ */
+export async function runStorm(receiver: BenchReceiver, options: StormOptions, executor?: BenchExecutor): Promise<StormResult> {
+  const random = seededRandom(options.seed ?? 7);
+  const statuses: Record<string, number> = {};
+  const errors: Record<string, number> = {};
+  let invocations = 0;
+  let retries = 0;
+  receiver.requests.reset();
+  receiver.effects.reset();
+  receiver.effects.effectMs = options.effectMs;
+  const started = performance.now();
+  try {
+    await pool(options.keys, options.keyConcurrency, async () => {
+      const key = `msg_${randomUUID()}`;
+      const body = payloadOf(key, options.bodyBytes);
+      const delays = Array.from({ length: options.copies }, () => random() * options.jitterMs);
+      await Promise.all(
+        delays.map(async (delay) => {
+          await sleep(delay);
+          for (let attempt = 0; ; attempt++) {
+            const answer = await receiver.invoke(signedEvent(key, body));
+            invocations++;
+            tally(statuses, String(answer.status));
+            if (answer.error !== undefined) tally(errors, answer.error);
+            const step = options.ladderMs[attempt];
+            if (answer.status < 300 || step === undefined) return;
+            retries++;
+            await sleep(step);
+          }
+        }),
+      );
+    });
+  } finally {
+    receiver.effects.effectMs = 0;
+  }
+  const wallMs = performance.now() - started;
+  const decidedDup = receiver.effects.duplicates();
+  const result: StormResult = {
+    receiver: receiver.name,
+    keys: options.keys,
+    invocations,
+    retries,
+    wallMs,
+    statuses,
+    errors,
+    requests: receiver.requests.total(),
+    byOperation: Object.fromEntries(receiver.requests.byOperation),
+    decided: { total: receiver.effects.total(), keysMoreThanOnce: decidedDup.keys, extra: decidedDup.extraExecutions, maxPerKey: decidedDup.maxPerKey },
+  };
+  if (executor === undefined) return result;
+  executor.requests.reset();
+  executor.effects.reset();
+  executor.effects.effectMs = options.effectMs;
+  try {
+    const { messages } = await executor.drain(5, 120_000);
+    const dup = executor.effects.duplicates();
+    return {
+      ...result,
+      executed: {
+        total: executor.effects.total(),
+        keysMoreThanOnce: dup.keys,
+        extra: dup.extraExecutions,
+        maxPerKey: dup.maxPerKey,
+        messages,
+        requests: executor.requests.total(),
+        byOperation: Object.fromEntries(executor.requests.byOperation),
+      },
+    };
+  } finally {
+    executor.effects.effectMs = 0;
+  }
+}

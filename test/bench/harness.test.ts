@@ -1,0 +1,72 @@
+import { describe, expect, inject, it } from 'vitest';
+import { payloadOf, signedEvent } from '../../bench/deliveries.ts';
+import type { ReceiverName } from '../../bench/receivers/receiver.ts';
+import { createBenchStack } from '../../bench/stack.ts';
+import type { BenchReceiver, BenchStack } from '../../bench/stack.ts';
+import { runStorm } from '../../bench/workloads.ts';
+
+async function stackOnLocalServices(): Promise<BenchStack> {
+  return createBenchStack({ dynamo: inject('dynamoEndpoint'), sqs: inject('sqsEndpoint') });
+}
+
+function receiver(stack: BenchStack, name: ReceiverName): BenchReceiver {
+  const found = stack.receivers.find((r) => r.name === name);
+  if (found === undefined) throw new Error(`no receiver ${name}`);
+  return found;
+}
+
+/** DynamoDB requests per operation for `keys` new deliveries, then for one duplicate of each. */
+async function countsFor(r: BenchReceiver, keys: readonly string[]): Promise<{ fresh: Record<string, number>; duplicate: Record<string, number> }> {
+  const bodies = keys.map((k) => payloadOf(k, 512));
+  r.requests.reset();
+  for (const [i, k] of keys.entries()) expect((await r.invoke(signedEvent(k, bodies[i] ?? ''))).status).toBe(202);
+  const fresh = Object.fromEntries(r.requests.byOperation);
+  r.requests.reset();
+  for (const [i, k] of keys.entries()) expect((await r.invoke(signedEvent(k, bodies[i] ?? ''))).status).toBeLessThan(300);
+  return { fresh, duplicate: Object.fromEntries(r.requests.byOperation) };
+}
+
+describe('the benchmark harness', () => {
+  it('counts each receiver\'s DynamoDB requests on the wire, as its design implies', async () => {
+    // Prepare
+    const stack = await stackOnLocalServices();
+    try {
+      const keys = ['msg_count_1', 'msg_count_2', 'msg_count_3'];
+      // Act
+      const retryproof = await countsFor(receiver(stack, 'retryproof'), keys);
+      const powertools = await countsFor(receiver(stack, 'powertools'), keys);
+      const naive = await countsFor(receiver(stack, 'naive'), keys);
+      // Assess: one conditional put per new key; a duplicate is refused by that put and then counted.
+      expect(retryproof).toEqual({ fresh: { PutItemCommand: 3 }, duplicate: { PutItemCommand: 3, UpdateItemCommand: 3 } });
+      // Powertools: put in progress, update to completed; a duplicate only fails the put, which returns the record.
+      expect(powertools).toEqual({ fresh: { PutItemCommand: 3, UpdateItemCommand: 3 }, duplicate: { PutItemCommand: 3 } });
+      // Naive: read, then an unconditional write; a duplicate is only read.
+      expect(naive).toEqual({ fresh: { GetItemCommand: 3, PutItemCommand: 3 }, duplicate: { GetItemCommand: 3 } });
+      for (const r of stack.receivers) expect([...r.effects.perKey.values()]).toEqual([1, 1, 1]);
+    } finally {
+      stack.destroy();
+    }
+  });
+
+  it('counts executions per key in a storm: the naive receiver runs the effect twice, retryproof exactly once', async () => {
+    // Prepare: copies leave at the same instant, so every naive copy reads "absent" before any writes.
+    const stack = await stackOnLocalServices();
+    const storm = { keys: 4, copies: 10, keyConcurrency: 4, jitterMs: 0, ladderMs: [10], effectMs: 80, bodyBytes: 512 };
+    try {
+      // Act
+      const naive = await runStorm(receiver(stack, 'naive'), storm);
+      const retryproof = await runStorm(receiver(stack, 'retryproof'), storm, stack.executor);
+      // Assess
+      expect(naive.invocations).toBe(40);
+      expect(naive.decided.keysMoreThanOnce).toBeGreaterThan(0);
+      expect(naive.decided.total).toBeGreaterThan(4);
+      expect(retryproof.statuses).toEqual({ 202: 40 });
+      expect(retryproof.decided).toEqual({ total: 4, keysMoreThanOnce: 0, extra: 0, maxPerKey: 1 });
+      expect(retryproof.executed).toMatchObject({ total: 4, keysMoreThanOnce: 0, extra: 0, maxPerKey: 1, messages: 4 });
+      // Each duplicate: the refused put and the hit count.
+      expect(retryproof.byOperation).toEqual({ PutItemCommand: 40, UpdateItemCommand: 36 });
+    } finally {
+      stack.destroy();
+    }
+  });
+});
