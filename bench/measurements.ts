@@ -1,0 +1,76 @@
+/** What one benchmark run measured, in the shape the report reads. */
+import type { BundleFigure } from './bundles.ts';
+import type { ReceiverName } from './receivers/receiver.ts';
+import type { LoadResult, StormResult } from './workloads.ts';
+
+export const WORKLOADS = {
+  a: 'unique deliveries, sequential',
+  b: 'unique deliveries, concurrency 16',
+  c: '30% duplicates, concurrency 16',
+} as const;
+export type LoadWorkload = keyof typeof WORKLOADS;
+
+/** A workload's rounds for one receiver, merged. */
+export interface MergedLoad extends LoadResult {
+  readonly rounds: number;
+  /** Node CPU (user + system) of this process over the rounds, harness included. */
+  readonly cpuMicros: number;
+}
+
+export interface RunSettings {
+  readonly quick: boolean;
+  readonly rounds: number;
+  readonly warmup: number;
+  readonly deliveries: Readonly<Record<LoadWorkload, number>>;
+  readonly concurrency: Readonly<Record<LoadWorkload, number>>;
+  readonly duplicateShare: number;
+  readonly bodyBytes: number;
+  readonly storm: {
+    readonly keys: number;
+    readonly copies: number;
+    readonly keyConcurrency: number;
+    readonly jitterMs: number;
+    readonly ladderMs: readonly number[];
+    readonly effectMs: number;
+  };
+  readonly coldInitRuns: number;
+}
+
+export interface Measurements {
+  readonly settings: RunSettings;
+  readonly startedAt: Date;
+  readonly durationMs: number;
+  readonly loadAverage: { readonly start: readonly number[]; readonly end: readonly number[] };
+  readonly loads: Readonly<Record<LoadWorkload, Readonly<Record<ReceiverName, MergedLoad>>>>;
+  readonly storm: Readonly<Record<ReceiverName, StormResult>>;
+  /** retryproof's circuit-breaker notices during the storm. */
+  readonly stormNotices: number;
+  readonly bundles: readonly BundleFigure[];
+}
+
+/** Merges rounds of one workload for one receiver. */
+export function mergeLoads(results: readonly LoadResult[], cpuMicros: number): MergedLoad {
+  const first = results[0];
+  if (first === undefined) throw new Error('no rounds to merge');
+  const sum = (pick: (r: LoadResult) => number): number => results.reduce((s, r) => s + pick(r), 0);
+  const merge = (pick: (r: LoadResult) => Record<string, number>): Record<string, number> => {
+    const out: Record<string, number> = {};
+    for (const r of results) for (const [k, v] of Object.entries(pick(r))) out[k] = (out[k] ?? 0) + v;
+    return out;
+  };
+  return {
+    receiver: first.receiver,
+    rounds: results.length,
+    deliveries: sum((r) => r.deliveries),
+    newDeliveries: sum((r) => r.newDeliveries),
+    duplicateDeliveries: sum((r) => r.duplicateDeliveries),
+    wallMs: sum((r) => r.wallMs),
+    latenciesMs: results.flatMap((r) => r.latenciesMs),
+    statuses: merge((r) => r.statuses),
+    errors: merge((r) => r.errors),
+    requests: sum((r) => r.requests),
+    byOperation: merge((r) => r.byOperation),
+    executions: sum((r) => r.executions),
+    cpuMicros,
+  };
+}

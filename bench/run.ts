@@ -1,0 +1,180 @@
+/**
+ * The benchmark: retryproof, Powertools idempotency and the naive check-then-act, side by
+ * side on DynamoDB Local and fauxqs, in one run, on the same data. Writes BENCHMARKS.md.
+ *
+ *   npm run bench               # the full run, about 5 minutes; writes BENCHMARKS.md
+ *   npm run bench -- --quick    # a smoke run under 2 minutes; writes bench/.build/BENCHMARKS.quick.md
+ */
+import { writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { relative, resolve } from 'node:path';
+import { measureBundles } from './bundles.ts';
+import { parseFlags, UsageError } from './flags.ts';
+import { startBenchServices } from './local-services.ts';
+import { mergeLoads, WORKLOADS } from './measurements.ts';
+import type { LoadWorkload, Measurements, MergedLoad, RunSettings } from './measurements.ts';
+import type { ReceiverName } from './receivers/receiver.ts';
+import { renderReport } from './report.ts';
+import { createBenchStack } from './stack.ts';
+import type { BenchReceiver } from './stack.ts';
+import { percentile } from './stats.ts';
+import { runLoad, runStorm } from './workloads.ts';
+import type { LoadResult, StormResult } from './workloads.ts';
+
+const ROOT = resolve(import.meta.dirname, '..');
+
+export function settingsFor(quick: boolean): RunSettings {
+  return {
+    quick,
+    rounds: quick ? 3 : 6,
+    warmup: quick ? 100 : 400,
+    deliveries: quick ? { a: 60, b: 300, c: 300 } : { a: 600, b: 3000, c: 3000 },
+    concurrency: { a: 1, b: 16, c: 16 },
+    duplicateShare: 0.3,
+    bodyBytes: 1024,
+    storm: {
+      keys: quick ? 30 : 200,
+      copies: 10,
+      keyConcurrency: 20,
+      jitterMs: 20,
+      ladderMs: [10, 50],
+      effectMs: 150,
+    },
+    coldInitRuns: quick ? 3 : 9,
+  };
+}
+
+const log = (line: string): void => {
+  process.stdout.write(`${line}\n`);
+};
+
+/** Round r's order of the receivers: every rotation and its reverse, so none is always first. */
+function orderOf<T>(items: readonly T[], round: number): T[] {
+  const rotated = items.map((_, i) => items[(i + round) % items.length] as T);
+  return Math.floor(round / items.length) % 2 === 1 ? rotated.reverse() : rotated;
+}
+
+function describeLoad(l: LoadResult): string {
+  return (
+    `${l.deliveries} deliveries (${l.duplicateDeliveries} duplicates) in ${(l.wallMs / 1000).toFixed(1)} s, ` +
+    `p50 ${percentile(l.latenciesMs, 50).toFixed(1)} ms, p99 ${percentile(l.latenciesMs, 99).toFixed(1)} ms, ` +
+    `${l.requests} DynamoDB requests (${(l.requests / l.deliveries).toFixed(2)}/delivery), ${l.executions} executions, ` +
+    `answers ${Object.entries(l.statuses)
+      .map(([s, c]) => `${s}:${c}`)
+      .join(' ')}`
+  );
+}
+
+function describeStorm(s: StormResult): string {
+  const executed = s.executed === undefined ? '' : `; executor ran the action ${s.executed.total} times (${s.executed.keysMoreThanOnce} keys more than once)`;
+  return (
+    `${s.invocations} invocations (${s.retries} retries), answers ${Object.entries(s.statuses)
+      .map(([k, v]) => `${k}:${v}`)
+      .join(' ')}, ${s.requests} DynamoDB requests, decided to execute ${s.decided.total} times ` +
+    `(${s.decided.keysMoreThanOnce} of ${s.keys} keys more than once, max ${s.decided.maxPerKey})${executed}`
+  );
+}
+
+async function benchmark(settings: RunSettings): Promise<Measurements> {
+  const startedAt = new Date();
+  const t0 = performance.now();
+  const loadStart = loadavg();
+  // The handlers read these when they build their Logger and Metrics.
+  process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+  process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+
+  log('starting DynamoDB Local and fauxqs');
+  const services = await startBenchServices();
+  const stack = await createBenchStack(services);
+  try {
+    const receivers = stack.receivers;
+    log(`warming up: ${settings.warmup} deliveries per receiver`);
+    for (const r of receivers) await runLoad(r, { deliveries: settings.warmup, concurrency: 8, bodyBytes: settings.bodyBytes });
+
+    const loads = {} as Record<LoadWorkload, Record<ReceiverName, MergedLoad>>;
+    for (const w of Object.keys(WORKLOADS) as LoadWorkload[]) {
+      const rounds = new Map<ReceiverName, { results: LoadResult[]; cpu: number }>(receivers.map((r) => [r.name, { results: [], cpu: 0 }]));
+      const perRound = Math.ceil(settings.deliveries[w] / settings.rounds);
+      for (let round = 0; round < settings.rounds; round++) {
+        for (const r of orderOf<BenchReceiver>(receivers, round)) {
+          const cpu0 = process.cpuUsage();
+          const result = await runLoad(r, {
+            deliveries: perRound,
+            concurrency: settings.concurrency[w],
+            bodyBytes: settings.bodyBytes,
+            duplicateShare: w === 'c' ? settings.duplicateShare : 0,
+            seed: 1000 + round,
+          });
+          const cpu = process.cpuUsage(cpu0);
+          const bucket = rounds.get(r.name);
+          bucket?.results.push(result);
+          if (bucket !== undefined) bucket.cpu += cpu.user + cpu.system;
+          log(`[${w}] round ${round + 1}/${settings.rounds} ${r.name.padEnd(10)} ${describeLoad(result)}`);
+        }
+      }
+      loads[w] = Object.fromEntries(
+        receivers.map((r) => {
+          const bucket = rounds.get(r.name);
+          return [r.name, mergeLoads(bucket?.results ?? [], bucket?.cpu ?? 0)];
+        }),
+      ) as Record<ReceiverName, MergedLoad>;
+    }
+
+    const storm = {} as Record<ReceiverName, StormResult>;
+    const noticesBefore = receivers.find((r) => r.name === 'retryproof')?.notices?.() ?? 0;
+    for (const r of receivers) {
+      if (r.name === 'retryproof') {
+        // Only the storm's messages should reach the executor: the earlier workloads' go unexecuted.
+        await stack.purge(r.queueUrl);
+      }
+      log(`[d] storm ${r.name}: ${settings.storm.keys} keys x ${settings.storm.copies} copies`);
+      const result = await runStorm(r, { ...settings.storm, bodyBytes: settings.bodyBytes }, r.name === 'retryproof' ? stack.executor : undefined);
+      storm[r.name] = result;
+      log(`[d] storm ${r.name.padEnd(10)} ${describeStorm(result)}`);
+    }
+    const stormNotices = (receivers.find((r) => r.name === 'retryproof')?.notices?.() ?? 0) - noticesBefore;
+
+    log(`bundling the three ingest functions and timing cold init (${settings.coldInitRuns} runs each)`);
+    const bundles = await measureBundles({ runs: settings.coldInitRuns, log });
+    return {
+      settings,
+      startedAt,
+      durationMs: performance.now() - t0,
+      loadAverage: { start: loadStart, end: loadavg() },
+      loads,
+      storm,
+      stormNotices,
+      bundles,
+    };
+  } finally {
+    stack.destroy();
+    await services.stop();
+  }
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  let quick: boolean;
+  try {
+    quick = parseFlags(argv, { quick: 'switch' }).switches.has('quick');
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`error: ${err.message}\n\nusage: npm run bench [-- --quick]\n`);
+    return 2;
+  }
+  if (Number(process.versions.node.split('.')[0]) < 24) {
+    process.stderr.write(`error: node ${process.versions.node}: run it with "npm run bench" so the node@24 devDependency is used\n`);
+    return 1;
+  }
+  try {
+    const measurements = await benchmark(settingsFor(quick));
+    const out = quick ? resolve(ROOT, 'bench/.build/BENCHMARKS.quick.md') : resolve(ROOT, 'BENCHMARKS.md');
+    writeFileSync(out, renderReport(measurements));
+    log(`wrote ${relative(ROOT, out)} after ${(measurements.durationMs / 1000).toFixed(0)} s`);
+    return 0;
+  } catch (err) {
+    process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+}
+
+if (import.meta.main) process.exitCode = await main(process.argv.slice(2));
