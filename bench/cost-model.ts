@@ -1,0 +1,313 @@
+/**
+ * A month of retryproof on AWS against the benchmarked Powertools receiver behind an API
+ * Gateway REST API, from list prices and the request counts `npm run bench` measures.
+ * Pure arithmetic: no AWS call, no network. Every assumption is a named input or a
+ * constant with its source.
+ */
+import type { EventRecord } from '../lambdas/domain/event-record.ts';
+import { toRecordItem } from '../lambdas/store/record-item.ts';
+import { logSortKey } from '../lambdas/store/dynamodb-execution-store.ts';
+
+/** When the prices below were written down. They are not fetched: check them before you rely on them. */
+export const PRICES_TAKEN = '2026-11-29';
+
+/** A price with where it comes from. All us-east-1, list prices as the author knew them, free tiers left out. */
+export interface Price {
+  readonly usd: number;
+  readonly per: string;
+  readonly source: string;
+}
+
+/** Tiered prices: each tier's `upTo` is cumulative units per month. */
+export interface TieredPrice {
+  readonly tiers: readonly { readonly upTo: number; readonly usd: number }[];
+  readonly per: string;
+  readonly source: string;
+}
+
+export const PRICES = {
+  httpApiRequests: {
+    tiers: [
+      { upTo: 300e6, usd: 1.0 / 1e6 },
+      { upTo: Number.POSITIVE_INFINITY, usd: 0.9 / 1e6 },
+    ],
+    per: 'request (HTTP API; metered in 512 KB increments)',
+    source: 'https://aws.amazon.com/api-gateway/pricing/',
+  },
+  restApiRequests: {
+    tiers: [
+      { upTo: 333e6, usd: 3.5 / 1e6 },
+      { upTo: 1e9, usd: 2.8 / 1e6 },
+      { upTo: 20e9, usd: 2.38 / 1e6 },
+      { upTo: Number.POSITIVE_INFINITY, usd: 1.51 / 1e6 },
+    ],
+    per: 'request (REST API)',
+    source: 'https://aws.amazon.com/api-gateway/pricing/',
+  },
+  lambdaArmGbSecond: {
+    tiers: [
+      { upTo: 7.5e9, usd: 0.0000133334 },
+      { upTo: 18.75e9, usd: 0.0000120001 },
+      { upTo: Number.POSITIVE_INFINITY, usd: 0.0000106667 },
+    ],
+    per: 'GB-second (arm64)',
+    source: 'https://aws.amazon.com/lambda/pricing/',
+  },
+  lambdaRequests: { usd: 0.2 / 1e6, per: 'invocation', source: 'https://aws.amazon.com/lambda/pricing/' },
+  dynamoWriteUnit: {
+    usd: 0.625 / 1e6,
+    per: 'write request unit (on demand, 1 KB; each GSI write counts too)',
+    source: 'https://aws.amazon.com/dynamodb/pricing/on-demand/',
+  },
+  dynamoStorage: { usd: 0.25, per: 'GB-month (Standard table class)', source: 'https://aws.amazon.com/dynamodb/pricing/on-demand/' },
+  dynamoPitr: { usd: 0.2, per: 'GB-month of continuous backup (PITR)', source: 'https://aws.amazon.com/dynamodb/pricing/on-demand/' },
+  sqsRequests: {
+    usd: 0.4 / 1e6,
+    per: 'request (standard queue; each 64 KB chunk of a payload is one request)',
+    source: 'https://aws.amazon.com/sqs/pricing/',
+  },
+} as const satisfies Record<string, Price | TieredPrice>;
+
+/** The cost of `units` at a tiered price. */
+export function tiered(price: TieredPrice, units: number): number {
+  let cost = 0;
+  let floor = 0;
+  for (const tier of price.tiers) {
+    if (units <= floor) break;
+    cost += (Math.min(units, tier.upTo) - floor) * tier.usd;
+    floor = tier.upTo;
+  }
+  return cost;
+}
+
+export interface CostInputs {
+  readonly deliveriesPerMonth: number;
+  /** Share of the deliveries that are duplicates of an earlier one, 0 to <1. */
+  readonly duplicateShare: number;
+  /** @default 2048 */
+  readonly bodyBytes: number;
+  /** Memory of each function; the stack's default is 512. */
+  readonly memoryMb: number;
+  /** Time the route's action takes, billed in the executor (both stacks queue it). @default 200 */
+  readonly actionMs: number;
+  /** One DynamoDB request in-region. @default 5 */
+  readonly dynamoMs: number;
+  /** One SQS SendMessage in-region. @default 8 */
+  readonly sqsMs: number;
+  /** Handler time besides requests (verification, middy, JSON). @default 3 */
+  readonly overheadMs: number;
+  /** How long keys are kept; both stacks keep them as long. @default 35 */
+  readonly ttlDays: number;
+  /** Messages per executor invocation (the SQS event source's batches at your traffic). @default 5 */
+  readonly batchFill: number;
+  /** SQS receives the event source makes while the queue is empty: 5 pollers, 20 s long polls. */
+  readonly idlePollsPerMonth: number;
+}
+
+export const DEFAULT_INPUTS: Omit<CostInputs, 'deliveriesPerMonth' | 'duplicateShare'> = {
+  bodyBytes: 2048,
+  memoryMb: 512,
+  actionMs: 200,
+  dynamoMs: 5,
+  sqsMs: 8,
+  overheadMs: 3,
+  ttlDays: 35,
+  batchFill: 5,
+  idlePollsPerMonth: 5 * 3 * 60 * 24 * 30.4375,
+};
+
+/** DynamoDB's item size rules, closely enough for write units: names and values in bytes. */
+export function itemBytes(value: unknown): number {
+  if (typeof value === 'string') return Buffer.byteLength(value, 'utf8');
+  if (typeof value === 'number') return Math.ceil(String(Math.abs(value)).replace('.', '').length / 2) + 1;
+  if (typeof value === 'boolean' || value === null) return 1;
+  if (Array.isArray(value)) return 3 + value.reduce<number>((sum, v) => sum + itemBytes(v) + 1, 0);
+  if (typeof value === 'object') {
+    return 3 + Object.entries(value as Record<string, unknown>).reduce((sum, [k, v]) => sum + Buffer.byteLength(k) + itemBytes(v) + 1, 0);
+  }
+  return 0;
+}
+
+/** The item of a retryproof record for a body of `bodyBytes`, as ingest writes it. */
+export function retryproofRecordBytes(bodyBytes: number): number {
+  const now = Date.UTC(2026, 0, 1);
+  const key = 'msg_2f1c7e0a-5b9d-4a51-9f3e-1c2d3e4f5a6b';
+  const record: EventRecord = {
+    route: 'orders',
+    key,
+    status: 'RECEIVED',
+    fingerprint: 'f'.repeat(64),
+    body: 'x'.repeat(bodyBytes),
+    bodyEncoding: 'utf8',
+    headers: { 'content-type': 'application/json' },
+    receivedAt: now,
+    expiresAt: Math.floor(now / 1000) + 35 * 86_400,
+    answer: { status: 202, body: JSON.stringify({ id: `orders/${key}`, status: 'accepted' }) },
+    hits: 1,
+    attempts: 0,
+    lastEnqueuedAt: now,
+  };
+  // The executor adds a lease, a token, timestamps and the result to the same item.
+  const executorAdds = { leaseUntil: now, leaseToken: key, claimedAt: now, completedAt: now, result: '{"ok":true}' };
+  return itemBytes({ ...toRecordItem(record), ...executorAdds });
+}
+
+/** An execution-log entry (one per attempt): keys, times, outcome and the operation fingerprint. */
+export function logEntryBytes(): number {
+  const now = Date.UTC(2026, 0, 1);
+  const entry = {
+    route: 'orders',
+    key: 'msg_2f1c7e0a-5b9d-4a51-9f3e-1c2d3e4f5a6b',
+    receivedAt: now,
+    kind: 'execution' as const,
+    attempt: 1,
+    startedAt: now,
+    endedAt: now,
+    outcome: 'completed',
+    operationFingerprint: 'f'.repeat(64),
+    expiresAt: Math.floor(now / 1000),
+    requestId: '2f1c7e0a-5b9d-4a51-9f3e-1c2d3e4f5a6b',
+  };
+  return itemBytes({ pk: `EVT#orders#${entry.key}`, sk: logSortKey(entry), ...entry });
+}
+
+/** A Powertools idempotency record: hashed key, status, expiries, payload hash and the stored answer. */
+export function powertoolsRecordBytes(): number {
+  return itemBytes({
+    id: 'bench-ingest#' + 'A'.repeat(24),
+    expiration: 1_800_000_000,
+    in_progress_expiration: 1_800_000_000_000,
+    status: 'COMPLETED',
+    validation: 'A'.repeat(24),
+    data: { statusCode: 202, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'orders/msg_2f1c7e0a-5b9d-4a51-9f3e-1c2d3e4f5a6b', status: 'accepted' }) },
+  });
+}
+
+const KB = 1024;
+const GB = 1024 ** 3;
+/** DynamoDB adds this much to every stored item (and to every index copy). */
+const ITEM_OVERHEAD_BYTES = 100;
+const DAYS_PER_MONTH = 30.4375;
+const units = (bytes: number): number => Math.max(1, Math.ceil(bytes / KB));
+
+export interface CostLine {
+  readonly item: string;
+  readonly retryproof: number;
+  readonly powertools: number;
+  readonly basis: string;
+}
+
+export interface CostReport {
+  readonly inputs: CostInputs;
+  readonly lines: readonly CostLine[];
+  readonly totals: { readonly retryproof: number; readonly powertools: number };
+  readonly perMillionDeliveries: { readonly retryproof: number; readonly powertools: number };
+  readonly usage: Record<string, { readonly retryproof: number; readonly powertools: number }>;
+  readonly itemBytes: { readonly retryproofRecord: number; readonly retryproofLog: number; readonly powertoolsRecord: number };
+}
+
+/**
+ * Prices a month. Both stacks verify, claim the key, queue the work and run the action in
+ * an SQS consumer; they differ in the API, in what each write carries and in how many
+ * writes there are:
+ * - retryproof: HTTP API; ingest makes 1 conditional PutItem per new delivery and 2 writes per
+ *   duplicate (the failed conditional put, then the hit count); the executor claims, completes
+ *   (both on the record) and appends a log entry. The record carries the body and is projected
+ *   whole into the byTime GSI, so every write that lands on it is paid twice.
+ * - Powertools: REST API; PutItem (in progress) and UpdateItem (completed) per new delivery, one
+ *   failed conditional PutItem per duplicate (its docs count this as a read; DynamoDB charges a
+ *   failed conditional write as a write). Its consumer is made idempotent the way its docs show
+ *   for batches: the same two writes per message, on a small record.
+ */
+export function priceMonth(inputs: CostInputs): CostReport {
+  const n = inputs.deliveriesPerMonth;
+  const dup = n * inputs.duplicateShare;
+  const fresh = n - dup;
+  const rec = retryproofRecordBytes(inputs.bodyBytes);
+  const log = logEntryBytes();
+  const pt = powertoolsRecordBytes();
+  const ms = (d: number): number => Math.ceil(d);
+  const gbs = (invocations: number, durationMs: number): number => (invocations * ms(durationMs) * inputs.memoryMb) / 1024 / 1000;
+
+  // Invocations and GB-seconds.
+  const rpIngestGbs =
+    gbs(fresh, inputs.overheadMs + inputs.dynamoMs + inputs.sqsMs) + gbs(dup, inputs.overheadMs + 2 * inputs.dynamoMs);
+  const ptIngestGbs = gbs(fresh, inputs.overheadMs + 2 * inputs.dynamoMs + inputs.sqsMs) + gbs(dup, inputs.overheadMs + inputs.dynamoMs);
+  const batches = fresh / inputs.batchFill;
+  // Records of a batch run concurrently: an invocation lasts about one record's time.
+  const rpExecutorGbs = gbs(batches, inputs.overheadMs + 3 * inputs.dynamoMs + inputs.actionMs);
+  const ptExecutorGbs = gbs(batches, inputs.overheadMs + 2 * inputs.dynamoMs + inputs.actionMs);
+
+  // Write request units, GSI copies included.
+  const rpWrites = fresh * 2 * units(rec) + dup * (units(rec) + 2 * units(rec)) + fresh * (2 * 2 * units(rec) + units(log));
+  const ptWrites = fresh * 2 * units(pt) + dup * units(pt) + fresh * 2 * units(pt);
+
+  // Storage over the TTL: the record twice (table and index), the log entry once; PITR on retryproof's table.
+  const keptMonths = inputs.ttlDays / DAYS_PER_MONTH;
+  const rpStoredGb = (fresh * keptMonths * (2 * (rec + ITEM_OVERHEAD_BYTES) + log + ITEM_OVERHEAD_BYTES)) / GB;
+  const ptStoredGb = (fresh * keptMonths * 2 * (pt + ITEM_OVERHEAD_BYTES)) / GB;
+
+  // SQS: one send per new delivery; the event source receives and deletes in batches, and polls when idle.
+  const sqsRequests = fresh + 2 * batches + inputs.idlePollsPerMonth;
+
+  const lines: CostLine[] = [
+    {
+      item: 'API Gateway',
+      retryproof: tiered(PRICES.httpApiRequests, n),
+      powertools: tiered(PRICES.restApiRequests, n),
+      basis: 'every delivery, duplicates included: HTTP API vs REST API',
+    },
+    {
+      item: 'Lambda requests',
+      retryproof: (n + batches) * PRICES.lambdaRequests.usd,
+      powertools: (n + batches) * PRICES.lambdaRequests.usd,
+      basis: 'ingest per delivery, executor per batch',
+    },
+    {
+      item: 'Lambda GB-seconds (arm64)',
+      retryproof: tiered(PRICES.lambdaArmGbSecond, rpIngestGbs + rpExecutorGbs),
+      powertools: tiered(PRICES.lambdaArmGbSecond, ptIngestGbs + ptExecutorGbs),
+      basis: `${inputs.memoryMb} MB; durations from request counts x in-region request times, plus the action`,
+    },
+    {
+      item: 'DynamoDB writes',
+      retryproof: rpWrites * PRICES.dynamoWriteUnit.usd,
+      powertools: ptWrites * PRICES.dynamoWriteUnit.usd,
+      basis: `1 KB units; retryproof record ${rec} B (+GSI copy), log ${log} B; Powertools record ${pt} B`,
+    },
+    {
+      item: 'DynamoDB storage (+PITR)',
+      retryproof: rpStoredGb * (PRICES.dynamoStorage.usd + PRICES.dynamoPitr.usd),
+      powertools: ptStoredGb * PRICES.dynamoStorage.usd,
+      basis: `steady state over a ${inputs.ttlDays}-day TTL; TTL deletes are free`,
+    },
+    {
+      item: 'SQS requests',
+      retryproof: sqsRequests * PRICES.sqsRequests.usd,
+      powertools: sqsRequests * PRICES.sqsRequests.usd,
+      basis: `send per new delivery, receive+delete per batch of ${inputs.batchFill}, idle long polls`,
+    },
+  ];
+  const totals = {
+    retryproof: lines.reduce((s, l) => s + l.retryproof, 0),
+    powertools: lines.reduce((s, l) => s + l.powertools, 0),
+  };
+  return {
+    inputs,
+    lines,
+    totals,
+    perMillionDeliveries: {
+      retryproof: n === 0 ? 0 : (totals.retryproof / n) * 1e6,
+      powertools: n === 0 ? 0 : (totals.powertools / n) * 1e6,
+    },
+    usage: {
+      apiRequests: { retryproof: n, powertools: n },
+      lambdaInvocations: { retryproof: n + batches, powertools: n + batches },
+      lambdaGbSeconds: { retryproof: rpIngestGbs + rpExecutorGbs, powertools: ptIngestGbs + ptExecutorGbs },
+      dynamoWriteUnits: { retryproof: rpWrites, powertools: ptWrites },
+      dynamoStoredGb: { retryproof: rpStoredGb, powertools: ptStoredGb },
+      sqsRequests: { retryproof: sqsRequests, powertools: sqsRequests },
+    },
+    itemBytes: { retryproofRecord: rec, retryproofLog: log, powertoolsRecord: pt },
+  };
+}
