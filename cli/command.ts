@@ -1,0 +1,37 @@
+/**
+ * The shape of a CLI command. Each command is one module under cli/commands/ and one
+ * row in the command table (cli/commands/index.ts); adding a command touches nothing else.
+ */
+import type { OptionSpecs } from './args.ts';
+import type { Target } from './target.ts';
+
+export interface CommandContext {
+  /** `--json`: print one JSON document to stdout, the contract for scripts. */
+  readonly json: boolean;
+  /** The stack named by --local or --stack; resolved on first use. */
+  target(): Promise<Target>;
+  /** Writes to stdout. */
+  print(text: string): void;
+  /** A progress note on stderr: rewritten in place on a terminal, one line each otherwise, never with --json. */
+  progress(text: string): void;
+  readonly now: () => number;
+}
+
+export interface ParsedArgs {
+  readonly values: Readonly<Record<string, string | boolean | undefined>>;
+  readonly positionals: readonly string[];
+}
+
+export interface Command {
+  /** One or two words: `ledger`, `dlq list`. */
+  readonly name: string;
+  readonly summary: string;
+  /** The usage line and the command's own flags, shown by `--help`. */
+  readonly usage: string;
+  /** The command's own flags, beside the global ones. */
+  readonly options: OptionSpecs;
+  /** Names of the positional arguments, all required. */
+  readonly args: readonly string[];
+  /** Returns the exit code (0 when undefined). */
+  run(ctx: CommandContext, args: ParsedArgs): Promise<number | undefined>;
+}

@@ -1,0 +1,22 @@
+/**
+ * The command table. A new command is a module in this folder and one row here; the
+ * entry point, the help text and the flag parsing pick it up from the table.
+ */
+import type { Command } from '../command.ts';
+import { dlqListCommand } from './dlq-list.ts';
+import { dlqRedriveCommand } from './dlq-redrive.ts';
+import { inspectCommand } from './inspect.ts';
+import { ledgerCommand } from './ledger.ts';
+import { reconcileCommand } from './reconcile.ts';
+import { routesListCommand, routesPauseCommand, routesResumeCommand } from './routes.ts';
+
+export const COMMANDS: readonly Command[] = [
+  inspectCommand,
+  dlqListCommand,
+  dlqRedriveCommand,
+  ledgerCommand,
+  routesListCommand,
+  routesPauseCommand,
+  routesResumeCommand,
+  reconcileCommand,
+];

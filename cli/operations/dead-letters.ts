@@ -1,0 +1,253 @@
+/**
+ * The DLQ, for people: list what is in it without consuming it, and send it back to the
+ * work queue.
+ *
+ * Peeking: SQS has no "peek". A listing receives with a short visibility timeout (so one
+ * listing never shows a message twice), then makes every received message visible again
+ * at once (ChangeMessageVisibility 0; 1 s locally). Each listing adds one to the DLQ copies' receive
+ * count; that moves nothing, because the DLQ has no redrive policy of its own, and a
+ * redrive sends each body to the work queue as a new message whose count starts again.
+ *
+ * Redriving: on AWS, StartMessageMoveTask from the DLQ to the work queue. The destination
+ * is named on purpose: messages the executor put in the DLQ itself (with their reason)
+ * were never moved there by a redrive policy, so SQS knows no "original source" for them.
+ * Locally (fauxqs has no move tasks) the same is done by hand: receive, send, delete.
+ * A message sent but not deleted (a crash in between) is a duplicate, which the
+ * executor's claim absorbs: nothing is lost, nothing runs twice.
+ */
+import {
+  ChangeMessageVisibilityBatchCommand,
+  DeleteMessageBatchCommand,
+  GetQueueAttributesCommand,
+  ListMessageMoveTasksCommand,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
+  StartMessageMoveTaskCommand,
+} from '@aws-sdk/client-sqs';
+import type { Message } from '@aws-sdk/client-sqs';
+import { CliError } from '../errors.ts';
+import type { Target } from '../target.ts';
+
+export interface DeadLetterRow {
+  readonly route: string;
+  readonly key: string;
+  /** Attempts the executor made; null when SQS moved the message (the record has the count). */
+  readonly attempts: number | null;
+  readonly lastError: string | null;
+  /** When the delivery was received (epoch ms); null for an unreadable message. */
+  readonly receivedAt: number | null;
+  readonly reason: string;
+  readonly messageId: string;
+  /** When this copy entered the queue it was sent to (epoch ms). */
+  readonly sentAt: number | null;
+}
+
+/** The reason shown for a message that SQS's redrive policy moved (the executor never gave up on it). */
+export const MOVED_BY_SQS = 'receive limit reached (moved by the queue\'s redrive policy)';
+
+/** A DLQ message as a row. Never throws: a message that is not ours is shown as such. */
+export function deadLetterRowOf(message: Message): DeadLetterRow {
+  let body: Record<string, unknown> = {};
+  let readable = true;
+  try {
+    const parsed = JSON.parse(message.Body ?? '') as unknown;
+    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) body = parsed as Record<string, unknown>;
+    else readable = false;
+  } catch {
+    readable = false;
+  }
+  const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
+  const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+  const sent = Number(message.Attributes?.SentTimestamp);
+  return {
+    route: str(body.route) ?? '',
+    key: str(body.key) ?? '',
+    attempts: num(body.attempts),
+    lastError: str(body.lastError),
+    receivedAt: num(body.receivedAt) === 0 ? null : num(body.receivedAt),
+    reason: str(body.reason) ?? (readable ? MOVED_BY_SQS : 'unreadable message'),
+    messageId: message.MessageId ?? '',
+    sentAt: Number.isFinite(sent) && sent > 0 ? sent : null,
+  };
+}
+
+async function queueDepth(target: Target, url: string): Promise<{ visible: number; hidden: number }> {
+  const out = await target.sqs.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: url,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+    }),
+  );
+  return {
+    visible: Number(out.Attributes?.ApproximateNumberOfMessages ?? 0),
+    hidden: Number(out.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0),
+  };
+}
+
+export interface PeekOptions {
+  /** Messages listed at most. @default 100 */
+  readonly max?: number;
+  /** How long a received message stays hidden if releasing it fails. @default 10 */
+  readonly holdSeconds?: number;
+}
+
+/** Lists the DLQ's messages without consuming them (see the module comment). */
+export async function peekDeadLetters(target: Target, options: PeekOptions = {}): Promise<DeadLetterRow[]> {
+  const max = options.max ?? 100;
+  const rows = new Map<string, DeadLetterRow>();
+  const held: Message[] = [];
+  // Short polling samples a subset of SQS's servers: on AWS, wait a second for the rest.
+  const waitSeconds = target.kind === 'aws' ? 1 : 0;
+  let empty = 0;
+  try {
+    while (rows.size < max && empty < 2) {
+      const out = await target.sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: target.dlqUrl,
+          MaxNumberOfMessages: Math.min(10, max - rows.size),
+          VisibilityTimeout: options.holdSeconds ?? 10,
+          WaitTimeSeconds: waitSeconds,
+          MessageSystemAttributeNames: ['SentTimestamp', 'ApproximateReceiveCount'],
+        }),
+      );
+      const messages = out.Messages ?? [];
+      held.push(...messages);
+      const before = rows.size;
+      for (const m of messages) rows.set(m.MessageId ?? String(rows.size), deadLetterRowOf(m));
+      empty = rows.size === before ? empty + 1 : 0;
+    }
+  } finally {
+    await releaseAll(target, held);
+  }
+  return [...rows.values()].sort((a, b) => (a.sentAt ?? 0) - (b.sentAt ?? 0));
+}
+
+/**
+ * Locally the release is 1 s, not 0: fauxqs 2.4.1 with a data folder loses a message whose
+ * visibility is changed to 0 (its SQLite write of the "ready" state breaks a NOT NULL
+ * column after the message left memory).
+ */
+async function releaseAll(target: Target, messages: readonly Message[]): Promise<void> {
+  const visibility = target.kind === 'local' ? 1 : 0;
+  for (let i = 0; i < messages.length; i += 10) {
+    const batch = messages.slice(i, i + 10);
+    await target.sqs.send(
+      new ChangeMessageVisibilityBatchCommand({
+        QueueUrl: target.dlqUrl,
+        Entries: batch.map((m, n) => ({ Id: String(n), ReceiptHandle: m.ReceiptHandle ?? '', VisibilityTimeout: visibility })),
+      }),
+    );
+  }
+}
+
+export interface RedriveResult {
+  readonly mode: 'move-task' | 'receive-send-delete';
+  readonly moved: number;
+  /** Move tasks only. */
+  readonly taskHandle?: string;
+  readonly status?: string;
+  readonly failureReason?: string;
+}
+
+export interface RedriveOptions {
+  /** Called as messages move: moved so far, and the total when known. */
+  readonly onProgress?: (moved: number, total: number | undefined) => void;
+  /** AWS: return once the task started instead of waiting for it. @default false */
+  readonly detach?: boolean;
+  /** Give up waiting after this long. @default 15 minutes */
+  readonly timeoutMs?: number;
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+const defaultSleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Sends every DLQ message back to the work queue. */
+export async function redriveDeadLetters(target: Target, options: RedriveOptions = {}): Promise<RedriveResult> {
+  return target.kind === 'aws' ? moveTask(target, options) : receiveSendDelete(target, options);
+}
+
+async function moveTask(target: Target, options: RedriveOptions): Promise<RedriveResult> {
+  const sleep = options.sleep ?? defaultSleep;
+  const sourceArn = await target.queueArn(target.dlqUrl);
+  const destinationArn = await target.queueArn(target.queueUrl);
+  let taskHandle: string | undefined;
+  try {
+    const started = await target.sqs.send(new StartMessageMoveTaskCommand({ SourceArn: sourceArn, DestinationArn: destinationArn }));
+    taskHandle = started.TaskHandle;
+  } catch (err) {
+    throw new CliError(`could not start the DLQ redrive: ${(err as Error).name}: ${(err as Error).message}`, { cause: err });
+  }
+  if (options.detach === true) return { mode: 'move-task', moved: 0, ...(taskHandle === undefined ? {} : { taskHandle }), status: 'RUNNING' };
+  const until = Date.now() + (options.timeoutMs ?? 15 * 60_000);
+  for (;;) {
+    const list = await target.sqs.send(new ListMessageMoveTasksCommand({ SourceArn: sourceArn, MaxResults: 10 }));
+    const task = (list.Results ?? []).find((t) => taskHandle === undefined || t.TaskHandle === taskHandle) ?? list.Results?.[0];
+    const moved = task?.ApproximateNumberOfMessagesMoved ?? 0;
+    options.onProgress?.(moved, task?.ApproximateNumberOfMessagesToMove);
+    const status = task?.Status ?? 'UNKNOWN';
+    if (status !== 'RUNNING' || Date.now() > until) {
+      return {
+        mode: 'move-task',
+        moved,
+        ...(taskHandle === undefined ? {} : { taskHandle }),
+        status,
+        ...(task?.FailureReason === undefined ? {} : { failureReason: task.FailureReason }),
+      };
+    }
+    await sleep(2000);
+  }
+}
+
+async function receiveSendDelete(target: Target, options: RedriveOptions): Promise<RedriveResult> {
+  const sleep = options.sleep ?? defaultSleep;
+  const start = await queueDepth(target, target.dlqUrl);
+  const total = start.visible + start.hidden;
+  const until = Date.now() + (options.timeoutMs ?? 60_000);
+  let moved = 0;
+  options.onProgress?.(0, total);
+  for (;;) {
+    const out = await target.sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: target.dlqUrl,
+        MaxNumberOfMessages: 10,
+        VisibilityTimeout: 30,
+        WaitTimeSeconds: 0,
+        MessageAttributeNames: ['All'],
+      }),
+    );
+    const messages = out.Messages ?? [];
+    if (messages.length === 0) {
+      // Hidden messages (someone is looking at them) come back soon: wait for them, within bounds.
+      const depth = await queueDepth(target, target.dlqUrl);
+      if (depth.visible + depth.hidden === 0 || Date.now() > until) break;
+      await sleep(250);
+      continue;
+    }
+    const sent = await target.sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: target.queueUrl,
+        Entries: messages.map((m, i) => ({
+          Id: String(i),
+          MessageBody: m.Body ?? '',
+          ...(m.MessageAttributes === undefined ? {} : { MessageAttributes: m.MessageAttributes }),
+        })),
+      }),
+    );
+    const ok = new Set((sent.Successful ?? []).map((s) => s.Id));
+    const done = messages.filter((_, i) => ok.has(String(i)));
+    if (done.length > 0) {
+      await target.sqs.send(
+        new DeleteMessageBatchCommand({
+          QueueUrl: target.dlqUrl,
+          Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle ?? '' })),
+        }),
+      );
+    }
+    if ((sent.Failed ?? []).length > 0) {
+      throw new CliError(`the work queue refused ${(sent.Failed ?? []).length} messages: ${sent.Failed?.[0]?.Message ?? ''}; ${moved + done.length} moved so far`);
+    }
+    moved += done.length;
+    options.onProgress?.(moved, Math.max(total, moved));
+  }
+  return { mode: 'receive-send-delete', moved };
+}

@@ -1,0 +1,113 @@
+/**
+ * Everything known about one delivery: its record, its execution log (attempts and
+ * reconciler corrections) and its ledger entries. The body is left out unless asked
+ * for: operators share this output, and bodies carry customer data.
+ */
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { RECORD_SK, recordPk } from '../../lambdas/domain/event-record.ts';
+import { DynamoDbLedger } from '../../lambdas/ledger/dynamodb-ledger.ts';
+import type { LedgerEntry } from '../../lambdas/ledger/ledger.ts';
+import { documentClient } from '../../lambdas/store/dynamodb-event-store.ts';
+import { fromRecordItem } from '../../lambdas/store/record-item.ts';
+import type { Target } from '../target.ts';
+
+export interface RecordView {
+  readonly route: string;
+  readonly key: string;
+  readonly status: string;
+  readonly hits: number;
+  readonly attempts: number;
+  readonly receivedAt: number;
+  readonly expiresAt: number;
+  readonly answerStatus: number;
+  readonly fingerprint: string;
+  readonly bodyBytes: number;
+  readonly lastEnqueuedAt?: number;
+  readonly leaseUntil?: number;
+  readonly lastError?: string;
+  readonly completedAt?: number;
+  readonly result?: unknown;
+  readonly body?: string;
+}
+
+export interface Inspection {
+  readonly record: RecordView | null;
+  readonly log: readonly Record<string, unknown>[];
+  readonly ledger: readonly LedgerEntry[];
+}
+
+const DAY_MS = 86_400_000;
+/** Ledger hours read at most: effects land after receipt, at the latest after a DLQ redrive. */
+const LEDGER_LOOKBACK_MS = 15 * DAY_MS;
+
+function parseResult(result: string | undefined): unknown {
+  if (result === undefined) return undefined;
+  try {
+    return JSON.parse(result) as unknown;
+  } catch {
+    return result;
+  }
+}
+
+export async function inspectDelivery(
+  target: Target,
+  route: string,
+  key: string,
+  options: { withBody?: boolean; now?: number } = {},
+): Promise<Inspection> {
+  const doc = documentClient(target.dynamo);
+  const now = options.now ?? Date.now();
+  const pk = recordPk(route, key);
+  const [item, logItems] = await Promise.all([
+    doc.send(new GetCommand({ TableName: target.eventsTable, Key: { pk, sk: RECORD_SK }, ConsistentRead: true })),
+    (async () => {
+      const items: Record<string, unknown>[] = [];
+      let start: Record<string, unknown> | undefined;
+      do {
+        const page = await doc.send(
+          new QueryCommand({
+            TableName: target.eventsTable,
+            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :log)',
+            ExpressionAttributeValues: { ':pk': pk, ':log': 'LOG#' },
+            ExclusiveStartKey: start,
+          }),
+        );
+        items.push(...(page.Items ?? []));
+        start = page.LastEvaluatedKey;
+      } while (start !== undefined);
+      return items;
+    })(),
+  ]);
+  let record: RecordView | null = null;
+  if (item.Item !== undefined) {
+    const r = fromRecordItem(item.Item);
+    record = {
+      route: r.route,
+      key: r.key,
+      status: r.status,
+      hits: r.hits,
+      attempts: r.attempts,
+      receivedAt: r.receivedAt,
+      expiresAt: r.expiresAt,
+      answerStatus: r.answer.status,
+      fingerprint: r.fingerprint,
+      bodyBytes: Buffer.byteLength(r.body, r.bodyEncoding === 'base64' ? 'base64' : 'utf8'),
+      ...(r.lastEnqueuedAt === undefined ? {} : { lastEnqueuedAt: r.lastEnqueuedAt }),
+      ...(r.leaseUntil === undefined ? {} : { leaseUntil: r.leaseUntil }),
+      ...(r.lastError === undefined ? {} : { lastError: r.lastError }),
+      ...(r.completedAt === undefined ? {} : { completedAt: r.completedAt }),
+      ...(r.result === undefined ? {} : { result: parseResult(r.result) }),
+      ...(options.withBody === true ? { body: r.body } : {}),
+    };
+  }
+  // Keys and bookkeeping of the table are not part of the entry.
+  const hidden: ReadonlySet<string> = new Set(['pk', 'sk', 'route', 'key', 'expiresAt']);
+  const log = logItems.map((item) => Object.fromEntries(Object.entries(item).filter(([name]) => !hidden.has(name))));
+  let ledger: LedgerEntry[] = [];
+  if (target.ledgerTable !== undefined) {
+    const from = Math.max((record?.receivedAt ?? now - DAY_MS) - 60_000, now - LEDGER_LOOKBACK_MS);
+    const entries = await new DynamoDbLedger(target.dynamo, target.ledgerTable).listWindow(from, now + 60_000);
+    ledger = entries.filter((e) => e.route === route && e.idempotencyKey === key);
+  }
+  return { record, log, ledger };
+}

@@ -1,0 +1,104 @@
+/**
+ * What a command works on: the local stack (`--local`, from endpoints.json) or a
+ * deployed one (`--stack NAME`, from CloudFormation). Commands see the same shape either
+ * way: clients, table names and queue URLs.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { localDir, readRunningEndpoints, StackNotRunningError } from '../local/endpoints-file.ts';
+import { localDynamoClient, localSqsClient } from '../local/aws-clients.ts';
+import { describeDeployedStack } from './deployed-stack.ts';
+import { CliError, UsageError } from './errors.ts';
+
+export interface Target {
+  readonly kind: 'local' | 'aws';
+  /** For messages: `the local stack in .local` or `stack Retryproof`. */
+  readonly description: string;
+  readonly dynamo: DynamoDBClient;
+  readonly sqs: SQSClient;
+  readonly eventsTable: string;
+  readonly ledgerTable: string | undefined;
+  readonly queueUrl: string;
+  readonly dlqUrl: string;
+  /** A queue's ARN, asked once. */
+  queueArn(url: string): Promise<string>;
+  close(): void;
+}
+
+export interface TargetFlags {
+  readonly local?: boolean;
+  readonly stack?: string;
+  readonly region?: string;
+}
+
+function withArns(base: Omit<Target, 'queueArn'>, known: Readonly<Record<string, string>> = {}): Target {
+  const cache = new Map<string, string>(Object.entries(known));
+  return {
+    ...base,
+    async queueArn(url) {
+      const hit = cache.get(url);
+      if (hit !== undefined) return hit;
+      const out = await base.sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }));
+      const arn = out.Attributes?.QueueArn;
+      if (arn === undefined) throw new CliError(`queue ${url} has no ARN`);
+      cache.set(url, arn);
+      return arn;
+    },
+  };
+}
+
+/**
+ * Connects to the stack the flags name.
+ * @throws UsageError when neither or both of --local and --stack are given
+ * @throws CliError when the stack cannot be found
+ */
+export async function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv = process.env): Promise<Target> {
+  const local = flags.local === true;
+  if (local && flags.stack !== undefined) throw new UsageError('give either --local or --stack NAME, not both');
+  if (!local && flags.stack === undefined) throw new UsageError('say which stack: --local, or --stack NAME for a deployed one');
+  if (local) {
+    const dir = localDir(env);
+    const endpoints = await readRunningEndpoints(dir).catch((err: unknown) => {
+      if (err instanceof StackNotRunningError) throw new CliError(err.message);
+      throw err;
+    });
+    const dynamo = localDynamoClient(endpoints.dynamoEndpoint);
+    const sqs = localSqsClient(endpoints.sqsEndpoint);
+    return withArns(
+      {
+        kind: 'local',
+        description: `the local stack in ${dir}`,
+        dynamo,
+        sqs,
+        eventsTable: endpoints.eventsTable,
+        ledgerTable: endpoints.ledgerTable,
+        queueUrl: endpoints.queueUrl,
+        dlqUrl: endpoints.dlqUrl,
+        close: () => {
+          dynamo.destroy();
+          sqs.destroy();
+        },
+      },
+      { [endpoints.queueUrl]: endpoints.queueArn, [endpoints.dlqUrl]: endpoints.dlqArn },
+    );
+  }
+  const stackName = flags.stack ?? '';
+  const stack = await describeDeployedStack(stackName, flags.region);
+  const config = flags.region === undefined ? {} : { region: flags.region };
+  const dynamo = new DynamoDBClient(config);
+  const sqs = new SQSClient(config);
+  return withArns({
+    kind: 'aws',
+    description: `stack ${stackName}`,
+    dynamo,
+    sqs,
+    eventsTable: stack.eventsTable,
+    ledgerTable: stack.ledgerTable,
+    queueUrl: stack.queueUrl,
+    dlqUrl: stack.dlqUrl,
+    close: () => {
+      dynamo.destroy();
+      sqs.destroy();
+    },
+  });
+}
