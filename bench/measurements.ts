@@ -1,7 +1,7 @@
 /** What one benchmark run measured, in the shape the report reads. */
 import type { BundleFigure } from './bundles.ts';
 import type { ReceiverName } from './receivers/receiver.ts';
-import type { LoadResult, StormResult } from './workloads.ts';
+import type { KeyReuseResult, LoadResult, StormResult } from './workloads.ts';
 
 export const WORKLOADS = {
   a: 'unique deliveries, sequential',
@@ -45,6 +45,8 @@ export interface Measurements {
   readonly storm: Readonly<Record<ReceiverName, StormResult>>;
   /** retryproof's circuit-breaker notices during the storm. */
   readonly stormNotices: number;
+  /** A key reused for another body, then the genuine retry. */
+  readonly keyReuse: Readonly<Record<ReceiverName, KeyReuseResult>>;
   readonly bundles: readonly BundleFigure[];
 }
 

@@ -4,6 +4,7 @@ import { cpus, totalmem } from 'node:os';
 import { resolve } from 'node:path';
 import type { BundleFigure, SdkMode } from './bundles.ts';
 import { coldInitMs } from './bundles.ts';
+import { DEFAULT_INPUTS, priceMonth } from './cost-model.ts';
 import type { LoadWorkload, Measurements, MergedLoad } from './measurements.ts';
 import { WORKLOADS } from './measurements.ts';
 import { RECEIVER_NAMES } from './receivers/receiver.ts';
@@ -214,6 +215,35 @@ function stormRows(m: Measurements): string[][] {
   });
 }
 
+function noticed(m: Measurements): string[] {
+  const reuse = (n: ReceiverName): string => {
+    const r = m.keyReuse[n];
+    return `${TITLE[n]} answered ${r.statuses.join(', ')}${r.errors.length > 0 ? ` (thrown: ${r.errors.join(', ')})` : ''} and ran the effect ${r.executions} time${r.executions === 1 ? '' : 's'}`;
+  };
+  const sample = priceMonth({ ...DEFAULT_INPUTS, deliveriesPerMonth: 10_000_000, duplicateShare: 0.05 });
+  const writes = sample.lines.find((l) => l.item === 'DynamoDB writes');
+  const storage = sample.lines.find((l) => l.item === 'DynamoDB storage (+PITR)');
+  const api = sample.lines.find((l) => l.item === 'API Gateway');
+  return [
+    '- **A reused key deletes the Powertools record.** A delivery, then another body under the same key, then the first delivery ' +
+      `again (the sender's retry): ${reuse('retryproof')}; ${reuse('powertools')}; ${reuse('naive')}. Powertools refuses the second ` +
+      "body with `IdempotencyValidationError` from its middleware's `before`, and its `onError` then deletes the record it did not " +
+      'write, so the genuine retry runs the effect again. The same delete-on-error path is what the storm shows. The naive receiver ' +
+      'replays the first answer to the second body and never notices it.',
+    '- **Powertools answers concurrent copies with a 500.** A copy that arrives while the first is running gets ' +
+      '`IdempotencyAlreadyInProgressError`, which its docs say is safe to retry; a webhook sender does retry it, which is how the ' +
+      'storm turns into second executions. retryproof answers every copy 202 with the stored answer, so no copy is retried at all.',
+    `- **retryproof pays for keeping the body.** Its record carries the body (for the executor, the reconciler and the DLQ audit) and ` +
+      "the byTime GSI projects all attributes, so every write on the record is paid twice and the body is stored twice. `npm run cost` " +
+      `at 10 M deliveries a month, 5% duplicates and 2 KB bodies: API Gateway $${api?.retryproof.toFixed(2) ?? '?'} against ` +
+      `$${api?.powertools.toFixed(2) ?? '?'}, but DynamoDB writes $${writes?.retryproof.toFixed(2) ?? '?'} against ` +
+      `$${writes?.powertools.toFixed(2) ?? '?'} and storage $${storage?.retryproof.toFixed(2) ?? '?'} against ` +
+      `$${storage?.powertools.toFixed(2) ?? '?'}: $${sample.totals.retryproof.toFixed(2)} against $${sample.totals.powertools.toFixed(2)} ` +
+      'in all. A KEYS_ONLY or INCLUDE projection on byTime would halve the writes on the record; that is a design question, ' +
+      'not one for this benchmark.',
+  ];
+}
+
 /** The whole BENCHMARKS.md. */
 export function renderReport(m: Measurements): string {
   const f = figuresOf(m);
@@ -381,6 +411,10 @@ export function renderReport(m: Measurements): string {
           .join(', '),
       ]),
     ),
+    '',
+    '## Things noticed',
+    '',
+    ...noticed(m),
     '',
     '## What would change on real AWS',
     '',

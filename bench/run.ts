@@ -18,8 +18,8 @@ import { renderReport } from './report.ts';
 import { createBenchStack } from './stack.ts';
 import type { BenchReceiver } from './stack.ts';
 import { percentile } from './stats.ts';
-import { runLoad, runStorm } from './workloads.ts';
-import type { LoadResult, StormResult } from './workloads.ts';
+import { runKeyReuse, runLoad, runStorm } from './workloads.ts';
+import type { KeyReuseResult, LoadResult, StormResult } from './workloads.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 
@@ -134,6 +134,13 @@ async function benchmark(settings: RunSettings): Promise<Measurements> {
     }
     const stormNotices = (receivers.find((r) => r.name === 'retryproof')?.notices?.() ?? 0) - noticesBefore;
 
+    const keyReuse = {} as Record<ReceiverName, KeyReuseResult>;
+    for (const r of receivers) {
+      const result = await runKeyReuse(r, settings.bodyBytes);
+      keyReuse[r.name] = result;
+      log(`[reuse] ${r.name.padEnd(10)} answers ${result.statuses.join(', ')}, effect ran ${result.executions} times`);
+    }
+
     log(`bundling the three ingest functions and timing cold init (${settings.coldInitRuns} runs each)`);
     const bundles = await measureBundles({ runs: settings.coldInitRuns, log });
     return {
@@ -144,6 +151,7 @@ async function benchmark(settings: RunSettings): Promise<Measurements> {
       loads,
       storm,
       stormNotices,
+      keyReuse,
       bundles,
     };
   } finally {

@@ -217,3 +217,34 @@ export async function runStorm(receiver: BenchReceiver, options: StormOptions, e
     executor.effects.effectMs = 0;
   }
 }
+
+/** What a receiver did with a key reused for another body, and with the genuine retry after it. */
+export interface KeyReuseResult {
+  readonly receiver: ReceiverName;
+  readonly statuses: readonly [number, number, number];
+  readonly errors: readonly string[];
+  /** Effect executions for the key after all three. */
+  readonly executions: number;
+  readonly byOperation: Record<string, number>;
+}
+
+/**
+ * Sends a delivery, then another body under the same key (a sender bug or a forgery with a
+ * valid signature), then the first delivery again, as the sender's retry would.
+ */
+export async function runKeyReuse(receiver: BenchReceiver, bodyBytes: number): Promise<KeyReuseResult> {
+  const key = `msg_${randomUUID()}`;
+  const body = payloadOf(key, bodyBytes);
+  const other = payloadOf(key, bodyBytes + 16);
+  receiver.requests.reset();
+  receiver.effects.reset();
+  const answers = [];
+  for (const b of [body, other, body]) answers.push(await receiver.invoke(signedEvent(key, b)));
+  return {
+    receiver: receiver.name,
+    statuses: [answers[0]?.status ?? 0, answers[1]?.status ?? 0, answers[2]?.status ?? 0],
+    errors: answers.flatMap((a) => (a.error === undefined ? [] : [a.error])),
+    executions: receiver.effects.perKey.get(key) ?? 0,
+    byOperation: Object.fromEntries(receiver.requests.byOperation),
+  };
+}

@@ -3,7 +3,7 @@ import { payloadOf, signedEvent } from '../../bench/deliveries.ts';
 import type { ReceiverName } from '../../bench/receivers/receiver.ts';
 import { createBenchStack } from '../../bench/stack.ts';
 import type { BenchReceiver, BenchStack } from '../../bench/stack.ts';
-import { runStorm } from '../../bench/workloads.ts';
+import { runKeyReuse, runStorm } from '../../bench/workloads.ts';
 
 async function stackOnLocalServices(): Promise<BenchStack> {
   return createBenchStack({ dynamo: inject('dynamoEndpoint'), sqs: inject('sqsEndpoint') });
@@ -65,6 +65,23 @@ describe('the benchmark harness', () => {
       expect(retryproof.executed).toMatchObject({ total: 4, keysMoreThanOnce: 0, extra: 0, maxPerKey: 1, messages: 4 });
       // Each duplicate: the refused put and the hit count.
       expect(retryproof.byOperation).toEqual({ PutItemCommand: 40, UpdateItemCommand: 36 });
+    } finally {
+      stack.destroy();
+    }
+  });
+
+  it('shows what each receiver does when a key is reused for another body and the genuine delivery is retried', async () => {
+    // Prepare
+    const stack = await stackOnLocalServices();
+    try {
+      // Act
+      const retryproof = await runKeyReuse(receiver(stack, 'retryproof'), 256);
+      const powertools = await runKeyReuse(receiver(stack, 'powertools'), 256);
+      // Assess: retryproof refuses the other body with 422 and keeps the key.
+      expect(retryproof).toMatchObject({ statuses: [202, 422, 202], executions: 1 });
+      // Powertools refuses it too, but its onError deletes the record, so the retry runs the effect again.
+      expect(powertools).toMatchObject({ statuses: [202, 500, 202], errors: ['IdempotencyValidationError'], executions: 2 });
+      expect(powertools.byOperation.DeleteItemCommand).toBe(1);
     } finally {
       stack.destroy();
     }
