@@ -117,7 +117,8 @@ export class RetryproofStack extends Stack {
     const publishAlarm = (fn: RetryproofFunction) =>
       TopicGrants.fromTopic(alarms.topic).actions(fn, ['sns:Publish'], { keyActions: ['kms:Decrypt', 'kms:GenerateDataKey'] });
 
-    events.table.grant(ingest, 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:GetItem');
+    // Claim (PutItem), duplicate count (UpdateItem), the breaker's pause (PutItem).
+    events.table.grant(ingest, 'dynamodb:PutItem', 'dynamodb:UpdateItem');
     work.queue.grant(ingest, 'sqs:SendMessage');
     for (const route of resolved.routes) {
       const secret = secrets.byRoute.get(route.name);
@@ -133,9 +134,11 @@ export class RetryproofStack extends Stack {
     }
     publishAlarm(ingest);
 
-    events.table.grant(executor, 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem');
+    // Route state (GetItem), claim and fenced writes (UpdateItem), the execution log (PutItem),
+    // and parking, a transaction that checks the route is still paused (ConditionCheckItem).
+    events.table.grant(executor, 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem');
     work.deadLetterQueue.grant(executor, 'sqs:SendMessage');
-    ledger?.table.grant(executor, 'dynamodb:PutItem', 'dynamodb:Query');
+    ledger?.table.grant(executor, 'dynamodb:PutItem');
     executor.addEventSource(
       new SqsEventSource(work.queue, {
         reportBatchItemFailures: true,
@@ -147,7 +150,8 @@ export class RetryproofStack extends Stack {
 
     events.table.grant(reconciler, 'dynamodb:Query', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem');
     work.queue.grant(reconciler, 'sqs:SendMessage');
-    ledger?.table.grant(reconciler, 'dynamodb:Query', 'dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:PutItem');
+    // The ledger window (Query on the byHour index) and reversals (UpdateItem).
+    ledger?.table.grant(reconciler, 'dynamodb:Query', 'dynamodb:UpdateItem');
     publishAlarm(reconciler);
 
     const api = new WebhookApi(this, 'Webhooks', {

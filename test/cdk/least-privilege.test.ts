@@ -43,8 +43,8 @@ describe('IAM of the retryproof functions', () => {
     expect(byResource(grantsOf(built, 'IngestRole'))).toEqual({
       '*': XRAY,
       [id('IngestLogs')]: LOGS,
-      [events]: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
-      [`${events}/index/*`]: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+      [events]: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
+      [`${events}/index/*`]: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
       [id('Work/Queue')]: ['sqs:SendMessage'],
       [id('Secrets/demo')]: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'],
       [id('Secrets/stripe')]: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'],
@@ -59,8 +59,8 @@ describe('IAM of the retryproof functions', () => {
     expect(byResource(grantsOf(built, 'ExecutorRole'))).toEqual({
       '*': XRAY,
       [id('ExecutorLogs')]: LOGS,
-      [events]: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
-      [`${events}/index/*`]: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+      [events]: ['dynamodb:ConditionCheckItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+      [`${events}/index/*`]: ['dynamodb:ConditionCheckItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
       [id('Work/Queue')]: [
         'sqs:ChangeMessageVisibility',
         'sqs:DeleteMessage',
@@ -69,8 +69,8 @@ describe('IAM of the retryproof functions', () => {
         'sqs:ReceiveMessage',
       ],
       [id('Work/DeadLetterQueue')]: ['sqs:SendMessage'],
-      [ledger]: ['dynamodb:PutItem', 'dynamodb:Query'],
-      [`${ledger}/index/*`]: ['dynamodb:PutItem', 'dynamodb:Query'],
+      [ledger]: ['dynamodb:PutItem'],
+      [`${ledger}/index/*`]: ['dynamodb:PutItem'],
     });
   });
 
@@ -84,8 +84,8 @@ describe('IAM of the retryproof functions', () => {
       [events]: items,
       [`${events}/index/*`]: items,
       [id('Work/Queue')]: ['sqs:SendMessage'],
-      [ledger]: items,
-      [`${ledger}/index/*`]: items,
+      [ledger]: ['dynamodb:Query', 'dynamodb:UpdateItem'],
+      [`${ledger}/index/*`]: ['dynamodb:Query', 'dynamodb:UpdateItem'],
       [id('Alarms/Topic')]: ['sns:Publish'],
       [id('Alarms/Key')]: ['kms:Decrypt', 'kms:GenerateDataKey'],
     });
