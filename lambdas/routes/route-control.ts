@@ -2,16 +2,16 @@
  * Operator verbs on routes: list, pause, resume. Resuming re-enqueues every parked record
  * of the route, found through the sparse `parked` index with Query, never Scan.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
-import { RECORD_SK, RECORD_STATUS, recordPk, workMessageOf } from '../domain/event-record.ts';
+import { workMessageOf } from '../domain/event-record.ts';
 import type { RouteState } from '../ports/route-state-store.ts';
 import { SqsWorkQueue } from '../queue/sqs-work-queue.ts';
 import { documentClient } from '../store/dynamodb-event-store.ts';
 import { parkedPartition } from '../store/dynamodb-execution-store.ts';
+import { DynamoDbReconcilerStore } from '../store/dynamodb-reconciler-store.ts';
 import { DynamoDbRouteStateStore } from '../store/dynamodb-route-state-store.ts';
 import { fromRecordItem } from '../store/record-item.ts';
 import { EVENTS_TABLE } from '../store/table-schema.ts';
@@ -43,6 +43,7 @@ export function createRouteControl(options: RouteControlOptions): RouteControl {
   const doc = documentClient(options.dynamo);
   const states = new DynamoDbRouteStateStore(options.dynamo, options.eventsTable);
   const queue = new SqsWorkQueue(options.sqs, options.queueUrl);
+  const records = new DynamoDbReconcilerStore(options.dynamo, options.eventsTable);
   const known = (route: string): void => {
     if (!options.config.routes.some((r) => r.name === route)) {
       throw new Error(`route "${route}" is not configured; configured routes: ${options.config.routes.map((r) => r.name).join(', ')}`);
@@ -74,27 +75,8 @@ export function createRouteControl(options: RouteControlOptions): RouteControl {
         );
         for (const item of page.Items ?? []) {
           const record = fromRecordItem(item);
-          try {
-            // Unpark first, conditionally: of two concurrent resumes, one sends each message.
-            await doc.send(
-              new UpdateCommand({
-                TableName: options.eventsTable,
-                Key: { pk: recordPk(record.route, record.key), sk: RECORD_SK },
-                ConditionExpression: '#status = :parked AND receivedAt = :receivedAt',
-                UpdateExpression: 'SET #status = :received, lastEnqueuedAt = :now, resumedAt = :now REMOVE #gsi2pk, #gsi2sk',
-                ExpressionAttributeNames: { '#status': 'status', '#gsi2pk': index.partitionKey, '#gsi2sk': index.sortKey },
-                ExpressionAttributeValues: {
-                  ':parked': RECORD_STATUS.parked,
-                  ':received': RECORD_STATUS.received,
-                  ':receivedAt': record.receivedAt,
-                  ':now': now(),
-                },
-              }),
-            );
-          } catch (err) {
-            if (err instanceof ConditionalCheckFailedException) continue;
-            throw err;
-          }
+          // Unpark first, conditionally: of two concurrent resumes, one sends each message.
+          if (!(await records.unpark(record, now()))) continue;
           // If this send fails the record is RECEIVED with no message: the reconciler re-enqueues it.
           await queue.send(workMessageOf(record));
           reenqueued++;
