@@ -92,9 +92,38 @@ export function figuresOf(m: Measurements): Figures {
   };
 }
 
-function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+/** A Markdown table; columns named in `left` (and the first) are left-aligned, the rest right-aligned. */
+function table(header: readonly string[], rows: readonly (readonly string[])[], left: readonly string[] = []): string {
   const line = (cells: readonly string[]): string => `| ${cells.join(' | ')} |`;
-  return [line(header), line(header.map((_, i) => (i === 0 ? '---' : '---:'))), ...rows.map(line)].join('\n');
+  const align = header.map((name, i) => (i === 0 || left.includes(name) ? '---' : '---:'));
+  return [line(header), line(align), ...rows.map(line)].join('\n');
+}
+
+/** Every headline figure where a peer does better than retryproof, from this run. */
+function peerWins(f: Figures, m: Measurements): string[] {
+  type Row = readonly [string, Record<ReceiverName, number>, 'lower' | 'higher', (n: number) => string];
+  const rows: Row[] = [
+    ['DynamoDB requests per duplicate', f.requestsPerDuplicate, 'lower', f2],
+    ['p50 latency at concurrency 16 (b)', f.p50.b, 'lower', (n) => `${f1(n)} ms`],
+    ['p99 latency at concurrency 16 (b)', f.p99.b, 'lower', (n) => `${f1(n)} ms`],
+    ['throughput at concurrency 16 (b)', f.throughput.b, 'higher', (n) => `${f1(n)}/s`],
+    ['p50 latency, sequential (a)', f.p50.a, 'lower', (n) => `${f1(n)} ms`],
+    ['p99 latency, sequential (a)', f.p99.a, 'lower', (n) => `${f1(n)} ms`],
+    ['p50 latency at 30% duplicates (c)', f.p50.c, 'lower', (n) => `${f1(n)} ms`],
+    ['throughput at 30% duplicates (c)', f.throughput.c, 'higher', (n) => `${f1(n)}/s`],
+    ['bundle, AWS SDK bundled', f.bundleBytes['sdk-bundled'], 'lower', kb],
+    ['bundle, @aws-sdk/* external', f.bundleBytes['sdk-external'], 'lower', kb],
+    ['cold init, AWS SDK bundled', f.coldInit['sdk-bundled'], 'lower', (n) => `${f1(n)} ms`],
+    ['cold init, @aws-sdk/* external', f.coldInit['sdk-external'], 'lower', (n) => `${f1(n)} ms`],
+  ];
+  const out: string[] = [];
+  for (const [label, values, better, format] of rows) {
+    for (const peer of ['powertools', 'naive'] as const) {
+      const wins = better === 'lower' ? values[peer] < values.retryproof : values[peer] > values.retryproof;
+      if (wins) out.push(`- ${label}: ${TITLE[peer]} ${format(values[peer])} against retryproof's ${format(values.retryproof)}.`);
+    }
+  }
+  return out.length === 0 ? [`- None in this run (${m.settings.rounds} rounds per workload).`] : out;
 }
 
 function figureRow(label: string, values: Record<ReceiverName, number>, format: (n: number) => string): string[] {
@@ -292,6 +321,13 @@ export function renderReport(m: Measurements): string {
     '',
     ...goals(m, f),
     '',
+    '## Where a peer does better in this run',
+    '',
+    ...peerWins(f, m),
+    '',
+    'Latency and cold-init differences of a few percent are within this shared machine\'s noise; the request counts and the storm ' +
+      'counts are exact.',
+    '',
     '## Machine and versions',
     '',
     `- ${cpu.length} cores, ${cpu[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 1024 ** 3).toFixed(1)} GiB memory; Node ${process.versions.node} (${process.platform}/${process.arch}).`,
@@ -364,6 +400,7 @@ export function renderReport(m: Measurements): string {
     table(
       ['workload', 'receiver', 'deliveries', 'duplicates', 'requests / delivery', 'requests', 'p50 ms', 'p99 ms', 'deliveries/s', 'Node CPU ms / delivery', 'answers', 'executions'],
       loadRows(m),
+      ['receiver', 'requests', 'answers'],
     ),
     '',
     'Node CPU is this process\'s user+system time over the workload divided by its deliveries: the handlers, their SDK clients and the ' +
@@ -372,7 +409,11 @@ export function renderReport(m: Measurements): string {
     '',
     '## The storm',
     '',
-    table(['receiver', 'invocations', 'retries', 'answers', 'thrown', 'DynamoDB requests', 'decided to execute', 'effect executed'], stormRows(m)),
+    table(
+      ['receiver', 'invocations', 'retries', 'answers', 'thrown', 'DynamoDB requests', 'decided to execute', 'effect executed'],
+      stormRows(m),
+      ['receiver', 'answers', 'thrown', 'DynamoDB requests', 'decided to execute', 'effect executed'],
+    ),
     '',
     rpStorm.executed === undefined
       ? ''
@@ -384,10 +425,15 @@ export function renderReport(m: Measurements): string {
         `Its circuit breaker sent ${m.stormNotices} alerts: every key crossed the threshold of 3 deliveries. With the default ` +
         "reaction, 'pause', the route would have been paused at the first key and every later one parked for a person to resume.",
     '',
-    'Why Powertools runs the effect twice: a copy that finds the key INPROGRESS throws `IdempotencyAlreadyInProgressError` from the ' +
-      "middleware's `before`; middy then runs the middleware's `onError`, which deletes the record by key, although this invocation " +
-      'did not create it. The next copy, or the sender\'s retry, finds the key free and runs the body again while the first run is still ' +
-      'going. The naive receiver runs it again whenever two copies both read "absent" before either writes.',
+    f.stormKeysTwice.powertools === 0
+      ? 'In this run Powertools ran no effect twice.'
+      : 'Why Powertools runs the effect twice: a copy that finds the key INPROGRESS throws `IdempotencyAlreadyInProgressError` from the ' +
+        "middleware's `before`; middy then runs the middleware's `onError`, which deletes the record by key, although this invocation " +
+        "did not create it. The next copy, or the sender's retry, finds the key free and runs the body again while the first run is still " +
+        'going.',
+    f.stormKeysTwice.naive === 0
+      ? 'In this run the naive receiver ran no effect twice.'
+      : 'The naive receiver runs it again whenever two copies both read "absent" before either writes.',
     '',
     '## Bundles',
     '',
@@ -398,18 +444,20 @@ export function renderReport(m: Measurements): string {
       `(loopback endpoints, fake credentials: nothing can reach AWS), median of ${s.coldInitRuns} runs, interleaved.`,
     '',
     table(
-      ['bundle', 'bytes', 'gzip', 'cold init median ms', 'largest parts'],
+      ['bundle', 'bytes', 'gzip', 'cold init median ms', 'p25-p75 ms', 'largest parts'],
       m.bundles.map((b) => [
         `${b.receiver === 'floor' ? 'empty module' : TITLE[b.receiver]}, ${b.mode}`,
         String(b.bytes),
         String(b.gzipBytes),
         f1(coldInitMs(b)),
+        `${f1(percentile(b.initMs, 25))}-${f1(percentile(b.initMs, 75))}`,
         Object.entries(b.byOrigin)
           .sort((x, y) => y[1] - x[1])
           .slice(0, 5)
           .map(([o, bytes]) => `${o} ${kb(bytes)}`)
           .join(', '),
       ]),
+      ['largest parts'],
     ),
     '',
     '## Things noticed',
