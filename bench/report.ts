@@ -160,7 +160,7 @@ function goals(m: Measurements, f: Figures): string[] {
   const cpuR = f.cpuPerDelivery.b.retryproof / f.cpuPerDelivery.b.powertools;
   out.push(
     `- **p50 answer latency ≤ 0.8x Powertools' under workload b.** ${r <= 0.8 ? 'Met' : 'Missed'}: ` +
-      `${f1(f.p50.b.retryproof)} ms against ${f1(f.p50.b.powertools)} ms, ${r.toFixed(2)}x ` +
+      `${f1(f.p50.b.retryproof)} ms against ${f1(f.p50.b.powertools)} ms, ${r.toFixed(3)}x ` +
       `(sequentially, workload a: ${f1(f.p50.a.retryproof)} against ${f1(f.p50.a.powertools)} ms, ${ratio(f.p50.a.retryproof, f.p50.a.powertools)}). ` +
       `At concurrency 16 this machine is CPU-bound: two cores carry the sender, the handlers and DynamoDB Local's JVM ` +
       `(load average ${m.loadAverage.start.map(f1).join('/')} at the start, ${m.loadAverage.end.map(f1).join('/')} at the end, ` +
@@ -179,7 +179,9 @@ function goals(m: Measurements, f: Figures): string[] {
     const sns = rpBundle.byOrigin['@aws-sdk/client-sns'] ?? 0;
     out.push(
       `- **Cold init ≤ Powertools' (${mode === 'sdk-bundled' ? 'AWS SDK bundled' : '@aws-sdk/* external'}).** ${rp <= pt ? 'Met' : 'Missed'}: ` +
-        `${f1(rp)} ms against ${f1(pt)} ms (medians of ${m.settings.coldInitRuns} fresh processes; an empty bundle imports in ` +
+        `${f1(rp)} ms against ${f1(pt)} ms, ${(rp / pt).toFixed(3)}x (medians of ${m.settings.coldInitRuns} fresh processes, interquartile ranges ` +
+        `${f1(percentile(rpBundle.initMs, 25))}-${f1(percentile(rpBundle.initMs, 75))} and ` +
+        `${f1(percentile(bundleOf(m, 'powertools', mode).initMs, 25))}-${f1(percentile(bundleOf(m, 'powertools', mode).initMs, 75))} ms; an empty bundle imports in ` +
         `${f1(f.coldInitFloor[mode])} ms). retryproof's bundle is ${kb(rpBundle.bytes)} against ${kb(bundleOf(m, 'powertools', mode).bytes)}; ` +
         `of it, Powertools Logger and Metrics are ${kb(observability)}` +
         `${sns > 0 ? ` and the SNS client of the circuit breaker ${kb(sns)}` : ''}, which the peer does not carry. ` +

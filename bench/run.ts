@@ -2,7 +2,7 @@
  * The benchmark: retryproof, Powertools idempotency and the naive check-then-act, side by
  * side on DynamoDB Local and fauxqs, in one run, on the same data. Writes BENCHMARKS.md.
  *
- *   npm run bench               # the full run, about 5 minutes; writes BENCHMARKS.md
+ *   npm run bench               # the full run, about 3 to 5 minutes; writes BENCHMARKS.md
  *   npm run bench -- --quick    # a smoke run under 2 minutes; writes bench/.build/BENCHMARKS.quick.md
  */
 import { writeFileSync } from 'node:fs';
@@ -40,7 +40,7 @@ export function settingsFor(quick: boolean): RunSettings {
       ladderMs: [10, 50],
       effectMs: 150,
     },
-    coldInitRuns: quick ? 3 : 9,
+    coldInitRuns: quick ? 3 : 15,
   };
 }
 
