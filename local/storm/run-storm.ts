@@ -1,0 +1,165 @@
+/**
+ * One retry storm, start to verdict: plan, send, (restart the executor mid-run), wait for
+ * the work to settle, reconcile, read the tables, judge. The local stack's admin calls
+ * (`POST /_local/restart-executor`, `POST /_local/reconcile`) are used when the storm
+ * targets the local stack; elsewhere those steps are reported as not run.
+ */
+import type { Target } from '../../cli/target.ts';
+import { peekDeadLetters } from '../../cli/operations/dead-letters.ts';
+import type { ReconcileReport } from '../../lambdas/reconciler/reconcile.ts';
+import type { SampleRoute } from '../sample-delivery.ts';
+import { planStorm } from './storm-plan.ts';
+import type { StormMix } from './storm-plan.ts';
+import { buildReport } from './storm-report.ts';
+import type { ReconciliationSummary, StormReport, Verification } from './storm-report.ts';
+import { runSenders } from './storm-sender.ts';
+import { readEffects, readRecords, waitForSettle } from './storm-verify.ts';
+
+export interface StormOptions {
+  readonly events: number;
+  readonly concurrency: number;
+  readonly mix: StormMix;
+  /** The sender's retry ladder, unscaled, in milliseconds. */
+  readonly ladderMs: readonly number[];
+  readonly timeScale: number;
+  readonly seed: number;
+  readonly url: string;
+  readonly route: SampleRoute;
+  readonly secret: string;
+  readonly toleranceSeconds: number;
+  /** The route's lease, when known: slow actions are kept inside it. */
+  readonly leaseSeconds: number | undefined;
+  /** Where the stack's tables are read; undefined: no verification of effects. */
+  readonly target: Target | undefined;
+  /** The local stack's URL, for its admin calls; undefined: no restart, no reconciliation. */
+  readonly adminUrl: string | undefined;
+  readonly restartExecutor: boolean;
+  readonly settleTimeoutMs: number;
+  /** At most this many reconcile runs (each one after the work settled again). */
+  readonly maxReconcileRounds: number;
+  readonly onProgress?: (phase: string, done: number, total: number, note?: string) => void;
+}
+
+async function admin<T>(adminUrl: string, path: string, body: unknown): Promise<T> {
+  const response = await fetch(new URL(path, adminUrl), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(300_000),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${path} answered ${response.status}: ${text.slice(0, 200)}`);
+  return JSON.parse(text) as T;
+}
+
+/** The delay of a slow action: longer than the ladder's third step, scaled, but inside the lease. */
+export function slowDelayMs(ladderMs: readonly number[], timeScale: number, leaseSeconds: number | undefined): number {
+  const third = (ladderMs[2] ?? ladderMs.at(-1) ?? 30_000) * timeScale;
+  const wanted = Math.round(third * 1.5) + 50;
+  return leaseSeconds === undefined ? wanted : Math.min(wanted, Math.round(leaseSeconds * 1000 * 0.5));
+}
+
+export async function runStorm(o: StormOptions): Promise<StormReport> {
+  const startedAt = Date.now();
+  const delay = slowDelayMs(o.ladderMs, o.timeScale, o.leaseSeconds);
+  const plans = planStorm(o.events, o.mix, o.ladderMs.length, delay, o.seed);
+  const progress = o.onProgress ?? (() => undefined);
+
+  let executorRestart = o.restartExecutor ? 'not run: not the local stack' : 'off';
+  const adminUrl = o.adminUrl;
+  const midRun =
+    o.restartExecutor && adminUrl !== undefined
+      ? {
+          afterEvents: Math.floor(o.events / 2),
+          action: async () => {
+            try {
+              const out = await admin<{ abandonedBatches: number }>(adminUrl, '/_local/restart-executor', {});
+              executorRestart = `done mid-run (${out.abandonedBatches} batches abandoned in flight)`;
+            } catch (err) {
+              executorRestart = `failed: ${(err as Error).message}`;
+            }
+          },
+        }
+      : undefined;
+
+  progress('sending', 0, o.events);
+  const { requests, events } = await runSenders(plans, {
+    url: o.url,
+    route: o.route,
+    secret: o.secret,
+    ladderMs: o.ladderMs.map((ms) => Math.max(1, Math.round(ms * o.timeScale))),
+    concurrency: o.concurrency,
+    toleranceSeconds: o.toleranceSeconds,
+    onEventDone: (done, sent) => {
+      progress('sending', done, o.events, `${sent} requests`);
+    },
+    ...(midRun === undefined ? {} : { midRun }),
+  });
+
+  let verification: Verification | undefined;
+  let reconciliation: ReconciliationSummary = { ran: false, rounds: 0, reversed: 0, reenqueued: 0, needsAttention: 0, reason: 'not the local stack' };
+  const target = o.target;
+  if (target !== undefined) {
+    const keys = events.filter((e) => e.accepted).map((e) => e.key);
+    const settleOnce = () =>
+      waitForSettle(target, o.route.name, keys, {
+        timeoutMs: o.settleTimeoutMs,
+        onTick: (queued, executing) => {
+          progress('settling', 0, 0, `${queued} queued, ${executing} executing`);
+        },
+      });
+    let settle = await settleOnce();
+    const fromMs = startedAt - 60_000;
+    const effectsBefore = await readEffects(target, o.route.name, fromMs);
+    if (adminUrl !== undefined) {
+      const totals = { rounds: 0, reversed: 0, reenqueued: 0, needsAttention: 0 };
+      try {
+        for (let round = 0; round < o.maxReconcileRounds; round++) {
+          progress('reconciling', round + 1, o.maxReconcileRounds);
+          // Everything recent, with no settle time: the storm has waited for the work itself.
+          const report = await admin<ReconcileReport>(adminUrl, '/_local/reconcile', { settleSeconds: 0, stuckAfterSeconds: 0 });
+          totals.rounds++;
+          totals.reversed += report.counts.reversed;
+          totals.reenqueued += report.counts.reenqueued;
+          totals.needsAttention = report.counts.needsAttention;
+          // Re-enqueued work runs now; the next round checks what it did.
+          if (report.counts.reenqueued === 0 && report.counts.reversed === 0) break;
+          if (report.counts.reenqueued > 0) settle = await settleOnce();
+        }
+        reconciliation = { ran: true, ...totals };
+      } catch (err) {
+        reconciliation = { ran: false, ...totals, reason: (err as Error).message };
+      }
+    }
+    progress('verifying', 0, 0);
+    const [records, effectsAfter, dead] = await Promise.all([
+      readRecords(target, o.route.name, keys),
+      readEffects(target, o.route.name, fromMs),
+      peekDeadLetters(target, { max: 10_000 }),
+    ]);
+    const deadLetters = new Map(dead.filter((d) => d.route === o.route.name).map((d) => [d.key, d.reason]));
+    verification = { records, effectsBefore, effectsAfter, deadLetters, settle };
+  }
+
+  return buildReport({
+    startedAt,
+    endedAt: Date.now(),
+    url: o.url,
+    route: o.route.name,
+    settings: {
+      events: o.events,
+      concurrency: o.concurrency,
+      mix: o.mix,
+      ladderMs: o.ladderMs,
+      timeScale: o.timeScale,
+      slowActionMs: delay,
+      seed: o.seed,
+      restartExecutor: o.restartExecutor,
+    },
+    requests,
+    events,
+    verification,
+    reconciliation,
+    executorRestart,
+  });
+}

@@ -1,0 +1,236 @@
+/**
+ * The storm's verdict: counts, the checks that prove "no double effect, nothing lost",
+ * and the summary table. Pure: it judges what the sender saw and what the stack holds.
+ */
+import type { EventRecord } from '../../lambdas/domain/event-record.ts';
+import { RECORD_STATUS } from '../../lambdas/domain/event-record.ts';
+import { quantile } from './storm-plan.ts';
+import { EXPECTED_STATUS } from './storm-sender.ts';
+import type { EventOutcome, RequestKind, RequestRecord } from './storm-sender.ts';
+import type { Effects, SettleResult } from './storm-verify.ts';
+
+export interface Check {
+  readonly name: string;
+  readonly ok: boolean;
+  readonly detail: string;
+}
+
+export interface ReconciliationSummary {
+  readonly ran: boolean;
+  readonly rounds: number;
+  readonly reversed: number;
+  readonly reenqueued: number;
+  readonly needsAttention: number;
+  /** Why it did not run, when it did not. */
+  readonly reason?: string;
+}
+
+export interface StormReport {
+  readonly startedAt: string;
+  readonly durationMs: number;
+  readonly target: { readonly url: string; readonly route: string; readonly verified: boolean };
+  readonly settings: Readonly<Record<string, unknown>>;
+  readonly events: number;
+  readonly sent: number;
+  readonly accepted: number;
+  readonly replayed: number;
+  readonly acknowledged: number;
+  readonly gaveUp: number;
+  readonly rejected: Readonly<Record<Exclude<RequestKind, 'genuine'>, { count: number; asExpected: number; expectedStatus: number }>>;
+  readonly genuineRefused: number;
+  readonly serverErrors: number;
+  readonly networkErrors: number;
+  readonly behaviours: Readonly<Record<string, number>>;
+  readonly doubleEffects: { readonly beforeReconciliation: number | null; readonly afterReconciliation: number | null; readonly keys: readonly string[] };
+  readonly lost: number | null;
+  readonly lostKeys: readonly { key: string; status: string; posted: number }[];
+  readonly deadLettered: { readonly planned: number; readonly accountedFor: number; readonly unplanned: number };
+  readonly ackLatencyMs: { readonly p50: number; readonly p99: number; readonly max: number };
+  readonly settle: SettleResult | null;
+  readonly reconciliation: ReconciliationSummary;
+  readonly executorRestart: string;
+  readonly checks: readonly Check[];
+  readonly pass: boolean;
+}
+
+export interface Verification {
+  readonly records: ReadonlyMap<string, EventRecord | undefined>;
+  readonly effectsBefore: ReadonlyMap<string, Effects>;
+  readonly effectsAfter: ReadonlyMap<string, Effects>;
+  /** Reasons of DLQ messages, by key of the storm's route. */
+  readonly deadLetters: ReadonlyMap<string, string>;
+  readonly settle: SettleResult;
+}
+
+export interface ReportInput {
+  readonly startedAt: number;
+  readonly endedAt: number;
+  readonly url: string;
+  readonly route: string;
+  readonly settings: Readonly<Record<string, unknown>>;
+  readonly requests: readonly RequestRecord[];
+  readonly events: readonly EventOutcome[];
+  /** Undefined when the stack's tables cannot be read (a remote --url). */
+  readonly verification: Verification | undefined;
+  readonly reconciliation: ReconciliationSummary;
+  readonly executorRestart: string;
+}
+
+export function buildReport(input: ReportInput): StormReport {
+  const { requests, events, verification: v } = input;
+  const genuine = requests.filter((r) => r.kind === 'genuine');
+  const probeKinds = Object.keys(EXPECTED_STATUS) as Exclude<RequestKind, 'genuine'>[];
+  const rejected = Object.fromEntries(
+    probeKinds.map((kind) => {
+      const sent = requests.filter((r) => r.kind === kind);
+      return [kind, { count: sent.length, asExpected: sent.filter((r) => r.status === EXPECTED_STATUS[kind]).length, expectedStatus: EXPECTED_STATUS[kind] }];
+    }),
+  ) as StormReport['rejected'];
+  const behaviours: Record<string, number> = {};
+  for (const e of events) for (const b of e.plan.behaviours) behaviours[b] = (behaviours[b] ?? 0) + 1;
+  const latencies = genuine.filter((r) => r.status !== 0).map((r) => r.ms).sort((a, b) => a - b);
+  const accepted = events.filter((e) => e.accepted);
+  const keys = accepted.map((e) => e.key);
+
+  let doubleBefore: number | null = null;
+  let doubleAfter: number | null = null;
+  let doubleKeys: string[] = [];
+  let lost: number | null = null;
+  const lostKeys: StormReport['lostKeys'][number][] = [];
+  let accountedDlq = 0;
+  let unplannedDlq = 0;
+  const unplannedEnds: string[] = [];
+  if (v !== undefined) {
+    doubleBefore = keys.filter((k) => (v.effectsBefore.get(k)?.posted ?? 0) > 1).length;
+    doubleKeys = keys.filter((k) => (v.effectsAfter.get(k)?.posted ?? 0) > 1);
+    doubleAfter = doubleKeys.length;
+    lost = 0;
+    for (const e of accepted) {
+      const record: EventRecord | undefined = v.records.get(e.key);
+      const status = record?.status ?? 'absent';
+      const posted = v.effectsAfter.get(e.key)?.posted ?? 0;
+      const completed = record?.status === RECORD_STATUS.completed && posted >= 1;
+      const deadLettered =
+        record?.status === RECORD_STATUS.failed && record.lastError !== undefined && v.deadLetters.has(e.key) && posted === 0;
+      const parked = record?.status === RECORD_STATUS.parked;
+      if (deadLettered) {
+        if (e.plan.expect === 'dead-lettered') accountedDlq++;
+        else unplannedDlq++;
+      }
+      if ((completed && e.plan.expect !== 'completed') || (deadLettered && e.plan.expect !== 'dead-lettered')) {
+        unplannedEnds.push(`${e.key}: planned ${e.plan.expect}, ended ${status}`);
+      }
+      if (!completed && !deadLettered && !parked) {
+        lost++;
+        lostKeys.push({ key: e.key, status, posted });
+      }
+    }
+  }
+  const neverAccepted = events.filter((e) => !e.accepted);
+  const genuineRefused = genuine.filter((r) => r.status >= 400 && r.status < 500).length;
+  const serverErrors = requests.filter((r) => r.status >= 500).length;
+  const networkErrors = requests.filter((r) => r.status === 0).length;
+  const plannedDlq = events.filter((e) => e.plan.expect === 'dead-lettered').length;
+  const skipped = 'not checked: the stack\'s tables are not reachable (run against the local stack)';
+
+  const checks: Check[] = [
+    {
+      name: 'every event was accepted',
+      ok: neverAccepted.length === 0,
+      detail: neverAccepted.length === 0 ? `${events.length} of ${events.length}` : `not accepted: ${neverAccepted.slice(0, 5).map((e) => e.key).join(', ')}`,
+    },
+    {
+      name: 'no genuine delivery was refused',
+      ok: genuineRefused === 0 && networkErrors === 0,
+      detail: `${genuineRefused} refused with 4xx, ${networkErrors} without an answer, ${serverErrors} 5xx (retried)`,
+    },
+    ...probeKinds.map((kind) => ({
+      name: `every ${kind} copy got ${EXPECTED_STATUS[kind]}`,
+      ok: rejected[kind].asExpected === rejected[kind].count,
+      detail: `${rejected[kind].asExpected} of ${rejected[kind].count}`,
+    })),
+    {
+      name: 'the work settled',
+      ok: v === undefined ? true : v.settle.settled,
+      detail: v === undefined ? skipped : `${v.settle.settled ? 'settled' : 'did not settle'} in ${Math.round(v.settle.waitedMs)} ms`,
+    },
+    {
+      name: 'no double effect after reconciliation',
+      ok: doubleAfter === 0,
+      detail:
+        doubleAfter === null
+          ? skipped
+          : `${doubleAfter} after, ${doubleBefore ?? 0} before (reconciliation ${input.reconciliation.ran ? `reversed ${input.reconciliation.reversed}` : `not run: ${input.reconciliation.reason ?? ''}`})`,
+    },
+    {
+      name: 'nothing accepted is lost',
+      ok: lost === 0,
+      detail: lost === null ? skipped : lost === 0 ? `${keys.length} completed once or dead-lettered with a reason` : `lost: ${lostKeys.slice(0, 5).map((l) => `${l.key} (${l.status}, ${l.posted} posted)`).join(', ')}`,
+    },
+    {
+      name: 'every event ended as planned',
+      ok: v === undefined ? true : unplannedEnds.length === 0,
+      detail: v === undefined ? skipped : unplannedEnds.length === 0 ? `${accountedDlq} of ${plannedDlq} planned dead letters, the rest completed` : unplannedEnds.slice(0, 5).join('; '),
+    },
+  ];
+  return {
+    startedAt: new Date(input.startedAt).toISOString(),
+    durationMs: input.endedAt - input.startedAt,
+    target: { url: input.url, route: input.route, verified: v !== undefined },
+    settings: input.settings,
+    events: events.length,
+    sent: requests.length,
+    accepted: accepted.length,
+    replayed: requests.filter((r) => r.replayed).length,
+    acknowledged: events.filter((e) => e.acknowledged).length,
+    gaveUp: events.filter((e) => !e.acknowledged).length,
+    rejected,
+    genuineRefused,
+    serverErrors,
+    networkErrors,
+    behaviours,
+    doubleEffects: { beforeReconciliation: doubleBefore, afterReconciliation: doubleAfter, keys: doubleKeys },
+    lost,
+    lostKeys,
+    deadLettered: { planned: plannedDlq, accountedFor: accountedDlq, unplanned: unplannedDlq },
+    ackLatencyMs: {
+      p50: Math.round(quantile(latencies, 0.5) * 10) / 10,
+      p99: Math.round(quantile(latencies, 0.99) * 10) / 10,
+      max: Math.round((latencies.at(-1) ?? 0) * 10) / 10,
+    },
+    settle: v?.settle ?? null,
+    reconciliation: input.reconciliation,
+    executorRestart: input.executorRestart,
+    checks,
+    pass: checks.every((c) => c.ok),
+  };
+}
+
+/** The summary table printed at the end of a run. */
+export function formatSummary(r: StormReport): string {
+  const n = (value: number | null): string => (value === null ? 'n/a' : String(value));
+  const rows: [string, string][] = [
+    ['events', `${r.events} (${Object.entries(r.behaviours).map(([b, c]) => `${b} ${c}`).join(', ')})`],
+    ['sent', `${r.sent} requests in ${(r.durationMs / 1000).toFixed(1)} s`],
+    ['accepted', `${r.accepted} keys`],
+    ['replayed', `${r.replayed} answers with Idempotent-Replayed`],
+    ['acknowledged', `${r.acknowledged} (senders that gave up after the whole ladder: ${r.gaveUp})`],
+    ...Object.entries(r.rejected).map(([kind, v]): [string, string] => [`rejected: ${kind}`, `${v.count} (${v.asExpected} got ${v.expectedStatus})`]),
+    ['5xx / no answer', `${r.serverErrors} / ${r.networkErrors}`],
+    ['double effects', `before reconciliation ${n(r.doubleEffects.beforeReconciliation)}, after ${n(r.doubleEffects.afterReconciliation)}`],
+    ['lost', n(r.lost)],
+    ['dead-lettered', `${r.deadLettered.accountedFor} of ${r.deadLettered.planned} planned, ${r.deadLettered.unplanned} unplanned`],
+    ['ack latency', `p50 ${r.ackLatencyMs.p50} ms, p99 ${r.ackLatencyMs.p99} ms, max ${r.ackLatencyMs.max} ms`],
+    [
+      'reconciliation',
+      r.reconciliation.ran
+        ? `${r.reconciliation.rounds} run(s): reversed ${r.reconciliation.reversed}, re-enqueued ${r.reconciliation.reenqueued}, needs attention ${r.reconciliation.needsAttention}`
+        : `not run (${r.reconciliation.reason ?? ''})`,
+    ],
+    ['executor restart', r.executorRestart],
+  ];
+  const width = Math.max(...rows.map(([k]) => k.length));
+  const lines = rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`);
+  const checks = r.checks.map((c) => `  ${c.ok ? 'PASS' : 'FAIL'}  ${c.name}: ${c.detail}`);
+  return [`retry storm against ${r.target.url} (route ${r.target.route})`, ...lines, 'checks:', ...checks, r.pass ? 'storm: PASS' : 'storm: FAIL'].join('\n');
+}

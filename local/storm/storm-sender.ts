@@ -1,0 +1,156 @@
+/**
+ * The storm's senders: each event is delivered the way a real, unlucky sender delivers
+ * it. Concurrent copies of the first attempt, a retry ladder when the answer is lost or
+ * not 2xx, and the probes that must be refused (a forged copy first, a stale one, and a
+ * reused key with another payload after acceptance).
+ */
+import { randomBytes } from 'node:crypto';
+import { newKey, sampleBody, signSample, webhookUrl } from '../sample-delivery.ts';
+import type { SampleRoute } from '../sample-delivery.ts';
+import type { EventPlan } from './storm-plan.ts';
+
+export type RequestKind = 'genuine' | 'bad-signature' | 'stale-timestamp' | 'mismatched-payload';
+
+/** What each kind must be answered with. */
+export const EXPECTED_STATUS: Readonly<Record<Exclude<RequestKind, 'genuine'>, number>> = {
+  'bad-signature': 401,
+  'stale-timestamp': 401,
+  'mismatched-payload': 422,
+};
+
+export interface RequestRecord {
+  readonly event: number;
+  readonly kind: RequestKind;
+  readonly attempt: number;
+  /** 0: no answer (network error or timeout). */
+  readonly status: number;
+  readonly replayed: boolean;
+  readonly ms: number;
+  readonly error?: string;
+}
+
+export interface EventOutcome {
+  readonly index: number;
+  readonly key: string;
+  readonly plan: EventPlan;
+  /** The receiver answered 2xx to a genuine copy at least once. */
+  readonly accepted: boolean;
+  /** The sender saw a 2xx (not lost) and stopped retrying. */
+  readonly acknowledged: boolean;
+  /** Genuine attempts made, the first one's copies counted once. */
+  readonly attempts: number;
+}
+
+export interface SenderOptions {
+  readonly url: string;
+  readonly route: SampleRoute;
+  readonly secret: string;
+  /** The ladder's waits, already scaled, in milliseconds. */
+  readonly ladderMs: readonly number[];
+  /** Events in flight at once. */
+  readonly concurrency: number;
+  /** The route's timestamp tolerance, to build a stale copy. @default 300 */
+  readonly toleranceSeconds?: number;
+  /** Called after each event ends, with the requests sent so far. */
+  readonly onEventDone?: (done: number, requests: number) => void;
+  /** Called once, when this many events have started (for the mid-run executor restart). */
+  readonly midRun?: { readonly afterEvents: number; readonly action: () => Promise<void> };
+  readonly requestTimeoutMs?: number;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** A secret of the right shape that is not the route's: its signatures never verify. */
+function forgedSecret(route: SampleRoute): string {
+  const random = randomBytes(32).toString('base64');
+  return route.signature.scheme === 'standard-webhooks' ? `whsec_${random}` : `forged-${random}`;
+}
+
+export async function runSenders(plans: readonly EventPlan[], options: SenderOptions): Promise<{ requests: RequestRecord[]; events: EventOutcome[] }> {
+  const url = webhookUrl(options.url, options.route.name);
+  const requests: RequestRecord[] = [];
+  const events: EventOutcome[] = [];
+  const tolerance = options.toleranceSeconds ?? 300;
+  const timeoutMs = options.requestTimeoutMs ?? 10_000;
+
+  const post = async (event: number, kind: RequestKind, attempt: number, signed: { headers: Record<string, string>; body: string }) => {
+    const started = performance.now();
+    let record: RequestRecord;
+    try {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: signed.headers,
+        body: signed.body,
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      await response.arrayBuffer();
+      record = {
+        event,
+        kind,
+        attempt,
+        status: response.status,
+        replayed: response.headers.get('idempotent-replayed') === 'true',
+        ms: performance.now() - started,
+      };
+    } catch (err) {
+      const cause = (err as { cause?: { code?: string } }).cause;
+      record = { event, kind, attempt, status: 0, replayed: false, ms: performance.now() - started, error: cause?.code ?? (err as Error).name };
+    }
+    requests.push(record);
+    return record;
+  };
+
+  const deliver = async (plan: EventPlan): Promise<EventOutcome> => {
+    const key = newKey(options.route);
+    const payload = { type: 'payout.requested', amount: plan.amount, currency: 'EUR', ...(plan.simulate === undefined ? {} : { simulate: plan.simulate }) };
+    const body = sampleBody(options.route, key, payload);
+    const now = (): number => Math.floor(Date.now() / 1000);
+    // Refused copies first: verify-before-claim means neither may poison the key.
+    if (plan.badSignature) await post(plan.index, 'bad-signature', 0, signSample(options.route, forgedSecret(options.route), key, body, now()));
+    if (plan.stale) await post(plan.index, 'stale-timestamp', 0, signSample(options.route, options.secret, key, body, now() - tolerance - 120));
+    let accepted = false;
+    let acknowledged = false;
+    let attempts = 0;
+    for (let attempt = 0; attempt <= options.ladderMs.length && !acknowledged; attempt++) {
+      if (attempt > 0) await sleep(options.ladderMs[attempt - 1] ?? 0);
+      attempts++;
+      // Each attempt is signed anew, with its own timestamp, as senders do; the body stays the same.
+      const signed = signSample(options.route, options.secret, key, body, now());
+      const copies = attempt === 0 ? plan.copies : 1;
+      const answers = await Promise.all(Array.from({ length: copies }, () => post(plan.index, 'genuine', attempt, signed)));
+      const ok = answers.some((a) => a.status >= 200 && a.status < 300);
+      accepted ||= ok;
+      acknowledged = ok && plan.lostAcks[attempt] !== true;
+    }
+    if (plan.mismatch && accepted) {
+      const other = sampleBody(options.route, key, { ...payload, amount: plan.amount + 1 });
+      await post(plan.index, 'mismatched-payload', 0, signSample(options.route, options.secret, key, other, now()));
+    }
+    return { index: plan.index, key, plan, accepted, acknowledged, attempts };
+  };
+
+  let next = 0;
+  let done = 0;
+  let midRunDone = false;
+  const midRuns: Promise<void>[] = [];
+  const worker = async (): Promise<void> => {
+    for (;;) {
+      const plan = plans[next];
+      if (plan === undefined) return;
+      next++;
+      if (options.midRun !== undefined && !midRunDone && next > options.midRun.afterEvents) {
+        midRunDone = true;
+        midRuns.push(options.midRun.action());
+      }
+      events.push(await deliver(plan));
+      done++;
+      options.onEventDone?.(done, requests.length);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, () => worker()));
+  await Promise.all(midRuns);
+  events.sort((a, b) => a.index - b.index);
+  return { requests, events };
+}
