@@ -1,0 +1,179 @@
+/**
+ * The walk-through, end to end, as a user runs it: `npm start` (local/start.ts) as a
+ * child process with fast timings, `npm run send -- --dup 3`, `retryproof --local ledger`,
+ * the DLQ walk-through (dlq list, dlq redrive), a scaled-down retry storm judged by its
+ * JSON report, and Ctrl-C.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveTarget } from '../../cli/target.ts';
+import { inspectDelivery } from '../../cli/operations/inspect-delivery.ts';
+import { peekDeadLetters } from '../../cli/operations/dead-letters.ts';
+import { freePort } from '../../local/free-port.ts';
+import type { StormReport } from '../../local/storm/storm-report.ts';
+import { runScript, startStack } from './stack-process.ts';
+import type { StackProcess } from './stack-process.ts';
+
+const MAX_RECEIVE_COUNT = 3;
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+describe('the local stack, end to end', () => {
+  let dir: string;
+  let env: NodeJS.ProcessEnv;
+  let stack: StackProcess | undefined;
+
+  const withTarget = async <T>(work: (t: Awaited<ReturnType<typeof resolveTarget>>) => Promise<T>): Promise<T> => {
+    const target = await resolveTarget({ local: true }, env);
+    try {
+      return await work(target);
+    } finally {
+      target.close();
+    }
+  };
+  const completed = (route: string, key: string) =>
+    until(
+      `${route}/${key} to complete`,
+      () => withTarget(async (t) => ((await inspectDelivery(t, route, key)).record?.status === 'COMPLETED' ? true : undefined)),
+      30_000,
+    );
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'retryproof-e2e-'));
+    env = {
+      ...process.env,
+      PORT: String(await freePort()),
+      RETRYPROOF_LOCAL_DIR: dir,
+      RETRYPROOF_VISIBILITY_TIMEOUT_S: '1',
+      RETRYPROOF_ACTION_TIME_S: '1',
+      RETRYPROOF_MAX_RECEIVE_COUNT: String(MAX_RECEIVE_COUNT),
+      RETRYPROOF_RECONCILE_EVERY_S: '0',
+    };
+    stack = await startStack(env);
+  }, 120_000);
+
+  afterAll(async () => {
+    await stack?.stop('SIGKILL');
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('prints exactly one line with its URL, and answers 404 problem+json off the webhook route', async () => {
+    const s = stack!;
+    expect(s.lines.filter((l) => l.includes('http://127.0.0.1:'))).toHaveLength(1);
+    const answer = await fetch(`${s.url}/elsewhere`, { method: 'POST', body: '{}' });
+    expect(answer.status).toBe(404);
+    expect(answer.headers.get('content-type')).toBe('application/problem+json');
+  });
+
+  it('answers `send --dup 3` with one 202 and three replays, and posts one ledger entry', async () => {
+    // Act
+    const sent = await runScript('scripts/send.ts', ['--dup', '3', '--json'], env);
+    // Assess
+    expect(sent.code, sent.stderr).toBe(0);
+    const out = JSON.parse(sent.stdout) as { key: string; answers: { status: number; replayed: boolean }[] };
+    expect(out.answers.map((a) => [a.status, a.replayed])).toEqual([
+      [202, false],
+      [202, true],
+      [202, true],
+      [202, true],
+    ]);
+    await completed('demo', out.key);
+    const ledger = await runScript('cli/retryproof.ts', ['--local', 'ledger', '--json'], env);
+    expect(ledger.code, ledger.stderr).toBe(0);
+    const entries = JSON.parse(ledger.stdout) as { idempotencyKey: string; status: string; amount: number }[];
+    expect(entries.filter((e) => e.idempotencyKey === out.key)).toEqual([
+      expect.objectContaining({ idempotencyKey: out.key, status: 'posted', amount: 1250 }),
+    ]);
+    expect(entries).toHaveLength(1);
+    // One compact line per delivery in the stack's output, naming the key, never the body.
+    expect(stack!.lines.filter((l) => l.includes(`demo/${out.key}`) && / in /.test(l))).toHaveLength(4);
+    expect(stack!.lines.join('\n')).not.toContain('payout.requested');
+  }, 60_000);
+
+  it('shows a delivery that fails beyond maxReceiveCount in `dlq list`; `dlq redrive` completes it once', async () => {
+    // Prepare: the action fails on attempts 1 to 3, so the third receive exhausts it.
+    const sent = await runScript('scripts/send.ts', ['--simulate', JSON.stringify({ failAttempts: MAX_RECEIVE_COUNT }), '--json'], env);
+    expect(sent.code, sent.stderr).toBe(0);
+    const key = (JSON.parse(sent.stdout) as { key: string }).key;
+    await until('the DLQ copy', () => withTarget(async (t) => ((await peekDeadLetters(t)).some((d) => d.key === key) ? true : undefined)), 30_000);
+    // Act
+    const listed = await runScript('cli/retryproof.ts', ['dlq', 'list', '--local', '--json'], env);
+    // Assess
+    expect(listed.code, listed.stderr).toBe(0);
+    const rows = JSON.parse(listed.stdout) as Record<string, unknown>[];
+    expect(rows).toContainEqual(
+      expect.objectContaining({
+        route: 'demo',
+        key,
+        attempts: MAX_RECEIVE_COUNT,
+        reason: `retries exhausted after ${MAX_RECEIVE_COUNT} attempts`,
+        lastError: expect.stringContaining('RetryableActionError') as unknown,
+        receivedAt: expect.any(Number) as unknown,
+      }),
+    );
+    // Listing twice shows the same: a listing consumes nothing.
+    const again = JSON.parse((await runScript('cli/retryproof.ts', ['--local', '--json', 'dlq', 'list'], env)).stdout) as unknown[];
+    expect(again).toHaveLength(rows.length);
+    // Act
+    const redrive = await runScript('cli/retryproof.ts', ['--local', 'dlq', 'redrive', '--json'], env);
+    // Assess
+    expect(redrive.code, redrive.stderr).toBe(0);
+    expect(JSON.parse(redrive.stdout)).toMatchObject({ mode: 'receive-send-delete', moved: rows.length });
+    await completed('demo', key);
+    const inspected = await runScript('cli/retryproof.ts', ['--local', 'inspect', 'demo', key, '--json'], env);
+    const found = JSON.parse(inspected.stdout) as { record: { status: string; attempts: number }; ledger: { status: string }[]; log: unknown[] };
+    expect(found.record).toMatchObject({ status: 'COMPLETED', attempts: MAX_RECEIVE_COUNT + 1 });
+    expect(found.ledger.map((e) => e.status)).toEqual(['posted']);
+    expect(found.log).toHaveLength(MAX_RECEIVE_COUNT + 1);
+  }, 90_000);
+
+  it('survives a scaled-down retry storm: no double effect after reconciliation, nothing lost', async () => {
+    // Act
+    const reportPath = join(dir, 'storm.json');
+    const storm = await runScript(
+      'scripts/storm.ts',
+      ['--events', '200', '--concurrency', '16', '--seed', '20261129', '--quiet', '--json-out', reportPath],
+      env,
+      120_000,
+    );
+    // Assess: on the report, not on the exit code alone.
+    const report = JSON.parse(await readFile(reportPath, 'utf8')) as StormReport;
+    const failed = report.checks.filter((c) => !c.ok);
+    expect(failed, storm.stdout).toEqual([]);
+    expect(storm.code).toBe(0);
+    expect(report.accepted).toBe(200);
+    expect(report.sent).toBeGreaterThan(300);
+    expect(report.replayed).toBeGreaterThan(0);
+    for (const probe of Object.values(report.rejected)) expect(probe.asExpected).toBe(probe.count);
+    expect(report.rejected['bad-signature'].count).toBeGreaterThan(0);
+    expect(report.doubleEffects.afterReconciliation).toBe(0);
+    expect(report.lost).toBe(0);
+    expect(report.deadLettered.accountedFor).toBe(report.deadLettered.planned);
+    expect(report.executorRestart).toMatch(/^done mid-run/);
+    // Every crash after the effect leaves one extra entry sooner or later; reconciliation reversed each.
+    const crashes = report.behaviours['crash-after-effect'] ?? 0;
+    expect(crashes).toBeGreaterThan(0);
+    expect(report.reconciliation).toMatchObject({ ran: true });
+    expect(report.reconciliation.reversed).toBeGreaterThanOrEqual(crashes);
+  }, 150_000);
+
+  it('stops on SIGINT: exit code 0, every part down, endpoints.json removed', async () => {
+    const code = await stack!.stop('SIGINT');
+    expect(code).toBe(0);
+    expect(stack!.lines.at(-1)).toBe('retryproof local: stopped');
+    await expect(readFile(join(dir, 'endpoints.json'), 'utf8')).rejects.toThrow(/ENOENT/);
+    const cli = await runScript('cli/retryproof.ts', ['--local', 'ledger'], env);
+    expect(cli.code).toBe(1);
+    expect(cli.stderr).toMatch(/no local stack is running/);
+  }, 60_000);
+});
