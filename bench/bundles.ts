@@ -38,6 +38,8 @@ export interface BundleFigure {
   /** Output bytes by origin: a package (scope/name) or `project`. */
   readonly byOrigin: Record<string, number>;
   readonly initMs: readonly number[];
+  /** CPU time (user + system) of the same imports: less disturbed by other jobs on the machine. */
+  readonly initCpuMs: readonly number[];
 }
 
 /**
@@ -84,7 +86,7 @@ async function bundle(
   name: ReceiverName | 'floor',
   mode: SdkMode,
   outDir: string,
-): Promise<Omit<BundleFigure, 'initMs'> & { file: string }> {
+): Promise<Omit<BundleFigure, 'initMs' | 'initCpuMs'> & { file: string }> {
   const file = join(outDir, `${name}-${mode}.mjs`);
   const result = await build({
     ...(name === 'floor'
@@ -114,11 +116,13 @@ async function bundle(
 
 /** Child program: time the import of the bundle, check it exports a handler. */
 const CHILD = `
+const c0 = process.cpuUsage();
 const t0 = performance.now();
 const mod = await import(process.argv[1]);
 const t1 = performance.now();
+const cpu = process.cpuUsage(c0);
 if (typeof mod.handler !== 'function') throw new Error('the bundle exports no handler');
-process.stdout.write(JSON.stringify({ importMs: t1 - t0 }));
+process.stdout.write(JSON.stringify({ importMs: t1 - t0, cpuMs: (cpu.user + cpu.system) / 1000 }));
 `;
 
 /**
@@ -135,7 +139,7 @@ export async function measureBundles(options: { readonly runs: number; readonly 
   for (const b of built) {
     options.log(`  bundled ${b.receiver} (${b.mode}): ${b.bytes} bytes, ${b.gzipBytes} gzip  [${relative(ROOT, b.file)}]`);
   }
-  const samples = new Map<string, number[]>(built.map((b) => [b.file, []]));
+  const samples = new Map<string, { wall: number[]; cpu: number[] }>(built.map((b) => [b.file, { wall: [], cpu: [] }]));
   const env = coldInitEnv();
   for (let i = 0; i < options.runs; i++) {
     const order = i % 2 === 0 ? built : [...built].reverse();
@@ -146,11 +150,13 @@ export async function measureBundles(options: { readonly runs: number; readonly 
           throw new Error(`importing ${relative(ROOT, b.file)} failed: ${stderr.split('\n').filter((l) => l.startsWith('Error')).join(' ') || 'see its stderr'}`);
         },
       );
-      samples.get(b.file)?.push((JSON.parse(stdout) as { importMs: number }).importMs);
+      const sample = JSON.parse(stdout) as { importMs: number; cpuMs: number };
+      samples.get(b.file)?.wall.push(sample.importMs);
+      samples.get(b.file)?.cpu.push(sample.cpuMs);
     }
     options.log(`  cold init round ${i + 1}/${options.runs} done`);
   }
-  return built.map(({ file, ...b }) => ({ ...b, initMs: samples.get(file) ?? [] }));
+  return built.map(({ file, ...b }) => ({ ...b, initMs: samples.get(file)?.wall ?? [], initCpuMs: samples.get(file)?.cpu ?? [] }));
 }
 
 /** The median import time of a figure. */
