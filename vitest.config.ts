@@ -6,7 +6,8 @@ export default defineConfig({
     globalSetup: ['test/support/global-setup.ts'],
     // DynamoDB Local runs in one JVM beside the workers; two cores are shared by both.
     maxWorkers: 2,
-    testTimeout: 30_000,
+    // CDK synths and the end-to-end storm are slow on two shared cores; a hung test still fails.
+    testTimeout: 120_000,
     hookTimeout: 120_000,
     // Handlers log and emit EMF to stdout; tests that assert on them capture them explicitly.
     env: { POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true' },
