@@ -52,6 +52,23 @@ export interface EventRecord {
   readonly result?: string;
 }
 
+/** What the reconciler reads of a record through the byTime index: everything but the payload. */
+export type RecordSummary = Pick<
+  EventRecord,
+  | 'route'
+  | 'key'
+  | 'status'
+  | 'fingerprint'
+  | 'receivedAt'
+  | 'expiresAt'
+  | 'lastEnqueuedAt'
+  | 'leaseUntil'
+  | 'attempts'
+  | 'hits'
+  | 'lastError'
+  | 'completedAt'
+>;
+
 /** The SQS message: the full operation context, so a DLQ message can be audited without the table. */
 export interface WorkMessage {
   readonly v: 1;

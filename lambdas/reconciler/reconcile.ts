@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { ResolvedRoute } from '../config/resolve-config.ts';
 import { RECORD_STATUS, workMessageOf } from '../domain/event-record.ts';
-import type { EventRecord } from '../domain/event-record.ts';
+import type { RecordSummary } from '../domain/event-record.ts';
 import { operationFingerprint } from '../domain/operation-fingerprint.ts';
 import type { Ledger, LedgerEntry } from '../ledger/ledger.ts';
 import type { ReconcilerStore } from '../ports/reconciler-store.ts';
@@ -87,7 +87,7 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
     needsAttention.push({ route: record.route, key: record.key, finding, ...(detail === undefined ? {} : { detail }) });
   };
   const overBudget = (): boolean => deps.now() - startedAt >= options.budgetMs;
-  const correction = async (record: EventRecord, outcome: string, detail: Record<string, unknown>): Promise<void> => {
+  const correction = async (record: RecordSummary, outcome: string, detail: Record<string, unknown>): Promise<void> => {
     const at = deps.now();
     const route = deps.routes.get(record.route);
     await deps.store.appendLog({
@@ -118,7 +118,14 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
   };
 
   // 1. Read the window, and repair what is stuck as we go.
-  const records = new Map<string, EventRecord>();
+  const records = new Map<string, RecordSummary>();
+  /** Sends a record's message again, from the full record (the index holds no payload). */
+  const resend = async (record: RecordSummary): Promise<boolean> => {
+    const full = await deps.store.getRecord(record.route, record.key);
+    if (full?.receivedAt !== record.receivedAt) return false;
+    await deps.queue.send(workMessageOf(full));
+    return true;
+  };
   let stoppedAt: ReconcileReport['stoppedAt'];
   let pages = 0;
   const now = deps.now();
@@ -133,9 +140,13 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
         continue;
       }
       if (record.status === RECORD_STATUS.parked) {
-        if ((await routeIsActive(record.route)) && counts.reenqueued < options.maxReenqueue && (await deps.store.unpark(record, now))) {
+        if (
+          (await routeIsActive(record.route)) &&
+          counts.reenqueued < options.maxReenqueue &&
+          (await deps.store.unpark(record, now)) &&
+          (await resend(record))
+        ) {
           // Parked by a batch that raced a resume: the route runs again, so must this work.
-          await deps.queue.send(workMessageOf(record));
           counts.reenqueued++;
           await correction(record, 'unparked', { reason: 'parked on a route that is active again' });
           continue;
@@ -152,8 +163,7 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
         flag(record, 'reenqueue-limit', 'left for the next run: the per-run re-enqueue bound was reached');
         continue;
       }
-      if (await deps.store.markReenqueued(record, now, now - options.stuckAfterMs)) {
-        await deps.queue.send(workMessageOf(record));
+      if ((await deps.store.markReenqueued(record, now, now - options.stuckAfterMs)) && (await resend(record))) {
         counts.reenqueued++;
         await correction(record, 're-enqueued', { was: record.status });
       }
@@ -178,7 +188,7 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
     for (const [k, group] of byKey) {
       const first = group[0];
       if (first === undefined) continue;
-      let record = records.get(k);
+      let record: RecordSummary | undefined = records.get(k);
       if (record === undefined) {
         // Received before the window, executed inside it: look before calling it an orphan.
         record = await deps.store.getRecord(first.route, first.idempotencyKey);

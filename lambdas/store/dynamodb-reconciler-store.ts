@@ -8,12 +8,12 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { RECORD_SK, RECORD_STATUS, hourBucket, recordPk } from '../domain/event-record.ts';
-import type { EventRecord } from '../domain/event-record.ts';
+import type { EventRecord, RecordSummary } from '../domain/event-record.ts';
 import type { ExecutionLogEntry } from '../ports/execution-store.ts';
 import type { ReconcilerStore, WindowPage } from '../ports/reconciler-store.ts';
 import { documentClient } from './dynamodb-event-store.ts';
 import { DynamoDbExecutionStore } from './dynamodb-execution-store.ts';
-import { fromRecordItem } from './record-item.ts';
+import { fromRecordItem, fromSummaryItem } from './record-item.ts';
 import { EVENTS_TABLE } from './table-schema.ts';
 
 const HOUR_MS = 3_600_000;
@@ -55,7 +55,7 @@ export class DynamoDbReconcilerStore implements ReconcilerStore {
               ExclusiveStartKey: startKey,
             }),
           );
-          const records = (page.Items ?? []).map((item) => fromRecordItem(item)).filter((r) => r.receivedAt < toMs);
+          const records = (page.Items ?? []).map((item) => fromSummaryItem(item)).filter((r) => r.receivedAt < toMs);
           yield { bucket, shard, records };
           startKey = page.LastEvaluatedKey;
         } while (startKey !== undefined);
@@ -68,7 +68,7 @@ export class DynamoDbReconcilerStore implements ReconcilerStore {
     return out.Item === undefined ? undefined : fromRecordItem(out.Item);
   }
 
-  async markReenqueued(record: EventRecord, nowMs: number, stuckBeforeMs: number): Promise<boolean> {
+  async markReenqueued(record: RecordSummary, nowMs: number, stuckBeforeMs: number): Promise<boolean> {
     try {
       await this.#doc.send(
         new UpdateCommand({
@@ -101,7 +101,7 @@ export class DynamoDbReconcilerStore implements ReconcilerStore {
     }
   }
 
-  async unpark(record: EventRecord, nowMs: number): Promise<boolean> {
+  async unpark(record: RecordSummary, nowMs: number): Promise<boolean> {
     const index = EVENTS_TABLE.parkedIndex;
     try {
       await this.#doc.send(

@@ -2,7 +2,7 @@
  * The mapping between an EventRecord and its DynamoDB item. One place, so the ingest,
  * the executor and the reconciler read and write the same attributes.
  */
-import type { EventRecord, RecordStatus } from '../domain/event-record.ts';
+import type { EventRecord, RecordStatus, RecordSummary } from '../domain/event-record.ts';
 import { RECORD_SK, recordPk, timeIndexKeys } from '../domain/event-record.ts';
 
 export type RecordItem = Record<string, unknown>;
@@ -74,5 +74,23 @@ export function fromRecordItem(item: RecordItem): EventRecord {
     lastError: optStr(item, 'lastError'),
     completedAt: optNum(item, 'completedAt'),
     result: optStr(item, 'result'),
+  };
+}
+
+/** Reads a record's summary, as the byTime index projects it (no body, no headers). */
+export function fromSummaryItem(item: RecordItem): RecordSummary {
+  return {
+    route: str(item, 'route'),
+    key: str(item, 'key'),
+    status: str(item, 'status') as RecordStatus,
+    fingerprint: str(item, 'fingerprint'),
+    receivedAt: num(item, 'receivedAt'),
+    expiresAt: num(item, 'expiresAt'),
+    lastEnqueuedAt: optNum(item, 'lastEnqueuedAt'),
+    leaseUntil: optNum(item, 'leaseUntil'),
+    attempts: optNum(item, 'attempts') ?? 0,
+    hits: optNum(item, 'hits') ?? 1,
+    lastError: optStr(item, 'lastError'),
+    completedAt: optNum(item, 'completedAt'),
   };
 }

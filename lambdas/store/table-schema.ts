@@ -6,7 +6,7 @@
  *   record         pk = EVT#<route>#<key>   sk = RECORD
  *   execution log  pk = EVT#<route>#<key>   sk = LOG#<receivedAt>#<attempt>#<kind>
  *   route state    pk = ROUTE#<route>       sk = STATE
- * GSI `byTime` (sharded hour buckets, so a busy hour is not a hot partition):
+ * GSI `byTime` (sharded hour buckets, so a busy hour is not a hot partition; INCLUDE projection):
  *   gsi1pk = T#<yyyy-mm-ddThh>#<shard>     gsi1sk = <receivedAt ISO>#<route>#<key>
  * GSI `parked` (sparse: only PARKED records carry it), for a route's resume:
  *   gsi2pk = PARKED#<route>                gsi2sk = <receivedAt ISO>#<key>
@@ -20,7 +20,31 @@ export const EVENTS_TABLE = {
   partitionKey: 'pk',
   sortKey: 'sk',
   ttlAttribute: 'expiresAt',
-  byTimeIndex: { name: 'byTime', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
+  byTimeIndex: {
+    name: 'byTime',
+    partitionKey: 'gsi1pk',
+    sortKey: 'gsi1sk',
+    /**
+     * What the reconciler needs to judge a record, and nothing more: no body, no headers.
+     * An ALL projection would copy the body into the index and pay every record write
+     * twice; the rare re-enqueue reads the full record with one GetItem instead.
+     */
+    projection: [
+      'route',
+      'key',
+      'status',
+      'fingerprint',
+      'receivedAt',
+      'expiresAt',
+      'lastEnqueuedAt',
+      'reenqueuedAt',
+      'leaseUntil',
+      'attempts',
+      'hits',
+      'lastError',
+      'completedAt',
+    ],
+  },
   parkedIndex: { name: 'parked', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
   /** Shards per hour bucket of the byTime index. */
   timeShards: 8,
@@ -38,7 +62,7 @@ export interface LocalTableDefinition {
   readonly GlobalSecondaryIndexes: {
     IndexName: string;
     KeySchema: { AttributeName: string; KeyType: 'HASH' | 'RANGE' }[];
-    Projection: { ProjectionType: 'ALL' };
+    Projection: { ProjectionType: 'ALL' } | { ProjectionType: 'INCLUDE'; NonKeyAttributes: string[] };
   }[];
 }
 
@@ -53,14 +77,25 @@ export function eventsTableDefinition(): LocalTableDefinition {
       { AttributeName: t.partitionKey, KeyType: 'HASH' },
       { AttributeName: t.sortKey, KeyType: 'RANGE' },
     ],
-    GlobalSecondaryIndexes: [t.byTimeIndex, t.parkedIndex].map((index) => ({
-      IndexName: index.name,
-      KeySchema: [
-        { AttributeName: index.partitionKey, KeyType: 'HASH' as const },
-        { AttributeName: index.sortKey, KeyType: 'RANGE' as const },
-      ],
-      Projection: { ProjectionType: 'ALL' as const },
-    })),
+    GlobalSecondaryIndexes: [
+      {
+        IndexName: t.byTimeIndex.name,
+        KeySchema: [
+          { AttributeName: t.byTimeIndex.partitionKey, KeyType: 'HASH' },
+          { AttributeName: t.byTimeIndex.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...t.byTimeIndex.projection] },
+      },
+      {
+        // Sparse (only PARKED records carry its keys), so ALL costs little; resume needs whole records.
+        IndexName: t.parkedIndex.name,
+        KeySchema: [
+          { AttributeName: t.parkedIndex.partitionKey, KeyType: 'HASH' },
+          { AttributeName: t.parkedIndex.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      },
+    ],
   };
 }
 

@@ -1,5 +1,5 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
-import { AttributeType, Billing, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, Billing, ProjectionType, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import { EVENTS_TABLE } from '../../lambdas/store/table-schema.ts';
@@ -38,11 +38,22 @@ export class EventsTable extends Construct {
       encryption: TableEncryptionV2.awsManagedKey(),
       deletionProtection: true,
       removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
-      globalSecondaryIndexes: [s.byTimeIndex, s.parkedIndex].map((index) => ({
-        indexName: index.name,
-        partitionKey: string(index.partitionKey),
-        sortKey: string(index.sortKey),
-      })),
+      globalSecondaryIndexes: [
+        {
+          indexName: s.byTimeIndex.name,
+          partitionKey: string(s.byTimeIndex.partitionKey),
+          sortKey: string(s.byTimeIndex.sortKey),
+          // No body in the index: every record write would otherwise be paid twice.
+          projectionType: ProjectionType.INCLUDE,
+          nonKeyAttributes: [...s.byTimeIndex.projection],
+        },
+        {
+          indexName: s.parkedIndex.name,
+          partitionKey: string(s.parkedIndex.partitionKey),
+          sortKey: string(s.parkedIndex.sortKey),
+          projectionType: ProjectionType.ALL,
+        },
+      ],
     });
   }
 }

@@ -81,6 +81,15 @@ describe('RetryproofStack, built from retryproof.config.ts', () => {
         ],
       ]),
     );
+    // The window index carries no payload: an ALL projection would pay every record write twice.
+    const projections = (events.Properties.GlobalSecondaryIndexes as { IndexName: string; Projection: { ProjectionType: string; NonKeyAttributes?: string[] } }[]).map(
+      (i) => [i.IndexName, i.Projection],
+    );
+    expect(Object.fromEntries(projections)).toEqual({
+      [EVENTS_TABLE.byTimeIndex.name]: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...EVENTS_TABLE.byTimeIndex.projection] },
+      [EVENTS_TABLE.parkedIndex.name]: { ProjectionType: 'ALL' },
+    });
+    expect(EVENTS_TABLE.byTimeIndex.projection).not.toContain('body');
   });
 
   it('keeps the demo ledger in its own retained table with the byHour GSI while the demo is on', () => {
