@@ -117,7 +117,8 @@ export function buildReport(input: ReportInput): StormReport {
         if (e.plan.expect === 'dead-lettered') accountedDlq++;
         else unplannedDlq++;
       }
-      if ((completed && e.plan.expect !== 'completed') || (deadLettered && e.plan.expect !== 'dead-lettered')) {
+      // Parked work is not lost (a resume runs it), but it is not what the storm planned either.
+      if (parked || (completed && e.plan.expect !== 'completed') || (deadLettered && e.plan.expect !== 'dead-lettered')) {
         unplannedEnds.push(`${e.key}: planned ${e.plan.expect}, ended ${status}`);
       }
       if (!completed && !deadLettered && !parked) {

@@ -1,0 +1,97 @@
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { createGateway, listen, webhookEventOf } from '../../local/http-gateway.ts';
+
+describe('webhookEventOf', () => {
+  it('builds an HTTP API v2 event with the real method, headers and raw body', () => {
+    const body = Buffer.from('{"amount": 1, "note": "é"}');
+    const event = webhookEventOf({
+      method: 'POST',
+      url: '/webhooks/demo?x=1&x=2',
+      headers: { 'content-type': ['application/json'], 'webhook-id': ['msg_1'], 'x-multi': ['a', 'b'], cookie: ['a=1; b=2'] },
+      body,
+      sourceIp: '127.0.0.1',
+    });
+    expect(event).toMatchObject({
+      version: '2.0',
+      routeKey: 'POST /webhooks/{route}',
+      rawPath: '/webhooks/demo',
+      rawQueryString: 'x=1&x=2',
+      queryStringParameters: { x: '1,2' },
+      pathParameters: { route: 'demo' },
+      cookies: ['a=1', 'b=2'],
+      isBase64Encoded: false,
+      headers: { 'content-type': 'application/json', 'webhook-id': 'msg_1', 'x-multi': 'a,b' },
+      requestContext: { http: { method: 'POST', path: '/webhooks/demo', sourceIp: '127.0.0.1' } },
+    });
+    expect(Buffer.from(event?.body ?? '', 'utf8').equals(body)).toBe(true);
+  });
+
+  it('hands a binary body over base64-encoded, byte for byte', () => {
+    const body = Buffer.from([0, 255, 1, 254]);
+    const event = webhookEventOf({ method: 'POST', url: '/webhooks/bin', headers: { 'content-type': ['application/octet-stream'] }, body, sourceIp: '::1' });
+    expect(event?.isBase64Encoded).toBe(true);
+    expect(Buffer.from(event?.body ?? '', 'base64').equals(body)).toBe(true);
+  });
+
+  it.each([
+    ['GET', '/webhooks/demo'],
+    ['POST', '/webhooks/demo/extra'],
+    ['POST', '/webhooks/'],
+    ['POST', '/other'],
+  ])('has no event for %s %s: only POST /webhooks/{route} exists', (method, url) => {
+    expect(webhookEventOf({ method, url, headers: {}, body: Buffer.alloc(0), sourceIp: '127.0.0.1' })).toBeUndefined();
+  });
+});
+
+describe('the local gateway server', () => {
+  const seen: APIGatewayProxyEventV2[] = [];
+  let ready = false;
+  let base = '';
+  const server = createGateway({
+    invoke: (event) => {
+      seen.push(event);
+      return Promise.resolve({ statusCode: 202, headers: { 'content-type': 'application/json', 'idempotent-replayed': 'true' }, body: '{"ok":true}' });
+    },
+    admin: new Map([['POST /_local/ping', (body: unknown) => Promise.resolve({ status: 200, body: { pong: body } })]]),
+    isReady: () => ready,
+  });
+  beforeAll(async () => {
+    await listen(server, 0);
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => { resolve(); })));
+
+  it('answers 503 problem+json until the stack is ready', async () => {
+    const answer = await fetch(`${base}/webhooks/demo`, { method: 'POST', body: '{}' });
+    expect(answer.status).toBe(503);
+    expect(answer.headers.get('content-type')).toBe('application/problem+json');
+    ready = true;
+  });
+
+  it('passes the handler\'s answer through, headers included', async () => {
+    ready = true;
+    const answer = await fetch(`${base}/webhooks/demo`, { method: 'POST', headers: { 'webhook-id': 'k1' }, body: '{"a":1}' });
+    expect(answer.status).toBe(202);
+    expect(answer.headers.get('idempotent-replayed')).toBe('true');
+    expect(await answer.json()).toEqual({ ok: true });
+    expect(seen.at(-1)?.headers['webhook-id']).toBe('k1');
+    expect(seen.at(-1)?.body).toBe('{"a":1}');
+  });
+
+  it('answers every other path with a 404 problem+json, without calling the handler', async () => {
+    const before = seen.length;
+    for (const [method, path] of [['GET', '/webhooks/demo'], ['POST', '/'], ['POST', '/_local/nothing']] as const) {
+      const answer = await fetch(`${base}${path}`, { method, ...(method === 'POST' ? { body: '{}' } : {}) });
+      expect(answer.status).toBe(404);
+      expect(answer.headers.get('content-type')).toBe('application/problem+json');
+    }
+    expect(seen.length).toBe(before);
+  });
+
+  it('runs the admin calls it knows, from loopback', async () => {
+    const answer = await fetch(`${base}/_local/ping`, { method: 'POST', body: '{"n":1}' });
+    expect(await answer.json()).toEqual({ pong: { n: 1 } });
+  });
+});
