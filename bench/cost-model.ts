@@ -7,6 +7,7 @@
 import type { EventRecord } from '../lambdas/domain/event-record.ts';
 import { toRecordItem } from '../lambdas/store/record-item.ts';
 import { logSortKey } from '../lambdas/store/dynamodb-execution-store.ts';
+import { EVENTS_TABLE } from '../lambdas/store/table-schema.ts';
 
 /** When the prices below were written down. They are not fetched: check them before you rely on them. */
 export const PRICES_TAKEN = '2026-11-29';
@@ -152,6 +153,31 @@ export function retryproofRecordBytes(bodyBytes: number): number {
   return itemBytes({ ...toRecordItem(record), ...executorAdds });
 }
 
+/** The byTime index's copy of a record: its keys and the projected attributes, never the body. */
+export function retryproofIndexBytes(bodyBytes: number): number {
+  const now = Date.UTC(2026, 0, 1);
+  const key = 'msg_2f1c7e0a-5b9d-4a51-9f3e-1c2d3e4f5a6b';
+  const item = toRecordItem({
+    route: 'orders',
+    key,
+    status: 'RECEIVED',
+    fingerprint: 'f'.repeat(64),
+    body: 'x'.repeat(bodyBytes),
+    bodyEncoding: 'utf8',
+    headers: { 'content-type': 'application/json' },
+    receivedAt: now,
+    expiresAt: Math.floor(now / 1000) + 35 * 86_400,
+    answer: { status: 202, body: '{}' },
+    hits: 1,
+    attempts: 0,
+    lastEnqueuedAt: now,
+  });
+  const index = EVENTS_TABLE.byTimeIndex;
+  const kept = new Set<string>([EVENTS_TABLE.partitionKey, EVENTS_TABLE.sortKey, index.partitionKey, index.sortKey, ...index.projection]);
+  const projected = Object.fromEntries(Object.entries({ ...item, leaseUntil: now, completedAt: now }).filter(([name]) => kept.has(name)));
+  return itemBytes(projected);
+}
+
 /** An execution-log entry (one per attempt): keys, times, outcome and the operation fingerprint. */
 export function logEntryBytes(): number {
   const now = Date.UTC(2026, 0, 1);
@@ -212,8 +238,9 @@ export interface CostReport {
  * writes there are:
  * - retryproof: HTTP API; ingest makes 1 conditional PutItem per new delivery and 2 writes per
  *   duplicate (the failed conditional put, then the hit count); the executor claims, completes
- *   (both on the record) and appends a log entry. The record carries the body and is projected
- *   whole into the byTime GSI, so every write that lands on it is paid twice.
+ *   (both on the record) and appends a log entry. The record carries the body; the byTime GSI
+ *   projects only the small attributes the reconciler reads, so a write that changes them also
+ *   pays for that small index copy (the duplicate's hit count is not projected).
  * - Powertools: REST API; PutItem (in progress) and UpdateItem (completed) per new delivery, one
  *   failed conditional PutItem per duplicate (its docs count this as a read; DynamoDB charges a
  *   failed conditional write as a write). Its consumer is made idempotent the way its docs show
@@ -224,6 +251,7 @@ export function priceMonth(inputs: CostInputs): CostReport {
   const dup = n * inputs.duplicateShare;
   const fresh = n - dup;
   const rec = retryproofRecordBytes(inputs.bodyBytes);
+  const idx = retryproofIndexBytes(inputs.bodyBytes);
   const log = logEntryBytes();
   const pt = powertoolsRecordBytes();
   const ms = (d: number): number => Math.ceil(d);
@@ -239,12 +267,15 @@ export function priceMonth(inputs: CostInputs): CostReport {
   const ptExecutorGbs = gbs(batches, inputs.overheadMs + 2 * inputs.dynamoMs + inputs.actionMs);
 
   // Write request units, GSI copies included.
-  const rpWrites = fresh * 2 * units(rec) + dup * (units(rec) + 2 * units(rec)) + fresh * (2 * 2 * units(rec) + units(log));
+  // New: the put (table + index copy). Duplicate: the refused put, then the hit count (table only).
+  // Executor: claim and completion (table + index copy each), and the log entry.
+  const rpWrites =
+    fresh * (units(rec) + units(idx)) + dup * 2 * units(rec) + fresh * (2 * (units(rec) + units(idx)) + units(log));
   const ptWrites = fresh * 2 * units(pt) + dup * units(pt) + fresh * 2 * units(pt);
 
-  // Storage over the TTL: the record twice (table and index), the log entry once; PITR on retryproof's table.
+  // Storage over the TTL: the record, its small index copy and the log entry; PITR on retryproof's table.
   const keptMonths = inputs.ttlDays / DAYS_PER_MONTH;
-  const rpStoredGb = (fresh * keptMonths * (2 * (rec + ITEM_OVERHEAD_BYTES) + log + ITEM_OVERHEAD_BYTES)) / GB;
+  const rpStoredGb = (fresh * keptMonths * (rec + idx + log + 3 * ITEM_OVERHEAD_BYTES)) / GB;
   const ptStoredGb = (fresh * keptMonths * 2 * (pt + ITEM_OVERHEAD_BYTES)) / GB;
 
   // SQS: one send per new delivery; the event source receives and deletes in batches, and polls when idle.
@@ -273,7 +304,7 @@ export function priceMonth(inputs: CostInputs): CostReport {
       item: 'DynamoDB writes',
       retryproof: rpWrites * PRICES.dynamoWriteUnit.usd,
       powertools: ptWrites * PRICES.dynamoWriteUnit.usd,
-      basis: `1 KB units; retryproof record ${rec} B (+GSI copy), log ${log} B; Powertools record ${pt} B`,
+      basis: `1 KB units; retryproof record ${rec} B, its GSI copy ${idx} B, log ${log} B; Powertools record ${pt} B`,
     },
     {
       item: 'DynamoDB storage (+PITR)',

@@ -64,7 +64,6 @@ export type RecordSummary = Pick<
   | 'lastEnqueuedAt'
   | 'leaseUntil'
   | 'attempts'
-  | 'hits'
   | 'lastError'
   | 'completedAt'
 >;

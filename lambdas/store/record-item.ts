@@ -89,7 +89,6 @@ export function fromSummaryItem(item: RecordItem): RecordSummary {
     lastEnqueuedAt: optNum(item, 'lastEnqueuedAt'),
     leaseUntil: optNum(item, 'leaseUntil'),
     attempts: optNum(item, 'attempts') ?? 0,
-    hits: optNum(item, 'hits') ?? 1,
     lastError: optStr(item, 'lastError'),
     completedAt: optNum(item, 'completedAt'),
   };

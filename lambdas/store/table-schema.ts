@@ -27,7 +27,8 @@ export const EVENTS_TABLE = {
     /**
      * What the reconciler needs to judge a record, and nothing more: no body, no headers.
      * An ALL projection would copy the body into the index and pay every record write
-     * twice; the rare re-enqueue reads the full record with one GetItem instead.
+     * twice; the rare re-enqueue reads the full record with one GetItem instead. `hits` is
+     * left out on purpose: a duplicate's count update then writes the table only.
      */
     projection: [
       'route',
@@ -40,7 +41,6 @@ export const EVENTS_TABLE = {
       'reenqueuedAt',
       'leaseUntil',
       'attempts',
-      'hits',
       'lastError',
       'completedAt',
     ],
