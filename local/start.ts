@@ -31,7 +31,8 @@ function masked(secret: string): string {
 }
 
 function banner(settings: LocalSettings): void {
-  const shown = relative(process.cwd(), settings.dir) || '.';
+  const near = relative(process.cwd(), settings.dir);
+  const shown = near === '' ? '.' : near.startsWith('..') ? settings.dir : near;
   const { queue, reconciliation } = settings.config;
   out(
     `retryproof local: data in ${shown}/ (DynamoDB Local + fauxqs), visibility ${queue.visibilityTimeoutSeconds} s, ` +

@@ -40,7 +40,7 @@ export const ledgerCommand: Command = {
       )}\n`,
     );
     const posted = rows.filter((e) => e.status === 'posted').length;
-    ctx.print(`${rows.length} entries: ${posted} posted, ${rows.length - posted} reversed\n`);
+    ctx.print(`${rows.length} ${rows.length === 1 ? 'entry' : 'entries'}: ${posted} posted, ${rows.length - posted} reversed\n`);
     return 0;
   },
 };
