@@ -82,8 +82,17 @@ export async function runStorm(o: StormOptions): Promise<StormReport> {
         }
       : undefined;
 
+  const phasesMs: Record<string, number> = {};
+  const timed = async <T>(phase: string, work: () => Promise<T>): Promise<T> => {
+    const t = Date.now();
+    try {
+      return await work();
+    } finally {
+      phasesMs[phase] = (phasesMs[phase] ?? 0) + (Date.now() - t);
+    }
+  };
   progress('sending', 0, o.events);
-  const { requests, events } = await runSenders(plans, {
+  const { requests, events } = await timed('sending', () => runSenders(plans, {
     url: o.url,
     route: o.route,
     secret: o.secret,
@@ -94,7 +103,7 @@ export async function runStorm(o: StormOptions): Promise<StormReport> {
       progress('sending', done, o.events, `${sent} requests`);
     },
     ...(midRun === undefined ? {} : { midRun }),
-  });
+  }));
 
   let verification: Verification | undefined;
   let reconciliation: ReconciliationSummary = { ran: false, rounds: 0, reversed: 0, reenqueued: 0, needsAttention: 0, reason: 'not the local stack' };
@@ -102,12 +111,14 @@ export async function runStorm(o: StormOptions): Promise<StormReport> {
   if (target !== undefined) {
     const keys = events.filter((e) => e.accepted).map((e) => e.key);
     const settleOnce = () =>
-      waitForSettle(target, o.route.name, keys, {
-        timeoutMs: o.settleTimeoutMs,
-        onTick: (queued, executing) => {
-          progress('settling', 0, 0, `${queued} queued, ${executing} executing`);
-        },
-      });
+      timed('settling', () =>
+        waitForSettle(target, o.route.name, keys, {
+          timeoutMs: o.settleTimeoutMs,
+          onTick: (queued, executing) => {
+            progress('settling', 0, 0, `${queued} queued, ${executing} executing`);
+          },
+        }),
+      );
     let settle = await settleOnce();
     const fromMs = startedAt - 60_000;
     const effectsBefore = await readEffects(target, o.route.name, fromMs);
@@ -117,7 +128,9 @@ export async function runStorm(o: StormOptions): Promise<StormReport> {
         for (let round = 0; round < o.maxReconcileRounds; round++) {
           progress('reconciling', round + 1, o.maxReconcileRounds);
           // Everything recent, with no settle time: the storm has waited for the work itself.
-          const report = await admin<ReconcileReport>(adminUrl, '/_local/reconcile', { settleSeconds: 0, stuckAfterSeconds: 0 });
+          const report = await timed('reconciling', () =>
+            admin<ReconcileReport>(adminUrl, '/_local/reconcile', { settleSeconds: 0, stuckAfterSeconds: 0 }),
+          );
           totals.rounds++;
           totals.reversed += report.counts.reversed;
           totals.reenqueued += report.counts.reenqueued;
@@ -132,11 +145,9 @@ export async function runStorm(o: StormOptions): Promise<StormReport> {
       }
     }
     progress('verifying', 0, 0);
-    const [records, effectsAfter, dead] = await Promise.all([
-      readRecords(target, o.route.name, keys),
-      readEffects(target, o.route.name, fromMs),
-      peekDeadLetters(target, { max: 10_000 }),
-    ]);
+    const [records, effectsAfter, dead] = await timed('verifying', () =>
+      Promise.all([readRecords(target, o.route.name, keys), readEffects(target, o.route.name, fromMs), peekDeadLetters(target, { max: 10_000 })]),
+    );
     const deadLetters = new Map(dead.filter((d) => d.route === o.route.name).map((d) => [d.key, d.reason]));
     verification = { records, effectsBefore, effectsAfter, deadLetters, settle };
   }
@@ -161,5 +172,6 @@ export async function runStorm(o: StormOptions): Promise<StormReport> {
     verification,
     reconciliation,
     executorRestart,
+    phasesMs,
   });
 }

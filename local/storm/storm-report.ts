@@ -47,6 +47,8 @@ export interface StormReport {
   readonly deadLettered: { readonly planned: number; readonly accountedFor: number; readonly unplanned: number };
   readonly ackLatencyMs: { readonly p50: number; readonly p99: number; readonly max: number };
   readonly settle: SettleResult | null;
+  /** Where the run's time went. */
+  readonly phasesMs: Readonly<Record<string, number>>;
   readonly reconciliation: ReconciliationSummary;
   readonly executorRestart: string;
   readonly checks: readonly Check[];
@@ -74,6 +76,7 @@ export interface ReportInput {
   readonly verification: Verification | undefined;
   readonly reconciliation: ReconciliationSummary;
   readonly executorRestart: string;
+  readonly phasesMs: Readonly<Record<string, number>>;
 }
 
 export function buildReport(input: ReportInput): StormReport {
@@ -200,6 +203,7 @@ export function buildReport(input: ReportInput): StormReport {
       max: Math.round((latencies.at(-1) ?? 0) * 10) / 10,
     },
     settle: v?.settle ?? null,
+    phasesMs: input.phasesMs,
     reconciliation: input.reconciliation,
     executorRestart: input.executorRestart,
     checks,
@@ -212,7 +216,7 @@ export function formatSummary(r: StormReport): string {
   const n = (value: number | null): string => (value === null ? 'n/a' : String(value));
   const rows: [string, string][] = [
     ['events', `${r.events} (${Object.entries(r.behaviours).map(([b, c]) => `${b} ${c}`).join(', ')})`],
-    ['sent', `${r.sent} requests in ${(r.durationMs / 1000).toFixed(1)} s`],
+    ['sent', `${r.sent} requests in ${((r.phasesMs.sending ?? r.durationMs) / 1000).toFixed(1)} s`],
     ['accepted', `${r.accepted} keys`],
     ['replayed', `${r.replayed} answers with Idempotent-Replayed`],
     ['acknowledged', `${r.acknowledged} (senders that gave up after the whole ladder: ${r.gaveUp})`],
@@ -229,6 +233,7 @@ export function formatSummary(r: StormReport): string {
         : `not run (${r.reconciliation.reason ?? ''})`,
     ],
     ['executor restart', r.executorRestart],
+    ['time', `${(r.durationMs / 1000).toFixed(1)} s: ${Object.entries(r.phasesMs).map(([phase, ms]) => `${phase} ${(ms / 1000).toFixed(1)} s`).join(', ')}`],
   ];
   const width = Math.max(...rows.map(([k]) => k.length));
   const lines = rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`);
