@@ -98,9 +98,14 @@ export async function peekDeadLetters(target: Target, options: PeekOptions = {})
   const held: Message[] = [];
   // Short polling samples a subset of SQS's servers: on AWS, wait a second for the rest.
   const waitSeconds = target.kind === 'aws' ? 1 : 0;
+  // Messages another listing just released (or someone holds) come back within seconds:
+  // wait for as many as the queue says it has, within bounds.
+  const depth = await queueDepth(target, target.dlqUrl);
+  const expected = Math.min(max, depth.visible + depth.hidden);
+  const deadline = Date.now() + 3000;
   let empty = 0;
   try {
-    while (rows.size < max && empty < 2) {
+    while (rows.size < max) {
       const out = await target.sqs.send(
         new ReceiveMessageCommand({
           QueueUrl: target.dlqUrl,
@@ -115,6 +120,8 @@ export async function peekDeadLetters(target: Target, options: PeekOptions = {})
       const before = rows.size;
       for (const m of messages) rows.set(m.MessageId ?? String(rows.size), deadLetterRowOf(m));
       empty = rows.size === before ? empty + 1 : 0;
+      if (empty >= 2 && (rows.size >= expected || Date.now() > deadline)) break;
+      if (empty > 0) await new Promise((r) => setTimeout(r, 200));
     }
   } finally {
     await releaseAll(target, held);
