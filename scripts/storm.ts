@@ -22,8 +22,9 @@ import { formatSummary } from '../local/storm/storm-report.ts';
 
 const USAGE = `usage: npm run storm -- [options]
 
-Against the local stack (npm start) by default; --url and --secret for another receiver
-(then only what the sender sees is checked, unless --stack NAME gives table access).
+Against the local stack (npm start) by default; --url and --secret for another receiver.
+There the effect checks (double effects, lost work) need --stack NAME for table access;
+without it they say "not checked" and the run does not pass: it proved nothing about them.
 
   --events N            events to send (default 300)
   --concurrency N       events in flight at once (default 16)
