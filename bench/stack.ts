@@ -168,7 +168,7 @@ export async function createBenchStack(endpoints: { readonly dynamo: string; rea
       ],
     ]),
     store: new DynamoDbExecutionStore(ex.client, eventsTable),
-    deadLetters: new SqsWorkQueue(sqs, rpQueues.dlqUrl),
+    workQueue: new SqsWorkQueue(sqs, rpQueues.queueUrl),
     maxReceiveCount: config.queue.maxReceiveCount,
     now: Date.now,
     logger: createLogger('retryproof-executor-bench'),

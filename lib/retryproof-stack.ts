@@ -137,7 +137,10 @@ export class RetryproofStack extends Stack {
     // Route state (GetItem), claim and fenced writes (UpdateItem), the execution log (PutItem),
     // and parking, a transaction that checks the route is still paused (ConditionCheckItem).
     events.table.grant(executor, 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem');
-    work.deadLetterQueue.grant(executor, 'sqs:SendMessage');
+    // Dead-letter copies go to the WORK queue and reach the DLQ through its redrive policy, so
+    // that every DLQ message has a source queue and the console's "redrive to source" works.
+    // The executor cannot write to the DLQ at all.
+    work.queue.grant(executor, 'sqs:SendMessage');
     ledger?.table.grant(executor, 'dynamodb:PutItem');
     executor.addEventSource(
       new SqsEventSource(work.queue, {

@@ -14,12 +14,14 @@ import { createExecutorHandler } from '../lambdas/executor/create-executor-handl
 import { createIngestHandler } from '../lambdas/ingest/create-ingest-handler.ts';
 import { prepareRoutes } from '../lambdas/ingest/prepared-route.ts';
 import { createMetrics } from '../lambdas/observability/powertools.ts';
+import { SqsMessageVisibility } from '../lambdas/queue/sqs-message-visibility.ts';
 import { SqsWorkQueue } from '../lambdas/queue/sqs-work-queue.ts';
 import { createReconciler } from '../lambdas/reconciler/create-reconciler.ts';
 import type { ReconcileReport } from '../lambdas/reconciler/reconcile.ts';
 import { StaticSecretSource } from '../lambdas/secrets/secrets-manager-source.ts';
 import { DynamoDbEventStore } from '../lambdas/store/dynamodb-event-store.ts';
 import { DynamoDbExecutionStore } from '../lambdas/store/dynamodb-execution-store.ts';
+import { DynamoDbRouteStateStore } from '../lambdas/store/dynamodb-route-state-store.ts';
 import { ensureQueuePair, ensureTables, localDynamoClient, localSqsClient } from './aws-clients.ts';
 import { readEndpointsFile, isAlive, removeEndpoints, writeEndpoints } from './endpoints-file.ts';
 import type { LocalEndpoints } from './endpoints-file.ts';
@@ -212,6 +214,16 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     queue: new SqsWorkQueue(sqsClient, queues.queueUrl),
     secrets: new StaticSecretSource(Object.fromEntries(settings.secrets.map((s) => [s.secretName, s.secret]))),
     now: Date.now,
+    // The circuit breaker as deployed; its notices go to this terminal instead of SNS.
+    breaker: {
+      routeState: new DynamoDbRouteStateStore(ddb, LOCAL_TABLES.eventsTable),
+      notifier: {
+        notify: (subject, message) => {
+          out(`notice: ${subject} ${JSON.stringify(message)}`);
+          return Promise.resolve();
+        },
+      },
+    },
     logger: new LineLogger(
       'retryproof-ingest',
       (entry) => {
@@ -227,7 +239,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     routes: new Map(config.routes.map((r) => [r.name, r])),
     actions: builtInActions({ dynamo: ddb, ledgerTable: LOCAL_TABLES.ledgerTable }),
     store: new DynamoDbExecutionStore(ddb, LOCAL_TABLES.eventsTable),
-    deadLetters: new SqsWorkQueue(sqsClient, queues.dlqUrl),
+    routeState: new DynamoDbRouteStateStore(ddb, LOCAL_TABLES.eventsTable),
+    workQueue: new SqsWorkQueue(sqsClient, queues.queueUrl),
+    visibility: new SqsMessageVisibility(sqsClient, queues.queueUrl),
     maxReceiveCount: config.queue.maxReceiveCount,
     now: Date.now,
     logger: new LineLogger('retryproof-executor', (entry) => {

@@ -50,6 +50,8 @@ export interface EventRecord {
   readonly lastError?: string;
   readonly completedAt?: number;
   readonly result?: string;
+  /** The dead-letter copy of this record on its way to the DLQ (see WorkMessage.deadLetterId). */
+  readonly deadLetterId?: string;
 }
 
 /** What the reconciler reads of a record through the byTime index: everything but the payload. */
@@ -78,10 +80,16 @@ export interface WorkMessage {
   readonly body: string;
   readonly bodyEncoding: 'utf8' | 'base64';
   readonly headers: Readonly<Record<string, string>>;
-  /** Filled in when the executor sends a message to the DLQ itself. */
+  /** Filled in on a dead-letter copy: why the work needs a person, after how many attempts. */
   readonly attempts?: number;
   readonly lastError?: string;
   readonly reason?: string;
+  /**
+   * Marks a dead-letter copy. The executor sends it to the WORK queue and hands it back
+   * until the queue's own redrive policy moves it to the DLQ: only messages moved there by
+   * SQS have a source queue, so only they can be redriven "to source" from the console.
+   */
+  readonly deadLetterId?: string;
 }
 
 /** The public id of a delivery, `<route>/<key>`. */

@@ -11,6 +11,7 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { MessageVisibility } from '../ports/message-visibility.ts';
 import type { RouteStateStore } from '../ports/route-state-store.ts';
 import { executeMessage } from './execute-message.ts';
 import type { ExecutorDeps } from './execute-message.ts';
@@ -20,6 +21,8 @@ import { EXECUTOR_METRIC } from '../observability/metric-catalogue.ts';
 export interface ExecutorHandlerDeps extends Omit<ExecutorDeps, 'remainingMs' | 'requestId' | 'isPaused'> {
   /** Route states, read once per route and batch. @default - no route is ever paused */
   readonly routeState?: RouteStateStore;
+  /** Releases dead-letter copies at once. @default - they wait out the visibility timeout */
+  readonly visibility?: MessageVisibility;
   readonly logger: Logger;
   readonly metrics: Metrics;
 }
@@ -72,9 +75,13 @@ export function createExecutorHandler(deps: ExecutorHandlerDeps) {
           ...(report.deadLetterReason === undefined ? {} : { deadLetterReason: report.deadLetterReason }),
           ...(report.error === undefined ? {} : { error: report.error }),
         };
-        if (report.deadLetterReason !== undefined || report.outcome === 'fenced-out') logger.warn('execution', fields);
+        if (report.outcome === 'to-dead-letter-queue') logger.debug('execution', fields);
+        else if (report.deadLetterReason !== undefined || report.outcome === 'fenced-out') logger.warn('execution', fields);
         else logger.info('execution', fields);
-        if (!report.ack) throw new HandBack(report.outcome);
+        if (!report.ack) {
+          if (report.release === true) await deps.visibility?.release(record.receiptHandle);
+          throw new HandBack(report.outcome);
+        }
       };
       return processPartialResponse(event, recordHandler, processor, {
         context,

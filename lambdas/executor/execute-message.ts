@@ -26,8 +26,11 @@ export interface ExecutorDeps {
   readonly routes: ReadonlyMap<string, ResolvedRoute>;
   readonly actions: ActionRegistry;
   readonly store: ExecutionStore;
-  /** The DLQ, for messages the executor itself hands to people, with the reason. */
-  readonly deadLetters: WorkQueue;
+  /**
+   * The work queue itself. Work for people travels as a dead-letter copy on it, handed back
+   * until the queue's redrive policy moves it to the DLQ (see WorkMessage.deadLetterId).
+   */
+  readonly workQueue: WorkQueue;
   readonly maxReceiveCount: number;
   readonly now: () => number;
   /** Time left in this invocation; an action never runs past it. */
@@ -49,6 +52,7 @@ export const EXECUTION_OUTCOME = {
   crashed: 'crashed',
   unreadable: 'unreadable-message',
   parked: 'parked',
+  toDeadLetterQueue: 'to-dead-letter-queue',
 } as const;
 export type ExecutionOutcome = (typeof EXECUTION_OUTCOME)[keyof typeof EXECUTION_OUTCOME];
 
@@ -56,6 +60,8 @@ export interface ExecutionReport {
   readonly outcome: ExecutionOutcome;
   /** False: hand the message back to SQS (a batch item failure). */
   readonly ack: boolean;
+  /** With ack false: make it visible again at once (a dead-letter copy on its way to the DLQ). */
+  readonly release?: boolean;
   readonly route?: string;
   readonly key?: string;
   readonly attempt?: number;
@@ -111,27 +117,37 @@ function resultOf(result: ActionResult): string {
 export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage): Promise<ExecutionReport> {
   const work = parseWorkMessage(message.body);
   if (work === undefined) {
-    // Not ours to execute, and no record to name: the whole body goes to people as it is.
-    await deps.deadLetters.send({
-      v: 1,
-      route: '',
-      key: '',
-      fingerprint: '',
-      receivedAt: 0,
-      body: message.body,
-      bodyEncoding: 'utf8',
-      headers: {},
-      reason: 'unreadable message',
-    });
-    return { outcome: EXECUTION_OUTCOME.unreadable, ack: true, deadLetterReason: 'unreadable message' };
+    // Not ours to execute, and no record to name: the queue moves it to the DLQ as it is.
+    return { outcome: EXECUTION_OUTCOME.unreadable, ack: false, release: true, deadLetterReason: 'unreadable message' };
   }
   const base = { route: work.route, key: work.key };
   const route = deps.routes.get(work.route);
   const action = route === undefined ? undefined : deps.actions.get(route.action);
+  /** Sends a dead-letter copy with the whole context, and acknowledges this message. */
+  const toPeople = async (
+    reason: string,
+    outcome: ExecutionOutcome,
+    extra: { attempts?: number; lastError?: string; deadLetterId?: string; attempt?: number } = {},
+  ): Promise<ExecutionReport> => {
+    const { attempt, ...fields } = extra;
+    await deps.workQueue.send({ ...work, ...fields, reason, deadLetterId: fields.deadLetterId ?? randomUUID() });
+    return {
+      ...base,
+      ...(attempt === undefined ? {} : { attempt }),
+      outcome,
+      ack: true,
+      deadLetterReason: reason,
+      ...(fields.lastError === undefined ? {} : { error: fields.lastError }),
+    };
+  };
+  if (work.deadLetterId !== undefined) {
+    const inFlight = await deadLetterInFlight(deps, work, message, route === undefined || action === undefined);
+    if (inFlight !== undefined) return inFlight;
+    // Otherwise a person redrove it from the DLQ: run it as any other message.
+  }
   if (route === undefined || action === undefined) {
     const reason = route === undefined ? `route "${work.route}" is not configured` : `action "${route.action}" is not registered`;
-    await deps.deadLetters.send({ ...work, reason });
-    return { ...base, outcome: EXECUTION_OUTCOME.unreadable, ack: true, deadLetterReason: reason };
+    return toPeople(reason, EXECUTION_OUTCOME.unreadable);
   }
 
   if ((await deps.isPaused?.(work.route)) === true) {
@@ -145,11 +161,8 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
         return { ...base, outcome: EXECUTION_OUTCOME.duplicate, ack: true };
       case 'locked':
         return { ...base, outcome: EXECUTION_OUTCOME.locked, ack: false };
-      case 'missing': {
-        const reason = 'record expired before execution';
-        await deps.deadLetters.send({ ...work, reason });
-        return { ...base, outcome: EXECUTION_OUTCOME.expired, ack: true, deadLetterReason: reason };
-      }
+      case 'missing':
+        return toPeople('record expired before execution', EXECUTION_OUTCOME.expired);
       case 'route-active':
         break;
     }
@@ -167,11 +180,7 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
   });
   if (claim.kind === 'completed') return { ...base, outcome: EXECUTION_OUTCOME.duplicate, ack: true };
   if (claim.kind === 'locked') return { ...base, outcome: EXECUTION_OUTCOME.locked, ack: false };
-  if (claim.kind === 'missing') {
-    const reason = 'record expired before execution';
-    await deps.deadLetters.send({ ...work, reason });
-    return { ...base, outcome: EXECUTION_OUTCOME.expired, ack: true, deadLetterReason: reason };
-  }
+  if (claim.kind === 'missing') return toPeople('record expired before execution', EXECUTION_OUTCOME.expired);
 
   const record = claim.record;
   const attempt = record.attempts;
@@ -214,14 +223,14 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
     const exhausted = !permanent && message.receiveCount >= deps.maxReceiveCount;
     const endedAt = deps.now();
     if (permanent || exhausted) {
-      const owned = await deps.store.fail({ ...fence, nowMs: endedAt, error: errorText });
+      const deadLetterId = randomUUID();
+      const owned = await deps.store.fail({ ...fence, nowMs: endedAt, error: errorText, deadLetterId });
       const outcome = !owned ? EXECUTION_OUTCOME.fencedOut : permanent ? EXECUTION_OUTCOME.permanent : EXECUTION_OUTCOME.exhausted;
       await deps.store.appendLog({ ...log, endedAt, outcome, error: described });
       if (!owned) return { ...base, attempt, outcome, ack: true, error: errorText };
-      // The DLQ copy carries the whole operation context, enough for an audit without the table.
+      // The dead-letter copy carries the whole operation context, enough for an audit without the table.
       const reason = permanent ? 'permanent error' : `retries exhausted after ${attempt} attempts`;
-      await deps.deadLetters.send({ ...work, attempts: attempt, lastError: errorText, reason });
-      return { ...base, attempt, outcome, ack: true, deadLetterReason: reason, error: errorText };
+      return toPeople(reason, outcome, { attempts: attempt, lastError: errorText, deadLetterId, attempt });
     }
     const owned = await deps.store.release({ ...fence, nowMs: endedAt, error: errorText });
     const outcome = owned ? EXECUTION_OUTCOME.retry : EXECUTION_OUTCOME.fencedOut;
@@ -235,4 +244,36 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
   const outcome = completed ? EXECUTION_OUTCOME.completed : EXECUTION_OUTCOME.fencedOut;
   await deps.store.appendLog({ ...log, endedAt, outcome });
   return { ...base, attempt, outcome, ack: true, leaseShare: (endedAt - startedAt) / (route.leaseSeconds * 1000) };
+}
+
+/**
+ * A dead-letter copy on its way to the DLQ is handed back at once, receive after receive,
+ * until the queue's redrive policy moves it (after maxReceiveCount receives). Its record
+ * names it in `deadLetterId` until its last receive here; a copy that comes back after
+ * that was redriven by a person, and runs. Returns undefined for such a redrive.
+ */
+async function deadLetterInFlight(
+  deps: ExecutorDeps,
+  work: WorkMessage,
+  message: QueuedMessage,
+  unrunnable: boolean,
+): Promise<ExecutionReport | undefined> {
+  const id = work.deadLetterId ?? '';
+  const handBack: ExecutionReport = {
+    route: work.route,
+    key: work.key,
+    outcome: EXECUTION_OUTCOME.toDeadLetterQueue,
+    ack: false,
+    release: true,
+    ...(work.reason === undefined ? {} : { deadLetterReason: work.reason }),
+  };
+  // No route or no action: nothing could run it, whoever sent it.
+  if (unrunnable) return handBack;
+  const record = await deps.store.get(work.route, work.key);
+  const nowSeconds = Math.floor(deps.now() / 1000);
+  // No record of this generation: it can never run; keep it for people.
+  if (record?.receivedAt !== work.receivedAt || record.expiresAt <= nowSeconds) return handBack;
+  if (record.deadLetterId !== id) return undefined;
+  if (message.receiveCount >= deps.maxReceiveCount) await deps.store.markDeadLettered(work.route, work.key, id);
+  return handBack;
 }

@@ -22,8 +22,10 @@ export function recordExecution(metrics: Metrics, report: ExecutionReport): void
   if (report.outcome === EXECUTION_OUTCOME.duplicate) emit(metrics, perRoute, EXECUTOR_METRIC.duplicateMessages, MetricUnit.Count, 1);
   if (report.outcome === EXECUTION_OUTCOME.fencedOut) emit(metrics, perRoute, EXECUTOR_METRIC.fencedOut, MetricUnit.Count, 1);
   if (report.outcome === EXECUTION_OUTCOME.expired) emit(metrics, perRoute, EXECUTOR_METRIC.expired, MetricUnit.Count, 1);
-  if (report.deadLetterReason !== undefined) emit(metrics, perRoute, EXECUTOR_METRIC.dlqArrivals, MetricUnit.Count, 1);
-  if (!report.ack) emit(metrics, perRoute, EXECUTOR_METRIC.handedBack, MetricUnit.Count, 1);
+  // Counted once, when the dead-letter copy is made; its trips toward the DLQ are not hand-backs.
+  const inFlight = report.outcome === EXECUTION_OUTCOME.toDeadLetterQueue;
+  if (report.deadLetterReason !== undefined && !inFlight) emit(metrics, perRoute, EXECUTOR_METRIC.dlqArrivals, MetricUnit.Count, 1);
+  if (!report.ack && !inFlight) emit(metrics, perRoute, EXECUTOR_METRIC.handedBack, MetricUnit.Count, 1);
   if (report.outcome === EXECUTION_OUTCOME.parked) emit(metrics, perRoute, EXECUTOR_METRIC.parked, MetricUnit.Count, 1);
   if (report.outcome === EXECUTION_OUTCOME.permanent || report.outcome === EXECUTION_OUTCOME.exhausted) {
     emit(metrics, perRoute, EXECUTOR_METRIC.failed, MetricUnit.Count, 1);

@@ -62,8 +62,12 @@ export interface ExecutionStore {
   complete(write: FencedWrite & { readonly result: string }): Promise<boolean>;
   /** Back to RECEIVED after a retryable error, keeping attempts and the last error. */
   release(write: FencedWrite & { readonly error: string }): Promise<boolean>;
-  /** FAILED after a permanent error or the last allowed attempt. */
-  fail(write: FencedWrite & { readonly error: string }): Promise<boolean>;
+  /** FAILED after a permanent error or the last allowed attempt, naming its dead-letter copy. */
+  fail(write: FencedWrite & { readonly error: string; readonly deadLetterId: string }): Promise<boolean>;
+  /** The record, read consistently; undefined when absent. */
+  get(route: string, key: string): Promise<EventRecord | undefined>;
+  /** The dead-letter copy reached its last receive: from now on a copy with this id is a redrive. */
+  markDeadLettered(route: string, key: string, deadLetterId: string): Promise<void>;
   appendLog(entry: ExecutionLogEntry): Promise<void>;
   /** PARKED, with the sparse `parked` index keys, unless the record is done or leased. Nothing runs. */
   park(request: Omit<ClaimRequest, 'leaseMs' | 'token'>): Promise<ParkResult>;

@@ -9,6 +9,7 @@ import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aw
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { RECORD_SK, RECORD_STATUS, recordPk } from '../domain/event-record.ts';
+import type { EventRecord } from '../domain/event-record.ts';
 import type {
   ClaimRequest,
   ExecutionLogEntry,
@@ -104,11 +105,36 @@ export class DynamoDbExecutionStore implements ExecutionStore {
     });
   }
 
-  async fail(write: FencedWrite & { readonly error: string }): Promise<boolean> {
-    return this.#fenced(write, 'SET #status = :failed, lastError = :error, lastErrorAt = :now REMOVE leaseUntil, leaseToken', {
-      ':failed': RECORD_STATUS.failed,
-      ':error': write.error,
-    });
+  async fail(write: FencedWrite & { readonly error: string; readonly deadLetterId: string }): Promise<boolean> {
+    return this.#fenced(
+      write,
+      'SET #status = :failed, lastError = :error, lastErrorAt = :now, deadLetterId = :dl REMOVE leaseUntil, leaseToken',
+      { ':failed': RECORD_STATUS.failed, ':error': write.error, ':dl': write.deadLetterId },
+    );
+  }
+
+  async get(route: string, key: string): Promise<EventRecord | undefined> {
+    const out = await this.#doc.send(
+      new GetCommand({ TableName: this.#table, Key: { pk: recordPk(route, key), sk: RECORD_SK }, ConsistentRead: true }),
+    );
+    return out.Item === undefined ? undefined : fromRecordItem(out.Item);
+  }
+
+  async markDeadLettered(route: string, key: string, deadLetterId: string): Promise<void> {
+    try {
+      await this.#doc.send(
+        new UpdateCommand({
+          TableName: this.#table,
+          Key: { pk: recordPk(route, key), sk: RECORD_SK },
+          ConditionExpression: 'deadLetterId = :dl',
+          UpdateExpression: 'SET deadLetteredId = :dl REMOVE deadLetterId',
+          ExpressionAttributeValues: { ':dl': deadLetterId },
+        }),
+      );
+    } catch (err) {
+      // Already marked by an earlier receive of the same copy: nothing to do.
+      if (!(err instanceof ConditionalCheckFailedException)) throw err;
+    }
   }
 
   async park(request: Omit<ClaimRequest, 'leaseMs' | 'token'>): Promise<ParkResult> {

@@ -74,6 +74,7 @@ export function fromRecordItem(item: RecordItem): EventRecord {
     lastError: optStr(item, 'lastError'),
     completedAt: optNum(item, 'completedAt'),
     result: optStr(item, 'result'),
+    deadLetterId: optStr(item, 'deadLetterId'),
   };
 }
 

@@ -67,8 +67,8 @@ describe('IAM of the retryproof functions', () => {
         'sqs:GetQueueAttributes',
         'sqs:GetQueueUrl',
         'sqs:ReceiveMessage',
+        'sqs:SendMessage',
       ],
-      [id('Work/DeadLetterQueue')]: ['sqs:SendMessage'],
       [ledger]: ['dynamodb:PutItem'],
       [`${ledger}/index/*`]: ['dynamodb:PutItem'],
     });

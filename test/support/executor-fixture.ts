@@ -14,6 +14,7 @@ import { createExecutorHandler } from '../../lambdas/executor/create-executor-ha
 import { DynamoDbLedger } from '../../lambdas/ledger/dynamodb-ledger.ts';
 import type { LedgerEntry } from '../../lambdas/ledger/ledger.ts';
 import { createLogger, createMetrics } from '../../lambdas/observability/powertools.ts';
+import { SqsMessageVisibility } from '../../lambdas/queue/sqs-message-visibility.ts';
 import { SqsWorkQueue } from '../../lambdas/queue/sqs-work-queue.ts';
 import { documentClient } from '../../lambdas/store/dynamodb-event-store.ts';
 import { DynamoDbExecutionStore } from '../../lambdas/store/dynamodb-execution-store.ts';
@@ -95,7 +96,8 @@ export async function executorFixture(
       actions: new Map(Object.entries({ payout: payoutAction(ledgerClient), ...options.actions })),
       store: new DynamoDbExecutionStore(ddb, table),
       routeState: new DynamoDbRouteStateStore(ddb, table),
-      deadLetters: new SqsWorkQueue(sqs, pair.dlqUrl),
+      workQueue: new SqsWorkQueue(sqs, pair.queueUrl),
+      visibility: new SqsMessageVisibility(sqs, pair.queueUrl),
       maxReceiveCount: MAX_RECEIVE_COUNT,
       now: () => Date.now() + fx.clockOffsetMs,
       logger: createLogger('retryproof-executor-test'),
