@@ -14,7 +14,6 @@ import { createExecutorHandler } from '../lambdas/executor/create-executor-handl
 import { createIngestHandler } from '../lambdas/ingest/create-ingest-handler.ts';
 import { prepareRoutes } from '../lambdas/ingest/prepared-route.ts';
 import { createMetrics } from '../lambdas/observability/powertools.ts';
-import { SqsMessageVisibility } from '../lambdas/queue/sqs-message-visibility.ts';
 import { SqsWorkQueue } from '../lambdas/queue/sqs-work-queue.ts';
 import { createReconciler } from '../lambdas/reconciler/create-reconciler.ts';
 import type { ReconcileReport } from '../lambdas/reconciler/reconcile.ts';
@@ -31,6 +30,7 @@ import { createGateway, listen } from './http-gateway.ts';
 import type { AdminHandler } from './http-gateway.ts';
 import { lambdaContext } from './http-api-event.ts';
 import { LineLogger } from './line-logger.ts';
+import { LocalMessageVisibility } from './local-message-visibility.ts';
 import { LOCAL_REGION, startLocalDynamo, startLocalSqs } from './local-aws.ts';
 import type { LocalDynamo, LocalSqs } from './local-aws.ts';
 import { SettingsError } from './local-settings.ts';
@@ -241,7 +241,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     store: new DynamoDbExecutionStore(ddb, LOCAL_TABLES.eventsTable),
     routeState: new DynamoDbRouteStateStore(ddb, LOCAL_TABLES.eventsTable),
     workQueue: new SqsWorkQueue(sqsClient, queues.queueUrl),
-    visibility: new SqsMessageVisibility(sqsClient, queues.queueUrl),
+    // Not SqsMessageVisibility: see local-message-visibility.ts (a fauxqs bug loses the message).
+    visibility: new LocalMessageVisibility(sqsClient, queues.queueUrl),
     maxReceiveCount: config.queue.maxReceiveCount,
     now: Date.now,
     logger: new LineLogger('retryproof-executor', (entry) => {

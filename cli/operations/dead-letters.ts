@@ -25,6 +25,7 @@ import {
   StartMessageMoveTaskCommand,
 } from '@aws-sdk/client-sqs';
 import type { Message } from '@aws-sdk/client-sqs';
+import { FAUXQS_RELEASE_SECONDS } from '../../local/local-message-visibility.ts';
 import { CliError } from '../errors.ts';
 import type { Target } from '../target.ts';
 
@@ -135,7 +136,7 @@ export async function peekDeadLetters(target: Target, options: PeekOptions = {})
  * column after the message left memory).
  */
 async function releaseAll(target: Target, messages: readonly Message[]): Promise<void> {
-  const visibility = target.kind === 'local' ? 1 : 0;
+  const visibility = target.kind === 'local' ? FAUXQS_RELEASE_SECONDS : 0;
   for (let i = 0; i < messages.length; i += 10) {
     const batch = messages.slice(i, i + 10);
     await target.sqs.send(
