@@ -7,11 +7,14 @@
 import type { Target } from '../../cli/target.ts';
 import { peekDeadLetters } from '../../cli/operations/dead-letters.ts';
 import type { ReconcileReport } from '../../lambdas/reconciler/reconcile.ts';
+import { createRouteControl } from '../../lambdas/routes/route-control.ts';
+import type { RouteControl } from '../../lambdas/routes/route-control.ts';
+import { projectConfig } from '../../cli/operations/route-config.ts';
 import type { SampleRoute } from '../sample-delivery.ts';
 import { planStorm } from './storm-plan.ts';
 import type { StormMix } from './storm-plan.ts';
 import { buildReport } from './storm-report.ts';
-import type { ReconciliationSummary, StormReport, Verification } from './storm-report.ts';
+import type { BreakerSummary, ReconciliationSummary, StormReport, Verification } from './storm-report.ts';
 import { runSenders } from './storm-sender.ts';
 import { readEffects, readRecords, waitForSettle } from './storm-verify.ts';
 
@@ -91,6 +94,24 @@ export async function runStorm(o: StormOptions): Promise<StormReport> {
       phasesMs[phase] = (phasesMs[phase] ?? 0) + (Date.now() - t);
     }
   };
+  // The circuit breaker (layer 4) pauses a route whose key comes more than its threshold
+  // times, and a storm does exactly that. Work is parked, not lost: the storm resumes the
+  // route once its senders are done, as an operator would, and then checks everything.
+  const target = o.target;
+  const routes: RouteControl | undefined =
+    target === undefined
+      ? undefined
+      : createRouteControl({ dynamo: target.dynamo, eventsTable: target.eventsTable, sqs: target.sqs, queueUrl: target.queueUrl, config: projectConfig() });
+  const paused = async (): Promise<{ reason?: string } | undefined> => {
+    const state = (await routes?.list())?.find((r) => r.route === o.route.name);
+    return state?.state === 'paused' ? { ...(state.reason === undefined ? {} : { reason: state.reason }) } : undefined;
+  };
+  let breaker: BreakerSummary = { checked: routes !== undefined, pausedBefore: false, trippedDuringStorm: false, reenqueuedOnResume: 0 };
+  if (routes !== undefined && (await paused()) !== undefined) {
+    const resumed = await routes.resume(o.route.name);
+    breaker = { ...breaker, pausedBefore: true, reenqueuedOnResume: resumed.reenqueued };
+  }
+
   progress('sending', 0, o.events);
   const { requests, events } = await timed('sending', () => runSenders(plans, {
     url: o.url,
@@ -105,9 +126,21 @@ export async function runStorm(o: StormOptions): Promise<StormReport> {
     ...(midRun === undefined ? {} : { midRun }),
   }));
 
+  if (routes !== undefined) {
+    const tripped = await paused();
+    if (tripped !== undefined) {
+      const resumed = await timed('resuming', () => routes.resume(o.route.name));
+      breaker = {
+        ...breaker,
+        trippedDuringStorm: true,
+        ...(tripped.reason === undefined ? {} : { reason: tripped.reason }),
+        reenqueuedOnResume: breaker.reenqueuedOnResume + resumed.reenqueued,
+      };
+    }
+  }
+
   let verification: Verification | undefined;
   let reconciliation: ReconciliationSummary = { ran: false, rounds: 0, reversed: 0, reenqueued: 0, needsAttention: 0, reason: 'not the local stack' };
-  const target = o.target;
   if (target !== undefined) {
     const keys = events.filter((e) => e.accepted).map((e) => e.key);
     const settleOnce = () =>
@@ -172,6 +205,7 @@ export async function runStorm(o: StormOptions): Promise<StormReport> {
     verification,
     reconciliation,
     executorRestart,
+    breaker,
     phasesMs,
   });
 }

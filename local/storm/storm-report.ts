@@ -25,6 +25,18 @@ export interface ReconciliationSummary {
   readonly reason?: string;
 }
 
+export interface BreakerSummary {
+  /** False when the route state could not be read (no table access). */
+  readonly checked: boolean;
+  /** The route was paused when the storm began (resumed before sending). */
+  readonly pausedBefore: boolean;
+  /** The storm's own duplicates tripped the breaker; the storm resumed the route after sending. */
+  readonly trippedDuringStorm: boolean;
+  readonly reason?: string;
+  /** Parked records the resumes re-enqueued. */
+  readonly reenqueuedOnResume: number;
+}
+
 export interface StormReport {
   readonly startedAt: string;
   readonly durationMs: number;
@@ -51,6 +63,7 @@ export interface StormReport {
   readonly phasesMs: Readonly<Record<string, number>>;
   readonly reconciliation: ReconciliationSummary;
   readonly executorRestart: string;
+  readonly breaker: BreakerSummary;
   readonly checks: readonly Check[];
   readonly pass: boolean;
 }
@@ -76,6 +89,7 @@ export interface ReportInput {
   readonly verification: Verification | undefined;
   readonly reconciliation: ReconciliationSummary;
   readonly executorRestart: string;
+  readonly breaker: BreakerSummary;
   readonly phasesMs: Readonly<Record<string, number>>;
 }
 
@@ -206,6 +220,7 @@ export function buildReport(input: ReportInput): StormReport {
     phasesMs: input.phasesMs,
     reconciliation: input.reconciliation,
     executorRestart: input.executorRestart,
+    breaker: input.breaker,
     checks,
     pass: checks.every((c) => c.ok),
   };
@@ -233,6 +248,14 @@ export function formatSummary(r: StormReport): string {
         : `not run (${r.reconciliation.reason ?? ''})`,
     ],
     ['executor restart', r.executorRestart],
+    [
+      'circuit breaker',
+      !r.breaker.checked
+        ? 'not checked'
+        : r.breaker.trippedDuringStorm
+          ? `tripped (${r.breaker.reason ?? 'route paused'}); resumed after sending, ${r.breaker.reenqueuedOnResume} parked records re-enqueued`
+          : `not tripped${r.breaker.pausedBefore ? ' (the route was paused before the storm: resumed)' : ''}`,
+    ],
     ['time', `${(r.durationMs / 1000).toFixed(1)} s: ${Object.entries(r.phasesMs).map(([phase, ms]) => `${phase} ${(ms / 1000).toFixed(1)} s`).join(', ')}`],
   ];
   const width = Math.max(...rows.map(([k]) => k.length));

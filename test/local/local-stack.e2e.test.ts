@@ -102,6 +102,19 @@ describe('the local stack, end to end', () => {
     expect(stack!.lines.join('\n')).not.toContain('payout.requested');
   }, 60_000);
 
+  it('lets the fourth copy trip the demo route\'s circuit breaker (threshold 3); `routes resume` reopens it', async () => {
+    // Assess: the copies of the previous test were 4 deliveries of one key.
+    const listed = await runScript('cli/retryproof.ts', ['--local', 'routes', 'list', '--json'], env);
+    const states = JSON.parse(listed.stdout) as { route: string; state: string; pausedBy?: string }[];
+    expect(states.find((r) => r.route === 'demo')).toMatchObject({ state: 'paused', pausedBy: 'circuit-breaker' });
+    expect(stack!.lines.some((l) => l.startsWith('notice: retryproof: route demo paused'))).toBe(true);
+    // Act
+    const resumed = await runScript('cli/retryproof.ts', ['--local', 'routes', 'resume', 'demo', '--json'], env);
+    // Assess
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ route: 'demo', resumed: true });
+  }, 60_000);
+
   it('shows a delivery that fails beyond maxReceiveCount in `dlq list`; `dlq redrive` completes it once', async () => {
     // Prepare: the action fails on attempts 1 to 3, so the third receive exhausts it.
     const sent = await runScript('scripts/send.ts', ['--simulate', JSON.stringify({ failAttempts: MAX_RECEIVE_COUNT }), '--json'], env);
@@ -162,6 +175,8 @@ describe('the local stack, end to end', () => {
     expect(report.lost).toBe(0);
     expect(report.deadLettered.accountedFor).toBe(report.deadLettered.planned);
     expect(report.executorRestart).toMatch(/^done mid-run/);
+    // The storm's own duplicates trip the breaker; parked work ran after the resume, none lost.
+    expect(report.breaker).toMatchObject({ checked: true, trippedDuringStorm: true });
     // Every crash after the effect leaves one extra entry sooner or later; reconciliation reversed each.
     const crashes = report.behaviours['crash-after-effect'] ?? 0;
     expect(crashes).toBeGreaterThan(0);

@@ -68,6 +68,7 @@ function input(over: { verification?: Partial<Verification>; requests?: RequestR
     },
     reconciliation: { ran: true, rounds: 1, reversed: 0, reenqueued: 0, needsAttention: 1 },
     executorRestart: 'off',
+    breaker: { checked: true, pausedBefore: false, trippedDuringStorm: false, reenqueuedOnResume: 0 },
     phasesMs: { sending: 900 },
   };
 }
