@@ -280,14 +280,16 @@ function noticed(m: Measurements): string[] {
     '- **Powertools answers concurrent copies with a 500.** A copy that arrives while the first is running gets ' +
       '`IdempotencyAlreadyInProgressError`, which its docs say is safe to retry; a webhook sender does retry it, which is how the ' +
       'storm turns into second executions. retryproof answers every copy 202 with the stored answer, so no copy is retried at all.',
-    `- **retryproof pays for keeping the body.** Its record carries the body (for the executor, the reconciler and the DLQ audit) and ` +
-      "the byTime GSI projects all attributes, so every write on the record is paid twice and the body is stored twice. `npm run cost` " +
+    `- **retryproof pays for keeping the body.** Its record carries the body (for the executor, the reconciler and the DLQ audit), and ` +
+      'the claim and the completion rewrite that whole item: each costs as many write units as the record has kilobytes. (The byTime ' +
+      'GSI projects only the small attributes the reconciler reads, never the body.) `npm run cost` ' +
       `at 10 M deliveries a month, 5% duplicates and 2 KB bodies: API Gateway $${api?.retryproof.toFixed(2) ?? '?'} against ` +
       `$${api?.powertools.toFixed(2) ?? '?'}, but DynamoDB writes $${writes?.retryproof.toFixed(2) ?? '?'} against ` +
       `$${writes?.powertools.toFixed(2) ?? '?'} and storage $${storage?.retryproof.toFixed(2) ?? '?'} against ` +
       `$${storage?.powertools.toFixed(2) ?? '?'}: $${sample.totals.retryproof.toFixed(2)} against $${sample.totals.powertools.toFixed(2)} ` +
-      'in all. A KEYS_ONLY or INCLUDE projection on byTime would halve the writes on the record; that is a design question, ' +
-      'not one for this benchmark.',
+      'in all. What the body buys: Powertools keeps none, so after a crash between its write and its SQS send only the ' +
+      "sender's next retry can bring the work back, once the in-progress record has expired; retryproof's reconciler re-enqueues " +
+      'it from the record, with no sender involved.',
   ];
 }
 
