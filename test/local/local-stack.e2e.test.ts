@@ -77,6 +77,12 @@ describe('the local stack, end to end', () => {
     expect(answer.headers.get('content-type')).toBe('application/problem+json');
   });
 
+  it('refuses a second stack on the same folder, before it starts anything', async () => {
+    const second = await runScript('local/start.ts', [], { ...env, PORT: String(await freePort()) });
+    expect(second.code).toBe(2);
+    expect(second.stderr).toMatch(/^retryproof local: a local stack already runs in .* \(pid \d+\)/);
+  }, 60_000);
+
   it('answers `send --dup 3` with one 202 and three replays, and posts one ledger entry', async () => {
     // Act
     const sent = await runScript('scripts/send.ts', ['--dup', '3', '--json'], env);

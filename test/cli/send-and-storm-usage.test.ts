@@ -1,0 +1,39 @@
+/** `npm run send` and `npm run storm` refuse bad flags with exit code 2 and say when no stack runs. */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runScript } from '../local/stack-process.ts';
+
+describe('send and storm on a bad command line or without a stack', () => {
+  let dir: string;
+  let env: NodeJS.ProcessEnv;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'retryproof-usage-'));
+    env = { ...process.env, RETRYPROOF_LOCAL_DIR: dir };
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it.each([
+    ['scripts/send.ts', ['--dup', 'x'], '--dup must be a whole number from 0 to 1000, got "x"'],
+    ['scripts/send.ts', ['--simulate', '{nope'], '--simulate must be JSON'],
+    ['scripts/send.ts', ['--url', 'http://127.0.0.1:1'], '--url needs --secret'],
+    ['scripts/send.ts', ['--frobnicate'], "Unknown option '--frobnicate'"],
+    ['scripts/storm.ts', ['--events', '0'], '--events must be a whole number from 1 to 100000, got "0"'],
+    ['scripts/storm.ts', ['--crash', '2'], '--crash must be a number from 0 to 1, got "2"'],
+    ['scripts/storm.ts', ['--ladder', '1s,later'], '--ladder must list durations'],
+  ])('%s %j exits 2 naming the problem, with the usage', async (script, args, message) => {
+    const out = await runScript(script, args, env);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain(message);
+    expect(out.stderr).toContain('usage: npm run');
+  });
+
+  it.each([['scripts/send.ts'], ['scripts/storm.ts']])('%s says no local stack is running, exit code 1', async (script) => {
+    const out = await runScript(script, [], env);
+    expect(out.code).toBe(1);
+    expect(out.stderr.trim()).toMatch(/no local stack is running in .* start one with: npm start$/);
+  });
+});
