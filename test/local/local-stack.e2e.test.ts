@@ -199,4 +199,17 @@ describe('the local stack, end to end', () => {
     expect(cli.code).toBe(1);
     expect(cli.stderr).toMatch(/no local stack is running/);
   }, 60_000);
+
+  it('starts again on the same folder with everything it had: tables, queues, ledger', async () => {
+    // Prepare: what the first run left.
+    const restarted = await startStack(env);
+    stack = restarted;
+    // Act
+    const ledger = await runScript('cli/retryproof.ts', ['--local', 'ledger', '--json'], env);
+    // Assess: the walk-through's two entries and the storm's are all still there.
+    const entries = JSON.parse(ledger.stdout) as { route: string }[];
+    const report = JSON.parse(await readFile(join(dir, 'storm.json'), 'utf8')) as StormReport;
+    expect(entries.length).toBeGreaterThanOrEqual(2 + report.accepted - report.deadLettered.planned);
+    expect(await restarted.stop('SIGTERM')).toBe(0);
+  }, 120_000);
 });
