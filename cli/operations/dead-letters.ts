@@ -9,8 +9,8 @@
  * redrive sends each body to the work queue as a new message whose count starts again.
  *
  * Redriving: on AWS, StartMessageMoveTask from the DLQ to the work queue. The destination
- * is named on purpose: messages the executor put in the DLQ itself (with their reason)
- * were never moved there by a redrive policy, so SQS knows no "original source" for them.
+ * is named rather than left to "the original source", so a message that reached the DLQ
+ * some other way (sent there by hand, or by an older executor) goes back all the same.
  * Locally (fauxqs has no move tasks) the same is done by hand: receive, send, delete.
  * A message sent but not deleted (a crash in between) is a duplicate, which the
  * executor's claim absorbs: nothing is lost, nothing runs twice.
