@@ -30,7 +30,7 @@ import { createGateway, listen } from './http-gateway.ts';
 import type { AdminHandler } from './http-gateway.ts';
 import { lambdaContext } from './http-api-event.ts';
 import { LineLogger } from './line-logger.ts';
-import { LocalMessageVisibility } from './local-message-visibility.ts';
+import { localMessageVisibility } from './local-message-visibility.ts';
 import { LOCAL_REGION, startLocalDynamo, startLocalSqs } from './local-aws.ts';
 import type { LocalDynamo, LocalSqs } from './local-aws.ts';
 import { SettingsError } from './local-settings.ts';
@@ -242,7 +242,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     routeState: new DynamoDbRouteStateStore(ddb, LOCAL_TABLES.eventsTable),
     workQueue: new SqsWorkQueue(sqsClient, queues.queueUrl),
     // Not SqsMessageVisibility: see local-message-visibility.ts (a fauxqs bug loses the message).
-    visibility: new LocalMessageVisibility(sqsClient, queues.queueUrl),
+    visibility: localMessageVisibility(sqsClient, queues.queueUrl),
     maxReceiveCount: config.queue.maxReceiveCount,
     now: Date.now,
     logger: new LineLogger('retryproof-executor', (entry) => {

@@ -6,11 +6,16 @@ import type { MessageVisibility } from '../ports/message-visibility.ts';
 export class SqsMessageVisibility implements MessageVisibility {
   readonly #client: SQSClient;
   readonly #queueUrl: string;
-  constructor(client: SQSClient, queueUrl: string) {
+  readonly #seconds: number;
+  /** @param seconds how long a released message stays hidden. @default 0 */
+  constructor(client: SQSClient, queueUrl: string, seconds = 0) {
     this.#client = client;
     this.#queueUrl = queueUrl;
+    this.#seconds = seconds;
   }
   async release(receiptHandle: string): Promise<void> {
-    await this.#client.send(new ChangeMessageVisibilityCommand({ QueueUrl: this.#queueUrl, ReceiptHandle: receiptHandle, VisibilityTimeout: 0 }));
+    await this.#client.send(
+      new ChangeMessageVisibilityCommand({ QueueUrl: this.#queueUrl, ReceiptHandle: receiptHandle, VisibilityTimeout: this.#seconds }),
+    );
   }
 }
