@@ -241,7 +241,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     store: new DynamoDbExecutionStore(ddb, LOCAL_TABLES.eventsTable),
     routeState: new DynamoDbRouteStateStore(ddb, LOCAL_TABLES.eventsTable),
     workQueue: new SqsWorkQueue(sqsClient, queues.queueUrl),
-    // Not SqsMessageVisibility: see local-message-visibility.ts (a fauxqs bug loses the message).
+    // Released after 1 s, not 0: see local-message-visibility.ts (a fauxqs bug loses the message).
     visibility: localMessageVisibility(sqsClient, queues.queueUrl),
     maxReceiveCount: config.queue.maxReceiveCount,
     now: Date.now,
