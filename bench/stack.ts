@@ -24,8 +24,8 @@ import { createPowertoolsReceiver } from './receivers/powertools.ts';
 import { BENCH_ROUTE, EffectCounter } from './receivers/receiver.ts';
 import type { IngestHandler, ReceiverName } from './receivers/receiver.ts';
 import { benchConfig, benchMetrics, BENCH_ACTION, CountingNotifier, CountingQueue, createRetryproofReceiver } from './receivers/retryproof.ts';
-import { countRequests } from './request-counter.ts';
-import type { RequestCounter } from './request-counter.ts';
+import { countRequests } from '../local/request-counter.ts';
+import type { RequestCounter } from '../local/request-counter.ts';
 import { createNaiveTable, createPowertoolsTable } from './tables.ts';
 
 /** What the sender saw. A thrown invocation is answered 500, as API Gateway answers it. */

@@ -9,7 +9,7 @@ export interface RequestCounter {
 
 /**
  * Counts the requests a DynamoDB client really sends, retries included, with a middleware
- * at the end of the SDK's stack (as test/support/request-counter.ts does). Nothing is
+ * at the end of the SDK's stack, for the tests and the benchmark alike. Nothing is
  * mocked: every counted request reached DynamoDB Local.
  */
 export function countRequests(client: DynamoDBClient): RequestCounter {
@@ -20,7 +20,7 @@ export function countRequests(client: DynamoDBClient): RequestCounter {
       byOperation.set(name, (byOperation.get(name) ?? 0) + 1);
       return next(args);
     },
-    { step: 'finalizeRequest', name: 'benchRequestCounter', priority: 'low' },
+    { step: 'finalizeRequest', name: 'retryproofRequestCounter', priority: 'low' },
   );
   return {
     byOperation,

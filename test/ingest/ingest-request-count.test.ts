@@ -3,7 +3,7 @@ import { inject } from 'vitest';
 import { DynamoDbEventStore } from '../../lambdas/store/dynamodb-event-store.ts';
 import { localDynamoClient } from '../../local/aws-clients.ts';
 import { ingestFixture, signedDelivery, uniqueKey } from '../support/ingest-fixture.ts';
-import { countRequests } from '../support/request-counter.ts';
+import { countRequests } from '../../local/request-counter.ts';
 
 describe('DynamoDB requests per delivery, counted on the wire', () => {
   it('makes 1 request for a new delivery and at most 2 for a duplicate or a conflict', async () => {
