@@ -9,6 +9,7 @@
  */
 import { parseFlags, intFlag, numberFlag } from '../cli/args.ts';
 import { CliError, EXIT, UsageError } from '../cli/errors.ts';
+import { runScript } from '../cli/run-script.ts';
 import { localDir, readRunningEndpoints, StackNotRunningError } from '../local/endpoints-file.ts';
 import { DEMO_ROUTE } from '../local/local-settings.ts';
 import { newKey, sampleBody, signSample, webhookUrl } from '../local/sample-delivery.ts';
@@ -161,16 +162,4 @@ async function main(argv: readonly string[]): Promise<number> {
   return answers.every((a) => a.status < 300) ? EXIT.ok : EXIT.failed;
 }
 
-try {
-  process.exitCode = await main(process.argv.slice(2));
-} catch (err) {
-  if (err instanceof UsageError) {
-    console.error(`send: ${err.message}\n\n${err.usage ?? USAGE}`);
-    process.exitCode = EXIT.usage;
-  } else if (err instanceof CliError) {
-    console.error(`send: ${err.message}`);
-    process.exitCode = EXIT.failed;
-  } else {
-    throw err;
-  }
-}
+await runScript('send', USAGE, main);

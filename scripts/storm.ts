@@ -9,6 +9,7 @@ import { writeFile, mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { intFlag, numberFlag, parseFlags } from '../cli/args.ts';
 import { CliError, EXIT, UsageError } from '../cli/errors.ts';
+import { runScript } from '../cli/run-script.ts';
 import { resolveTarget } from '../cli/target.ts';
 import type { Target } from '../cli/target.ts';
 import { localDir, readRunningEndpoints, StackNotRunningError } from '../local/endpoints-file.ts';
@@ -220,16 +221,4 @@ async function main(argv: readonly string[]): Promise<number> {
   return report.pass ? EXIT.ok : EXIT.failed;
 }
 
-try {
-  process.exitCode = await main(process.argv.slice(2));
-} catch (err) {
-  if (err instanceof UsageError) {
-    console.error(`storm: ${err.message}\n\n${err.usage ?? USAGE}`);
-    process.exitCode = EXIT.usage;
-  } else if (err instanceof CliError) {
-    console.error(`storm: ${err.message}`);
-    process.exitCode = EXIT.failed;
-  } else {
-    throw err;
-  }
-}
+await runScript('storm', USAGE, main);
