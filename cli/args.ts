@@ -45,12 +45,16 @@ export function numberFlag(name: string, text: string | undefined, min: number, 
 
 const UNITS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
-/** A duration such as `90s`, `15m`, `24h` or `7d`, in milliseconds. */
-export function durationFlag(name: string, text: string | undefined, usage?: string): number | undefined {
+/**
+ * A duration such as `90s`, `15m`, `24h` or `7d`, in milliseconds.
+ * @param allowZero accept `0s` (a settle margin may be none at all) @default false
+ */
+export function durationFlag(name: string, text: string | undefined, usage?: string, allowZero = false): number | undefined {
   if (text === undefined) return undefined;
   const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(text.trim());
   const unit = match?.[2] === undefined ? undefined : UNITS[match[2]];
-  if (match?.[1] === undefined || unit === undefined || Number(match[1]) <= 0) {
+  const value = Number(match?.[1]);
+  if (match?.[1] === undefined || unit === undefined || value < 0 || (value === 0 && !allowZero)) {
     throw new UsageError(`--${name} must be a duration such as 90s, 15m, 24h or 7d, got ${JSON.stringify(text)}`, usage);
   }
   return Number(match[1]) * unit;

@@ -12,7 +12,7 @@ reverses duplicate ledger effects (keeping the earliest), and lists what needs a
 Safe to run beside the scheduled run: every correction is conditional.
 
   --window D   how far back (default: the configured window, 24h)
-  --settle D   work younger than this is left alone (default: the configured settle margin)
+  --settle D   work younger than this is left alone; 0s for none (default: the configured settle margin)
 
 JSON: the run's report: {"runId", "window", "counts": {"scanned", "reenqueued", "reversed",
 "missing", "orphans", "failed", "parked", "needsAttention"}, "needsAttention": [...], "reversals": [...],
@@ -27,7 +27,7 @@ export const reconcileCommand: Command = {
   async run(ctx, { values }) {
     const config = projectConfig();
     const windowMs = durationFlag('window', values.window as string | undefined, USAGE) ?? config.reconciliation.windowHours * 3_600_000;
-    const settleMs = durationFlag('settle', values.settle as string | undefined, USAGE) ?? config.reconciliation.settleSeconds * 1000;
+    const settleMs = durationFlag('settle', values.settle as string | undefined, USAGE, true) ?? config.reconciliation.settleSeconds * 1000;
     const target = await ctx.target();
     const now = ctx.now();
     const report = await createReconciler({
