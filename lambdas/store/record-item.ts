@@ -53,31 +53,6 @@ function optNum(item: RecordItem, name: string): number | undefined {
   return typeof value === 'number' ? value : undefined;
 }
 
-/** Reads a record item back. Throws when a required attribute is missing: the table is corrupt. */
-export function fromRecordItem(item: RecordItem): EventRecord {
-  return {
-    route: str(item, 'route'),
-    key: str(item, 'key'),
-    status: str(item, 'status') as RecordStatus,
-    fingerprint: str(item, 'fingerprint'),
-    body: str(item, 'body'),
-    bodyEncoding: optStr(item, 'bodyEncoding') === 'base64' ? 'base64' : 'utf8',
-    headers: (item.headers ?? {}) as Record<string, string>,
-    receivedAt: num(item, 'receivedAt'),
-    expiresAt: num(item, 'expiresAt'),
-    answer: { status: num(item, 'answerStatus'), body: str(item, 'answerBody') },
-    hits: optNum(item, 'hits') ?? 1,
-    attempts: optNum(item, 'attempts') ?? 0,
-    lastEnqueuedAt: optNum(item, 'lastEnqueuedAt'),
-    leaseUntil: optNum(item, 'leaseUntil'),
-    leaseToken: optStr(item, 'leaseToken'),
-    lastError: optStr(item, 'lastError'),
-    completedAt: optNum(item, 'completedAt'),
-    result: optStr(item, 'result'),
-    deadLetterId: optStr(item, 'deadLetterId'),
-  };
-}
-
 /** Reads a record's summary, as the byTime index projects it (no body, no headers). */
 export function fromSummaryItem(item: RecordItem): RecordSummary {
   return {
@@ -92,5 +67,20 @@ export function fromSummaryItem(item: RecordItem): RecordSummary {
     attempts: optNum(item, 'attempts') ?? 0,
     lastError: optStr(item, 'lastError'),
     completedAt: optNum(item, 'completedAt'),
+  };
+}
+
+/** Reads a whole record item back: its summary plus the payload. Throws when a required attribute is missing. */
+export function fromRecordItem(item: RecordItem): EventRecord {
+  return {
+    ...fromSummaryItem(item),
+    body: str(item, 'body'),
+    bodyEncoding: optStr(item, 'bodyEncoding') === 'base64' ? 'base64' : 'utf8',
+    headers: (item.headers ?? {}) as Record<string, string>,
+    answer: { status: num(item, 'answerStatus'), body: str(item, 'answerBody') },
+    hits: optNum(item, 'hits') ?? 1,
+    leaseToken: optStr(item, 'leaseToken'),
+    result: optStr(item, 'result'),
+    deadLetterId: optStr(item, 'deadLetterId'),
   };
 }
