@@ -129,8 +129,11 @@ export function itemBytes(value: unknown): number {
   return 0;
 }
 
-/** The item of a retryproof record for a body of `bodyBytes`, as ingest writes it. */
-export function retryproofRecordBytes(bodyBytes: number): number {
+/**
+ * A completed retryproof record for a body of `bodyBytes`: what ingest writes, plus what the
+ * executor adds to the same item (a lease, a token, timestamps and the result).
+ */
+function completedRecordItem(bodyBytes: number): Record<string, unknown> {
   const now = Date.UTC(2026, 0, 1);
   const key = 'msg_2f1c7e0a-5b9d-4a51-9f3e-1c2d3e4f5a6b';
   const record: EventRecord = {
@@ -148,34 +151,20 @@ export function retryproofRecordBytes(bodyBytes: number): number {
     attempts: 0,
     lastEnqueuedAt: now,
   };
-  // The executor adds a lease, a token, timestamps and the result to the same item.
   const executorAdds = { leaseUntil: now, leaseToken: key, claimedAt: now, completedAt: now, result: '{"ok":true}' };
-  return itemBytes({ ...toRecordItem(record), ...executorAdds });
+  return { ...toRecordItem(record), ...executorAdds };
+}
+
+/** The item of a retryproof record for a body of `bodyBytes`. */
+export function retryproofRecordBytes(bodyBytes: number): number {
+  return itemBytes(completedRecordItem(bodyBytes));
 }
 
 /** The byTime index's copy of a record: its keys and the projected attributes, never the body. */
 export function retryproofIndexBytes(bodyBytes: number): number {
-  const now = Date.UTC(2026, 0, 1);
-  const key = 'msg_2f1c7e0a-5b9d-4a51-9f3e-1c2d3e4f5a6b';
-  const item = toRecordItem({
-    route: 'orders',
-    key,
-    status: 'RECEIVED',
-    fingerprint: 'f'.repeat(64),
-    body: 'x'.repeat(bodyBytes),
-    bodyEncoding: 'utf8',
-    headers: { 'content-type': 'application/json' },
-    receivedAt: now,
-    expiresAt: Math.floor(now / 1000) + 35 * 86_400,
-    answer: { status: 202, body: '{}' },
-    hits: 1,
-    attempts: 0,
-    lastEnqueuedAt: now,
-  });
   const index = EVENTS_TABLE.byTimeIndex;
   const kept = new Set<string>([EVENTS_TABLE.partitionKey, EVENTS_TABLE.sortKey, index.partitionKey, index.sortKey, ...index.projection]);
-  const projected = Object.fromEntries(Object.entries({ ...item, leaseUntil: now, completedAt: now }).filter(([name]) => kept.has(name)));
-  return itemBytes(projected);
+  return itemBytes(Object.fromEntries(Object.entries(completedRecordItem(bodyBytes)).filter(([name]) => kept.has(name))));
 }
 
 /** An execution-log entry (one per attempt): keys, times, outcome and the operation fingerprint. */
