@@ -53,27 +53,30 @@ export function sampleBody(route: SampleRoute, key: string, payload: Readonly<Re
 }
 
 /**
+ * The headers that carry `key` where the scheme's sender puts its id. Standard Webhooks
+ * signs its id into the signature headers instead; Stripe and Slack carry it in the body.
+ */
+export function keyHeadersFor(scheme: SampleRoute['signature']['scheme'], key: string): Record<string, string> {
+  switch (scheme) {
+    case 'github': {
+      const [hook = '', guid = ''] = key.split(':');
+      return { 'x-github-hook-id': hook, 'x-github-delivery': guid };
+    }
+    case 'shopify':
+      return { 'x-shopify-webhook-id': key };
+    case 'hmac-sha256':
+      return { 'idempotency-key': key };
+    default:
+      return {};
+  }
+}
+
+/**
  * Signs `body` for the route as its sender does at `nowSeconds`, with the key headers.
  * @throws InvalidSigningSecretError for a Standard Webhooks secret that is not base64
  */
 export function signSample(route: SampleRoute, secret: string, key: string, body: string, nowSeconds: number): SignedRequest {
-  const keyHeaders: Record<string, string> = {};
-  switch (route.signature.scheme) {
-    case 'github': {
-      const [hook = '', guid = ''] = key.split(':');
-      keyHeaders['x-github-hook-id'] = hook;
-      keyHeaders['x-github-delivery'] = guid;
-      break;
-    }
-    case 'shopify':
-      keyHeaders['x-shopify-webhook-id'] = key;
-      break;
-    case 'hmac-sha256':
-      keyHeaders['idempotency-key'] = key;
-      break;
-    default:
-      break;
-  }
+  const keyHeaders = keyHeadersFor(route.signature.scheme, key);
   const signed = signDelivery(route.signature, secret, Buffer.from(body), { nowSeconds, id: key });
   return { headers: { 'content-type': 'application/json', ...keyHeaders, ...signed }, body };
 }

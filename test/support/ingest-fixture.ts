@@ -11,6 +11,7 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
 import type { RouteConfig, SignatureConfig } from '../../lambdas/config/route-config.ts';
 import { signDelivery } from '../../lambdas/domain/signatures/sign-delivery.ts';
+import { keyHeadersFor } from '../../local/sample-delivery.ts';
 import { createIngestHandler } from '../../lambdas/ingest/create-ingest-handler.ts';
 import type { IngestDeps } from '../../lambdas/ingest/ingest-delivery.ts';
 import { prepareRoutes } from '../../lambdas/ingest/prepared-route.ts';
@@ -69,32 +70,11 @@ export function signedDelivery(
   if (config === undefined) throw new Error(`no test route ${route}`);
   const signature: SignatureConfig = config.signature;
   const payload = options.payload ?? { amount: 1250, currency: 'EUR' };
-  const keyHeaders: Record<string, string> = {};
+  const omit = options.omitKey === true;
+  const keyHeaders = omit ? {} : keyHeadersFor(signature.scheme, key);
   let document: Record<string, unknown> = payload;
-  switch (options.omitKey === true ? 'none' : signature.scheme) {
-    case 'none':
-      break;
-    case 'stripe':
-      document = { id: key, ...payload };
-      break;
-    case 'slack':
-      document = { event_id: key, ...payload };
-      break;
-    case 'github': {
-      const [hook = '', guid = ''] = key.split(':');
-      keyHeaders['x-github-hook-id'] = hook;
-      keyHeaders['x-github-delivery'] = guid;
-      break;
-    }
-    case 'shopify':
-      keyHeaders['x-shopify-webhook-id'] = key;
-      break;
-    case 'hmac-sha256':
-      keyHeaders['idempotency-key'] = key;
-      break;
-    case 'standard-webhooks':
-      break;
-  }
+  if (!omit && signature.scheme === 'stripe') document = { id: key, ...payload };
+  if (!omit && signature.scheme === 'slack') document = { event_id: key, ...payload };
   const body = JSON.stringify(document);
   const signed = signDelivery(signature, options.secret ?? config.secret, Buffer.from(body), {
     nowSeconds: options.nowSeconds ?? Math.floor(Date.now() / 1000),
