@@ -28,7 +28,7 @@ export const config: RetryproofConfig = {
       keepHeaders: ['content-type'],
     },
   ],
-  queue: { maxReceiveCount: 5, batchSize: 10, maxBatchingWindowSeconds: 1, maxConcurrency: 5 },
+  queue: { batchSize: 10, maxBatchingWindowSeconds: 1, maxConcurrency: 5 },
   reconciliation: { windowHours: 24, everyMinutes: 60, settleSeconds: 300, stuckAfterSeconds: 900 },
   api: { throttlingRateLimit: 200, throttlingBurstLimit: 400 },
   demo: true,

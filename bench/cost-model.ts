@@ -149,6 +149,8 @@ function completedRecordItem(bodyBytes: number): Record<string, unknown> {
     answer: { status: 202, body: JSON.stringify({ id: `orders/${key}`, status: 'accepted' }) },
     hits: 1,
     attempts: 0,
+    runs: 0,
+    redrives: 0,
     lastEnqueuedAt: now,
   };
   const executorAdds = { leaseUntil: now, leaseToken: key, claimedAt: now, completedAt: now, result: '{"ok":true}' };
@@ -183,7 +185,7 @@ export function logEntryBytes(): number {
     expiresAt: Math.floor(now / 1000),
     requestId: '2f1c7e0a-5b9d-4a51-9f3e-1c2d3e4f5a6b',
   };
-  return itemBytes({ pk: `EVT#orders#${entry.key}`, sk: logSortKey(entry), ...entry });
+  return itemBytes({ pk: `EVT#orders#${entry.key}`, sk: logSortKey(entry, '0a1b2c3d'), ...entry });
 }
 
 /** A Powertools idempotency record: hashed key, status, expiries, payload hash and the stored answer. */

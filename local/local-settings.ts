@@ -135,7 +135,7 @@ export function readLocalSettings(
   // Local-only numbers: below what resolveConfig allows for a deployment, on purpose.
   const config: ResolvedConfig = {
     ...resolved,
-    queue: { ...resolved.queue, visibilityTimeoutSeconds: visibility },
+    queue: { ...resolved.queue, visibilityTimeoutSeconds: visibility, resendAfterSeconds: visibility + 60 },
     reconciliation: {
       ...resolved.reconciliation,
       ...(stuckAfter === undefined ? {} : { stuckAfterSeconds: stuckAfter }),

@@ -214,6 +214,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     queue: new SqsWorkQueue(sqsClient, queues.queueUrl),
     secrets: new StaticSecretSource(Object.fromEntries(settings.secrets.map((s) => [s.secretName, s.secret]))),
     now: Date.now,
+    resendAfterMs: config.queue.resendAfterSeconds * 1000,
     // The circuit breaker as deployed; its notices go to this terminal instead of SNS.
     breaker: {
       routeState: new DynamoDbRouteStateStore(ddb, LOCAL_TABLES.eventsTable),

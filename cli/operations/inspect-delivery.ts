@@ -4,7 +4,7 @@
  * for: operators share this output, and bodies carry customer data.
  */
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { RECORD_SK, recordPk } from '../../lambdas/domain/event-record.ts';
+import { RECORD_SK, recordPk } from '../../lambdas/store/record-keys.ts';
 import { DynamoDbLedger } from '../../lambdas/ledger/dynamodb-ledger.ts';
 import type { LedgerEntry } from '../../lambdas/ledger/ledger.ts';
 import { documentClient } from '../../lambdas/store/dynamodb-event-store.ts';

@@ -1,5 +1,6 @@
 import {
   COMPLETION_MARGIN_SECONDS,
+  DEFAULT_MAX_ATTEMPTS,
   DEFAULT_TTL_SECONDS,
   DLQ_RETENTION_SECONDS,
   HARD_MAX_BODY_BYTES,
@@ -9,6 +10,8 @@ import {
   SIGNATURE_SCHEMES,
   SQS_MAX_VISIBILITY_SECONDS,
   VISIBILITY_TO_TIMEOUT_FACTOR,
+  backstopReceiveCount,
+  leaseMarginSeconds,
 } from './route-config.ts';
 import type {
   BreakerReaction,
@@ -41,8 +44,10 @@ export interface ResolvedRoute {
   readonly actionTimeSeconds: number;
   /** actionTime x 3: how long a claim holds the record. */
   readonly leaseSeconds: number;
-  /** The action is aborted at this many seconds, so a live worker never outlives its lease. */
+  /** The action is aborted at this many seconds, a margin before its lease ends, so a live worker's completion lands inside its lease. */
   readonly actionDeadlineSeconds: number;
+  /** Runs of the action per budget (a redrive gives a fresh one). */
+  readonly maxAttempts: number;
   readonly action: string;
   readonly keepHeaders: readonly string[];
   readonly breakerThreshold: number;
@@ -59,6 +64,12 @@ export interface ResolvedConfig {
     readonly batchSize: number;
     readonly maxBatchingWindowSeconds: number;
     readonly maxConcurrency: number;
+    /**
+     * A RECEIVED record whose last message is older than this has lost it: a duplicate
+     * delivery re-sends. The visibility timeout plus a minute, the longest a live message
+     * of a RECEIVED record (handed back after a retryable error) stays hidden.
+     */
+    readonly resendAfterSeconds: number;
   };
   /** The executor's function timeout: the longest lease plus the completion margin. */
   readonly executorTimeoutSeconds: number;
@@ -197,7 +208,8 @@ function resolveRoute(route: RouteConfig, windowSeconds: number): ResolvedRoute 
     coverSeconds,
     actionTimeSeconds,
     leaseSeconds,
-    actionDeadlineSeconds: leaseSeconds,
+    actionDeadlineSeconds: Math.max(1, leaseSeconds - leaseMarginSeconds(leaseSeconds)),
+    maxAttempts: positiveInt(where, 'maxAttempts', route.maxAttempts ?? DEFAULT_MAX_ATTEMPTS, 100),
     action: route.action,
     keepHeaders: keepHeaders.map((h) => h.toLowerCase()),
     breakerThreshold: positiveInt(where, 'breakerThreshold', route.breakerThreshold ?? 3),
@@ -240,6 +252,16 @@ export function resolveConfig(config: RetryproofConfig): ResolvedConfig {
         `the executor's timeout of ${executorTimeoutSeconds} s (minimum ${minVisibility} s)`,
     );
   }
+  const backstop = Math.max(...routes.map((r) => backstopReceiveCount(r.maxAttempts)));
+  const maxReceiveCount = positiveInt('queue', 'maxReceiveCount', config.queue?.maxReceiveCount ?? backstop, 1000);
+  if (maxReceiveCount < backstop) {
+    const route = routes.find((r) => backstopReceiveCount(r.maxAttempts) === backstop) as ResolvedRoute;
+    throw new ConfigError(
+      `queue: maxReceiveCount ${maxReceiveCount} is below the backstop ${backstop} that route "${route.name}" needs ` +
+        `(2 x maxAttempts ${route.maxAttempts} + 2: a receive per attempt, one per lease found held, two to spare); ` +
+        `the retry budget is maxAttempts, maxReceiveCount only catches workers that die without answering`,
+    );
+  }
   const everyMinutes = positiveInt('reconciliation', 'everyMinutes', config.reconciliation?.everyMinutes ?? 60, 24 * 60);
   const settleSeconds = positiveInt('reconciliation', 'settleSeconds', config.reconciliation?.settleSeconds ?? 300, 3600);
   const alarmEmail = config.alarmEmail;
@@ -249,8 +271,9 @@ export function resolveConfig(config: RetryproofConfig): ResolvedConfig {
   return {
     routes,
     queue: {
-      maxReceiveCount: positiveInt('queue', 'maxReceiveCount', config.queue?.maxReceiveCount ?? 5, 1000),
+      maxReceiveCount,
       visibilityTimeoutSeconds,
+      resendAfterSeconds: visibilityTimeoutSeconds + 60,
       batchSize: positiveInt('queue', 'batchSize', config.queue?.batchSize ?? 10, 10),
       maxBatchingWindowSeconds: wholeNumber('queue', 'maxBatchingWindowSeconds', config.queue?.maxBatchingWindowSeconds ?? 1, 0, 300),
       // The SQS event source's own lower bound is 2.

@@ -68,6 +68,11 @@ export interface RouteConfig {
   readonly senderRetryWindowSeconds?: number;
   /** Declared run time of the action, in seconds. The lease is 3x this. */
   readonly actionTimeSeconds: number;
+  /**
+   * Runs of the action before the work is FAILED and dead-lettered for a person. The budget
+   * lives on the record, whatever the receive count of the message in hand. @default 5
+   */
+  readonly maxAttempts?: number;
   /** Name of the registered action the executor runs for this route. */
   readonly action: string;
   /** Request headers (lowercase) kept with the record and handed to the action. @default [] */
@@ -83,7 +88,12 @@ export interface RouteConfig {
 }
 
 export interface QueueConfig {
-  /** Receives before SQS moves a message to the DLQ. @default 5 */
+  /**
+   * Receives before SQS moves a message to the DLQ. Only a backstop for workers that die
+   * without answering: the retry budget is each route's `maxAttempts`. It must be at least
+   * 2 x the largest maxAttempts + 2 (one receive per attempt, one per lease it finds held,
+   * and two to spare). @default - that minimum (12 with maxAttempts 5)
+   */
   readonly maxReceiveCount?: number;
   /** @default - 6x the executor's timeout, the smallest allowed value */
   readonly visibilityTimeoutSeconds?: number;
@@ -150,6 +160,19 @@ export const SQS_MAX_VISIBILITY_SECONDS = 12 * 3600;
 export const HARD_MAX_BODY_BYTES = 160 * 1024;
 /** Seconds the executor keeps after an action's deadline for its completion write. */
 export const COMPLETION_MARGIN_SECONDS = 10;
+/** @default maxAttempts of a route. */
+export const DEFAULT_MAX_ATTEMPTS = 5;
+/**
+ * The action's deadline ends this long before its lease (10% of the lease, 2 to 10 s), so a
+ * live worker's completion write lands while it still holds the record.
+ */
+export function leaseMarginSeconds(leaseSeconds: number): number {
+  return Math.min(10, Math.max(2, Math.ceil(leaseSeconds / 10)));
+}
+/** The smallest maxReceiveCount that never moves a message whose record still has budget. */
+export function backstopReceiveCount(maxAttempts: number): number {
+  return 2 * maxAttempts + 2;
+}
 
 /**
  * How long each scheme's sender retries, from its documentation. These feed the TTL

@@ -69,6 +69,18 @@ export class PayloadTooLargeError extends RetryproofError {
   }
 }
 
+/**
+ * The body fits the route's limit but not the queue: once escaped into its work message it
+ * is over SQS's size limit, or it holds characters SQS refuses. Refused before anything is
+ * written, so the sender is told at once rather than answered 503 on every retry.
+ */
+export class UnqueueableBodyError extends RetryproofError {
+  constructor(detail: string) {
+    super(413, `${PROBLEM_BASE}payload-too-large`, 'Payload too large', detail);
+    this.name = 'UnqueueableBodyError';
+  }
+}
+
 /** The key was already used for a delivery with another body; the first one stands. */
 export class KeyReusedError extends RetryproofError {
   constructor(id: string) {

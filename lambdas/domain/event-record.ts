@@ -1,13 +1,14 @@
 /**
- * The event record and its states (DESIGN.md, "Record states"):
+ * The event record and its states (protocol v2). The record is the single source of
+ * truth; an SQS message is only a wake-up call for it. Every transition is one
+ * conditional write in `store/record-transitions.ts`, named as in this diagram:
  *
- *   (absent | expired) --ingest--> RECEIVED --claim--> EXECUTING --done (token matches)--> COMPLETED
- *                                     ^                  | retryable error: back to RECEIVED
- *                                     |                  | permanent error: FAILED
- *                  resume / redrive --+-- PARKED <-- route paused
+ *   (absent | expired) --claimKey--> RECEIVED --acquireLease--> EXECUTING --complete--> COMPLETED
+ *                                      ^   ^                      | release (retryable, budget left): RECEIVED
+ *                                      |   |                      | fail / failExhausted: FAILED + dead-letter copy
+ *                                      |   +------ unpark ---- PARKED <-- park (route paused)
+ *                                      +-------- redrive ----- FAILED (a person redrove its dead-letter copy)
  */
-import { createHash } from 'node:crypto';
-import { EVENTS_TABLE } from '../store/table-schema.ts';
 
 export const RECORD_STATUS = {
   received: 'RECEIVED',
@@ -42,16 +43,26 @@ export interface EventRecord {
   readonly answer: StoredAnswer;
   /** Deliveries of this key, the first included. Feeds the circuit breaker. */
   readonly hits: number;
+  /** Runs of the action since the record was accepted or last redriven: the retry budget. */
   readonly attempts: number;
-  /** Epoch milliseconds of the last SQS send for this record. */
+  /** Runs of the action in all, across redrives: the attempt number the action and the log see. */
+  readonly runs: number;
+  /** A person's redrives of this record so far. */
+  readonly redrives: number;
+  /**
+   * Epoch milliseconds of the last time a live message was known to exist: a send, or a
+   * hand-back to RECEIVED. A resend first moves it forward with a conditional write.
+   */
   readonly lastEnqueuedAt?: number;
   readonly leaseUntil?: number;
   readonly leaseToken?: string;
   readonly lastError?: string;
   readonly completedAt?: number;
   readonly result?: string;
-  /** The dead-letter copy of this record on its way to the DLQ (see WorkMessage.deadLetterId). */
+  /** The dead-letter copy of a FAILED record (see WorkMessage.deadLetterId). */
   readonly deadLetterId?: string;
+  /** Set to `deadLetterId` once that copy left for the DLQ: from then on the copy is a person's redrive. */
+  readonly deadLettered?: string;
 }
 
 /** What the reconciler reads of a record through the byTime index: everything but the payload. */
@@ -97,29 +108,14 @@ export function deliveryId(route: string, key: string): string {
   return `${route}/${key}`;
 }
 
-/** Partition key of a record and its execution log: the key is scoped by route. */
-export function recordPk(route: string, key: string): string {
-  return `EVT#${route}#${key}`;
+/** The answer to a new delivery, recorded and queued: 202, and replayed to its duplicates. */
+export function acceptedAnswer(route: string, key: string): StoredAnswer {
+  return { status: 202, body: JSON.stringify({ id: deliveryId(route, key), status: 'accepted' }) };
 }
-
-export const RECORD_SK = 'RECORD';
 
 /** The hour bucket of an instant, `yyyy-mm-ddThh`. */
 export function hourBucket(epochMs: number): string {
   return new Date(epochMs).toISOString().slice(0, 13);
-}
-
-/** A stable shard for a key, so one hour's records spread over the byTime partitions. */
-export function timeShard(route: string, key: string, shards: number = EVENTS_TABLE.timeShards): number {
-  return createHash('sha256').update(`${route}\u0000${key}`).digest().readUInt32BE(0) % shards;
-}
-
-/** The byTime GSI keys of a record. */
-export function timeIndexKeys(route: string, key: string, receivedAt: number): { gsi1pk: string; gsi1sk: string } {
-  return {
-    gsi1pk: `T#${hourBucket(receivedAt)}#${timeShard(route, key)}`,
-    gsi1sk: `${new Date(receivedAt).toISOString()}#${route}#${key}`,
-  };
 }
 
 /** Builds the message for a record, as ingest sends it and the reconciler re-sends it. */

@@ -21,7 +21,10 @@ import { EXECUTOR_METRIC } from '../observability/metric-catalogue.ts';
 export interface ExecutorHandlerDeps extends Omit<ExecutorDeps, 'remainingMs' | 'requestId' | 'isPaused'> {
   /** Route states, read once per route and batch. @default - no route is ever paused */
   readonly routeState?: RouteStateStore;
-  /** Releases dead-letter copies at once. @default - they wait out the visibility timeout */
+  /**
+   * Hands messages back sooner or later than the visibility timeout: dead-letter copies at
+   * once, locked work when its lease ends. @default - every hand-back waits out the visibility timeout
+   */
   readonly visibility?: MessageVisibility;
   readonly logger: Logger;
   readonly metrics: Metrics;
@@ -79,7 +82,7 @@ export function createExecutorHandler(deps: ExecutorHandlerDeps) {
         else if (report.deadLetterReason !== undefined || report.outcome === 'fenced-out') logger.warn('execution', fields);
         else logger.info('execution', fields);
         if (!report.ack) {
-          if (report.release === true) await deps.visibility?.release(record.receiptHandle);
+          if (report.visibilitySeconds !== undefined) await deps.visibility?.changeVisibility(record.receiptHandle, report.visibilitySeconds);
           throw new HandBack(report.outcome);
         }
       };

@@ -31,6 +31,7 @@ export interface ExecutorDeps {
    * until the queue's redrive policy moves it to the DLQ (see WorkMessage.deadLetterId).
    */
   readonly workQueue: WorkQueue;
+  /** The queue's redrive policy: a dead-letter copy's receive number this high is its last before the DLQ. */
   readonly maxReceiveCount: number;
   readonly now: () => number;
   /** Time left in this invocation; an action never runs past it. */
@@ -38,6 +39,10 @@ export interface ExecutorDeps {
   readonly requestId?: string;
   /** True while the route is paused: its work is parked, not run. @default - never paused */
   readonly isPaused?: (route: string) => Promise<boolean>;
+  /** Spreads hand-backs of locked work over a second or two. @default Math.random */
+  readonly random?: () => number;
+  /** Lease tokens and dead-letter ids. @default crypto.randomUUID */
+  readonly newId?: () => string;
 }
 
 export const EXECUTION_OUTCOME = {
@@ -48,6 +53,8 @@ export const EXECUTION_OUTCOME = {
   permanent: 'permanent-error',
   exhausted: 'retries-exhausted',
   fencedOut: 'fenced-out',
+  /** FAILED is terminal until a person redrives it: a stray message is dropped. */
+  failedAlready: 'failed-already',
   expired: 'record-expired',
   crashed: 'crashed',
   unreadable: 'unreadable-message',
@@ -60,8 +67,12 @@ export interface ExecutionReport {
   readonly outcome: ExecutionOutcome;
   /** False: hand the message back to SQS (a batch item failure). */
   readonly ack: boolean;
-  /** With ack false: make it visible again at once (a dead-letter copy on its way to the DLQ). */
-  readonly release?: boolean;
+  /**
+   * With ack false: hide the message this many seconds instead of the queue's visibility
+   * timeout (0 for a dead-letter copy on its way to the DLQ; the lease's remaining time
+   * for a message that found a live lease).
+   */
+  readonly visibilitySeconds?: number;
   readonly route?: string;
   readonly key?: string;
   readonly attempt?: number;
@@ -74,6 +85,8 @@ export interface ExecutionReport {
 
 const RESULT_LIMIT = 1024;
 const COMPLETION_MARGIN_MS = 2_000;
+/** Up to this many seconds are added to a locked hand-back, so waiting copies do not all come back at once. */
+const LOCKED_JITTER_SECONDS = 2;
 
 /** Reads a work message; undefined when it is not one. */
 export function parseWorkMessage(body: string): WorkMessage | undefined {
@@ -115,10 +128,11 @@ function resultOf(result: ActionResult): string {
 
 /** Handles one message. Never throws for a problem of the message itself; only for our own dependencies. */
 export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage): Promise<ExecutionReport> {
+  const newId = deps.newId ?? randomUUID;
   const work = parseWorkMessage(message.body);
   if (work === undefined) {
     // Not ours to execute, and no record to name: the queue moves it to the DLQ as it is.
-    return { outcome: EXECUTION_OUTCOME.unreadable, ack: false, release: true, deadLetterReason: 'unreadable message' };
+    return { outcome: EXECUTION_OUTCOME.unreadable, ack: false, visibilitySeconds: 0, deadLetterReason: 'unreadable message' };
   }
   const base = { route: work.route, key: work.key };
   const route = deps.routes.get(work.route);
@@ -130,7 +144,7 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
     extra: { attempts?: number; lastError?: string; deadLetterId?: string; attempt?: number } = {},
   ): Promise<ExecutionReport> => {
     const { attempt, ...fields } = extra;
-    await deps.workQueue.send({ ...work, ...fields, reason, deadLetterId: fields.deadLetterId ?? randomUUID() });
+    await deps.workQueue.send({ ...work, ...fields, reason, deadLetterId: fields.deadLetterId ?? newId() });
     return {
       ...base,
       ...(attempt === undefined ? {} : { attempt }),
@@ -141,26 +155,35 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
     };
   };
   if (work.deadLetterId !== undefined) {
-    const inFlight = await deadLetterInFlight(deps, work, message, route === undefined || action === undefined);
-    if (inFlight !== undefined) return inFlight;
-    // Otherwise a person redrove it from the DLQ: run it as any other message.
+    const copy = await deadLetterCopy(deps, work, message, route === undefined || action === undefined);
+    if (copy !== undefined) return copy;
+    // Otherwise an ordinary wake-up call for the record (a redrive won, or an old copy).
   }
   if (route === undefined || action === undefined) {
     const reason = route === undefined ? `route "${work.route}" is not configured` : `action "${route.action}" is not registered`;
     return toPeople(reason, EXECUTION_OUTCOME.unreadable);
   }
+  const ref = { route: work.route, key: work.key, receivedAt: work.receivedAt };
+  const lockedUntil = (leaseUntil: number | undefined): ExecutionReport => {
+    // Locked is not a failure: come back just when the lease ends, and take over if its worker died.
+    const waitMs = Math.max(0, (leaseUntil ?? 0) - deps.now());
+    const jitter = (deps.random ?? Math.random)() * LOCKED_JITTER_SECONDS;
+    return { ...base, outcome: EXECUTION_OUTCOME.locked, ack: false, visibilitySeconds: Math.max(1, Math.ceil(waitMs / 1000 + jitter)) };
+  };
 
   if ((await deps.isPaused?.(work.route)) === true) {
     // The route is paused: keep the work, run nothing. Resuming the route re-enqueues it.
-    const parked = await deps.store.park({ route: work.route, key: work.key, receivedAt: work.receivedAt, nowMs: deps.now() });
+    const parked = await deps.store.park({ ...ref, nowMs: deps.now(), ttlSeconds: route.ttlSeconds });
     switch (parked.kind) {
       case 'parked':
       case 'already-parked':
         return { ...base, outcome: EXECUTION_OUTCOME.parked, ack: true };
       case 'completed':
         return { ...base, outcome: EXECUTION_OUTCOME.duplicate, ack: true };
+      case 'failed':
+        return { ...base, outcome: EXECUTION_OUTCOME.failedAlready, ack: true };
       case 'locked':
-        return { ...base, outcome: EXECUTION_OUTCOME.locked, ack: false };
+        return lockedUntil(parked.record.leaseUntil);
       case 'missing':
         return toPeople('record expired before execution', EXECUTION_OUTCOME.expired);
       case 'route-active':
@@ -169,21 +192,39 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
   }
 
   const startedAt = deps.now();
-  const token = randomUUID();
-  const claim = await deps.store.claim({
-    route: work.route,
-    key: work.key,
-    receivedAt: work.receivedAt,
+  const token = newId();
+  const lease = await deps.store.acquireLease({
+    ...ref,
     nowMs: startedAt,
     leaseMs: route.leaseSeconds * 1000,
     token,
+    maxAttempts: route.maxAttempts,
   });
-  if (claim.kind === 'completed') return { ...base, outcome: EXECUTION_OUTCOME.duplicate, ack: true };
-  if (claim.kind === 'locked') return { ...base, outcome: EXECUTION_OUTCOME.locked, ack: false };
-  if (claim.kind === 'missing') return toPeople('record expired before execution', EXECUTION_OUTCOME.expired);
+  switch (lease.kind) {
+    case 'completed':
+      return { ...base, outcome: EXECUTION_OUTCOME.duplicate, ack: true };
+    case 'failed':
+      return { ...base, outcome: EXECUTION_OUTCOME.failedAlready, ack: true };
+    case 'locked':
+      return lockedUntil(lease.record.leaseUntil);
+    case 'missing':
+      return toPeople('record expired before execution', EXECUTION_OUTCOME.expired);
+    case 'exhausted': {
+      // The last attempt's worker died without a word (a crash, a timeout): the budget is spent.
+      const attempts = lease.record.attempts;
+      const lastError = lease.record.lastError ?? 'the worker of the last attempt stopped without an answer';
+      const deadLetterId = newId();
+      const owned = await deps.store.failExhausted({ ...ref, nowMs: startedAt, maxAttempts: route.maxAttempts, error: lastError, deadLetterId });
+      if (!owned) return { ...base, outcome: EXECUTION_OUTCOME.fencedOut, ack: true };
+      return toPeople(`retries exhausted after ${attempts} attempts`, EXECUTION_OUTCOME.exhausted, { attempts, lastError, deadLetterId });
+    }
+    case 'leased':
+      break;
+  }
 
-  const record = claim.record;
-  const attempt = record.attempts;
+  const record = lease.record;
+  // The run number across redrives: what the action and the log see. The budget is `attempts`.
+  const attempt = record.runs;
   const remaining = deps.remainingMs?.() ?? Number.POSITIVE_INFINITY;
   const budgetMs = Math.max(1, Math.min(route.actionDeadlineSeconds * 1000, remaining - COMPLETION_MARGIN_MS));
   const signal = AbortSignal.timeout(budgetMs);
@@ -196,6 +237,7 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
     startedAt,
     operationFingerprint: operationFingerprint(work.route, work.key, route.action, record.fingerprint),
     expiresAt: record.expiresAt,
+    ...(record.redrives > 0 ? { detail: { redrive: record.redrives } } : {}),
     ...(deps.requestId === undefined ? {} : { requestId: deps.requestId }),
   };
   const fence = { route: work.route, key: work.key, token };
@@ -220,21 +262,23 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
     const described = describeError(error);
     const errorText = `${described.class}: ${described.message}`;
     const permanent = error instanceof PermanentActionError;
-    const exhausted = !permanent && message.receiveCount >= deps.maxReceiveCount;
+    // The budget is the record's: this message's receive count plays no part.
+    const exhausted = !permanent && record.attempts >= route.maxAttempts;
     const endedAt = deps.now();
     if (permanent || exhausted) {
-      const deadLetterId = randomUUID();
+      const deadLetterId = newId();
       const owned = await deps.store.fail({ ...fence, nowMs: endedAt, error: errorText, deadLetterId });
       const outcome = !owned ? EXECUTION_OUTCOME.fencedOut : permanent ? EXECUTION_OUTCOME.permanent : EXECUTION_OUTCOME.exhausted;
       await deps.store.appendLog({ ...log, endedAt, outcome, error: described });
       if (!owned) return { ...base, attempt, outcome, ack: true, error: errorText };
       // The dead-letter copy carries the whole operation context, enough for an audit without the table.
-      const reason = permanent ? 'permanent error' : `retries exhausted after ${attempt} attempts`;
-      return toPeople(reason, outcome, { attempts: attempt, lastError: errorText, deadLetterId, attempt });
+      const reason = permanent ? 'permanent error' : `retries exhausted after ${record.attempts} attempts`;
+      return toPeople(reason, outcome, { attempts: record.attempts, lastError: errorText, deadLetterId, attempt });
     }
     const owned = await deps.store.release({ ...fence, nowMs: endedAt, error: errorText });
     const outcome = owned ? EXECUTION_OUTCOME.retry : EXECUTION_OUTCOME.fencedOut;
     await deps.store.appendLog({ ...log, endedAt, outcome, error: described });
+    // Released: this message stays the record's wake-up call, back after the visibility timeout.
     // Fenced out: another worker owns the record now; this copy of the message is surplus.
     return { ...base, attempt, outcome, ack: !owned, error: errorText };
   }
@@ -247,12 +291,14 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
 }
 
 /**
- * A dead-letter copy on its way to the DLQ is handed back at once, receive after receive,
- * until the queue's redrive policy moves it (after maxReceiveCount receives). Its record
- * names it in `deadLetterId` until its last receive here; a copy that comes back after
- * that was redriven by a person, and runs. Returns undefined for such a redrive.
+ * A dead-letter copy. While its record names it and it has not yet left, it is on its way
+ * to the DLQ: handed back at once, receive after receive, until the queue's redrive policy
+ * moves it; its last receive here marks the record. A copy that comes back after that
+ * was redriven by a person (the console's move task or `retryproof dlq redrive`): it wins
+ * the redrive transition once, and runs. Returns undefined when the copy is to run as an
+ * ordinary wake-up call (a redrive won, or an old copy: the record decides).
  */
-async function deadLetterInFlight(
+async function deadLetterCopy(
   deps: ExecutorDeps,
   work: WorkMessage,
   message: QueuedMessage,
@@ -264,16 +310,21 @@ async function deadLetterInFlight(
     key: work.key,
     outcome: EXECUTION_OUTCOME.toDeadLetterQueue,
     ack: false,
-    release: true,
+    visibilitySeconds: 0,
     ...(work.reason === undefined ? {} : { deadLetterReason: work.reason }),
   };
   // No route or no action: nothing could run it, whoever sent it.
   if (unrunnable) return handBack;
   const record = await deps.store.get(work.route, work.key);
-  const nowSeconds = Math.floor(deps.now() / 1000);
+  const now = deps.now();
   // No record of this generation: it can never run; keep it for people.
-  if (record?.receivedAt !== work.receivedAt || record.expiresAt <= nowSeconds) return handBack;
+  if (record?.receivedAt !== work.receivedAt || record.expiresAt <= Math.floor(now / 1000)) return handBack;
   if (record.deadLetterId !== id) return undefined;
+  if (record.deadLettered === id) {
+    const won = await deps.store.redrive({ route: work.route, key: work.key, receivedAt: work.receivedAt, nowMs: now, deadLetterId: id });
+    // Lost: another copy of the same redrive ran it already; this one is surplus.
+    return won ? undefined : { route: work.route, key: work.key, outcome: EXECUTION_OUTCOME.duplicate, ack: true };
+  }
   if (message.receiveCount >= deps.maxReceiveCount) await deps.store.markDeadLettered(work.route, work.key, id);
   return handBack;
 }

@@ -24,6 +24,7 @@ export const handler = createIngestHandler({
   queue: new SqsWorkQueue(new SQSClient({}), requireEnv(ENV.queueUrl)),
   secrets: new SecretsManagerSource(),
   now: Date.now,
+  resendAfterMs: config.queue.resendAfterSeconds * 1000,
   breaker: {
     routeState: new DynamoDbRouteStateStore(dynamo, eventsTable),
     notifier: new SnsNotifier(new SNSClient({}), requireEnv(ENV.alarmTopicArn)),

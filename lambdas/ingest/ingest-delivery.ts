@@ -3,7 +3,7 @@
  * queue new work, and answer. It knows nothing of API Gateway, middy or the SDK.
  */
 import type { EventRecord, StoredAnswer } from '../domain/event-record.ts';
-import { RECORD_STATUS, deliveryId, workMessageOf } from '../domain/event-record.ts';
+import { RECORD_STATUS, acceptedAnswer, deliveryId, workMessageOf } from '../domain/event-record.ts';
 import {
   DependencyError,
   KeyReusedError,
@@ -12,7 +12,9 @@ import {
   PayloadTooLargeError,
   UnauthorizedError,
   UnknownRouteError,
+  UnqueueableBodyError,
 } from '../domain/errors.ts';
+import { unqueueableReason } from '../domain/queue-limits.ts';
 import { fingerprint } from '../domain/fingerprint.ts';
 import { InvalidSigningSecretError } from '../domain/signatures/signing-secret-error.ts';
 import { validateKey } from '../domain/idempotency-key.ts';
@@ -40,8 +42,9 @@ export interface IngestDeps {
   readonly secrets: SecretSource;
   readonly now: () => number;
   /**
-   * A duplicate that finds the record still RECEIVED this long after its last send
-   * re-sends the message: the first send may have been lost with a crashed function.
+   * A duplicate that finds the record RECEIVED this long after its last message re-sends
+   * it: the first send may have been lost with a crashed function. It must be longer than
+   * the queue's visibility timeout, the longest a live message of a RECEIVED record hides.
    * @default 60_000
    */
   readonly resendAfterMs?: number;
@@ -68,12 +71,6 @@ export type IngestOutcome =
       /** Set when this delivery tripped the circuit breaker. */
       readonly breaker?: BreakerOutcome;
     };
-
-const ACCEPTED_STATUS = 202;
-
-function acceptedAnswer(id: string): StoredAnswer {
-  return { status: ACCEPTED_STATUS, body: JSON.stringify({ id, status: 'accepted' }) };
-}
 
 async function dependency<T>(name: string, work: () => Promise<T>): Promise<T> {
   try {
@@ -127,7 +124,7 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
   if (route.requiresJson) json();
   const key = validateKey(route.keySource({ headers: delivery.headers, json }));
   const id = deliveryId(config.name, key);
-  const accepted = acceptedAnswer(id);
+  const accepted = acceptedAnswer(config.name, key);
 
   const record: EventRecord = {
     route: config.name,
@@ -142,52 +139,37 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
     answer: accepted,
     hits: 1,
     attempts: 0,
+    runs: 0,
+    redrives: 0,
     lastEnqueuedAt: now,
   };
 
-  const claim: ClaimResult = await dependency('DynamoDB', () => deps.store.claim(record, now));
+  // Refuse what SQS cannot carry before anything is written: a 503 on every retry would never heal.
+  const unqueueable = unqueueableReason(JSON.stringify(workMessageOf(record)));
+  if (unqueueable !== undefined) throw new UnqueueableBodyError(unqueueable);
+
+  const claim: ClaimResult = await dependency('DynamoDB', () => deps.store.claimKey(record, now));
   if (claim.kind === 'created') {
-    try {
-      await deps.queue.send(workMessageOf(record));
-    } catch (sendError) {
-      // The record stays (never delete on an error path): the sender's retry re-sends,
-      // and the reconciler re-enqueues RECEIVED work that nobody retries.
-      const failure = new DependencyError('SQS', { cause: sendError });
-      await dependency('DynamoDB', () =>
-        deps.store.recordEnqueueFailure(config.name, key, { status: failure.status, body: failure.message }),
-      ).catch((recordError: unknown) => {
-        throw new DependencyError('SQS', { cause: new AggregateError([sendError, recordError]) });
-      });
-      throw failure;
-    }
+    await sendOrRecordFailure(deps, record);
     return { kind: 'accepted', route: config.name, key, answer: accepted };
   }
 
   const old = claim.record;
   if (old.fingerprint !== record.fingerprint) throw new KeyReusedError(id);
 
+  const hits = await dependency('DynamoDB', () => deps.store.recordDuplicate(config.name, key, now));
   // A 5xx we gave before means our own failure, not a real answer: never replay it.
   const answeredFailure = old.answer.status >= 500;
-  const sinceSend = now - (old.lastEnqueuedAt ?? old.receivedAt);
-  const lost = old.status === RECORD_STATUS.received && (answeredFailure || sinceSend >= (deps.resendAfterMs ?? 60_000));
-  let resentAt: number | undefined;
-  if (lost) {
-    try {
-      await deps.queue.send(workMessageOf(old));
-      resentAt = now;
-    } catch (sendError) {
-      await dependency('DynamoDB', () => deps.store.recordDuplicate(config.name, key, { nowMs: now }));
-      throw new DependencyError('SQS', { cause: sendError });
-    }
+  const resendAfterMs = deps.resendAfterMs ?? 60_000;
+  let resent = false;
+  if (mayHaveLostItsMessage(old, now, resendAfterMs)) {
+    // Of all the duplicates that see the same lost message, one wins this write and sends.
+    resent = await dependency('DynamoDB', () =>
+      deps.store.claimResend(config.name, key, { receivedAt: old.receivedAt, nowMs: now, sentBeforeMs: now - resendAfterMs, answer: accepted }),
+    );
+    if (resent) await sendOrRecordFailure(deps, old);
   }
   const answer = answeredFailure ? accepted : old.answer;
-  const hits = await dependency('DynamoDB', () =>
-    deps.store.recordDuplicate(config.name, key, {
-      nowMs: now,
-      ...(resentAt === undefined ? {} : { resentAt }),
-      ...(answeredFailure ? { answer } : {}),
-    }),
-  );
   let breaker: BreakerOutcome | undefined;
   if (deps.breaker !== undefined && hits !== undefined && crossesThreshold(config, hits)) {
     breaker = await dependency('circuit breaker', () => tripBreaker(deps.breaker as BreakerDeps, config, key, hits, now));
@@ -202,9 +184,39 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
     hits,
     ageMs: now - old.receivedAt,
     ttlSeconds: config.ttlSeconds,
-    resent: resentAt !== undefined,
+    resent,
     ...(breaker === undefined ? {} : { breaker }),
   };
+}
+
+/**
+ * Whether a duplicate should try to re-send (the write in claimResend decides): the record
+ * waits to run but its last message is older than the window, or our first send failed.
+ */
+function mayHaveLostItsMessage(record: EventRecord, nowMs: number, windowMs: number): boolean {
+  const before = nowMs - windowMs;
+  const lastSent = record.lastEnqueuedAt ?? record.receivedAt;
+  if (record.status === RECORD_STATUS.received) return record.answer.status >= 500 || lastSent < before;
+  return record.status === RECORD_STATUS.executing && (record.leaseUntil ?? 0) < before && lastSent < before;
+}
+
+/**
+ * Sends the record's message. On failure the record stays (never delete on an error path)
+ * and keeps a 5xx answer, so the sender's retry re-sends at once; the reconciler re-sends
+ * RECEIVED work that nobody retries.
+ */
+async function sendOrRecordFailure(deps: IngestDeps, record: EventRecord): Promise<void> {
+  try {
+    await deps.queue.send(workMessageOf(record));
+  } catch (sendError) {
+    const failure = new DependencyError('SQS', { cause: sendError });
+    await dependency('DynamoDB', () =>
+      deps.store.recordEnqueueFailure(record.route, record.key, record.receivedAt, { status: failure.status, body: failure.message }),
+    ).catch((recordError: unknown) => {
+      throw new DependencyError('SQS', { cause: new AggregateError([sendError, recordError]) });
+    });
+    throw failure;
+  }
 }
 
 function keptHeaders(

@@ -1,18 +1,19 @@
 import type { EventRecord, StoredAnswer } from '../domain/event-record.ts';
 
-/** The outcome of the one conditional write that claims a key. */
+/** The outcome of claimKey, the one conditional write that claims a key. */
 export type ClaimResult =
   | { readonly kind: 'created' }
   /** The key is taken and live: the existing record, returned by the same write. */
   | { readonly kind: 'exists'; readonly record: EventRecord };
 
-/** What ingest does after a duplicate: always count it, sometimes note a re-send. */
-export interface DuplicateUpdate {
+/** A request to send one more message for a record, at most once per window. */
+export interface ResendRequest {
+  readonly receivedAt: number;
   readonly nowMs: number;
-  /** Set when the duplicate re-sent the SQS message. */
-  readonly resentAt?: number;
-  /** Set when the answer changes, for example from a 503 to a 202 after a successful re-send. */
-  readonly answer?: StoredAnswer;
+  /** Only a record whose last message is older than this may be re-sent. */
+  readonly sentBeforeMs: number;
+  /** The answer duplicates get once the work is on its way again. */
+  readonly answer: StoredAnswer;
 }
 
 /** The ingest's view of the events table. */
@@ -21,9 +22,11 @@ export interface IngestEventStore {
    * Creates the record if the key is absent or expired, in ONE conditional write.
    * Otherwise returns the existing record from that same write, with no extra read.
    */
-  claim(record: EventRecord, nowMs: number): Promise<ClaimResult>;
+  claimKey(record: EventRecord, nowMs: number): Promise<ClaimResult>;
   /** Counts one more delivery of a key. Returns the new count, or undefined if the record is gone. */
-  recordDuplicate(route: string, key: string, update: DuplicateUpdate): Promise<number | undefined>;
-  /** Stores a 5xx answer after a failed SQS send, so the sender's retry knows to re-send. */
-  recordEnqueueFailure(route: string, key: string, answer: StoredAnswer): Promise<void>;
+  recordDuplicate(route: string, key: string, nowMs: number): Promise<number | undefined>;
+  /** True for the one caller that may re-send this record's message now (see record-transitions.ts, claimResend). */
+  claimResend(route: string, key: string, request: ResendRequest): Promise<boolean>;
+  /** Stores a 5xx answer after a failed SQS send, so the sender's retry re-sends at once. */
+  recordEnqueueFailure(route: string, key: string, receivedAt: number, answer: StoredAnswer): Promise<void>;
 }

@@ -1,33 +1,42 @@
 import type { EventRecord } from '../domain/event-record.ts';
 
-/** The outcome of the executor's claim: one conditional update, the old record back on failure. */
-export type ExecutorClaim =
-  | { readonly kind: 'claimed'; readonly record: EventRecord }
+/** The outcome of acquireLease: one conditional update, the record that stood in the way on failure. */
+export type LeaseOutcome =
+  | { readonly kind: 'leased'; readonly record: EventRecord }
   /** Done already: the message is a duplicate (or a redrive of finished work). */
   | { readonly kind: 'completed'; readonly record: EventRecord }
-  /** Another worker holds a live lease: hand the message back (the SKIP LOCKED of this design). */
+  /** FAILED is terminal until a person redrives it: the message is a stray. */
+  | { readonly kind: 'failed'; readonly record: EventRecord }
+  /** Another worker holds a live lease: hand the message back until it ends (the SKIP LOCKED of this design). */
   | { readonly kind: 'locked'; readonly record: EventRecord }
+  /** Runnable, but every attempt of the budget is spent: its last worker died. Fail it. */
+  | { readonly kind: 'exhausted'; readonly record: EventRecord }
   /** The record is gone, expired, or a newer generation of the key: never execute blindly. */
   | { readonly kind: 'missing' };
 
-export interface ClaimRequest {
+/** Names one generation of one key. */
+export interface RecordRef {
   readonly route: string;
   readonly key: string;
   /** The record generation the message was minted for. */
   readonly receivedAt: number;
+}
+
+export interface LeaseRequest extends RecordRef {
   readonly nowMs: number;
   readonly leaseMs: number;
-  /** Fresh for every claim; every later write of this attempt is fenced by it. */
+  /** Fresh for every lease; every later write of this attempt is fenced by it. */
   readonly token: string;
+  readonly maxAttempts: number;
 }
 
 /** The outcome of parking a message's record while its route is paused. */
 export type ParkResult =
   | { readonly kind: 'parked' }
   | { readonly kind: 'already-parked' }
-  /** The route was resumed meanwhile: claim and run as usual. */
+  /** The route was resumed meanwhile: lease and run as usual. */
   | { readonly kind: 'route-active' }
-  | Exclude<ExecutorClaim, { kind: 'claimed' }>;
+  | Exclude<LeaseOutcome, { kind: 'leased' } | { kind: 'exhausted' }>;
 
 /** One attempt, or one correction, in a record's execution log. */
 export interface ExecutionLogEntry {
@@ -55,20 +64,26 @@ export interface FencedWrite {
   readonly nowMs: number;
 }
 
-/** The executor's view of the events table. Every write after the claim is fenced by the lease token. */
+/** The executor's view of the events table. Every write after the lease is fenced by its token. */
 export interface ExecutionStore {
-  claim(request: ClaimRequest): Promise<ExecutorClaim>;
+  acquireLease(request: LeaseRequest): Promise<LeaseOutcome>;
   /** COMPLETED, only while the token still matches. False: fenced out, nothing written. */
   complete(write: FencedWrite & { readonly result: string }): Promise<boolean>;
-  /** Back to RECEIVED after a retryable error, keeping attempts and the last error. */
+  /** Back to RECEIVED after a retryable error with budget left, keeping attempts and the last error. */
   release(write: FencedWrite & { readonly error: string }): Promise<boolean>;
   /** FAILED after a permanent error or the last allowed attempt, naming its dead-letter copy. */
   fail(write: FencedWrite & { readonly error: string; readonly deadLetterId: string }): Promise<boolean>;
+  /** FAILED for a record whose budget was spent by workers that died; false when someone else moved it first. */
+  failExhausted(
+    ref: RecordRef & { readonly nowMs: number; readonly maxAttempts: number; readonly error: string; readonly deadLetterId: string },
+  ): Promise<boolean>;
   /** The record, read consistently; undefined when absent. */
   get(route: string, key: string): Promise<EventRecord | undefined>;
   /** The dead-letter copy reached its last receive: from now on a copy with this id is a redrive. */
   markDeadLettered(route: string, key: string, deadLetterId: string): Promise<void>;
+  /** FAILED back to RECEIVED with a fresh budget: true for the one copy that redrives it. */
+  redrive(ref: RecordRef & { readonly nowMs: number; readonly deadLetterId: string }): Promise<boolean>;
   appendLog(entry: ExecutionLogEntry): Promise<void>;
-  /** PARKED, with the sparse `parked` index keys, unless the record is done or leased. Nothing runs. */
-  park(request: Omit<ClaimRequest, 'leaseMs' | 'token'>): Promise<ParkResult>;
+  /** PARKED, with the sparse `parked` index keys, unless the record is done, failed or leased. Nothing runs. */
+  park(request: RecordRef & { readonly nowMs: number; readonly ttlSeconds: number }): Promise<ParkResult>;
 }

@@ -1,4 +1,5 @@
-/** Makes a received message visible again at once, instead of after the visibility timeout. */
+/** Changes when a received message is seen again, instead of waiting out the queue's visibility timeout. */
 export interface MessageVisibility {
-  release(receiptHandle: string): Promise<void>;
+  /** Hides the message for `seconds` from now; 0 makes it visible again at once. */
+  changeVisibility(receiptHandle: string, seconds: number): Promise<void>;
 }

@@ -1,5 +1,7 @@
 import type { EventRecord, RecordSummary } from '../domain/event-record.ts';
+import type { ResendRequest } from './event-store.ts';
 import type { ExecutionLogEntry } from './execution-store.ts';
+import type { ParkedRecords } from './parked-records.ts';
 
 /** One Query's worth of a window: the hour bucket and shard it came from. */
 export interface WindowPage {
@@ -10,17 +12,15 @@ export interface WindowPage {
 }
 
 /** The reconciler's view of the events table. It reads windows with Query, never Scan. */
-export interface ReconcilerStore {
+export interface ReconcilerStore extends ParkedRecords {
   /** Every record received in [fromMs, toMs), page by page, bucket by bucket, shard by shard. */
   readWindow(fromMs: number, toMs: number): AsyncIterable<WindowPage>;
   /** One record, for an entry whose record lies outside the window. */
   getRecord(route: string, key: string): Promise<EventRecord | undefined>;
   /**
-   * Marks a stuck record as re-enqueued, if it is still stuck and nobody re-enqueued it
-   * since `stuckBeforeMs`. True: this caller won and must send the message.
+   * True for the one caller that may re-send a stuck record's message (or a FAILED record's
+   * lost dead-letter copy) now: two reconcilers racing send once.
    */
-  markReenqueued(record: RecordSummary, nowMs: number, stuckBeforeMs: number): Promise<boolean>;
-  /** PARKED back to RECEIVED, for a record left parked on a route that is active again. */
-  unpark(record: RecordSummary, nowMs: number): Promise<boolean>;
+  claimResend(route: string, key: string, request: ResendRequest): Promise<boolean>;
   appendLog(entry: ExecutionLogEntry): Promise<void>;
 }

@@ -2,20 +2,25 @@ import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { MessageVisibility } from '../ports/message-visibility.ts';
 
-/** ChangeMessageVisibility to 0 on the work queue: a dead-letter copy reaches the DLQ in seconds. */
+/**
+ * ChangeMessageVisibility on the work queue: a dead-letter copy is handed back at once, a
+ * message that finds a live lease comes back just when the lease ends.
+ */
 export class SqsMessageVisibility implements MessageVisibility {
   readonly #client: SQSClient;
   readonly #queueUrl: string;
-  readonly #seconds: number;
-  /** @param seconds how long a released message stays hidden. @default 0 */
-  constructor(client: SQSClient, queueUrl: string, seconds = 0) {
+  readonly #minSeconds: number;
+  /** @param minSeconds the shortest hiding this queue is asked for. @default 0 */
+  constructor(client: SQSClient, queueUrl: string, minSeconds = 0) {
     this.#client = client;
     this.#queueUrl = queueUrl;
-    this.#seconds = seconds;
+    this.#minSeconds = minSeconds;
   }
-  async release(receiptHandle: string): Promise<void> {
+  async changeVisibility(receiptHandle: string, seconds: number): Promise<void> {
+    // SQS takes whole seconds up to 12 hours.
+    const visibility = Math.min(43_200, Math.max(this.#minSeconds, Math.ceil(seconds)));
     await this.#client.send(
-      new ChangeMessageVisibilityCommand({ QueueUrl: this.#queueUrl, ReceiptHandle: receiptHandle, VisibilityTimeout: this.#seconds }),
+      new ChangeMessageVisibilityCommand({ QueueUrl: this.#queueUrl, ReceiptHandle: receiptHandle, VisibilityTimeout: visibility }),
     );
   }
 }

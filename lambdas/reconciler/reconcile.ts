@@ -6,8 +6,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { ResolvedRoute } from '../config/resolve-config.ts';
-import { RECORD_STATUS, workMessageOf } from '../domain/event-record.ts';
-import type { RecordSummary } from '../domain/event-record.ts';
+import { RECORD_STATUS, acceptedAnswer, workMessageOf } from '../domain/event-record.ts';
+import type { EventRecord, RecordSummary, WorkMessage } from '../domain/event-record.ts';
 import { operationFingerprint } from '../domain/operation-fingerprint.ts';
 import type { Ledger, LedgerEntry } from '../ledger/ledger.ts';
 import type { ReconcilerStore } from '../ports/reconciler-store.ts';
@@ -23,7 +23,7 @@ export interface ReconcileDeps {
   /** Actions whose effects land in the ledger; only their routes get the effects check. */
   readonly ledgerActions: ReadonlySet<string>;
   readonly now: () => number;
-  /** Route states: a record left PARKED on an active route is re-enqueued. @default - parked is only reported */
+  /** Route states: parked work on an active route is re-enqueued. @default - parked work is only reported */
   readonly routeState?: RouteStateStore;
 }
 
@@ -39,7 +39,14 @@ export interface ReconcileOptions {
   readonly onProgress?: (done: { pages: number; records: number }) => void;
 }
 
-export type Finding = 'failed' | 'parked' | 'missing-effect' | 'orphan-entry' | 'reenqueue-limit' | 'duplicate-reversed';
+export type Finding =
+  | 'failed'
+  | 'parked'
+  | 'missing-effect'
+  | 'orphan-entry'
+  | 'reenqueue-limit'
+  | 'reenqueue-failed'
+  | 'duplicate-reversed';
 
 export interface ReconcileReport {
   readonly runId: string;
@@ -67,6 +74,9 @@ export interface ReconcileReport {
 export function reversalIdOf(entryId: string): string {
   return `rev_${createHash('sha256').update(`reversal\u0000${entryId}`).digest('hex').slice(0, 32)}`;
 }
+
+/** A parked record whose expiry comes within this much is given a whole TTL more. */
+const PARKED_KEEP_AHEAD_SECONDS = 7 * 86_400;
 
 function scopedKey(route: string, key: string): string {
   return `${route}\u0000${key}`;
@@ -117,53 +127,88 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
     return active;
   };
 
-  // 1. Read the window, and repair what is stuck as we go.
-  const records = new Map<string, RecordSummary>();
-  /** Sends a record's message again, from the full record (the index holds no payload). */
-  const resend = async (record: RecordSummary): Promise<boolean> => {
-    const full = await deps.store.getRecord(record.route, record.key);
-    if (full?.receivedAt !== record.receivedAt) return false;
-    await deps.queue.send(workMessageOf(full));
-    return true;
+  const now = deps.now();
+  const stuckBefore = now - options.stuckAfterMs;
+  /**
+   * Sends a message, and says so in the report when SQS refuses it: one record SQS cannot
+   * carry (an old, oversized body, say) must not end the run for every other record.
+   */
+  const trySend = async (record: { route: string; key: string }, message: WorkMessage): Promise<boolean> => {
+    try {
+      await deps.queue.send(message);
+      return true;
+    } catch (err) {
+      flag(record, 'reenqueue-failed', err instanceof Error ? `${err.name}: ${err.message}` : String(err));
+      return false;
+    }
   };
+  /** The message a stuck record needs: its work, or the dead-letter copy a FAILED record never got out. */
+  const messageFor = (full: EventRecord): WorkMessage =>
+    full.status === RECORD_STATUS.failed
+      ? {
+          ...workMessageOf(full),
+          attempts: full.attempts,
+          ...(full.lastError === undefined ? {} : { lastError: full.lastError }),
+          reason: `failed after ${full.attempts} attempts; dead-letter copy re-sent by the reconciler`,
+          deadLetterId: full.deadLetterId ?? '',
+        }
+      : workMessageOf(full);
+
+  // 1. Parked work of any age, through the sparse `parked` index: re-enqueue it on an
+  //    active route (sent first, then unparked, so a failed send leaves it findable), keep
+  //    it from expiring on a paused one.
+  const parkedKeys = new Set<string>();
+  for (const route of deps.routes.values()) {
+    const active = await routeIsActive(route.name);
+    for await (const page of deps.store.listParked(route.name)) {
+      for (const record of page) {
+        parkedKeys.add(scopedKey(record.route, record.key));
+        if (active && counts.reenqueued < options.maxReenqueue) {
+          if (!(await trySend(record, workMessageOf(record)))) continue;
+          if (await deps.store.unpark(record, deps.now())) {
+            counts.reenqueued++;
+            await correction(record, 'unparked', { reason: 'parked on a route that is active again' });
+          }
+          continue;
+        }
+        await deps.store.keepParked(record, now, route.ttlSeconds, Math.floor(now / 1000) + PARKED_KEEP_AHEAD_SECONDS);
+        counts.parked++;
+        flag(record, 'parked', active ? 'left for the next run: the per-run re-enqueue bound was reached' : undefined);
+      }
+    }
+  }
+
+  // 2. Read the window, and repair what is stuck as we go.
+  const records = new Map<string, RecordSummary>();
   let stoppedAt: ReconcileReport['stoppedAt'];
   let pages = 0;
-  const now = deps.now();
   for await (const page of deps.store.readWindow(options.fromMs, options.toMs)) {
     pages++;
     for (const record of page.records) {
       counts.scanned++;
       records.set(scopedKey(record.route, record.key), record);
+      if (record.status === RECORD_STATUS.parked) continue; // counted by the parked sweep
+      const lastSent = record.lastEnqueuedAt ?? record.receivedAt;
       if (record.status === RECORD_STATUS.failed) {
         counts.failed++;
         flag(record, 'failed', record.lastError);
-        continue;
       }
-      if (record.status === RECORD_STATUS.parked) {
-        if (
-          (await routeIsActive(record.route)) &&
-          counts.reenqueued < options.maxReenqueue &&
-          (await deps.store.unpark(record, now)) &&
-          (await resend(record))
-        ) {
-          // Parked by a batch that raced a resume: the route runs again, so must this work.
-          counts.reenqueued++;
-          await correction(record, 'unparked', { reason: 'parked on a route that is active again' });
-          continue;
-        }
-        counts.parked++;
-        flag(record, 'parked');
-        continue;
-      }
-      const stuckReceived =
-        record.status === RECORD_STATUS.received && (record.lastEnqueuedAt ?? record.receivedAt) < now - options.stuckAfterMs;
-      const stuckExecuting = record.status === RECORD_STATUS.executing && (record.leaseUntil ?? 0) <= now;
-      if (!stuckReceived && !stuckExecuting) continue;
+      const stuck =
+        lastSent < stuckBefore &&
+        (record.status === RECORD_STATUS.received ||
+          (record.status === RECORD_STATUS.executing && (record.leaseUntil ?? 0) < stuckBefore) ||
+          record.status === RECORD_STATUS.failed);
+      if (!stuck) continue;
       if (counts.reenqueued >= options.maxReenqueue) {
         flag(record, 'reenqueue-limit', 'left for the next run: the per-run re-enqueue bound was reached');
         continue;
       }
-      if ((await deps.store.markReenqueued(record, now, now - options.stuckAfterMs)) && (await resend(record))) {
+      const route = deps.routes.get(record.route);
+      // One resend per window, whoever else tries: the write decides, then we send.
+      if (route === undefined || !(await deps.store.claimResend(record.route, record.key, { receivedAt: record.receivedAt, nowMs: now, sentBeforeMs: stuckBefore, answer: acceptedAnswer(record.route, record.key) }))) continue;
+      const full = await deps.store.getRecord(record.route, record.key);
+      if (full?.receivedAt !== record.receivedAt) continue;
+      if (await trySend(record, messageFor(full))) {
         counts.reenqueued++;
         await correction(record, 're-enqueued', { was: record.status });
       }
@@ -175,7 +220,7 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
     }
   }
 
-  // 2. Compare effects with the ledger, for routes whose action writes to it.
+  // 3. Compare effects with the ledger, for routes whose action writes to it.
   if (deps.ledger !== undefined && stoppedAt === undefined) {
     const ledgerRoutes = new Set([...deps.routes.values()].filter((r) => deps.ledgerActions.has(r.action)).map((r) => r.name));
     // Effects land after receipt: read the ledger from the window's start up to now.

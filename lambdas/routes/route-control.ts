@@ -1,28 +1,25 @@
 /**
  * Operator verbs on routes: list, pause, resume. Resuming re-enqueues every parked record
- * of the route, found through the sparse `parked` index with Query, never Scan.
+ * of the route, found through the sparse `parked` index whatever its age.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 import { workMessageOf } from '../domain/event-record.ts';
-import type { RouteState } from '../ports/route-state-store.ts';
+import type { ParkedRecords } from '../ports/parked-records.ts';
+import type { RouteState, RouteStateStore } from '../ports/route-state-store.ts';
+import type { WorkQueue } from '../ports/work-queue.ts';
 import { SqsWorkQueue } from '../queue/sqs-work-queue.ts';
-import { documentClient } from '../store/dynamodb-event-store.ts';
-import { parkedPartition } from '../store/dynamodb-execution-store.ts';
-import { DynamoDbReconcilerStore } from '../store/dynamodb-reconciler-store.ts';
+import { DynamoDbParkedRecords } from '../store/dynamodb-parked-records.ts';
 import { DynamoDbRouteStateStore } from '../store/dynamodb-route-state-store.ts';
-import { fromRecordItem } from '../store/record-item.ts';
-import { EVENTS_TABLE } from '../store/table-schema.ts';
 
-export interface RouteControlOptions {
-  readonly dynamo: DynamoDBClient;
-  readonly eventsTable: string;
-  readonly sqs: SQSClient;
-  readonly queueUrl: string;
-  readonly config: ResolvedConfig;
-  readonly now?: () => number;
+export interface RouteControlDeps {
+  readonly states: RouteStateStore;
+  readonly parked: ParkedRecords;
+  readonly queue: WorkQueue;
+  /** The configured route names. */
+  readonly routes: readonly string[];
+  readonly now: () => number;
 }
 
 export interface ResumeResult {
@@ -38,53 +35,54 @@ export interface RouteControl {
 }
 
 /** @throws Error naming the route when it is not in the configuration */
-export function createRouteControl(options: RouteControlOptions): RouteControl {
-  const now = options.now ?? Date.now;
-  const doc = documentClient(options.dynamo);
-  const states = new DynamoDbRouteStateStore(options.dynamo, options.eventsTable);
-  const queue = new SqsWorkQueue(options.sqs, options.queueUrl);
-  const records = new DynamoDbReconcilerStore(options.dynamo, options.eventsTable);
+export function routeControl(deps: RouteControlDeps): RouteControl {
   const known = (route: string): void => {
-    if (!options.config.routes.some((r) => r.name === route)) {
-      throw new Error(`route "${route}" is not configured; configured routes: ${options.config.routes.map((r) => r.name).join(', ')}`);
+    if (!deps.routes.includes(route)) {
+      throw new Error(`route "${route}" is not configured; configured routes: ${deps.routes.join(', ')}`);
     }
   };
-
   return {
-    list: () => Promise.all(options.config.routes.map((r) => states.get(r.name))),
+    list: () => Promise.all(deps.routes.map((r) => deps.states.get(r))),
     pause: (route, reason = 'paused by an operator') => {
       known(route);
-      return states.pause(route, { reason, at: now(), by: 'operator' });
+      return deps.states.pause(route, { reason, at: deps.now(), by: 'operator' });
     },
     async resume(route, onProgress) {
       known(route);
-      const resumed = await states.resume(route, now());
-      const index = EVENTS_TABLE.parkedIndex;
+      const resumed = await deps.states.resume(route, deps.now());
       let reenqueued = 0;
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const page = await doc.send(
-          new QueryCommand({
-            TableName: options.eventsTable,
-            IndexName: index.name,
-            KeyConditionExpression: '#pk = :pk',
-            ExpressionAttributeNames: { '#pk': index.partitionKey },
-            ExpressionAttributeValues: { ':pk': parkedPartition(route) },
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        for (const item of page.Items ?? []) {
-          const record = fromRecordItem(item);
-          // Unpark first, conditionally: of two concurrent resumes, one sends each message.
-          if (!(await records.unpark(record, now()))) continue;
-          // If this send fails the record is RECEIVED with no message: the reconciler re-enqueues it.
-          await queue.send(workMessageOf(record));
+      for await (const page of deps.parked.listParked(route)) {
+        for (const record of page) {
+          // Send first, then unpark: if the send fails the record stays PARKED and in the
+          // index, where the next resume or the reconciler finds it. Two resumes at once
+          // may both send; the second message is a harmless duplicate wake-up.
+          await deps.queue.send(workMessageOf(record));
+          if (!(await deps.parked.unpark(record, deps.now()))) continue;
           reenqueued++;
           onProgress?.(reenqueued);
         }
-        startKey = page.LastEvaluatedKey;
-      } while (startKey !== undefined);
+      }
       return { resumed, reenqueued };
     },
   };
+}
+
+export interface RouteControlOptions {
+  readonly dynamo: DynamoDBClient;
+  readonly eventsTable: string;
+  readonly sqs: SQSClient;
+  readonly queueUrl: string;
+  readonly config: ResolvedConfig;
+  readonly now?: () => number;
+}
+
+/** Route control over DynamoDB and SQS, for the CLI, the local stack and the storm. */
+export function createRouteControl(options: RouteControlOptions): RouteControl {
+  return routeControl({
+    states: new DynamoDbRouteStateStore(options.dynamo, options.eventsTable),
+    parked: new DynamoDbParkedRecords(options.dynamo, options.eventsTable),
+    queue: new SqsWorkQueue(options.sqs, options.queueUrl),
+    routes: options.config.routes.map((r) => r.name),
+    now: options.now ?? Date.now,
+  });
 }

@@ -1,39 +1,50 @@
 /**
- * The executor's writes on the events table. The claim is the DynamoDB form of
- * `SELECT ... FOR UPDATE SKIP LOCKED`: one conditional update that takes a lease, or
- * returns the record that stood in the way.
+ * The executor's writes on the events table. Each one is a transition from
+ * record-transitions.ts; this class only sends them and reads what stood in the way.
  */
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { randomUUID } from 'node:crypto';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { RECORD_SK, RECORD_STATUS, recordPk } from '../domain/event-record.ts';
+import { RECORD_STATUS } from '../domain/event-record.ts';
 import type { EventRecord } from '../domain/event-record.ts';
 import type {
-  ClaimRequest,
   ExecutionLogEntry,
   ExecutionStore,
-  ExecutorClaim,
   FencedWrite,
+  LeaseOutcome,
+  LeaseRequest,
   ParkResult,
+  RecordRef,
 } from '../ports/execution-store.ts';
-import { EVENTS_TABLE } from './table-schema.ts';
+import { conditionalUpdate } from './conditional-write.ts';
+import type { ConditionalOutcome } from './conditional-write.ts';
 import { ROUTE_STATE_SK, routeStatePk } from './dynamodb-route-state-store.ts';
 import { documentClient } from './dynamodb-event-store.ts';
 import { fromRecordItem } from './record-item.ts';
+import { RECORD_SK, recordPk } from './record-keys.ts';
+import { acquireLease, complete, fail, failExhausted, markDeadLettered, park, redrive, release } from './record-transitions.ts';
+import type { Transition } from './record-transitions.ts';
 
-const NAMES = { '#status': 'status' } as const;
-
-/** Partition of the sparse `parked` index that holds a route's parked records. */
-export function parkedPartition(route: string): string {
-  return `PARKED#${route}`;
+/**
+ * Sort key of a log entry: grouped by record generation, then in time order. The last part
+ * is unique, so two entries of the same millisecond never overwrite each other.
+ */
+export function logSortKey(entry: Pick<ExecutionLogEntry, 'receivedAt' | 'startedAt' | 'attempt' | 'kind'>, unique: string): string {
+  const pad = (n: number, width: number): string => String(n).padStart(width, '0');
+  return `LOG#${pad(entry.receivedAt, 13)}#${pad(entry.startedAt, 13)}#${pad(entry.attempt, 4)}#${entry.kind}#${unique}`;
 }
 
-/** Sort key of a log entry: grouped by record generation, then in time order. */
-export function logSortKey(entry: Pick<ExecutionLogEntry, 'receivedAt' | 'startedAt' | 'attempt' | 'kind'>): string {
-  const pad = (n: number, width: number): string => String(n).padStart(width, '0');
-  return `LOG#${pad(entry.receivedAt, 13)}#${pad(entry.startedAt, 13)}#${pad(entry.attempt, 4)}#${entry.kind}`;
+/** What stood in the way of a lease, read from the item the failed write returned. */
+function blockedLease(old: Record<string, unknown> | undefined, ref: RecordRef, nowMs: number): Exclude<LeaseOutcome, { kind: 'leased' }> {
+  if (old === undefined) return { kind: 'missing' };
+  const record = fromRecordItem(old);
+  if (record.receivedAt !== ref.receivedAt || record.expiresAt <= Math.floor(nowMs / 1000)) return { kind: 'missing' };
+  if (record.status === RECORD_STATUS.completed) return { kind: 'completed', record };
+  if (record.status === RECORD_STATUS.failed) return { kind: 'failed', record };
+  if (record.status === RECORD_STATUS.executing && (record.leaseUntil ?? 0) > nowMs) return { kind: 'locked', record };
+  return { kind: 'exhausted', record };
 }
 
 export class DynamoDbExecutionStore implements ExecutionStore {
@@ -45,72 +56,38 @@ export class DynamoDbExecutionStore implements ExecutionStore {
     this.#table = tableName;
   }
 
-  async claim(request: ClaimRequest): Promise<ExecutorClaim> {
-    try {
-      const out = await this.#doc.send(
-        new UpdateCommand({
-          TableName: this.#table,
-          Key: { pk: recordPk(request.route, request.key), sk: RECORD_SK },
-          // Claimable: this generation of the key, not expired, and either waiting
-          // (RECEIVED, FAILED on a redrive, PARKED on a resume) or EXECUTING under a lease
-          // that has run out (its worker died or stalled; a new token fences it out).
-          ConditionExpression:
-            'receivedAt = :receivedAt AND expiresAt > :nowSeconds AND ' +
-            '(#status IN (:received, :failed, :parked) OR (#status = :executing AND leaseUntil <= :now))',
-          UpdateExpression:
-            'SET #status = :executing, leaseUntil = :leaseUntil, leaseToken = :token, claimedAt = :now ' +
-            'ADD attempts :one',
-          ExpressionAttributeNames: NAMES,
-          ExpressionAttributeValues: {
-            ':receivedAt': request.receivedAt,
-            ':nowSeconds': Math.floor(request.nowMs / 1000),
-            ':now': request.nowMs,
-            ':received': RECORD_STATUS.received,
-            ':failed': RECORD_STATUS.failed,
-            ':parked': RECORD_STATUS.parked,
-            ':executing': RECORD_STATUS.executing,
-            ':leaseUntil': request.nowMs + request.leaseMs,
-            ':token': request.token,
-            ':one': 1,
-          },
-          ReturnValues: 'ALL_NEW',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
-      if (out.Attributes === undefined) throw new Error('claim returned no record');
-      return { kind: 'claimed', record: fromRecordItem(out.Attributes) };
-    } catch (err) {
-      if (!(err instanceof ConditionalCheckFailedException)) throw err;
-      if (err.Item === undefined) return { kind: 'missing' };
-      const record = fromRecordItem(unmarshall(err.Item));
-      if (record.receivedAt !== request.receivedAt || record.expiresAt <= Math.floor(request.nowMs / 1000)) {
-        return { kind: 'missing' };
-      }
-      if (record.status === RECORD_STATUS.completed) return { kind: 'completed', record };
-      return { kind: 'locked', record };
-    }
-  }
-
-  async complete(write: FencedWrite & { readonly result: string }): Promise<boolean> {
-    return this.#fenced(write, 'SET #status = :completed, completedAt = :now, #result = :result REMOVE leaseUntil', {
-      ':completed': RECORD_STATUS.completed,
-      ':result': write.result,
-    }, { '#result': 'result' });
-  }
-
-  async release(write: FencedWrite & { readonly error: string }): Promise<boolean> {
-    return this.#fenced(write, 'SET #status = :received, lastError = :error, lastErrorAt = :now REMOVE leaseUntil, leaseToken', {
-      ':received': RECORD_STATUS.received,
-      ':error': write.error,
+  #apply(route: string, key: string, transition: Transition, returnOld = false): Promise<ConditionalOutcome> {
+    return conditionalUpdate(this.#doc, {
+      TableName: this.#table,
+      Key: { pk: recordPk(route, key), sk: RECORD_SK },
+      ...transition,
+      ...(returnOld ? { ReturnValues: 'ALL_NEW', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } : {}),
     });
   }
 
+  async acquireLease(request: LeaseRequest): Promise<LeaseOutcome> {
+    const out = await this.#apply(request.route, request.key, acquireLease(request), true);
+    if (!out.ok) return blockedLease(out.old, request, request.nowMs);
+    if (out.item === undefined) throw new Error('acquireLease returned no record');
+    return { kind: 'leased', record: fromRecordItem(out.item) };
+  }
+
+  async complete(write: FencedWrite & { readonly result: string }): Promise<boolean> {
+    return (await this.#apply(write.route, write.key, complete(write))).ok;
+  }
+
+  async release(write: FencedWrite & { readonly error: string }): Promise<boolean> {
+    return (await this.#apply(write.route, write.key, release(write))).ok;
+  }
+
   async fail(write: FencedWrite & { readonly error: string; readonly deadLetterId: string }): Promise<boolean> {
-    return this.#fenced(
-      write,
-      'SET #status = :failed, lastError = :error, lastErrorAt = :now, deadLetterId = :dl REMOVE leaseUntil, leaseToken',
-      { ':failed': RECORD_STATUS.failed, ':error': write.error, ':dl': write.deadLetterId },
-    );
+    return (await this.#apply(write.route, write.key, fail(write))).ok;
+  }
+
+  async failExhausted(
+    ref: RecordRef & { readonly nowMs: number; readonly maxAttempts: number; readonly error: string; readonly deadLetterId: string },
+  ): Promise<boolean> {
+    return (await this.#apply(ref.route, ref.key, failExhausted(ref))).ok;
   }
 
   async get(route: string, key: string): Promise<EventRecord | undefined> {
@@ -121,24 +98,15 @@ export class DynamoDbExecutionStore implements ExecutionStore {
   }
 
   async markDeadLettered(route: string, key: string, deadLetterId: string): Promise<void> {
-    try {
-      await this.#doc.send(
-        new UpdateCommand({
-          TableName: this.#table,
-          Key: { pk: recordPk(route, key), sk: RECORD_SK },
-          ConditionExpression: 'deadLetterId = :dl',
-          UpdateExpression: 'SET deadLetteredId = :dl REMOVE deadLetterId',
-          ExpressionAttributeValues: { ':dl': deadLetterId },
-        }),
-      );
-    } catch (err) {
-      // Already marked by an earlier receive of the same copy: nothing to do.
-      if (!(err instanceof ConditionalCheckFailedException)) throw err;
-    }
+    // Refused: the record moved on (redriven already, or another failure named a new copy).
+    await this.#apply(route, key, markDeadLettered({ deadLetterId }));
   }
 
-  async park(request: Omit<ClaimRequest, 'leaseMs' | 'token'>): Promise<ParkResult> {
-    const index = EVENTS_TABLE.parkedIndex;
+  async redrive(ref: RecordRef & { readonly nowMs: number; readonly deadLetterId: string }): Promise<boolean> {
+    return (await this.#apply(ref.route, ref.key, redrive(ref))).ok;
+  }
+
+  async park(request: RecordRef & { readonly nowMs: number; readonly ttlSeconds: number }): Promise<ParkResult> {
     const key = { pk: recordPk(request.route, request.key), sk: RECORD_SK };
     try {
       await this.#doc.send(
@@ -155,29 +123,7 @@ export class DynamoDbExecutionStore implements ExecutionStore {
                 ExpressionAttributeValues: { ':paused': 'paused' },
               },
             },
-            {
-              Update: {
-                TableName: this.#table,
-                Key: key,
-                ConditionExpression:
-                  'receivedAt = :receivedAt AND expiresAt > :nowSeconds AND ' +
-                  '(#status IN (:received, :failed) OR (#status = :executing AND leaseUntil <= :now))',
-                UpdateExpression:
-                  'SET #status = :parked, parkedAt = :now, #gsi2pk = :gsi2pk, #gsi2sk = :gsi2sk REMOVE leaseUntil, leaseToken',
-                ExpressionAttributeNames: { ...NAMES, '#gsi2pk': index.partitionKey, '#gsi2sk': index.sortKey },
-                ExpressionAttributeValues: {
-                  ':receivedAt': request.receivedAt,
-                  ':nowSeconds': Math.floor(request.nowMs / 1000),
-                  ':now': request.nowMs,
-                  ':received': RECORD_STATUS.received,
-                  ':failed': RECORD_STATUS.failed,
-                  ':executing': RECORD_STATUS.executing,
-                  ':parked': RECORD_STATUS.parked,
-                  ':gsi2pk': parkedPartition(request.route),
-                  ':gsi2sk': `${new Date(request.receivedAt).toISOString()}#${request.key}`,
-                },
-              },
-            },
+            { Update: { TableName: this.#table, Key: key, ...park(request) } },
           ],
         }),
       );
@@ -190,6 +136,7 @@ export class DynamoDbExecutionStore implements ExecutionStore {
       const record = fromRecordItem(out.Item);
       if (record.receivedAt !== request.receivedAt || record.expiresAt <= Math.floor(request.nowMs / 1000)) return { kind: 'missing' };
       if (record.status === RECORD_STATUS.completed) return { kind: 'completed', record };
+      if (record.status === RECORD_STATUS.failed) return { kind: 'failed', record };
       if (record.status === RECORD_STATUS.parked) return { kind: 'already-parked' };
       if (record.status === RECORD_STATUS.executing && (record.leaseUntil ?? 0) > request.nowMs) return { kind: 'locked', record };
       return { kind: 'route-active' };
@@ -200,33 +147,8 @@ export class DynamoDbExecutionStore implements ExecutionStore {
     await this.#doc.send(
       new PutCommand({
         TableName: this.#table,
-        Item: { pk: recordPk(entry.route, entry.key), sk: logSortKey(entry), ...entry },
+        Item: { pk: recordPk(entry.route, entry.key), sk: logSortKey(entry, randomUUID().slice(0, 8)), ...entry },
       }),
     );
-  }
-
-  /** A write that only lands while this attempt still holds the record. */
-  async #fenced(
-    write: FencedWrite,
-    update: string,
-    values: Record<string, unknown>,
-    names: Record<string, string> = {},
-  ): Promise<boolean> {
-    try {
-      await this.#doc.send(
-        new UpdateCommand({
-          TableName: this.#table,
-          Key: { pk: recordPk(write.route, write.key), sk: RECORD_SK },
-          ConditionExpression: 'leaseToken = :token AND #status = :executing',
-          UpdateExpression: update,
-          ExpressionAttributeNames: { ...NAMES, ...names },
-          ExpressionAttributeValues: { ...values, ':token': write.token, ':executing': RECORD_STATUS.executing, ':now': write.nowMs },
-        }),
-      );
-      return true;
-    } catch (err) {
-      if (err instanceof ConditionalCheckFailedException) return false;
-      throw err;
-    }
   }
 }

@@ -3,17 +3,21 @@
  * byTime GSI: one Query per hour bucket and shard, bounded by the window's instants in
  * the sort key, so no record outside the window is ever read.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { RECORD_SK, RECORD_STATUS, hourBucket, recordPk } from '../domain/event-record.ts';
-import type { EventRecord, RecordSummary } from '../domain/event-record.ts';
-import type { ExecutionLogEntry } from '../ports/execution-store.ts';
+import { hourBucket } from '../domain/event-record.ts';
+import type { EventRecord } from '../domain/event-record.ts';
+import type { ResendRequest } from '../ports/event-store.ts';
+import type { ExecutionLogEntry, RecordRef } from '../ports/execution-store.ts';
 import type { ReconcilerStore, WindowPage } from '../ports/reconciler-store.ts';
+import { conditionalUpdate } from './conditional-write.ts';
 import { documentClient } from './dynamodb-event-store.ts';
 import { DynamoDbExecutionStore } from './dynamodb-execution-store.ts';
+import { DynamoDbParkedRecords } from './dynamodb-parked-records.ts';
 import { fromRecordItem, fromSummaryItem } from './record-item.ts';
+import { RECORD_SK, recordPk } from './record-keys.ts';
+import { claimResend } from './record-transitions.ts';
 import { EVENTS_TABLE } from './table-schema.ts';
 
 const HOUR_MS = 3_600_000;
@@ -29,11 +33,13 @@ export class DynamoDbReconcilerStore implements ReconcilerStore {
   readonly #doc: DynamoDBDocumentClient;
   readonly #table: string;
   readonly #log: DynamoDbExecutionStore;
+  readonly #parked: DynamoDbParkedRecords;
 
   constructor(client: DynamoDBClient, tableName: string) {
     this.#doc = documentClient(client);
     this.#table = tableName;
     this.#log = new DynamoDbExecutionStore(client, tableName);
+    this.#parked = new DynamoDbParkedRecords(client, tableName);
   }
 
   async *readWindow(fromMs: number, toMs: number): AsyncIterable<WindowPage> {
@@ -68,62 +74,25 @@ export class DynamoDbReconcilerStore implements ReconcilerStore {
     return out.Item === undefined ? undefined : fromRecordItem(out.Item);
   }
 
-  async markReenqueued(record: RecordSummary, nowMs: number, stuckBeforeMs: number): Promise<boolean> {
-    try {
-      await this.#doc.send(
-        new UpdateCommand({
-          TableName: this.#table,
-          Key: { pk: recordPk(record.route, record.key), sk: RECORD_SK },
-          // Still the same generation and still stuck, and nobody re-sent it since it got
-          // stuck: a RECEIVED record not sent since the threshold (a sender's retry re-sends
-          // too), or an EXECUTING record whose lease ran out and that was not re-enqueued
-          // since. Two reconcilers racing: exactly one wins and sends.
-          ConditionExpression:
-            'receivedAt = :receivedAt AND (' +
-            '(#status = :received AND (attribute_not_exists(lastEnqueuedAt) OR lastEnqueuedAt < :stuckBefore)) OR ' +
-            '(#status = :executing AND leaseUntil <= :now AND (attribute_not_exists(reenqueuedAt) OR reenqueuedAt < leaseUntil)))',
-          UpdateExpression: 'SET lastEnqueuedAt = :now, reenqueuedAt = :now ADD reenqueues :one',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':receivedAt': record.receivedAt,
-            ':stuckBefore': stuckBeforeMs,
-            ':received': RECORD_STATUS.received,
-            ':executing': RECORD_STATUS.executing,
-            ':now': nowMs,
-            ':one': 1,
-          },
-        }),
-      );
-      return true;
-    } catch (err) {
-      if (err instanceof ConditionalCheckFailedException) return false;
-      throw err;
-    }
+  async claimResend(route: string, key: string, request: ResendRequest): Promise<boolean> {
+    const out = await conditionalUpdate(this.#doc, {
+      TableName: this.#table,
+      Key: { pk: recordPk(route, key), sk: RECORD_SK },
+      ...claimResend({ ...request, includeFailed: true }),
+    });
+    return out.ok;
   }
 
-  async unpark(record: RecordSummary, nowMs: number): Promise<boolean> {
-    const index = EVENTS_TABLE.parkedIndex;
-    try {
-      await this.#doc.send(
-        new UpdateCommand({
-          TableName: this.#table,
-          Key: { pk: recordPk(record.route, record.key), sk: RECORD_SK },
-          ConditionExpression: '#status = :parked AND receivedAt = :receivedAt',
-          UpdateExpression: 'SET #status = :received, lastEnqueuedAt = :now, reenqueuedAt = :now REMOVE #gsi2pk, #gsi2sk',
-          ExpressionAttributeNames: { '#status': 'status', '#gsi2pk': index.partitionKey, '#gsi2sk': index.sortKey },
-          ExpressionAttributeValues: {
-            ':parked': RECORD_STATUS.parked,
-            ':received': RECORD_STATUS.received,
-            ':receivedAt': record.receivedAt,
-            ':now': nowMs,
-          },
-        }),
-      );
-      return true;
-    } catch (err) {
-      if (err instanceof ConditionalCheckFailedException) return false;
-      throw err;
-    }
+  listParked(route: string): AsyncIterable<readonly EventRecord[]> {
+    return this.#parked.listParked(route);
+  }
+
+  unpark(ref: RecordRef, nowMs: number): Promise<boolean> {
+    return this.#parked.unpark(ref, nowMs);
+  }
+
+  keepParked(ref: RecordRef, nowMs: number, ttlSeconds: number, beforeSeconds: number): Promise<boolean> {
+    return this.#parked.keepParked(ref, nowMs, ttlSeconds, beforeSeconds);
   }
 
   appendLog(entry: ExecutionLogEntry): Promise<void> {

@@ -3,7 +3,7 @@
  * the executor and the reconciler read and write the same attributes.
  */
 import type { EventRecord, RecordStatus, RecordSummary } from '../domain/event-record.ts';
-import { RECORD_SK, recordPk, timeIndexKeys } from '../domain/event-record.ts';
+import { RECORD_SK, recordPk, timeIndexKeys } from './record-keys.ts';
 
 export type RecordItem = Record<string, unknown>;
 
@@ -26,6 +26,8 @@ export function toRecordItem(record: EventRecord): RecordItem {
     answerBody: record.answer.body,
     hits: record.hits,
     attempts: record.attempts,
+    runs: record.runs,
+    redrives: record.redrives,
   };
   if (record.lastEnqueuedAt !== undefined) item.lastEnqueuedAt = record.lastEnqueuedAt;
   return item;
@@ -79,8 +81,11 @@ export function fromRecordItem(item: RecordItem): EventRecord {
     headers: (item.headers ?? {}) as Record<string, string>,
     answer: { status: num(item, 'answerStatus'), body: str(item, 'answerBody') },
     hits: optNum(item, 'hits') ?? 1,
+    runs: optNum(item, 'runs') ?? optNum(item, 'attempts') ?? 0,
+    redrives: optNum(item, 'redrives') ?? 0,
     leaseToken: optStr(item, 'leaseToken'),
     result: optStr(item, 'result'),
     deadLetterId: optStr(item, 'deadLetterId'),
+    deadLettered: optStr(item, 'deadLettered'),
   };
 }

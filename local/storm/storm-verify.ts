@@ -5,7 +5,8 @@
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import type { BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
-import { RECORD_SK, RECORD_STATUS, recordPk } from '../../lambdas/domain/event-record.ts';
+import { RECORD_STATUS } from '../../lambdas/domain/event-record.ts';
+import { RECORD_SK, recordPk } from '../../lambdas/store/record-keys.ts';
 import type { EventRecord } from '../../lambdas/domain/event-record.ts';
 import { DynamoDbLedger } from '../../lambdas/ledger/dynamodb-ledger.ts';
 import { documentClient } from '../../lambdas/store/dynamodb-event-store.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { recordPk } from '../../lambdas/domain/event-record.ts';
+import { recordPk } from '../../lambdas/store/record-keys.ts';
 import { documentClient } from '../../lambdas/store/dynamodb-event-store.ts';
 import { ingestFixture, signedDelivery, uniqueKey } from '../support/ingest-fixture.ts';
 

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../../lambdas/store/dynamodb-event-store.ts';
-import { RECORD_SK, recordPk } from '../../lambdas/domain/event-record.ts';
+import { RECORD_SK, recordPk } from '../../lambdas/store/record-keys.ts';
 import { ingestFixture, previousSecretOf, SCHEME_ROUTES, signedDelivery, uniqueKey } from '../support/ingest-fixture.ts';
 import type { Delivery, IngestFixture } from '../support/ingest-fixture.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { RECORD_SK, recordPk } from '../../lambdas/domain/event-record.ts';
+import { RECORD_SK, recordPk } from '../../lambdas/store/record-keys.ts';
 import { documentClient } from '../../lambdas/store/dynamodb-event-store.ts';
 import { SqsWorkQueue } from '../../lambdas/queue/sqs-work-queue.ts';
 import { ingestFixture, signedDelivery, uniqueKey } from '../support/ingest-fixture.ts';

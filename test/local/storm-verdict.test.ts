@@ -33,6 +33,8 @@ const record = (key: string, status: EventRecord['status'], lastError?: string):
   answer: { status: 202, body: '' },
   hits: 1,
   attempts: 1,
+  runs: 1,
+  redrives: 0,
   ...(lastError === undefined ? {} : { lastError }),
 });
 

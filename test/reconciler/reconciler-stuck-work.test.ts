@@ -47,22 +47,23 @@ describe('the reconciler and stuck work', () => {
     const { DynamoDbExecutionStore } = await import('../../lambdas/store/dynamodb-execution-store.ts');
     const store = new DynamoDbExecutionStore(rf.dynamo, rf.eventsTable);
     const record = await rf.fx.record(key);
-    const claim = await store.claim({
+    const claim = await store.acquireLease({
       route: 'standard-webhooks',
       key,
       receivedAt: Number(record?.receivedAt),
       nowMs: Date.now(),
       leaseMs: 15_000,
       token: 'dead-worker',
+      maxAttempts: 5,
     });
     await sqs.send(new PurgeQueueCommand({ QueueUrl: rf.fx.queueUrl }));
-    // Act: the lease runs out; the reconciler re-enqueues; the executor completes.
-    rf.fx.clockOffsetMs = 60_000;
+    // Act: the lease ran out longer ago than stuckAfter (900 s); the reconciler re-enqueues; the executor completes.
+    rf.fx.clockOffsetMs = 20 * 60_000;
     const report = await rf.reconciler().run(recentWindow(rf.fx));
     const again = await rf.reconciler().run(recentWindow(rf.fx));
     await rf.fx.drain();
     // Assess
-    expect(claim.kind).toBe('claimed');
+    expect(claim.kind).toBe('leased');
     expect(report.counts.reenqueued).toBe(1);
     expect(again.counts.reenqueued).toBe(0);
     expect(await rf.fx.record(key)).toMatchObject({ status: 'COMPLETED', attempts: 2 });

@@ -35,6 +35,8 @@ function record(route: string, receivedAt: number, status: RecordStatus, extra: 
     answer: { status: 202, body: '{}' },
     hits: 1,
     attempts: status === 'RECEIVED' ? 0 : 1,
+    runs: status === 'RECEIVED' ? 0 : 1,
+    redrives: 0,
     lastEnqueuedAt: receivedAt,
     ...extra,
   };

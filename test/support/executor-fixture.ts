@@ -9,7 +9,7 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
 import type { Action } from '../../lambdas/actions/action.ts';
 import { payoutAction } from '../../lambdas/actions/payout.ts';
-import { RECORD_SK, recordPk } from '../../lambdas/domain/event-record.ts';
+import { RECORD_SK, recordPk } from '../../lambdas/store/record-keys.ts';
 import { createExecutorHandler } from '../../lambdas/executor/create-executor-handler.ts';
 import { DynamoDbLedger } from '../../lambdas/ledger/dynamodb-ledger.ts';
 import type { LedgerEntry } from '../../lambdas/ledger/ledger.ts';

@@ -1,0 +1,331 @@
+/**
+ * Every state transition of an event record, each one conditional write, side by side
+ * (protocol v2; README "The record's state machine"). The stores only send these; no
+ * other code moves a record. Each condition is the whole rule for its transition:
+ *
+ *   claimKey        absent | expired                                   -> RECEIVED    (ingest)
+ *   acquireLease    RECEIVED | PARKED | EXECUTING with its lease over,
+ *                   attempts < maxAttempts                             -> EXECUTING   (executor)
+ *   complete        EXECUTING under this lease token                   -> COMPLETED   (executor)
+ *   release         EXECUTING under this lease token                   -> RECEIVED    (executor, retryable error)
+ *   fail            EXECUTING under this lease token                   -> FAILED      (executor, permanent or last attempt)
+ *   failExhausted   as acquireLease, but attempts >= maxAttempts       -> FAILED      (executor: the last attempt's worker died)
+ *   park            RECEIVED | EXECUTING with its lease over           -> PARKED      (executor, route paused)
+ *   unpark          PARKED                                             -> RECEIVED    (route resume, reconciler)
+ *   redrive         FAILED whose dead-letter copy reached the DLQ,
+ *                   and this copy is it                                -> RECEIVED    (executor, a person's redrive)
+ *
+ * And the writes that keep a state but guard a side effect:
+ *   claimResend     a RECEIVED record whose message is lost, an EXECUTING one whose lease
+ *                   ended long ago, a FAILED one whose dead-letter copy never left: at
+ *                   most one resend per window (ingest, reconciler)
+ *   markDeadLettered  the dead-letter copy's last receive before SQS moves it to the DLQ
+ *   keepParked      a PARKED record's expiry moves on while its route stays paused
+ *
+ * "This generation" is `receivedAt = :receivedAt`: a key reused after its record expired
+ * is a new record, and a message minted for the old one must never touch it.
+ */
+import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import { RECORD_STATUS } from '../domain/event-record.ts';
+import type { StoredAnswer } from '../domain/event-record.ts';
+import { EVENTS_TABLE } from './table-schema.ts';
+
+/** The condition and update of one transition, without its table and key. */
+export type Transition = Required<
+  Pick<UpdateCommandInput, 'ConditionExpression' | 'UpdateExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'>
+>;
+
+const S = RECORD_STATUS;
+const PARKED_INDEX = EVENTS_TABLE.parkedIndex;
+const STATUS = { '#status': 'status' } as const;
+
+/** Epoch seconds of an instant, as `expiresAt` holds them. */
+function seconds(ms: number): number {
+  return Math.floor(ms / 1000);
+}
+
+/** This generation of the key, and not expired: every transition but claimKey starts here. */
+const LIVE = 'receivedAt = :receivedAt AND expiresAt > :nowSeconds';
+/** Waiting to run: RECEIVED, PARKED (its route was resumed), or EXECUTING by a worker whose lease ran out. */
+const RUNNABLE = '(#status IN (:received, :parked) OR (#status = :executing AND leaseUntil <= :now))';
+
+function live(receivedAt: number, nowMs: number): Record<string, unknown> {
+  return { ':receivedAt': receivedAt, ':nowSeconds': seconds(nowMs) };
+}
+
+/**
+ * The ConditionExpression of claimKey, ingest's one conditional PutItem: first writer wins.
+ * An expired record counts as absent: TTL deletion lags by up to two days, so the expiry is
+ * compared here rather than trusted to be gone.
+ *   t0 claim A ok | t1 claim A fails, old A returned | ... | expiresAt | claim A ok again
+ */
+export function claimKey(nowMs: number): { ConditionExpression: string; ExpressionAttributeValues: Record<string, unknown> } {
+  return {
+    ConditionExpression: 'attribute_not_exists(pk) OR expiresAt <= :nowSeconds',
+    ExpressionAttributeValues: { ':nowSeconds': seconds(nowMs) },
+  };
+}
+
+export interface LeaseParams {
+  readonly receivedAt: number;
+  readonly nowMs: number;
+  readonly leaseMs: number;
+  /** Fresh for every lease; every later write of the attempt is fenced by it. */
+  readonly token: string;
+  readonly maxAttempts: number;
+}
+
+/**
+ * RECEIVED | PARKED | EXECUTING (lease over) -> EXECUTING: the DynamoDB form of SKIP LOCKED.
+ * It spends one attempt of the budget (and counts one more run in all, across redrives), and
+ * drops the parked index keys of a PARKED record.
+ */
+export function acquireLease(p: LeaseParams): Transition {
+  return {
+    ConditionExpression: `${LIVE} AND attempts < :maxAttempts AND ${RUNNABLE}`,
+    UpdateExpression:
+      'SET #status = :executing, leaseUntil = :leaseUntil, leaseToken = :token, claimedAt = :now ' +
+      'REMOVE #gsi2pk, #gsi2sk ADD attempts :one, runs :one',
+    ExpressionAttributeNames: { ...STATUS, '#gsi2pk': PARKED_INDEX.partitionKey, '#gsi2sk': PARKED_INDEX.sortKey },
+    ExpressionAttributeValues: {
+      ...live(p.receivedAt, p.nowMs),
+      ':maxAttempts': p.maxAttempts,
+      ':received': S.received,
+      ':parked': S.parked,
+      ':executing': S.executing,
+      ':now': p.nowMs,
+      ':leaseUntil': p.nowMs + p.leaseMs,
+      ':token': p.token,
+      ':one': 1,
+    },
+  };
+}
+
+/** The fence of every write a worker makes after its lease: its token still holds the record. */
+function fenced(token: string, nowMs: number, update: string, values: Record<string, unknown>, names: Record<string, string> = {}): Transition {
+  return {
+    ConditionExpression: 'leaseToken = :token AND #status = :executing',
+    UpdateExpression: update,
+    ExpressionAttributeNames: { ...STATUS, ...names },
+    ExpressionAttributeValues: { ...values, ':token': token, ':executing': S.executing, ':now': nowMs },
+  };
+}
+
+/** EXECUTING (this token) -> COMPLETED. */
+export function complete(p: { token: string; nowMs: number; result: string }): Transition {
+  return fenced(p.token, p.nowMs, 'SET #status = :completed, completedAt = :now, #result = :result REMOVE leaseUntil', {
+    ':completed': S.completed,
+    ':result': p.result,
+  }, { '#result': 'result' });
+}
+
+/**
+ * EXECUTING (this token) -> RECEIVED after a retryable error, budget left. The message in
+ * hand goes back to SQS and stays the record's wake-up call, so the hand-back counts as a
+ * send: a duplicate delivery during the visibility wait must not think the message lost.
+ */
+export function release(p: { token: string; nowMs: number; error: string }): Transition {
+  return fenced(
+    p.token,
+    p.nowMs,
+    'SET #status = :received, lastError = :error, lastErrorAt = :now, lastEnqueuedAt = :now REMOVE leaseUntil, leaseToken',
+    { ':received': S.received, ':error': p.error },
+  );
+}
+
+/**
+ * EXECUTING (this token) -> FAILED, naming the dead-letter copy about to be sent. The send
+ * counts as an enqueue, so a copy lost with a crashed worker is re-sent by the reconciler.
+ */
+export function fail(p: { token: string; nowMs: number; error: string; deadLetterId: string }): Transition {
+  return fenced(
+    p.token,
+    p.nowMs,
+    'SET #status = :failed, lastError = :error, lastErrorAt = :now, failedAt = :now, deadLetterId = :dl, lastEnqueuedAt = :now ' +
+      'REMOVE leaseUntil, leaseToken, deadLettered',
+    { ':failed': S.failed, ':error': p.error, ':dl': p.deadLetterId },
+  );
+}
+
+/**
+ * Runnable but with the budget spent -> FAILED. Only reached when the worker of the last
+ * attempt died without a word (a crash, a timeout, out of memory): its lease ran out.
+ */
+export function failExhausted(p: { receivedAt: number; nowMs: number; maxAttempts: number; error: string; deadLetterId: string }): Transition {
+  return {
+    ConditionExpression: `${LIVE} AND attempts >= :maxAttempts AND ${RUNNABLE}`,
+    UpdateExpression:
+      'SET #status = :failed, lastError = :error, lastErrorAt = :now, failedAt = :now, deadLetterId = :dl, lastEnqueuedAt = :now ' +
+      'REMOVE leaseUntil, leaseToken, deadLettered, #gsi2pk, #gsi2sk',
+    ExpressionAttributeNames: { ...STATUS, '#gsi2pk': PARKED_INDEX.partitionKey, '#gsi2sk': PARKED_INDEX.sortKey },
+    ExpressionAttributeValues: {
+      ...live(p.receivedAt, p.nowMs),
+      ':maxAttempts': p.maxAttempts,
+      ':received': S.received,
+      ':parked': S.parked,
+      ':executing': S.executing,
+      ':failed': S.failed,
+      ':now': p.nowMs,
+      ':error': p.error,
+      ':dl': p.deadLetterId,
+    },
+  };
+}
+
+/** Partition of the sparse `parked` index that holds a route's parked records. */
+export function parkedPartition(route: string): string {
+  return `PARKED#${route}`;
+}
+
+/** The sparse `parked` index keys of a record. */
+export function parkedIndexKeys(route: string, key: string, receivedAt: number): { gsi2pk: string; gsi2sk: string } {
+  return { gsi2pk: parkedPartition(route), gsi2sk: `${new Date(receivedAt).toISOString()}#${key}` };
+}
+
+/**
+ * RECEIVED | EXECUTING (lease over) -> PARKED while the route is paused (the store checks the
+ * route in the same transaction). A parked record is kept a whole TTL from now: work parked
+ * on a long pause must not expire before someone resumes the route.
+ */
+export function park(p: { route: string; key: string; receivedAt: number; nowMs: number; ttlSeconds: number }): Transition {
+  const index = parkedIndexKeys(p.route, p.key, p.receivedAt);
+  return {
+    ConditionExpression: `${LIVE} AND (#status = :received OR (#status = :executing AND leaseUntil <= :now))`,
+    UpdateExpression:
+      'SET #status = :parked, parkedAt = :now, expiresAt = :keepUntil, #gsi2pk = :gsi2pk, #gsi2sk = :gsi2sk REMOVE leaseUntil, leaseToken',
+    ExpressionAttributeNames: { ...STATUS, '#gsi2pk': PARKED_INDEX.partitionKey, '#gsi2sk': PARKED_INDEX.sortKey },
+    ExpressionAttributeValues: {
+      ...live(p.receivedAt, p.nowMs),
+      ':received': S.received,
+      ':executing': S.executing,
+      ':parked': S.parked,
+      ':now': p.nowMs,
+      ':keepUntil': seconds(p.nowMs) + p.ttlSeconds,
+      ':gsi2pk': index.gsi2pk,
+      ':gsi2sk': index.gsi2sk,
+    },
+  };
+}
+
+/**
+ * PARKED -> RECEIVED, after its message was sent (resume and reconciler send first, then
+ * unpark, so a failed send leaves the record parked and findable, never RECEIVED with no message).
+ */
+export function unpark(p: { receivedAt: number; nowMs: number }): Transition {
+  return {
+    ConditionExpression: '#status = :parked AND receivedAt = :receivedAt',
+    UpdateExpression: 'SET #status = :received, lastEnqueuedAt = :now REMOVE #gsi2pk, #gsi2sk',
+    ExpressionAttributeNames: { ...STATUS, '#gsi2pk': PARKED_INDEX.partitionKey, '#gsi2sk': PARKED_INDEX.sortKey },
+    ExpressionAttributeValues: { ':parked': S.parked, ':received': S.received, ':receivedAt': p.receivedAt, ':now': p.nowMs },
+  };
+}
+
+/** PARKED stays PARKED, its expiry moved to a whole TTL from now, when it would end before `beforeSeconds`. */
+export function keepParked(p: { receivedAt: number; nowMs: number; ttlSeconds: number; beforeSeconds: number }): Transition {
+  return {
+    ConditionExpression: '#status = :parked AND receivedAt = :receivedAt AND expiresAt < :before',
+    UpdateExpression: 'SET expiresAt = :keepUntil',
+    ExpressionAttributeNames: STATUS,
+    ExpressionAttributeValues: {
+      ':parked': S.parked,
+      ':receivedAt': p.receivedAt,
+      ':before': p.beforeSeconds,
+      ':keepUntil': seconds(p.nowMs) + p.ttlSeconds,
+    },
+  };
+}
+
+/**
+ * The dead-letter copy `deadLetterId` is on its last receive: SQS moves it to the DLQ next.
+ * From now on a copy with this id that reaches the executor was redriven by a person.
+ */
+export function markDeadLettered(p: { deadLetterId: string }): Transition {
+  return {
+    ConditionExpression: '#status = :failed AND deadLetterId = :dl',
+    UpdateExpression: 'SET deadLettered = :dl',
+    ExpressionAttributeNames: STATUS,
+    ExpressionAttributeValues: { ':failed': S.failed, ':dl': p.deadLetterId },
+  };
+}
+
+/**
+ * FAILED -> RECEIVED with a fresh budget, once per redrive: only the copy that reached the
+ * DLQ wins, and winning consumes its id, so a second copy of it (or a stray) never runs.
+ */
+export function redrive(p: { receivedAt: number; nowMs: number; deadLetterId: string }): Transition {
+  return {
+    ConditionExpression: `${LIVE} AND #status = :failed AND deadLetterId = :dl AND deadLettered = :dl`,
+    UpdateExpression:
+      'SET #status = :received, attempts = :zero, lastEnqueuedAt = :now, redrivenAt = :now ' +
+      'REMOVE deadLetterId, deadLettered ADD redrives :one',
+    ExpressionAttributeNames: STATUS,
+    ExpressionAttributeValues: {
+      ...live(p.receivedAt, p.nowMs),
+      ':failed': S.failed,
+      ':received': S.received,
+      ':dl': p.deadLetterId,
+      ':now': p.nowMs,
+      ':zero': 0,
+      ':one': 1,
+    },
+  };
+}
+
+export interface ResendParams {
+  readonly receivedAt: number;
+  readonly nowMs: number;
+  /** Only a record whose last message is older than this may be re-sent. */
+  readonly sentBeforeMs: number;
+  /** The answer a duplicate gets from now on: the resend puts the work back on its way. */
+  readonly answer: StoredAnswer;
+  /** The reconciler also re-sends the dead-letter copy of a FAILED record that never left. */
+  readonly includeFailed: boolean;
+}
+
+/**
+ * Wins the right to send one more message for a record, at most once per window: two
+ * duplicates, or two reconcilers, racing here send once. Then the caller sends.
+ *  - RECEIVED: its last message is older than the window, or our last answer was a 5xx
+ *    (the first send failed), so there may be no message at all;
+ *  - EXECUTING: its lease ended before the window and nothing was sent since (the worker
+ *    died and its message is gone, say after the backstop moved it to the DLQ);
+ *  - FAILED (reconciler only): its dead-letter copy never reached the DLQ.
+ */
+export function claimResend(p: ResendParams): Transition {
+  const failedBranch = p.includeFailed
+    ? ' OR (#status = :failed AND attribute_exists(deadLetterId) AND attribute_not_exists(deadLettered) AND lastEnqueuedAt < :before)'
+    : '';
+  return {
+    ConditionExpression:
+      `${LIVE} AND (` +
+      '(#status = :received AND (answerStatus >= :serverError OR lastEnqueuedAt < :before)) OR ' +
+      `(#status = :executing AND leaseUntil < :before AND lastEnqueuedAt < :before)${failedBranch})`,
+    UpdateExpression: 'SET lastEnqueuedAt = :now, answerStatus = :answerStatus, answerBody = :answerBody ADD resends :one',
+    ExpressionAttributeNames: STATUS,
+    ExpressionAttributeValues: {
+      ...live(p.receivedAt, p.nowMs),
+      ':received': S.received,
+      ':executing': S.executing,
+      ...(p.includeFailed ? { ':failed': S.failed } : {}),
+      ':serverError': 500,
+      ':before': p.sentBeforeMs,
+      ':now': p.nowMs,
+      ':answerStatus': p.answer.status,
+      ':answerBody': p.answer.body,
+      ':one': 1,
+    },
+  };
+}
+
+/**
+ * A send failed after the record was written or a resend was won: store the 5xx we answer,
+ * so the sender's retry re-sends at once instead of waiting out the window.
+ */
+export function recordEnqueueFailure(p: { receivedAt: number; answer: StoredAnswer }): Transition {
+  return {
+    ConditionExpression: '#status = :received AND receivedAt = :receivedAt',
+    UpdateExpression: 'SET answerStatus = :status, answerBody = :body',
+    ExpressionAttributeNames: STATUS,
+    ExpressionAttributeValues: { ':received': S.received, ':receivedAt': p.receivedAt, ':status': p.answer.status, ':body': p.answer.body },
+  };
+}
