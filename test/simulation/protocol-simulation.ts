@@ -1,0 +1,766 @@
+/**
+ * A deterministic simulation of the whole execution protocol: the real ingestDelivery,
+ * executor handler, reconciler and route control, on DynamoDB Local, with a simulated clock
+ * and a simulated SQS (simulated-sqs.ts). A seed draws a schedule of operations: deliveries
+ * and duplicates (one at a time and in bursts), executor invocations, interleavings at every
+ * port call, crashes at any of them, clock steps and jumps, reconciler runs, pauses and
+ * resumes, DLQ redrives (the console's move task and the CLI's receive-send-delete) and SQS
+ * outages. After the schedule, faults stop, the system settles, and invariants are checked.
+ *
+ * The schedule is a list of operations that do not depend on the state (an operation that
+ * does not apply is skipped), so a failing schedule shrinks by deleting operations.
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { SQSEvent, SQSRecord, Context } from 'aws-lambda';
+import { PermanentActionError, RetryableActionError } from '../../lambdas/actions/action.ts';
+import type { Action } from '../../lambdas/actions/action.ts';
+import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
+import type { ResolvedConfig, ResolvedRoute } from '../../lambdas/config/resolve-config.ts';
+import type { RouteConfig } from '../../lambdas/config/route-config.ts';
+import { RECORD_STATUS } from '../../lambdas/domain/event-record.ts';
+import type { EventRecord } from '../../lambdas/domain/event-record.ts';
+import { signDelivery } from '../../lambdas/domain/signatures/sign-delivery.ts';
+import { createExecutorHandler } from '../../lambdas/executor/create-executor-handler.ts';
+import { ingestDelivery } from '../../lambdas/ingest/ingest-delivery.ts';
+import type { IngestDeps } from '../../lambdas/ingest/ingest-delivery.ts';
+import { prepareRoutes } from '../../lambdas/ingest/prepared-route.ts';
+import { DynamoDbLedger } from '../../lambdas/ledger/dynamodb-ledger.ts';
+import type { Ledger, LedgerEntry } from '../../lambdas/ledger/ledger.ts';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { createLogger } from '../../lambdas/observability/powertools.ts';
+import { METRICS_NAMESPACE } from '../../lambdas/observability/metric-catalogue.ts';
+import type { ExecutionStore } from '../../lambdas/ports/execution-store.ts';
+import { reconcile } from '../../lambdas/reconciler/reconcile.ts';
+import { routeControl } from '../../lambdas/routes/route-control.ts';
+import { StaticSecretSource } from '../../lambdas/secrets/secrets-manager-source.ts';
+import { DynamoDbEventStore } from '../../lambdas/store/dynamodb-event-store.ts';
+import { DynamoDbExecutionStore } from '../../lambdas/store/dynamodb-execution-store.ts';
+import { DynamoDbParkedRecords } from '../../lambdas/store/dynamodb-parked-records.ts';
+import { DynamoDbReconcilerStore } from '../../lambdas/store/dynamodb-reconciler-store.ts';
+import { DynamoDbRouteStateStore } from '../../lambdas/store/dynamodb-route-state-store.ts';
+import { Scheduler } from './scheduler.ts';
+import type { Actor } from './scheduler.ts';
+import { SimMessageVisibility, SimWorkQueue, SimulatedQueue } from './simulated-sqs.ts';
+import type { SimReceivedMessage } from './simulated-sqs.ts';
+
+// ---------------------------------------------------------------------------------------
+// The schedule
+
+export const OPS = [
+  'deliver',
+  'duplicate',
+  'burst',
+  'poll',
+  'step',
+  'crash',
+  'tick',
+  'wait',
+  'jump',
+  'leap',
+  'reconcile',
+  'pause',
+  'resume',
+  'redrive-console',
+  'redrive-cli',
+  'sqs-outage',
+] as const;
+export type OpName = (typeof OPS)[number];
+
+/** One operation; `a` and `b` in [0, 1) pick among whatever the state offers when it runs. */
+export interface Op {
+  readonly op: OpName;
+  readonly a: number;
+  readonly b: number;
+}
+
+const WEIGHTS: Readonly<Record<OpName, number>> = {
+  deliver: 8,
+  duplicate: 9,
+  burst: 2.5,
+  poll: 20,
+  step: 40,
+  crash: 3,
+  tick: 9,
+  wait: 4,
+  jump: 1,
+  leap: 0.15,
+  reconcile: 1.2,
+  pause: 0.6,
+  resume: 0.9,
+  'redrive-console': 0.6,
+  'redrive-cli': 0.5,
+  'sqs-outage': 0.6,
+};
+
+/** mulberry32: a small, fast, seedable PRNG. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+/** The schedule a seed draws. */
+export function scheduleOf(seed: number, length: number): Op[] {
+  const random = prng(seed);
+  const total = Object.values(WEIGHTS).reduce((s, w) => s + w, 0);
+  const ops: Op[] = [];
+  for (let i = 0; i < length; i++) {
+    let pick = random() * total;
+    let op: OpName = 'step';
+    for (const name of OPS) {
+      pick -= WEIGHTS[name];
+      if (pick < 0) {
+        op = name;
+        break;
+      }
+    }
+    ops.push({ op, a: random(), b: random() });
+  }
+  return ops;
+}
+
+/** Per-run settings drawn from the seed: some runs have a visibility timeout shorter than the lease, as the local stack does. */
+export interface RunShape {
+  readonly visibilityTimeoutSeconds: number;
+  readonly keys: number;
+  readonly moveTaskResetsReceiveCount: boolean;
+}
+
+export function shapeOf(seed: number): RunShape {
+  const random = prng(seed ^ 0x5eed);
+  return {
+    visibilityTimeoutSeconds: random() < 0.5 ? 2 + Math.floor(random() * 4) : 150,
+    keys: 4 + Math.floor(random() * 8),
+    moveTaskResetsReceiveCount: random() < 0.7,
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// The world of one run
+
+export interface SimulationTables {
+  readonly dynamo: DynamoDBClient;
+  readonly eventsTable: string;
+  readonly ledgerTable: string;
+}
+
+export interface RunStats {
+  steps: number;
+  deliveries: number;
+  executions: number;
+  crashes: number;
+  timeouts: number;
+  redrives: number;
+  reconcilerRuns: number;
+  pauses: number;
+  resumes: number;
+  outages: number;
+  clockJumps: number;
+}
+
+export interface RunResult {
+  readonly seed: number;
+  readonly violations: readonly string[];
+  readonly stats: RunStats;
+}
+
+const SECRET = 'sim-shared-secret';
+const ACTION_TIME_SECONDS = 5;
+const MAX_ATTEMPTS = 3;
+const STUCK_AFTER_SECONDS = 900;
+const SETTLE_SECONDS = 60;
+const HOUR = 3_600_000;
+/** Each run lives in its own stretch of simulated time, so runs sharing tables never meet. */
+const EPOCH = Date.UTC(2030, 0, 1);
+const RUN_SPAN_MS = 60 * 24 * HOUR;
+
+let executionCounter = 0;
+const quiet = (): void => undefined;
+const SIM_LOGGER = createLogger('retryproof-simulation');
+const SIM_METRICS = new Metrics({
+  namespace: METRICS_NAMESPACE,
+  serviceName: 'retryproof-simulation',
+  logger: { debug: quiet, info: quiet, warn: quiet, error: quiet },
+});
+
+interface KeyState {
+  readonly route: string;
+  readonly key: string;
+  readonly body: Buffer;
+  /** Every action run always fails retryably: the budget runs out. */
+  readonly hopeless: boolean;
+  /** Action runs since the last redrive (or since acceptance). */
+  runsInBudget: number;
+  effects: number;
+  /** Runs whose worker lost the record after its effect (killed, timed out, fenced out): a double effect is excused, and must be reversed. */
+  excused: number;
+  failed: boolean;
+  sends: number;
+  /** Windows (floor(t / resend window)) in which a duplicate of this key arrived. */
+  readonly duplicateWindows: Set<number>;
+  delivered: number;
+}
+
+function workKey(route: string, key: string): string {
+  return `${route}\u0000${key}`;
+}
+
+function workKeyOf(body: string): string {
+  const parsed = JSON.parse(body) as { route?: unknown; key?: unknown };
+  return workKey(String(parsed.route), String(parsed.key));
+}
+
+/**
+ * Runs one schedule and checks the invariants. Never throws for a violation: it returns them.
+ * @param ops the schedule; `scheduleOf(seed, n)` or a shrunk one
+ */
+export async function runSchedule(tables: SimulationTables, seed: number, ops: readonly Op[]): Promise<RunResult> {
+  const run = executionCounter++;
+  const shape = shapeOf(seed);
+  const random = prng(seed ^ 0xa11ce);
+  let nowMs = EPOCH + run * RUN_SPAN_MS;
+  const startMs = nowMs;
+  const clock = { now: () => nowMs };
+  const now = (): number => nowMs;
+  const violations: string[] = [];
+  const stats: RunStats = {
+    steps: 0,
+    deliveries: 0,
+    executions: 0,
+    crashes: 0,
+    timeouts: 0,
+    redrives: 0,
+    reconcilerRuns: 0,
+    pauses: 0,
+    resumes: 0,
+    outages: 0,
+    clockJumps: 0,
+  };
+
+  // Routes: one that pauses on a storm of one key, one that only alerts.
+  const routeNames = { pay: `pay${run}`, alt: `alt${run}` };
+  const routeConfigs: RouteConfig[] = [routeNames.pay, routeNames.alt].map((name, i) => ({
+    name,
+    signature: { scheme: 'hmac-sha256', header: 'x-signature', encoding: 'hex' },
+    secretName: `sim/${name}`,
+    action: 'simpay',
+    actionTimeSeconds: ACTION_TIME_SECONDS,
+    maxAttempts: MAX_ATTEMPTS,
+    breakerThreshold: 6,
+    breakerReaction: i === 0 ? 'pause' : 'alert',
+  }));
+  const resolved = resolveConfig({
+    routes: routeConfigs,
+    reconciliation: { stuckAfterSeconds: STUCK_AFTER_SECONDS, settleSeconds: SETTLE_SECONDS },
+  });
+  const config: ResolvedConfig = {
+    ...resolved,
+    queue: {
+      ...resolved.queue,
+      visibilityTimeoutSeconds: shape.visibilityTimeoutSeconds,
+      resendAfterSeconds: shape.visibilityTimeoutSeconds + 60,
+    },
+  };
+  const routes = new Map<string, ResolvedRoute>(config.routes.map((r) => [r.name, r]));
+  const resendAfterMs = config.queue.resendAfterSeconds * 1000;
+
+  // SQS, simulated.
+  const dlq = new SimulatedQueue({
+    name: `dlq${run}`,
+    clock,
+    visibilityTimeoutSeconds: shape.visibilityTimeoutSeconds,
+    moveTaskResetsReceiveCount: shape.moveTaskResetsReceiveCount,
+  });
+  const queue = new SimulatedQueue({
+    name: `work${run}`,
+    clock,
+    visibilityTimeoutSeconds: shape.visibilityTimeoutSeconds,
+    redrive: { deadLetterQueue: dlq, maxReceiveCount: config.queue.maxReceiveCount },
+  });
+  let sqsDown = false;
+  const keys = new Map<string, KeyState>();
+  const workQueue = new SimWorkQueue(queue, {
+    beforeSend: (message) => {
+      if (sqsDown) throw new Error('simulated SQS outage');
+      if (message.deadLetterId === undefined) {
+        const k = keys.get(workKey(message.route, message.key));
+        if (k !== undefined) k.sends++;
+      }
+    },
+  });
+
+  const sched = new Scheduler();
+  const { dynamo, eventsTable, ledgerTable } = tables;
+  const realLedger = new DynamoDbLedger(dynamo, ledgerTable);
+  const ledger: Ledger = sched.gate(realLedger, 'ledger');
+  const routeState = sched.gate(new DynamoDbRouteStateStore(dynamo, eventsTable), 'routeState');
+  const gatedQueue = sched.gate(workQueue, 'sqs');
+  const visibility = sched.gate(new SimMessageVisibility(queue), 'visibility');
+  const realExecutionStore = new DynamoDbExecutionStore(dynamo, eventsTable);
+
+  // The executor's store, observed: which records failed, which were redriven, which completions were fenced out.
+  const observedStore: ExecutionStore = new Proxy(realExecutionStore, {
+    get(target, prop, receiver) {
+      const value: unknown = Reflect.get(target, prop, receiver);
+      if (typeof value !== 'function') return value;
+      const method = value as (...args: unknown[]) => Promise<unknown>;
+      return async (...args: unknown[]) => {
+        const out = await method.apply(target, args);
+        const arg = args[0] as { route?: string; key?: string };
+        const k = arg.route === undefined || arg.key === undefined ? undefined : keys.get(workKey(arg.route, arg.key));
+        if (k !== undefined) {
+          if ((prop === 'fail' || prop === 'failExhausted') && out === true) k.failed = true;
+          if (prop === 'redrive' && out === true) {
+            k.failed = false;
+            k.runsInBudget = 0;
+            stats.redrives++;
+          }
+          if (prop === 'complete' && out === false) k.excused++;
+        }
+        return out;
+      };
+    },
+  });
+  const executionStore = sched.gate(observedStore, 'store');
+
+  // The action: its outcome is drawn per run; its effect is one ledger entry.
+  const action: Action = async (ctx) => {
+    const k = keys.get(workKey(ctx.route, ctx.key));
+    if (k === undefined) throw new PermanentActionError('unknown key');
+    if (k.failed) violations.push(`${ctx.key}: a FAILED record ran again without a redrive (run ${ctx.attempt})`);
+    k.runsInBudget++;
+    if (k.runsInBudget > MAX_ATTEMPTS) violations.push(`${ctx.key}: ${k.runsInBudget} runs in one budget, above maxAttempts ${MAX_ATTEMPTS}`);
+    const roll = random();
+    if (k.hopeless || roll < 0.12) throw new RetryableActionError('simulated downstream 503');
+    if (roll < 0.16) throw new PermanentActionError('simulated refusal');
+    await ledger.post({ route: ctx.route, idempotencyKey: ctx.key, amount: 100, currency: 'EUR', postedAt: nowMs });
+    k.effects++;
+    const actor = sched.current();
+    if (actor !== undefined) actor.meta.effectKey = workKey(ctx.route, ctx.key);
+    return { ok: true };
+  };
+
+  const handler = createExecutorHandler({
+    routes,
+    actions: new Map([['simpay', action]]),
+    store: executionStore,
+    routeState,
+    workQueue: gatedQueue,
+    visibility,
+    maxReceiveCount: config.queue.maxReceiveCount,
+    now,
+    random,
+    newId: () => `id${run}-${Math.floor(random() * 1e12).toString(36)}`,
+    logger: SIM_LOGGER,
+    metrics: SIM_METRICS,
+  });
+
+  const ingestDeps: IngestDeps = {
+    routes: prepareRoutes(config.routes),
+    store: sched.gate(new DynamoDbEventStore(dynamo, eventsTable), 'events'),
+    queue: gatedQueue,
+    secrets: new StaticSecretSource(Object.fromEntries(config.routes.map((r) => [r.secretName, SECRET]))),
+    now,
+    resendAfterMs,
+    breaker: { routeState, notifier: { notify: () => Promise.resolve() } },
+  };
+  const reconcilerStore = sched.gate(new DynamoDbReconcilerStore(dynamo, eventsTable), 'reconcilerStore');
+  const control = routeControl({
+    states: routeState,
+    parked: sched.gate(new DynamoDbParkedRecords(dynamo, eventsTable), 'parked'),
+    queue: gatedQueue,
+    routes: [...routes.keys()],
+    now,
+  });
+
+  // Keys of this run: most payable, some hopeless (every run fails retryably).
+  const pending: KeyState[] = [];
+  for (let i = 0; i < shape.keys; i++) {
+    const route = i % 3 === 2 ? routeNames.alt : routeNames.pay;
+    const key = `k${run}-${i}`;
+    const body = Buffer.from(JSON.stringify({ order: key, amount: 100 }));
+    pending.push({
+      route,
+      key,
+      body,
+      hopeless: i % 5 === 4,
+      runsInBudget: 0,
+      effects: 0,
+      excused: 0,
+      failed: false,
+      sends: 0,
+      duplicateWindows: new Set(),
+      delivered: 0,
+    });
+  }
+
+  const pick = <T>(items: readonly T[], a: number): T | undefined => items[Math.floor(a * items.length)];
+
+  // ---- actors
+  const deliver = async (k: KeyState): Promise<void> => {
+    if (k.delivered > 0) k.duplicateWindows.add(Math.floor(nowMs / resendAfterMs));
+    k.delivered++;
+    stats.deliveries++;
+    const route = routes.get(k.route) as ResolvedRoute;
+    const headers = {
+      ...signDelivery(route.signature, SECRET, k.body, { nowSeconds: Math.floor(nowMs / 1000) }),
+      'idempotency-key': k.key,
+      'content-type': 'application/json',
+    };
+    await sched.spawn('ingest', `ingest ${k.key}`, async () => {
+      try {
+        await ingestDelivery(ingestDeps, { method: 'POST', routeName: k.route, headers, rawBody: k.body, bodyEncoding: 'utf8' });
+      } catch {
+        // A 5xx (SQS down) or a 4xx: the sender retries, as later duplicates of the schedule.
+      }
+    });
+  };
+
+  const executorTimeoutMs = config.executorTimeoutSeconds * 1000;
+  const poll = async (): Promise<boolean> => {
+    const messages = queue.receive(1);
+    const message = messages[0];
+    if (message === undefined) return false;
+    stats.executions++;
+    const startedAt = nowMs;
+    await sched.spawn(
+      'executor',
+      `executor ${message.messageId}`,
+      async () => {
+        const event: SQSEvent = { Records: [sqsRecordOf(message, queue.arn)] };
+        const response = await handler(event, contextOf(startedAt + executorTimeoutMs, now));
+        // The event source deletes what succeeded: one more point where the worker can die.
+        await sched.yieldPoint('eventSource.delete');
+        if (!response.batchItemFailures.some((f) => f.itemIdentifier === message.messageId)) queue.delete(message.receiptHandle);
+      },
+      { workKey: workKeyOf(message.body), deadlineMs: startedAt + executorTimeoutMs },
+    );
+    return true;
+  };
+
+  /** Keys one of whose workers died holding a message: only such a message may be pushed to the DLQ by its receive count. */
+  const crashed = new Set<string>();
+  const killActor = (actor: Actor, why: 'crash' | 'timeout'): void => {
+    sched.kill(actor);
+    if (why === 'crash') stats.crashes++;
+    else stats.timeouts++;
+    if (typeof actor.meta.workKey === 'string') crashed.add(actor.meta.workKey);
+    if (typeof actor.meta.effectKey === 'string') {
+      const k = keys.get(actor.meta.effectKey);
+      if (k !== undefined) k.excused++;
+    }
+  };
+
+  /** Steps an actor, unless Lambda would have timed it out by now. */
+  const stepActor = async (actor: Actor): Promise<void> => {
+    const deadline = actor.meta.deadlineMs;
+    if (typeof deadline === 'number' && nowMs > deadline) {
+      killActor(actor, 'timeout');
+      return;
+    }
+    await sched.step(actor);
+  };
+
+  /** One reconciler run over the usual 24 hours (nothing of this run lies before its start). */
+  const runReconciler = async (): Promise<void> => {
+    const fromMs = Math.max(startMs, nowMs - 24 * HOUR);
+    stats.reconcilerRuns++;
+    await sched.spawn('reconciler', 'reconciler', async () => {
+      await reconcile(
+        {
+          store: reconcilerStore,
+          ledger,
+          queue: gatedQueue,
+          routes,
+          ledgerActions: new Set(['simpay']),
+          routeState,
+          now,
+        },
+        {
+          fromMs,
+          toMs: nowMs - SETTLE_SECONDS * 1000,
+          budgetMs: 365 * 24 * HOUR,
+          stuckAfterMs: STUCK_AFTER_SECONDS * 1000,
+          maxReenqueue: 500,
+        },
+      );
+    });
+  };
+
+  const redriveCli = (): void => {
+    // The CLI's local redrive: receive from the DLQ, send to the work queue, delete.
+    for (;;) {
+      const batch = dlq.receive(10);
+      if (batch.length === 0) return;
+      for (const m of batch) {
+        queue.send(m.body, Object.fromEntries(Object.entries(m.messageAttributes).map(([n, v]) => [n, { DataType: v.dataType, ...(v.stringValue === undefined ? {} : { StringValue: v.stringValue }) }])));
+        dlq.delete(m.receiptHandle);
+      }
+    }
+  };
+
+  // ---- the schedule
+  const advance = (ms: number): void => {
+    nowMs += Math.max(1, Math.round(ms));
+  };
+  for (const { op, a, b } of ops) {
+    stats.steps++;
+    switch (op) {
+      case 'deliver': {
+        const k = pending.shift();
+        if (k === undefined) break;
+        keys.set(workKey(k.route, k.key), k);
+        await deliver(k);
+        break;
+      }
+      case 'duplicate': {
+        const k = pick([...keys.values()], a);
+        if (k !== undefined) await deliver(k);
+        break;
+      }
+      case 'burst': {
+        // Copies at once: each one's ingest is an actor; the steps that follow interleave them.
+        const k = pick([...keys.values()], a);
+        if (k === undefined) break;
+        const copies = 2 + Math.floor(b * 4);
+        for (let i = 0; i < copies; i++) await deliver(k);
+        break;
+      }
+      case 'poll':
+        await poll();
+        break;
+      case 'step': {
+        const actor = pick(sched.parked(), a);
+        if (actor !== undefined) await stepActor(actor);
+        break;
+      }
+      case 'crash': {
+        const actor = pick(sched.parked(), a);
+        if (actor !== undefined) killActor(actor, 'crash');
+        break;
+      }
+      case 'tick':
+        advance(200 + a * 3_000);
+        break;
+      case 'wait':
+        advance(10_000 + a * 200_000);
+        break;
+      case 'jump':
+        stats.clockJumps++;
+        advance(20 * 60_000 + a * 70 * 60_000);
+        break;
+      case 'leap': {
+        // A day or two: the hourly reconciler runs meanwhile (every 12 hours here, each over 24).
+        stats.clockJumps++;
+        const halfDays = 2 + Math.floor(a * 3);
+        for (let i = 0; i < halfDays; i++) {
+          advance(12 * HOUR);
+          await runReconciler();
+        }
+        break;
+      }
+      case 'reconcile':
+        await runReconciler();
+        break;
+      case 'pause': {
+        const route = a < 0.8 ? routeNames.pay : routeNames.alt;
+        stats.pauses++;
+        await sched.spawn('operator', `pause ${route}`, async () => {
+          await control.pause(route, 'simulated operator pause');
+        });
+        break;
+      }
+      case 'resume': {
+        const route = a < 0.8 ? routeNames.pay : routeNames.alt;
+        stats.resumes++;
+        await sched.spawn('operator', `resume ${route}`, async () => {
+          await control.resume(route);
+        });
+        break;
+      }
+      case 'redrive-console':
+        dlq.startMessageMoveTask();
+        break;
+      case 'redrive-cli':
+        redriveCli();
+        break;
+      case 'sqs-outage':
+        sqsDown = !sqsDown;
+        if (sqsDown) stats.outages++;
+        break;
+    }
+  }
+
+  // ---- settle: no more faults; let every actor end, then let the queue and the reconciler do their work.
+  sqsDown = false;
+  const drainActors = async (): Promise<void> => {
+    for (let i = 0; i < 20_000; i++) {
+      const actor = sched.parked()[0];
+      if (actor === undefined) return;
+      await stepActor(actor);
+    }
+    violations.push('actors did not finish while settling');
+  };
+  const drainQueue = async (): Promise<void> => {
+    for (let round = 0; round < 400; round++) {
+      await drainActors();
+      if (await poll()) continue;
+      if (queue.depth === 0) return;
+      // Messages in flight or hidden: move the clock to the next one's return.
+      const next = Math.min(...queue.snapshot().map((m) => m.visibleAt));
+      nowMs = Math.max(nowMs + 1, next);
+    }
+    violations.push(`the work queue did not drain while settling (${queue.depth} messages left)`);
+  };
+  await drainActors();
+  for (let round = 0; round < 3; round++) {
+    await drainQueue();
+    advance((STUCK_AFTER_SECONDS + config.queue.resendAfterSeconds + 60) * 1000);
+    await runReconciler();
+    await drainActors();
+    // A person redrives what reached the DLQ once, the way the seed says: FAILED work runs again, once.
+    if (round === 0) {
+      if (random() < 0.5) dlq.startMessageMoveTask();
+      else redriveCli();
+    }
+  }
+  await drainQueue();
+  await runReconciler();
+  await drainActors();
+
+  await checkInvariants({
+    tables,
+    keys,
+    routes,
+    routeState: new DynamoDbRouteStateStore(dynamo, eventsTable),
+    parked: new DynamoDbParkedRecords(dynamo, eventsTable),
+    store: realExecutionStore,
+    ledger: realLedger,
+    dlq,
+    queue,
+    crashed,
+    startMs,
+    nowMs,
+    stats,
+    violations,
+  });
+  return { seed, violations, stats };
+}
+
+function contextOf(deadlineMs: number, now: () => number): Context {
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: 'retryproof-executor-simulation',
+    functionVersion: '$LATEST',
+    invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:retryproof-executor-simulation',
+    memoryLimitInMB: '256',
+    awsRequestId: 'simulation',
+    logGroupName: '/aws/lambda/simulation',
+    logStreamName: 'simulation',
+    getRemainingTimeInMillis: () => Math.max(0, deadlineMs - now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+function sqsRecordOf(message: SimReceivedMessage, arn: string): SQSRecord {
+  return {
+    messageId: message.messageId,
+    receiptHandle: message.receiptHandle,
+    body: message.body,
+    attributes: {
+      ApproximateReceiveCount: message.attributes.ApproximateReceiveCount,
+      SentTimestamp: message.attributes.SentTimestamp,
+      SenderId: message.attributes.SenderId,
+      ApproximateFirstReceiveTimestamp: message.attributes.ApproximateFirstReceiveTimestamp,
+    },
+    messageAttributes: Object.fromEntries(
+      Object.entries(message.messageAttributes).map(([name, v]) => [name, { dataType: v.dataType, ...(v.stringValue === undefined ? {} : { stringValue: v.stringValue }) }]),
+    ),
+    md5OfBody: '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: arn,
+    awsRegion: 'us-east-1',
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// Invariants
+
+interface InvariantInput {
+  readonly tables: SimulationTables;
+  readonly keys: ReadonlyMap<string, KeyState>;
+  readonly routes: ReadonlyMap<string, ResolvedRoute>;
+  readonly routeState: DynamoDbRouteStateStore;
+  readonly parked: DynamoDbParkedRecords;
+  readonly store: DynamoDbExecutionStore;
+  readonly ledger: DynamoDbLedger;
+  readonly dlq: SimulatedQueue;
+  readonly queue: SimulatedQueue;
+  readonly crashed: ReadonlySet<string>;
+  readonly startMs: number;
+  readonly nowMs: number;
+  readonly stats: RunStats;
+  readonly violations: string[];
+}
+
+async function checkInvariants(input: InvariantInput): Promise<void> {
+  const { keys, violations } = input;
+  const paused = new Set<string>();
+  for (const route of input.routes.keys()) if ((await input.routeState.get(route)).state === 'paused') paused.add(route);
+  const entries = await input.ledger.listWindow(input.startMs, input.nowMs + 1);
+  const byKey = new Map<string, LedgerEntry[]>();
+  for (const e of entries) {
+    const k = workKey(e.route, e.idempotencyKey);
+    byKey.set(k, [...(byKey.get(k) ?? []), e]);
+  }
+  const dlqBodies = input.dlq.snapshot().map((m) => ({ messageId: m.messageId, body: JSON.parse(m.body) as Record<string, unknown> }));
+
+  for (const [id, k] of keys) {
+    const record: EventRecord | undefined = await input.store.get(k.route, k.key);
+    const posted = (byKey.get(id) ?? []).filter((e) => e.status === 'posted').length;
+    if (k.effects > 1 + k.excused) {
+      violations.push(`${k.key}: ${k.effects} effects, but only ${k.excused} runs lost the record after theirs`);
+    }
+    if (posted > 1) violations.push(`${k.key}: ${posted} ledger entries still posted after reconciliation`);
+    if (record === undefined) continue; // never accepted: every delivery was refused or lost before the claim
+    if (record.attempts > MAX_ATTEMPTS) violations.push(`${k.key}: attempts ${record.attempts} above maxAttempts ${MAX_ATTEMPTS}`);
+    switch (record.status) {
+      case RECORD_STATUS.completed:
+        if (posted !== 1) violations.push(`${k.key}: COMPLETED with ${posted} posted ledger entries`);
+        break;
+      case RECORD_STATUS.failed: {
+        const copy = dlqBodies.some((m) => m.body.key === k.key && m.body.route === k.route && m.body.deadLetterId === record.deadLetterId);
+        if (!copy) violations.push(`${k.key}: FAILED, but its dead-letter copy ${String(record.deadLetterId)} is not in the DLQ`);
+        break;
+      }
+      case RECORD_STATUS.parked:
+        if (!paused.has(k.route)) violations.push(`${k.key}: PARKED on route ${k.route}, which is active`);
+        break;
+      default:
+        violations.push(`${k.key}: stranded in ${record.status} (attempts ${record.attempts}, last sent ${String(record.lastEnqueuedAt)})`);
+    }
+    const bound = 2 + k.duplicateWindows.size + input.stats.reconcilerRuns + input.stats.resumes + input.stats.redrives;
+    if (k.sends > bound) violations.push(`${k.key}: ${k.sends} work messages sent, above the bound ${bound}`);
+  }
+  // Work that could still heal itself never reaches the DLQ; only workers that died may push it there.
+  for (const m of dlqBodies) {
+    if (m.body.deadLetterId !== undefined || input.crashed.has(workKey(String(m.body.route), String(m.body.key)))) continue;
+    const record = await input.store.get(String(m.body.route), String(m.body.key));
+    if (record !== undefined && record.status !== RECORD_STATUS.completed) {
+      violations.push(`${String(m.body.key)}: a work message reached the DLQ though no worker holding it died (record ${record.status})`);
+    }
+  }
+  // The parked index holds parked records only.
+  for (const route of input.routes.keys()) {
+    for await (const page of input.parked.listParked(route)) {
+      for (const r of page) if (r.status !== RECORD_STATUS.parked) violations.push(`${r.key}: in the parked index while ${r.status}`);
+    }
+  }
+}
