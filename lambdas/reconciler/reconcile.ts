@@ -230,6 +230,7 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
       const k = scopedKey(entry.route, entry.idempotencyKey);
       byKey.set(k, [...(byKey.get(k) ?? []), entry]);
     }
+    const groups: { group: LedgerEntry[]; record: RecordSummary }[] = [];
     for (const [k, group] of byKey) {
       const first = group[0];
       if (first === undefined) continue;
@@ -245,6 +246,17 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
       }
       // Work younger than the window's end is still settling: leave it to a later run.
       if (record.receivedAt >= options.toMs) continue;
+      groups.push({ group, record });
+    }
+    // An effect inside the window of work received before it (a redrive days later, say)
+    // may double one that lies before the window: read back to the oldest such receipt.
+    const oldest = Math.min(...groups.map((g) => g.record.receivedAt));
+    if (oldest < options.fromMs) {
+      const earlier = await deps.ledger.listWindow(oldest, options.fromMs);
+      const byScope = new Map(groups.map((g) => [scopedKey(g.record.route, g.record.key), g.group]));
+      for (const entry of earlier) byScope.get(scopedKey(entry.route, entry.idempotencyKey))?.push(entry);
+    }
+    for (const { group, record } of groups) {
       const posted = group.filter((e) => e.status === 'posted').sort(byPostingOrder);
       const [keep, ...extra] = posted;
       if (keep === undefined) continue;
