@@ -201,6 +201,8 @@ interface KeyState {
   excused: number;
   failed: boolean;
   sends: number;
+  /** Work messages ingest sent for this key, by resend window (floor(t / window)). */
+  readonly ingestSends: Map<number, number>;
   /** Windows (floor(t / resend window)) in which a duplicate of this key arrived. */
   readonly duplicateWindows: Set<number>;
   delivered: number;
@@ -289,7 +291,12 @@ export async function runSchedule(tables: SimulationTables, seed: number, ops: r
       if (sqsDown) throw new Error('simulated SQS outage');
       if (message.deadLetterId === undefined) {
         const k = keys.get(workKey(message.route, message.key));
-        if (k !== undefined) k.sends++;
+        if (k === undefined) return;
+        k.sends++;
+        if (sched.current()?.kind === 'ingest') {
+          const window = Math.floor(nowMs / resendAfterMs);
+          k.ingestSends.set(window, (k.ingestSends.get(window) ?? 0) + 1);
+        }
       }
     },
   });
@@ -394,6 +401,7 @@ export async function runSchedule(tables: SimulationTables, seed: number, ops: r
       excused: 0,
       failed: false,
       sends: 0,
+      ingestSends: new Map(),
       duplicateWindows: new Set(),
       delivered: 0,
     });
@@ -750,6 +758,10 @@ async function checkInvariants(input: InvariantInput): Promise<void> {
       default:
         violations.push(`${k.key}: stranded in ${record.status} (attempts ${record.attempts}, last sent ${String(record.lastEnqueuedAt)})`);
     }
+    // Ingest sends the first message, and at most one resend per window after that.
+    for (const [window, sent] of k.ingestSends) {
+      if (sent > 2) violations.push(`${k.key}: ingest sent ${sent} work messages within one resend window (${window})`);
+    }
     const bound = 2 + k.duplicateWindows.size + input.stats.reconcilerRuns + input.stats.resumes + input.stats.redrives;
     if (k.sends > bound) violations.push(`${k.key}: ${k.sends} work messages sent, above the bound ${bound}`);
   }
@@ -757,9 +769,7 @@ async function checkInvariants(input: InvariantInput): Promise<void> {
   for (const m of dlqBodies) {
     if (m.body.deadLetterId !== undefined || (input.crashed.get(workKey(String(m.body.route), String(m.body.key))) ?? 0) >= 2) continue;
     const record = await input.store.get(String(m.body.route), String(m.body.key));
-    if (record !== undefined && record.status !== RECORD_STATUS.completed) {
-      violations.push(`${String(m.body.key)}: a work message reached the DLQ though no worker holding it died (record ${record.status})`);
-    }
+    violations.push(`${String(m.body.key)}: a work message reached the DLQ though at most one worker holding it died (record ${record?.status ?? 'gone'})`);
   }
   // The parked index holds parked records only.
   for (const route of input.routes.keys()) {
