@@ -29,6 +29,7 @@ export const LOCAL_ENV = {
   stuckAfter: 'RETRYPROOF_STUCK_AFTER_S',
   settle: 'RETRYPROOF_SETTLE_S',
   actionTime: 'RETRYPROOF_ACTION_TIME_S',
+  maxAttempts: 'RETRYPROOF_MAX_ATTEMPTS',
 } as const;
 
 /** The folder the stack keeps its data and endpoints.json in, relative to the working directory. */
@@ -118,11 +119,16 @@ export function readLocalSettings(
   const stuckAfter = wholeNumber(env, LOCAL_ENV.stuckAfter, 0, 86_400);
   const settle = wholeNumber(env, LOCAL_ENV.settle, 0, 3600);
   const actionTime = wholeNumber(env, LOCAL_ENV.actionTime, 1, 290);
+  const maxAttempts = wholeNumber(env, LOCAL_ENV.maxAttempts, 1, 100);
 
   // Overrides that are part of the configuration go through resolveConfig and its checks.
   const shaped: RetryproofConfig = {
     ...base,
-    routes: base.routes.map((r) => (actionTime === undefined ? r : { ...r, actionTimeSeconds: actionTime })),
+    routes: base.routes.map((r) => ({
+      ...r,
+      ...(actionTime === undefined ? {} : { actionTimeSeconds: actionTime }),
+      ...(maxAttempts === undefined ? {} : { maxAttempts }),
+    })),
     queue: { ...base.queue, ...(maxReceiveCount === undefined ? {} : { maxReceiveCount }) },
   };
   let resolved: ResolvedConfig;

@@ -16,7 +16,11 @@ export interface RecordView {
   readonly key: string;
   readonly status: string;
   readonly hits: number;
+  /** Runs in the current budget (since acceptance or the last redrive). */
   readonly attempts: number;
+  /** Runs in all, across redrives. */
+  readonly runs: number;
+  readonly redrives: number;
   readonly receivedAt: number;
   readonly expiresAt: number;
   readonly answerStatus: number;
@@ -87,6 +91,8 @@ export async function inspectDelivery(
       status: r.status,
       hits: r.hits,
       attempts: r.attempts,
+      runs: r.runs,
+      redrives: r.redrives,
       receivedAt: r.receivedAt,
       expiresAt: r.expiresAt,
       answerStatus: r.answer.status,

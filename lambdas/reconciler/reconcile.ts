@@ -157,12 +157,17 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
   // 1. Parked work of any age, through the sparse `parked` index: re-enqueue it on an
   //    active route (sent first, then unparked, so a failed send leaves it findable), keep
   //    it from expiring on a paused one.
-  const parkedKeys = new Set<string>();
-  for (const route of deps.routes.values()) {
+  let stoppedAt: ReconcileReport['stoppedAt'];
+  const keepUntilSeconds = Math.floor(now / 1000) + PARKED_KEEP_AHEAD_SECONDS;
+  sweep: for (const route of deps.routes.values()) {
     const active = await routeIsActive(route.name);
     for await (const page of deps.store.listParked(route.name)) {
+      if (overBudget()) {
+        // The window is not read either: the next run starts over, parked work first.
+        stoppedAt = { bucket: `parked:${route.name}`, shard: 0 };
+        break sweep;
+      }
       for (const record of page) {
-        parkedKeys.add(scopedKey(record.route, record.key));
         if (active && counts.reenqueued < options.maxReenqueue) {
           if (!(await trySend(record, workMessageOf(record)))) continue;
           if (await deps.store.unpark(record, deps.now())) {
@@ -171,7 +176,7 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
           }
           continue;
         }
-        await deps.store.keepParked(record, now, route.ttlSeconds, Math.floor(now / 1000) + PARKED_KEEP_AHEAD_SECONDS);
+        if (record.expiresAt < keepUntilSeconds) await deps.store.keepParked(record, now, route.ttlSeconds, keepUntilSeconds);
         counts.parked++;
         flag(record, 'parked', active ? 'left for the next run: the per-run re-enqueue bound was reached' : undefined);
       }
@@ -180,9 +185,8 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
 
   // 2. Read the window, and repair what is stuck as we go.
   const records = new Map<string, RecordSummary>();
-  let stoppedAt: ReconcileReport['stoppedAt'];
   let pages = 0;
-  for await (const page of deps.store.readWindow(options.fromMs, options.toMs)) {
+  for await (const page of stoppedAt === undefined ? deps.store.readWindow(options.fromMs, options.toMs) : []) {
     pages++;
     for (const record of page.records) {
       counts.scanned++;

@@ -103,9 +103,11 @@ describe('RetryproofStack, built from retryproof.config.ts', () => {
     });
   });
 
-  it('moves a message to the DLQ after maxReceiveCount 5 receives', () => {
+  it('moves a message to the DLQ after maxReceiveCount 12 receives, the backstop of maxAttempts 5 (2 x 5 + 2)', () => {
+    expect(resolved.routes.map((r) => r.maxAttempts)).toEqual([5, 5]);
+    expect(resolved.queue.maxReceiveCount).toBe(12);
     built.template.hasResourceProperties('AWS::SQS::Queue', {
-      RedrivePolicy: { deadLetterTargetArn: arnOf('Work/DeadLetterQueue'), maxReceiveCount: 5 },
+      RedrivePolicy: { deadLetterTargetArn: arnOf('Work/DeadLetterQueue'), maxReceiveCount: 12 },
     });
   });
 

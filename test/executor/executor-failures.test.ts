@@ -1,5 +1,12 @@
-import { describe, expect, it } from 'vitest';
-import { executorFixture, MAX_RECEIVE_COUNT } from '../support/executor-fixture.ts';
+import { describe, expect, inject, it } from 'vitest';
+import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { PermanentActionError, RetryableActionError } from '../../lambdas/actions/action.ts';
+import type { Action } from '../../lambdas/actions/action.ts';
+import { localSqsClient } from '../../local/aws-clients.ts';
+import { lambdaContext } from '../../local/http-api-event.ts';
+import { sqsRecordOf } from '../../local/sqs-event-source.ts';
+import { executorFixture, MAX_ATTEMPTS, ROUTE } from '../support/executor-fixture.ts';
+import { SCHEME_ROUTES } from '../support/ingest-fixture.ts';
 
 describe('the executor on failing actions, the DLQ and redrives', () => {
   it('completes on attempt 3 after failAttempts 2, with 3 execution-log entries carrying one operation fingerprint', async () => {
@@ -23,35 +30,52 @@ describe('the executor on failing actions, the DLQ and redrives', () => {
     expect(await fx.ledger(key)).toHaveLength(1);
   });
 
-  it('puts failAttempts beyond maxReceiveCount in the DLQ with the full context; a redrive completes it once', async () => {
+  it('puts work that fails on each of its maxAttempts in the DLQ with the full context; a redrive runs it on a fresh budget, once', async () => {
     // Prepare
     const fx = await executorFixture();
-    const key = await fx.deliver({ amount: 500, currency: 'USD', simulate: { failAttempts: MAX_RECEIVE_COUNT } });
+    const key = await fx.deliver({ amount: 500, currency: 'USD', simulate: { failAttempts: MAX_ATTEMPTS } });
     // Act
     await fx.drain();
     const dead = await fx.takeDeadLetters();
     const failed = await fx.record(key);
-    // Assess: the DLQ copy is enough for an audit without the table.
+    // Assess: the budget is the record's attempts, and the DLQ copy is enough for an audit without the table.
     expect(dead).toHaveLength(1);
     expect(dead[0]).toMatchObject({
       route: 'standard-webhooks',
       key,
-      attempts: MAX_RECEIVE_COUNT,
-      reason: `retries exhausted after ${MAX_RECEIVE_COUNT} attempts`,
+      attempts: MAX_ATTEMPTS,
+      reason: `retries exhausted after ${MAX_ATTEMPTS} attempts`,
       lastError: expect.stringContaining('RetryableActionError') as unknown,
       headers: { 'content-type': 'application/json' },
+      deadLetterId: expect.any(String) as unknown,
     });
     expect(JSON.parse(String(dead[0]?.body))).toMatchObject({ amount: 500 });
     expect(dead[0]?.fingerprint).toMatch(/^[0-9a-f]{64}$/);
     expect(typeof dead[0]?.receivedAt).toBe('number');
-    expect(failed).toMatchObject({ status: 'FAILED', attempts: MAX_RECEIVE_COUNT, lastError: expect.stringContaining('attempt 3') as unknown });
+    expect(failed).toMatchObject({
+      status: 'FAILED',
+      attempts: MAX_ATTEMPTS,
+      runs: MAX_ATTEMPTS,
+      deadLetterId: dead[0]?.deadLetterId,
+      deadLettered: dead[0]?.deadLetterId,
+      lastError: expect.stringContaining(`attempt ${MAX_ATTEMPTS}`) as unknown,
+    });
     expect(await fx.ledger(key)).toHaveLength(0);
     // Act: the console's "redrive to source" sends the DLQ message back to the queue.
     await fx.redrive(dead[0]!);
     await fx.drain();
-    // Assess: attempt 4 passes (failAttempts was 3), exactly one entry.
-    expect(await fx.record(key)).toMatchObject({ status: 'COMPLETED', attempts: MAX_RECEIVE_COUNT + 1 });
+    // Assess: a fresh budget (attempts 1), while the run number goes on: run 4 passes (failAttempts was 3), one entry.
+    expect(await fx.record(key)).toMatchObject({ status: 'COMPLETED', attempts: 1, runs: MAX_ATTEMPTS + 1, redrives: 1 });
     expect(await fx.ledger(key)).toHaveLength(1);
+    const log = await fx.log(key);
+    expect(log.map((e) => [e.attempt, e.outcome])).toEqual([
+      [1, 'retryable-error'],
+      [2, 'retryable-error'],
+      [3, 'retries-exhausted'],
+      [4, 'completed'],
+    ]);
+    expect(log[3]?.detail).toEqual({ redrive: 1 });
+    expect(await fx.takeDeadLetters()).toEqual([]);
   });
 
   it('sends a permanent error to the DLQ on the first attempt', async () => {
@@ -90,18 +114,102 @@ describe('the executor on failing actions, the DLQ and redrives', () => {
     // Prepare
     const fx = await executorFixture();
     const key = await fx.deliver({ amount: 77, simulate: { crashAfterEffect: true } });
-    // Act: the first worker posts and dies; its message comes back, but the lease is live.
-    const first = await fx.poll();
-    await new Promise((r) => setTimeout(r, 1_100));
-    const whileLeased = await fx.poll();
+    // Act: the first worker posts and dies; its message comes back after the visibility timeout, but the lease is live.
+    const first = await fx.pollUntilReceived();
+    const crashed = await fx.record(key);
+    const before = fx.now();
+    const whileLeased = await fx.pollUntilReceived();
+    const after = fx.now();
     // The lease runs out (the executor's clock moves past it), and the next delivery claims.
     fx.clockOffsetMs = 20_000;
     await fx.drain();
-    // Assess
+    // Assess: the copy that found the lease went back for the lease's remaining time, not the queue's visibility timeout.
     expect(first).toMatchObject({ received: 1, handedBack: 1 });
+    expect(crashed).toMatchObject({ status: 'EXECUTING', attempts: 1 });
     expect(whileLeased).toMatchObject({ received: 1, handedBack: 1 });
+    const leaseUntil = Number(crashed?.leaseUntil);
+    expect(fx.visibilityChanges).toHaveLength(1);
+    expect(fx.visibilityChanges[0]?.seconds).toBeGreaterThanOrEqual((leaseUntil - after) / 1000);
+    expect(fx.visibilityChanges[0]?.seconds).toBeLessThanOrEqual((leaseUntil - before) / 1000 + 3);
     const ledger = await fx.ledger(key);
     expect(ledger.map((e) => e.status)).toEqual(['posted', 'posted']);
     expect(await fx.record(key)).toMatchObject({ status: 'COMPLETED', attempts: 2 });
+  });
+
+  it('runs FAILED work once whatever copies of its message arrive, and once more on a redrive of its dead-letter copy', async () => {
+    // Prepare: an action refused for good on its first run, that passes on the next.
+    let runs = 0;
+    const refusedOnce: Action = (ctx) => {
+      runs++;
+      if (ctx.attempt === 1) return Promise.reject(new PermanentActionError('refused on run 1'));
+      return Promise.resolve({ attempt: ctx.attempt });
+    };
+    const fx = await executorFixture({ actions: { refusedOnce }, action: 'refusedOnce' });
+    const key = await fx.deliver({ amount: 5 });
+    const work = await fx.workMessage(key);
+    // Act: the first run fails permanently; 3 more messages for the key arrive, as a duplicate's or the reconciler's resend would.
+    const first = await fx.pollUntilReceived();
+    for (let i = 0; i < 3; i++) await fx.redrive(work);
+    await fx.drain();
+    const runsBeforeRedrive = runs;
+    const failed = await fx.record(key);
+    const dead = await fx.takeDeadLetters();
+    // Act: a person redrives the dead-letter copy from the DLQ, and sends it twice by mistake.
+    await fx.redrive(dead[0]!);
+    await fx.redrive(dead[0]!);
+    await fx.drain();
+    // Assess: one run for the failure and the 3 copies, one for the redrive; the log shows both runs.
+    expect(first).toMatchObject({ received: 1, deleted: 1 });
+    expect(runsBeforeRedrive).toBe(1);
+    expect(failed).toMatchObject({ status: 'FAILED', attempts: 1, runs: 1 });
+    expect(dead).toHaveLength(1);
+    expect(dead[0]).toMatchObject({ key, reason: 'permanent error', attempts: 1, deadLetterId: failed?.deadLetterId });
+    expect(runs).toBe(2);
+    expect(await fx.record(key)).toMatchObject({ status: 'COMPLETED', attempts: 1, runs: 2, redrives: 1 });
+    expect((await fx.log(key)).map((e) => [e.attempt, e.outcome])).toEqual([
+      [1, 'permanent-error'],
+      [2, 'completed'],
+    ]);
+    expect(await fx.takeDeadLetters()).toEqual([]);
+  });
+
+  it('fails an always-retryable action after exactly maxAttempts 2 runs, whatever the receive count, and its dead-letter copy reaches the DLQ', async () => {
+    // Prepare: a route with a budget of 2, and the real message received by hand.
+    let runs = 0;
+    const unavailable: Action = () => {
+      runs++;
+      return Promise.reject(new RetryableActionError('downstream answered 503'));
+    };
+    const routes = SCHEME_ROUTES.map((r) => (r.name === ROUTE ? { ...r, maxAttempts: 2 } : r));
+    const fx = await executorFixture({ actions: { unavailable }, action: 'unavailable', routes });
+    const key = await fx.deliver({ amount: 2 });
+    const sqs = localSqsClient(inject('sqsEndpoint'));
+    const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: fx.queueUrl, MessageSystemAttributeNames: ['All'] }));
+    const message = sqsRecordOf(out.Messages![0]!, 'arn:aws:sqs:us-east-1:000000000000:exec');
+    // Act: copies of it read receive counts 7 (near the backstop of 8), then 1, 1, 1; none of them is the budget.
+    const answers = [];
+    for (const [i, receiveCount] of ['7', '1', '1', '1'].entries()) {
+      const copy = { ...message, messageId: `copy-${i}`, attributes: { ...message.attributes, ApproximateReceiveCount: receiveCount } };
+      answers.push(await fx.handler({ Records: [copy] }, lambdaContext()));
+    }
+    const failed = await fx.record(key);
+    await fx.drain();
+    const dead = await fx.takeDeadLetters();
+    // Assess: run 1 handed back, run 2 the last of the budget, then nothing runs.
+    expect(answers.map((a) => a.batchItemFailures.length)).toEqual([1, 0, 0, 0]);
+    expect(runs).toBe(2);
+    expect(failed).toMatchObject({ status: 'FAILED', attempts: 2, runs: 2 });
+    expect((await fx.log(key)).map((e) => [e.attempt, e.outcome])).toEqual([
+      [1, 'retryable-error'],
+      [2, 'retries-exhausted'],
+    ]);
+    expect(dead).toHaveLength(1);
+    expect(dead[0]).toMatchObject({
+      key,
+      attempts: 2,
+      reason: 'retries exhausted after 2 attempts',
+      lastError: 'RetryableActionError: downstream answered 503',
+    });
+    expect(await fx.record(key)).toMatchObject({ status: 'FAILED', deadLettered: dead[0]?.deadLetterId });
   });
 });

@@ -21,7 +21,8 @@ describe('readLocalSettings', () => {
         PORT: '3456',
         RETRYPROOF_LOCAL_DIR: 'data/one',
         RETRYPROOF_VISIBILITY_TIMEOUT_S: '1',
-        RETRYPROOF_MAX_RECEIVE_COUNT: '3',
+        RETRYPROOF_MAX_ATTEMPTS: '2',
+        RETRYPROOF_MAX_RECEIVE_COUNT: '6',
         RETRYPROOF_RECONCILE_EVERY_S: '0',
         RETRYPROOF_STUCK_AFTER_S: '0',
         RETRYPROOF_SETTLE_S: '0',
@@ -32,7 +33,8 @@ describe('readLocalSettings', () => {
       '/work',
     );
     expect(s).toMatchObject({ port: 3456, dir: '/work/data/one', reconcileEverySeconds: 0, demoSecretFromEnv: true });
-    expect(s.config.queue).toMatchObject({ visibilityTimeoutSeconds: 1, maxReceiveCount: 3 });
+    expect(s.config.queue).toMatchObject({ visibilityTimeoutSeconds: 1, maxReceiveCount: 6, resendAfterSeconds: 61 });
+    expect(s.config.routes.map((r) => r.maxAttempts)).toEqual(config.routes.map(() => 2));
     expect(s.config.reconciliation).toMatchObject({ stuckAfterSeconds: 0, settleSeconds: 0 });
     expect(s.config.routes.map((r) => r.leaseSeconds)).toEqual(config.routes.map(() => 3));
   });
@@ -42,6 +44,8 @@ describe('readLocalSettings', () => {
     ['PORT', '70000', 'PORT must be a whole number from 1 to 65535, got "70000"'],
     ['RETRYPROOF_VISIBILITY_TIMEOUT_S', '0', 'RETRYPROOF_VISIBILITY_TIMEOUT_S must be a whole number from 1 to 43200, got "0"'],
     ['RETRYPROOF_MAX_RECEIVE_COUNT', '2.5', 'RETRYPROOF_MAX_RECEIVE_COUNT must be a whole number from 1 to 1000, got "2.5"'],
+    ['RETRYPROOF_MAX_RECEIVE_COUNT', '5', 'queue: maxReceiveCount 5 is below the backstop 12 that route "demo" needs'],
+    ['RETRYPROOF_MAX_ATTEMPTS', '0', 'RETRYPROOF_MAX_ATTEMPTS must be a whole number from 1 to 100, got "0"'],
     ['RETRYPROOF_RECONCILE_EVERY_S', '-1', 'RETRYPROOF_RECONCILE_EVERY_S must be a whole number from 0 to 86400, got "-1"'],
     ['RETRYPROOF_DEMO_SECRET', 'whsec_not base64!', 'RETRYPROOF_DEMO_SECRET is not a usable standard-webhooks secret'],
   ])('refuses %s=%s with one line naming it', (name, value, message) => {

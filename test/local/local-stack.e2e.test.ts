@@ -16,7 +16,8 @@ import type { StormReport } from '../../local/storm/storm-report.ts';
 import { runScript, startStack } from './stack-process.ts';
 import type { StackProcess } from './stack-process.ts';
 
-const MAX_RECEIVE_COUNT = 3;
+const MAX_ATTEMPTS = 3;
+const MAX_RECEIVE_COUNT = 8;
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -58,6 +59,7 @@ describe('the local stack, end to end', () => {
       // back while it still runs, and those hand-backs use up the receives.
       RETRYPROOF_VISIBILITY_TIMEOUT_S: '2',
       RETRYPROOF_ACTION_TIME_S: '1',
+      RETRYPROOF_MAX_ATTEMPTS: String(MAX_ATTEMPTS),
       RETRYPROOF_MAX_RECEIVE_COUNT: String(MAX_RECEIVE_COUNT),
       RETRYPROOF_RECONCILE_EVERY_S: '0',
     };
@@ -121,9 +123,9 @@ describe('the local stack, end to end', () => {
     expect(JSON.parse(resumed.stdout)).toMatchObject({ route: 'demo', resumed: true });
   }, 60_000);
 
-  it('shows a delivery that fails beyond maxReceiveCount in `dlq list`; `dlq redrive` completes it once', async () => {
-    // Prepare: the action fails on attempts 1 to 3, so the third receive exhausts it.
-    const sent = await runScript('scripts/send.ts', ['--simulate', JSON.stringify({ failAttempts: MAX_RECEIVE_COUNT }), '--json'], env);
+  it('shows a delivery that fails beyond maxAttempts in `dlq list`; `dlq redrive` completes it once', async () => {
+    // Prepare: the action fails on runs 1 to 3, so the third run spends the budget.
+    const sent = await runScript('scripts/send.ts', ['--simulate', JSON.stringify({ failAttempts: MAX_ATTEMPTS }), '--json'], env);
     expect(sent.code, sent.stderr).toBe(0);
     const key = (JSON.parse(sent.stdout) as { key: string }).key;
     await until('the DLQ copy', () => withTarget(async (t) => ((await peekDeadLetters(t)).some((d) => d.key === key) ? true : undefined)), 30_000);
@@ -136,8 +138,8 @@ describe('the local stack, end to end', () => {
       expect.objectContaining({
         route: 'demo',
         key,
-        attempts: MAX_RECEIVE_COUNT,
-        reason: `retries exhausted after ${MAX_RECEIVE_COUNT} attempts`,
+        attempts: MAX_ATTEMPTS,
+        reason: `retries exhausted after ${MAX_ATTEMPTS} attempts`,
         lastError: expect.stringContaining('RetryableActionError') as unknown,
         receivedAt: expect.any(Number) as unknown,
       }),
@@ -153,9 +155,10 @@ describe('the local stack, end to end', () => {
     await completed('demo', key);
     const inspected = await runScript('cli/retryproof.ts', ['--local', 'inspect', 'demo', key, '--json'], env);
     const found = JSON.parse(inspected.stdout) as { record: { status: string; attempts: number }; ledger: { status: string }[]; log: unknown[] };
-    expect(found.record).toMatchObject({ status: 'COMPLETED', attempts: MAX_RECEIVE_COUNT + 1 });
+    // The redrive gave a fresh budget: its first run (run 4 in all) passes.
+    expect(found.record).toMatchObject({ status: 'COMPLETED', attempts: 1, runs: MAX_ATTEMPTS + 1, redrives: 1 });
     expect(found.ledger.map((e) => e.status)).toEqual(['posted']);
-    expect(found.log).toHaveLength(MAX_RECEIVE_COUNT + 1);
+    expect(found.log).toHaveLength(MAX_ATTEMPTS + 1);
   }, 90_000);
 
   it('survives a scaled-down retry storm: no double effect after reconciliation, nothing lost', async () => {

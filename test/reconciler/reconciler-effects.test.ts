@@ -2,14 +2,23 @@ import { describe, expect, it } from 'vitest';
 import { reconcilerFixture, recentWindow } from '../support/reconciler-fixture.ts';
 import type { ReconcilerFixture } from '../support/reconciler-fixture.ts';
 
-/** Runs the crashAfterEffect scenario of layer 2: two posted entries for one key. */
+/**
+ * Runs the crashAfterEffect scenario of layer 2: two posted entries for one key. The first
+ * worker posts and dies; the executor's clock moves past its lease; the message comes back
+ * after fauxqs' visibility timeout (drain waits for it) and a second worker posts again.
+ */
 async function doubleEffect(rf: ReconcilerFixture): Promise<string> {
   const { fx } = rf;
   const key = await fx.deliver({ amount: 77, simulate: { crashAfterEffect: true } });
-  await fx.poll();
+  await fx.pollUntilReceived();
+  const crashed = await fx.record(key);
+  if (crashed?.status !== 'EXECUTING') throw new Error(`the first worker should have died holding the lease, found ${String(crashed?.status)}`);
   fx.clockOffsetMs += 20_000;
-  await new Promise((r) => setTimeout(r, 1_100));
   await fx.drain();
+  const done = await fx.record(key);
+  if (done?.status !== 'COMPLETED' || done.attempts !== 2) {
+    throw new Error(`the second worker should have completed on attempt 2, found ${String(done?.status)} after ${String(done?.attempts)}`);
+  }
   return key;
 }
 

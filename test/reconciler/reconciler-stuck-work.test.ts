@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { GetQueueAttributesCommand, PurgeQueueCommand, ReceiveMessageCommand, DeleteMessageCommand } from '@aws-sdk/client-sqs';
 import { inject } from 'vitest';
 import { localSqsClient } from '../../local/aws-clients.ts';
+import type { EventRecord } from '../../lambdas/domain/event-record.ts';
+import { documentClient } from '../../lambdas/store/dynamodb-event-store.ts';
+import { toRecordItem } from '../../lambdas/store/record-item.ts';
+import { MAX_ATTEMPTS, ROUTE } from '../support/executor-fixture.ts';
+import { uniqueKey } from '../support/ingest-fixture.ts';
 import { reconcilerFixture, recentWindow } from '../support/reconciler-fixture.ts';
 
 describe('the reconciler and stuck work', () => {
@@ -54,7 +60,7 @@ describe('the reconciler and stuck work', () => {
       nowMs: Date.now(),
       leaseMs: 15_000,
       token: 'dead-worker',
-      maxAttempts: 5,
+      maxAttempts: MAX_ATTEMPTS,
     });
     await sqs.send(new PurgeQueueCommand({ QueueUrl: rf.fx.queueUrl }));
     // Act: the lease ran out longer ago than stuckAfter (900 s); the reconciler re-enqueues; the executor completes.
@@ -79,5 +85,46 @@ describe('the reconciler and stuck work', () => {
     expect(report.counts).toMatchObject({ failed: 1, reenqueued: 0 });
     expect(report.needsAttention).toEqual([expect.objectContaining({ key, finding: 'failed' }) as unknown]);
     expect(await rf.fx.record(key)).toEqual(before);
+  });
+
+  it('finishes its run and reports reenqueue-failed when the queue refuses one record\'s message, still re-enqueuing the other', async () => {
+    // Prepare: two RECEIVED records whose messages were lost half an hour ago. One is old, from
+    // before ingest checked what SQS can carry: its body holds U+FFFF, which SQS refuses.
+    const rf = await reconcilerFixture();
+    const at = Date.now() - 30 * 60_000;
+    const stuck = (body: string): EventRecord => ({
+      route: ROUTE,
+      key: uniqueKey(ROUTE),
+      status: 'RECEIVED',
+      fingerprint: 'f'.repeat(64),
+      body,
+      bodyEncoding: 'utf8',
+      headers: {},
+      receivedAt: at,
+      expiresAt: Math.floor(at / 1000) + 35 * 86_400,
+      answer: { status: 202, body: '{}' },
+      hits: 1,
+      attempts: 0,
+      runs: 0,
+      redrives: 0,
+      lastEnqueuedAt: at,
+    });
+    const refused = stuck('{"amount":1,"note":"\uFFFF"}');
+    const fine = stuck('{"amount":12}');
+    const doc = documentClient(rf.dynamo);
+    for (const record of [refused, fine]) await doc.send(new PutCommand({ TableName: rf.eventsTable, Item: toRecordItem(record) }));
+    // Act
+    const report = await rf.reconciler().run(recentWindow(rf.fx));
+    await rf.fx.drain();
+    // Assess: the refusal is a finding for people, not the end of the run.
+    expect(report.stoppedEarly).toBe(false);
+    expect(report.counts).toMatchObject({ scanned: 2, reenqueued: 1, needsAttention: 1 });
+    expect(report.needsAttention).toEqual([
+      { route: ROUTE, key: refused.key, finding: 'reenqueue-failed', detail: expect.stringContaining('Invalid characters') as unknown },
+    ]);
+    expect(await rf.fx.record(fine.key)).toMatchObject({ status: 'COMPLETED', attempts: 1 });
+    expect(await rf.fx.ledger(fine.key)).toHaveLength(1);
+    expect((await rf.fx.log(fine.key)).map((e) => e.outcome)).toEqual(['re-enqueued', 'completed']);
+    expect(await rf.fx.record(refused.key)).toMatchObject({ status: 'RECEIVED', attempts: 0 });
   });
 });

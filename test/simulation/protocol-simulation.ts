@@ -38,6 +38,7 @@ import { DynamoDbExecutionStore } from '../../lambdas/store/dynamodb-execution-s
 import { DynamoDbParkedRecords } from '../../lambdas/store/dynamodb-parked-records.ts';
 import { DynamoDbReconcilerStore } from '../../lambdas/store/dynamodb-reconciler-store.ts';
 import { DynamoDbRouteStateStore } from '../../lambdas/store/dynamodb-route-state-store.ts';
+import { lambdaContext } from '../../local/http-api-event.ts';
 import { Scheduler } from './scheduler.ts';
 import type { Actor } from './scheduler.ts';
 import { SimMessageVisibility, SimWorkQueue, SimulatedQueue } from './simulated-sqs.ts';
@@ -81,7 +82,7 @@ const WEIGHTS: Readonly<Record<OpName, number>> = {
   step: 40,
   crash: 3,
   tick: 9,
-  wait: 4,
+  wait: 2,
   jump: 1,
   leap: 0.15,
   reconcile: 1.2,
@@ -173,6 +174,9 @@ const SECRET = 'sim-shared-secret';
 const ACTION_TIME_SECONDS = 5;
 const MAX_ATTEMPTS = 3;
 const STUCK_AFTER_SECONDS = 900;
+/** The deployed functions' timeouts (lib/retryproof-stack.ts): an actor stepped after its own is killed, as Lambda would. */
+const INGEST_TIMEOUT_MS = 10_000;
+const RECONCILER_TIMEOUT_MS = 5 * 60_000;
 const SETTLE_SECONDS = 60;
 const HOUR = 3_600_000;
 /** Each run lives in its own stretch of simulated time, so runs sharing tables never meet. */
@@ -420,13 +424,18 @@ export async function runSchedule(tables: SimulationTables, seed: number, ops: r
       'idempotency-key': k.key,
       'content-type': 'application/json',
     };
-    await sched.spawn('ingest', `ingest ${k.key}`, async () => {
-      try {
-        await ingestDelivery(ingestDeps, { method: 'POST', routeName: k.route, headers, rawBody: k.body, bodyEncoding: 'utf8' });
-      } catch {
-        // A 5xx (SQS down) or a 4xx: the sender retries, as later duplicates of the schedule.
-      }
-    });
+    await sched.spawn(
+      'ingest',
+      `ingest ${k.key}`,
+      async () => {
+        try {
+          await ingestDelivery(ingestDeps, { method: 'POST', routeName: k.route, headers, rawBody: k.body, bodyEncoding: 'utf8' });
+        } catch {
+          // A 5xx (SQS down) or a 4xx: the sender retries, as later duplicates of the schedule.
+        }
+      },
+      { deadlineMs: nowMs + INGEST_TIMEOUT_MS },
+    );
   };
 
   const executorTimeoutMs = config.executorTimeoutSeconds * 1000;
@@ -478,11 +487,14 @@ export async function runSchedule(tables: SimulationTables, seed: number, ops: r
     await sched.step(actor);
   };
 
-  /** One reconciler run over the usual 24 hours (nothing of this run lies before its start). */
-  const runReconciler = async (): Promise<void> => {
+  /**
+   * One reconciler run over the usual 24 hours (nothing of this run lies before its start).
+   * `toEnd`: run it to its end now, as an hourly run between two clock jumps would.
+   */
+  const runReconciler = async (toEnd = false): Promise<void> => {
     const fromMs = Math.max(startMs, nowMs - 24 * HOUR);
     stats.reconcilerRuns++;
-    await sched.spawn('reconciler', 'reconciler', async () => {
+    const actor = await sched.spawn('reconciler', 'reconciler', async () => {
       await reconcile(
         {
           store: reconcilerStore,
@@ -501,7 +513,8 @@ export async function runSchedule(tables: SimulationTables, seed: number, ops: r
           maxReenqueue: 500,
         },
       );
-    });
+    }, { deadlineMs: nowMs + RECONCILER_TIMEOUT_MS });
+    while (toEnd && actor.state === 'parked') await sched.step(actor);
   };
 
   const redriveCli = (): void => {
@@ -572,7 +585,7 @@ export async function runSchedule(tables: SimulationTables, seed: number, ops: r
         const halfDays = 2 + Math.floor(a * 3);
         for (let i = 0; i < halfDays; i++) {
           advance(12 * HOUR);
-          await runReconciler();
+          await runReconciler(true);
         }
         break;
       }
@@ -665,20 +678,7 @@ export async function runSchedule(tables: SimulationTables, seed: number, ops: r
 }
 
 function contextOf(deadlineMs: number, now: () => number): Context {
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: 'retryproof-executor-simulation',
-    functionVersion: '$LATEST',
-    invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:retryproof-executor-simulation',
-    memoryLimitInMB: '256',
-    awsRequestId: 'simulation',
-    logGroupName: '/aws/lambda/simulation',
-    logStreamName: 'simulation',
-    getRemainingTimeInMillis: () => Math.max(0, deadlineMs - now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
+  return { ...lambdaContext('retryproof-executor-simulation'), awsRequestId: 'simulation', getRemainingTimeInMillis: () => Math.max(0, deadlineMs - now()) };
 }
 
 function sqsRecordOf(message: SimReceivedMessage, arn: string): SQSRecord {

@@ -1,6 +1,11 @@
 /**
  * The real ingest and executor handlers on DynamoDB Local and fauxqs, joined by a queue
- * pair of their own (visibility 1 s, maxReceiveCount 3) and the event-source poller.
+ * pair of their own (visibility 1 s, maxReceiveCount 8) and the event-source poller. Every
+ * route has a retry budget of 3 attempts.
+ *
+ * The executor's clock is `Date.now() + clockOffsetMs`, so a test moves past a lease without
+ * waiting for it; fauxqs' visibility runs on real time. Tests therefore wait for a condition
+ * (a round that receives a message, an empty queue), never for a fixed time.
  */
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
@@ -9,6 +14,8 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
 import type { Action } from '../../lambdas/actions/action.ts';
 import { payoutAction } from '../../lambdas/actions/payout.ts';
+import { workMessageOf } from '../../lambdas/domain/event-record.ts';
+import { fromRecordItem } from '../../lambdas/store/record-item.ts';
 import { RECORD_SK, recordPk } from '../../lambdas/store/record-keys.ts';
 import { createExecutorHandler } from '../../lambdas/executor/create-executor-handler.ts';
 import { DynamoDbLedger } from '../../lambdas/ledger/dynamodb-ledger.ts';
@@ -20,6 +27,7 @@ import { documentClient } from '../../lambdas/store/dynamodb-event-store.ts';
 import { DynamoDbExecutionStore } from '../../lambdas/store/dynamodb-execution-store.ts';
 import { pollOnce } from '../../local/sqs-event-source.ts';
 import type { RouteConfig } from '../../lambdas/config/route-config.ts';
+import type { MessageVisibility } from '../../lambdas/ports/message-visibility.ts';
 import type { BreakerDeps } from '../../lambdas/ingest/circuit-breaker.ts';
 import { DynamoDbRouteStateStore } from '../../lambdas/store/dynamodb-route-state-store.ts';
 import type { PollResult } from '../../local/sqs-event-source.ts';
@@ -29,18 +37,72 @@ import { ingestFixture, SCHEME_ROUTES, signedDelivery, uniqueKey } from './inges
 import type { IngestFixture } from './ingest-fixture.ts';
 
 export const ROUTE = 'standard-webhooks';
-export const MAX_RECEIVE_COUNT = 3;
+/** The retry budget of every fixture route that does not set its own. */
+export const MAX_ATTEMPTS = 3;
+/** The queue's backstop: 2 x MAX_ATTEMPTS + 2, the least resolveConfig accepts. */
+export const MAX_RECEIVE_COUNT = 8;
+
+/** The longest hiding the fixture asks of fauxqs, whose visibility runs on real time. */
+const APPLIED_VISIBILITY_CAP_SECONDS = 1;
+
+/** One ChangeMessageVisibility the executor asked for. */
+export interface VisibilityChange {
+  readonly receiptHandle: string;
+  /** What the executor asked for. */
+  readonly seconds: number;
+  /** What fauxqs was told: at most APPLIED_VISIBILITY_CAP_SECONDS, so no test waits out a lease. */
+  readonly applied: number;
+}
+
+/**
+ * Records each visibility change the executor asks for, and applies at most one second of
+ * it: the executor's clock can jump past a lease, fauxqs' cannot.
+ */
+class RecordingVisibility implements MessageVisibility {
+  readonly changes: VisibilityChange[] = [];
+  readonly #queue: MessageVisibility;
+  constructor(queue: MessageVisibility) {
+    this.#queue = queue;
+  }
+  async changeVisibility(receiptHandle: string, seconds: number): Promise<void> {
+    const applied = Math.min(seconds, APPLIED_VISIBILITY_CAP_SECONDS);
+    this.changes.push({ receiptHandle, seconds, applied });
+    await this.#queue.changeVisibility(receiptHandle, applied);
+  }
+}
+
+/**
+ * Runs `check` until it answers something other than undefined, and returns that. Throws an
+ * error naming `what` when `budgetMs` runs out: a wait for a condition, never a fixed sleep.
+ */
+export async function waitFor<T>(what: string, check: () => Promise<T | undefined>, budgetMs = 15_000): Promise<T> {
+  const until = Date.now() + budgetMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() >= until) throw new Error(`gave up after ${budgetMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
 
 export interface ExecutorFixture {
   readonly ingest: IngestFixture;
   readonly queueUrl: string;
   readonly dlqUrl: string;
+  /** The routes as configured, each with its retry budget. */
+  readonly routes: readonly RouteConfig[];
   /** Milliseconds added to the executor's clock, to let leases run out without waiting. */
   clockOffsetMs: number;
+  /** The executor's clock. */
+  now(): number;
+  /** Every visibility change the executor asked for, in order. */
+  readonly visibilityChanges: readonly VisibilityChange[];
   /** Ingests a signed delivery with this payload; returns its key. */
   deliver(payload: Record<string, unknown>, key?: string): Promise<string>;
   /** One event-source round. */
   poll(): Promise<PollResult>;
+  /** Event-source rounds until one receives a message (a hidden one comes back on fauxqs' real clock); returns that round. */
+  pollUntilReceived(budgetMs?: number): Promise<PollResult>;
   /** Polls until the queue is empty and nothing is in flight, or the budget runs out. */
   drain(budgetMs?: number): Promise<void>;
   record(key: string): Promise<Record<string, unknown> | undefined>;
@@ -50,6 +112,8 @@ export interface ExecutorFixture {
   takeDeadLetters(): Promise<Record<string, unknown>[]>;
   /** Sends a body to the work queue, as a console redrive does. */
   redrive(body: Record<string, unknown>): Promise<void>;
+  /** The work message of a key as ingest sent it, rebuilt from its record: what a duplicate or the reconciler re-sends. */
+  workMessage(key: string): Promise<Record<string, unknown>>;
   readonly handler: ReturnType<typeof createExecutorHandler>;
   readonly eventsTable: string;
   readonly ledgerClient: DynamoDbLedger;
@@ -71,9 +135,11 @@ export async function executorFixture(
     maxReceiveCount: MAX_RECEIVE_COUNT,
     visibilityTimeoutSeconds: 1,
   });
-  const routes = (options.routes ?? SCHEME_ROUTES).map((r) =>
-    r.name === ROUTE && options.action !== undefined ? { ...r, action: options.action } : r,
-  );
+  const routes = (options.routes ?? SCHEME_ROUTES).map((r) => ({
+    maxAttempts: MAX_ATTEMPTS,
+    ...r,
+    ...(r.name === ROUTE && options.action !== undefined ? { action: options.action } : {}),
+  }));
   const table = options.eventsTable ?? inject('eventsTable');
   const ingest = await ingestFixture({
     queueUrl: pair.queueUrl,
@@ -84,11 +150,15 @@ export async function executorFixture(
   const config = resolveConfig({ routes, queue: { maxReceiveCount: MAX_RECEIVE_COUNT } });
   const ledgerClient = new DynamoDbLedger(ddb, options.ledgerTable ?? inject('ledgerTable'));
   const doc = documentClient(ddb);
+  const visibility = new RecordingVisibility(new SqsMessageVisibility(sqs, pair.queueUrl));
   const fx: ExecutorFixture = {
     ingest,
     queueUrl: pair.queueUrl,
     dlqUrl: pair.dlqUrl,
+    routes,
     clockOffsetMs: 0,
+    now: () => Date.now() + fx.clockOffsetMs,
+    visibilityChanges: visibility.changes,
     ledgerClient,
     eventsTable: table,
     handler: createExecutorHandler({
@@ -97,9 +167,9 @@ export async function executorFixture(
       store: new DynamoDbExecutionStore(ddb, table),
       routeState: new DynamoDbRouteStateStore(ddb, table),
       workQueue: new SqsWorkQueue(sqs, pair.queueUrl),
-      visibility: new SqsMessageVisibility(sqs, pair.queueUrl),
+      visibility,
       maxReceiveCount: MAX_RECEIVE_COUNT,
-      now: () => Date.now() + fx.clockOffsetMs,
+      now: () => fx.now(),
       logger: createLogger('retryproof-executor-test'),
       metrics: createMetrics('retryproof-executor-test'),
     }),
@@ -109,6 +179,12 @@ export async function executorFixture(
       return key;
     },
     poll: () => pollOnce(fx.handler, { sqs, queueUrl: pair.queueUrl, context: () => lambdaContext('retryproof-executor') }),
+    pollUntilReceived(budgetMs = 15_000) {
+      return waitFor('an event-source round that receives a message', async () => {
+        const round = await fx.poll();
+        return round.received > 0 ? round : undefined;
+      }, budgetMs);
+    },
     async drain(budgetMs = 15_000) {
       const until = Date.now() + budgetMs;
       while (Date.now() < until) {
@@ -160,6 +236,11 @@ export async function executorFixture(
     },
     async redrive(body) {
       await sqs.send(new SendMessageCommand({ QueueUrl: pair.queueUrl, MessageBody: JSON.stringify(body) }));
+    },
+    async workMessage(key) {
+      const item = await fx.record(key);
+      if (item === undefined) throw new Error(`no record for ${key}`);
+      return { ...workMessageOf(fromRecordItem(item)) };
     },
   };
   return fx;

@@ -8,9 +8,8 @@ import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
 import { createReconciler } from '../../lambdas/reconciler/create-reconciler.ts';
 import type { Reconciler } from '../../lambdas/reconciler/create-reconciler.ts';
 import { createEventsTable, createLedgerTable, localDynamoClient, localSqsClient } from '../../local/aws-clients.ts';
-import { executorFixture } from './executor-fixture.ts';
+import { executorFixture, MAX_RECEIVE_COUNT } from './executor-fixture.ts';
 import type { ExecutorFixture } from './executor-fixture.ts';
-import { SCHEME_ROUTES } from './ingest-fixture.ts';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 
 export interface ReconcilerFixture {
@@ -41,7 +40,8 @@ export async function reconcilerFixture(): Promise<ReconcilerFixture> {
         sqs: localSqsClient(inject('sqsEndpoint')),
         queueUrl: fx.queueUrl,
         config: resolveConfig({
-          routes: SCHEME_ROUTES,
+          routes: fx.routes,
+          queue: { maxReceiveCount: MAX_RECEIVE_COUNT },
           reconciliation: { stuckAfterSeconds: options.stuckAfterSeconds ?? 900, settleSeconds: 1 },
         }),
         now: options.now ?? (() => Date.now() + fx.clockOffsetMs),
