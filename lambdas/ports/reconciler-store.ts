@@ -1,6 +1,6 @@
 import type { EventRecord, RecordSummary } from '../domain/event-record.ts';
 import type { ResendRequest } from './event-store.ts';
-import type { ExecutionLogEntry } from './execution-store.ts';
+import type { ExecutionLogEntry, RecordRef } from './execution-store.ts';
 import type { ParkedRecords } from './parked-records.ts';
 
 /** One Query's worth of a window: the hour bucket and shard it came from. */
@@ -23,4 +23,10 @@ export interface ReconcilerStore extends ParkedRecords {
    */
   claimResend(route: string, key: string, request: ResendRequest): Promise<boolean>;
   appendLog(entry: ExecutionLogEntry): Promise<void>;
+  /** Records a run could not re-send, whatever their age (the sparse retry partition). */
+  listStranded(route: string): AsyncIterable<readonly EventRecord[]>;
+  /** Remembers a record whose re-send failed, so later runs find it outside the window too. */
+  markStranded(ref: RecordRef): Promise<void>;
+  /** Forgets it once its message went out. */
+  clearStranded(ref: RecordRef): Promise<void>;
 }

@@ -183,7 +183,37 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
     }
   }
 
-  // 2. Read the window, and repair what is stuck as we go.
+  // 2. Records an earlier run could not re-send (SQS down, or refusing them), whatever their
+  //    age: without this, one that left the 24 h window unrepaired would be lost from view.
+  if (stoppedAt === undefined) {
+    for (const route of deps.routes.values()) {
+      for await (const page of deps.store.listStranded(route.name)) {
+        for (const full of page) {
+          const settled =
+            full.status === RECORD_STATUS.completed ||
+            full.status === RECORD_STATUS.parked ||
+            (full.status === RECORD_STATUS.failed && full.deadLettered !== undefined);
+          if (settled) {
+            await deps.store.clearStranded(full);
+            continue;
+          }
+          if (counts.reenqueued >= options.maxReenqueue) {
+            flag(full, 'reenqueue-limit', 'left for the next run: the per-run re-enqueue bound was reached');
+            continue;
+          }
+          const request = { receivedAt: full.receivedAt, nowMs: now, sentBeforeMs: stuckBefore, answer: acceptedAnswer(full.route, full.key) };
+          if (!(await deps.store.claimResend(full.route, full.key, request))) continue;
+          if (await trySend(full, messageFor(full))) {
+            await deps.store.clearStranded(full);
+            counts.reenqueued++;
+            await correction(full, 're-enqueued', { was: full.status, from: 'retry partition' });
+          }
+        }
+      }
+    }
+  }
+
+  // 3. Read the window, and repair what is stuck as we go.
   const records = new Map<string, RecordSummary>();
   let pages = 0;
   for await (const page of stoppedAt === undefined ? deps.store.readWindow(options.fromMs, options.toMs) : []) {
@@ -215,6 +245,9 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
       if (await trySend(record, messageFor(full))) {
         counts.reenqueued++;
         await correction(record, 're-enqueued', { was: record.status });
+      } else {
+        // Found again by every later run, also once it is older than the window.
+        await deps.store.markStranded(full);
       }
     }
     options.onProgress?.({ pages, records: counts.scanned });
@@ -224,7 +257,7 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
     }
   }
 
-  // 3. Compare effects with the ledger, for routes whose action writes to it.
+  // 4. Compare effects with the ledger, for routes whose action writes to it.
   if (deps.ledger !== undefined && stoppedAt === undefined) {
     const ledgerRoutes = new Set([...deps.routes.values()].filter((r) => deps.ledgerActions.has(r.action)).map((r) => r.name));
     // Effects land after receipt: read the ledger from the window's start up to now.

@@ -24,7 +24,12 @@ export class DynamoDbParkedRecords implements ParkedRecords {
     this.#table = tableName;
   }
 
-  async *listParked(route: string): AsyncIterable<readonly EventRecord[]> {
+  listParked(route: string): AsyncIterable<readonly EventRecord[]> {
+    return this.listPartition(parkedPartition(route));
+  }
+
+  /** Every record of one partition of the sparse index, page by page. */
+  async *listPartition(partition: string): AsyncIterable<readonly EventRecord[]> {
     const index = EVENTS_TABLE.parkedIndex;
     let startKey: Record<string, unknown> | undefined;
     do {
@@ -34,7 +39,7 @@ export class DynamoDbParkedRecords implements ParkedRecords {
           IndexName: index.name,
           KeyConditionExpression: '#pk = :pk',
           ExpressionAttributeNames: { '#pk': index.partitionKey },
-          ExpressionAttributeValues: { ':pk': parkedPartition(route) },
+          ExpressionAttributeValues: { ':pk': partition },
           ExclusiveStartKey: startKey,
         }),
       );

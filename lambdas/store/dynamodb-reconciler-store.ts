@@ -17,7 +17,7 @@ import { DynamoDbExecutionStore } from './dynamodb-execution-store.ts';
 import { DynamoDbParkedRecords } from './dynamodb-parked-records.ts';
 import { fromRecordItem, fromSummaryItem } from './record-item.ts';
 import { RECORD_SK, recordPk } from './record-keys.ts';
-import { claimResend } from './record-transitions.ts';
+import { claimResend, clearStranded, markStranded, strandedPartition } from './record-transitions.ts';
 import { EVENTS_TABLE } from './table-schema.ts';
 
 const HOUR_MS = 3_600_000;
@@ -97,5 +97,17 @@ export class DynamoDbReconcilerStore implements ReconcilerStore {
 
   appendLog(entry: ExecutionLogEntry): Promise<void> {
     return this.#log.appendLog(entry);
+  }
+
+  listStranded(route: string): AsyncIterable<readonly EventRecord[]> {
+    return this.#parked.listPartition(strandedPartition(route));
+  }
+
+  async markStranded(ref: RecordRef): Promise<void> {
+    await conditionalUpdate(this.#doc, { TableName: this.#table, Key: { pk: recordPk(ref.route, ref.key), sk: RECORD_SK }, ...markStranded(ref) });
+  }
+
+  async clearStranded(ref: RecordRef): Promise<void> {
+    await conditionalUpdate(this.#doc, { TableName: this.#table, Key: { pk: recordPk(ref.route, ref.key), sk: RECORD_SK }, ...clearStranded(ref) });
   }
 }

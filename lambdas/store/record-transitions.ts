@@ -21,6 +21,9 @@
  *                   most one resend per window (ingest, reconciler)
  *   markDeadLettered  the dead-letter copy's last receive before SQS moves it to the DLQ
  *   keepParked      a PARKED record's expiry moves on while its route stays paused
+ *   markStranded    a record the reconciler could not re-send enters the sparse retry
+ *                   partition, so it is found again after it leaves the 24 h window
+ *   clearStranded   and leaves it once a re-send went out (acquireLease also drops it)
  *
  * "This generation" is `receivedAt = :receivedAt`: a key reused after its record expired
  * is a new record, and a message minted for the old one must never touch it.
@@ -177,6 +180,11 @@ export function parkedPartition(route: string): string {
   return `PARKED#${route}`;
 }
 
+/** Partition of the same sparse index that holds a route's records the reconciler could not re-send. */
+export function strandedPartition(route: string): string {
+  return `RETRY#${route}`;
+}
+
 /** The sparse `parked` index keys of a record. */
 export function parkedIndexKeys(route: string, key: string, receivedAt: number): { gsi2pk: string; gsi2sk: string } {
   return { gsi2pk: parkedPartition(route), gsi2sk: `${new Date(receivedAt).toISOString()}#${key}` };
@@ -232,6 +240,37 @@ export function keepParked(p: { receivedAt: number; nowMs: number; ttlSeconds: n
       ':before': p.beforeSeconds,
       ':keepUntil': seconds(p.nowMs) + p.ttlSeconds,
     },
+  };
+}
+
+/**
+ * Puts a record the reconciler could not re-send (SQS refused it, or was down) into the
+ * sparse retry partition: every later run finds it there, whatever its age, instead of
+ * losing sight of it once it leaves the 24 h window. PARKED records keep their own keys.
+ */
+export function markStranded(p: { route: string; key: string; receivedAt: number }): Transition {
+  return {
+    ConditionExpression: 'receivedAt = :receivedAt AND #status IN (:received, :executing, :failed)',
+    UpdateExpression: 'SET #gsi2pk = :gsi2pk, #gsi2sk = :gsi2sk',
+    ExpressionAttributeNames: { ...STATUS, '#gsi2pk': PARKED_INDEX.partitionKey, '#gsi2sk': PARKED_INDEX.sortKey },
+    ExpressionAttributeValues: {
+      ':receivedAt': p.receivedAt,
+      ':received': S.received,
+      ':executing': S.executing,
+      ':failed': S.failed,
+      ':gsi2pk': strandedPartition(p.route),
+      ':gsi2sk': `${new Date(p.receivedAt).toISOString()}#${p.key}`,
+    },
+  };
+}
+
+/** Takes a record out of the retry partition once its message went out. */
+export function clearStranded(p: { route: string; receivedAt: number }): Transition {
+  return {
+    ConditionExpression: 'receivedAt = :receivedAt AND #gsi2pk = :gsi2pk',
+    UpdateExpression: 'REMOVE #gsi2pk, #gsi2sk',
+    ExpressionAttributeNames: { '#gsi2pk': PARKED_INDEX.partitionKey, '#gsi2sk': PARKED_INDEX.sortKey },
+    ExpressionAttributeValues: { ':receivedAt': p.receivedAt, ':gsi2pk': strandedPartition(p.route) },
   };
 }
 

@@ -28,7 +28,7 @@ export interface Actor {
 }
 
 /** Port methods that return an AsyncIterable synchronously: the gate parks on the first read. */
-const ITERABLE_METHODS = new Set(['readWindow', 'listParked']);
+const ITERABLE_METHODS = new Set(['readWindow', 'listParked', 'listStranded']);
 
 export class Scheduler {
   readonly #als = new AsyncLocalStorage<Actor>();
