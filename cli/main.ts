@@ -113,13 +113,18 @@ export async function runCli(argv: readonly string[], io: CliIo, commands: reado
     }
     const json = values.json === true;
     let lastProgress = '';
+    let lastProgressAt = Number.NEGATIVE_INFINITY;
     const ctx: CommandContext = {
       json,
       now: io.now ?? Date.now,
       print: io.stdout,
       progress: (text) => {
         if (json || text === lastProgress) return;
+        // A terminal gets every step, rewritten in place; a log file one line a second at most.
+        const at = performance.now();
+        if (io.stderrIsTty !== true && at - lastProgressAt < 1000) return;
         lastProgress = text;
+        lastProgressAt = at;
         io.stderr(io.stderrIsTty ? `\r\x1b[K${text}` : `${text}\n`);
       },
       target: async () => {
