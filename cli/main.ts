@@ -122,7 +122,7 @@ export async function runCli(argv: readonly string[], io: CliIo, commands: reado
         if (json || text === lastProgress) return;
         // A terminal gets every step, rewritten in place; a log file one line a second at most.
         const at = performance.now();
-        if (io.stderrIsTty !== true && at - lastProgressAt < 1000) return;
+        if (!io.stderrIsTty && at - lastProgressAt < 1000) return;
         lastProgress = text;
         lastProgressAt = at;
         io.stderr(io.stderrIsTty ? `\r\x1b[K${text}` : `${text}\n`);
