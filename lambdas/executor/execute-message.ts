@@ -267,7 +267,7 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
     const endedAt = deps.now();
     if (permanent || exhausted) {
       const deadLetterId = newId();
-      const owned = await deps.store.fail({ ...fence, nowMs: endedAt, error: errorText, deadLetterId });
+      const owned = await deps.store.fail({ ...fence, receivedAt: record.receivedAt, nowMs: endedAt, error: errorText, deadLetterId });
       const outcome = !owned ? EXECUTION_OUTCOME.fencedOut : permanent ? EXECUTION_OUTCOME.permanent : EXECUTION_OUTCOME.exhausted;
       await deps.store.appendLog({ ...log, endedAt, outcome, error: described });
       if (!owned) return { ...base, attempt, outcome, ack: true, error: errorText };

@@ -72,7 +72,7 @@ export interface ExecutionStore {
   /** Back to RECEIVED after a retryable error with budget left, keeping attempts and the last error. */
   release(write: FencedWrite & { readonly error: string }): Promise<boolean>;
   /** FAILED after a permanent error or the last allowed attempt, naming its dead-letter copy. */
-  fail(write: FencedWrite & { readonly error: string; readonly deadLetterId: string }): Promise<boolean>;
+  fail(write: FencedWrite & { readonly receivedAt: number; readonly error: string; readonly deadLetterId: string }): Promise<boolean>;
   /** FAILED for a record whose budget was spent by workers that died; false when someone else moved it first. */
   failExhausted(
     ref: RecordRef & { readonly nowMs: number; readonly maxAttempts: number; readonly error: string; readonly deadLetterId: string },

@@ -80,7 +80,7 @@ export class DynamoDbExecutionStore implements ExecutionStore {
     return (await this.#apply(write.route, write.key, release(write))).ok;
   }
 
-  async fail(write: FencedWrite & { readonly error: string; readonly deadLetterId: string }): Promise<boolean> {
+  async fail(write: FencedWrite & { readonly receivedAt: number; readonly error: string; readonly deadLetterId: string }): Promise<boolean> {
     return (await this.#apply(write.route, write.key, fail(write))).ok;
   }
 

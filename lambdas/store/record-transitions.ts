@@ -8,7 +8,8 @@
  *                   attempts < maxAttempts                             -> EXECUTING   (executor)
  *   complete        EXECUTING under this lease token                   -> COMPLETED   (executor)
  *   release         EXECUTING under this lease token                   -> RECEIVED    (executor, retryable error)
- *   fail            EXECUTING under this lease token                   -> FAILED      (executor, permanent or last attempt)
+ *   fail            EXECUTING under this lease token                   -> FAILED      (executor, permanent or last attempt;
+ *                                                                                     in the retry partition until its copy leaves)
  *   failExhausted   as acquireLease, but attempts >= maxAttempts       -> FAILED      (executor: the last attempt's worker died)
  *   park            RECEIVED | EXECUTING with its lease over           -> PARKED      (executor, route paused)
  *   unpark          PARKED                                             -> RECEIVED    (route resume, reconciler)
@@ -138,15 +139,19 @@ export function release(p: { token: string; nowMs: number; error: string }): Tra
 
 /**
  * EXECUTING (this token) -> FAILED, naming the dead-letter copy about to be sent. The send
- * counts as an enqueue, so a copy lost with a crashed worker is re-sent by the reconciler.
+ * counts as an enqueue, and the record waits in the sparse retry partition until the copy's
+ * last receive (markDeadLettered): a copy lost with a crashed worker or a failed send is
+ * re-sent by the reconciler, however old the record.
  */
-export function fail(p: { token: string; nowMs: number; error: string; deadLetterId: string }): Transition {
+export function fail(p: { route: string; key: string; receivedAt: number; token: string; nowMs: number; error: string; deadLetterId: string }): Transition {
+  const retry = strandedIndexKeys(p.route, p.key, p.receivedAt);
   return fenced(
     p.token,
     p.nowMs,
-    'SET #status = :failed, lastError = :error, lastErrorAt = :now, failedAt = :now, deadLetterId = :dl, lastEnqueuedAt = :now ' +
-      'REMOVE leaseUntil, leaseToken, deadLettered',
-    { ':failed': S.failed, ':error': p.error, ':dl': p.deadLetterId },
+    'SET #status = :failed, lastError = :error, lastErrorAt = :now, failedAt = :now, deadLetterId = :dl, lastEnqueuedAt = :now, ' +
+      '#gsi2pk = :gsi2pk, #gsi2sk = :gsi2sk REMOVE leaseUntil, leaseToken, deadLettered',
+    { ':failed': S.failed, ':error': p.error, ':dl': p.deadLetterId, ':gsi2pk': retry.gsi2pk, ':gsi2sk': retry.gsi2sk },
+    { '#gsi2pk': PARKED_INDEX.partitionKey, '#gsi2sk': PARKED_INDEX.sortKey },
   );
 }
 
@@ -154,12 +159,21 @@ export function fail(p: { token: string; nowMs: number; error: string; deadLette
  * Runnable but with the budget spent -> FAILED. Only reached when the worker of the last
  * attempt died without a word (a crash, a timeout, out of memory): its lease ran out.
  */
-export function failExhausted(p: { receivedAt: number; nowMs: number; maxAttempts: number; error: string; deadLetterId: string }): Transition {
+export function failExhausted(p: {
+  route: string;
+  key: string;
+  receivedAt: number;
+  nowMs: number;
+  maxAttempts: number;
+  error: string;
+  deadLetterId: string;
+}): Transition {
+  const retry = strandedIndexKeys(p.route, p.key, p.receivedAt);
   return {
     ConditionExpression: `${LIVE} AND attempts >= :maxAttempts AND ${RUNNABLE}`,
     UpdateExpression:
-      'SET #status = :failed, lastError = :error, lastErrorAt = :now, failedAt = :now, deadLetterId = :dl, lastEnqueuedAt = :now ' +
-      'REMOVE leaseUntil, leaseToken, deadLettered, #gsi2pk, #gsi2sk',
+      'SET #status = :failed, lastError = :error, lastErrorAt = :now, failedAt = :now, deadLetterId = :dl, lastEnqueuedAt = :now, ' +
+      '#gsi2pk = :gsi2pk, #gsi2sk = :gsi2sk REMOVE leaseUntil, leaseToken, deadLettered',
     ExpressionAttributeNames: { ...STATUS, '#gsi2pk': PARKED_INDEX.partitionKey, '#gsi2sk': PARKED_INDEX.sortKey },
     ExpressionAttributeValues: {
       ...live(p.receivedAt, p.nowMs),
@@ -171,6 +185,8 @@ export function failExhausted(p: { receivedAt: number; nowMs: number; maxAttempt
       ':now': p.nowMs,
       ':error': p.error,
       ':dl': p.deadLetterId,
+      ':gsi2pk': retry.gsi2pk,
+      ':gsi2sk': retry.gsi2sk,
     },
   };
 }
@@ -183,6 +199,11 @@ export function parkedPartition(route: string): string {
 /** Partition of the same sparse index that holds a route's records the reconciler could not re-send. */
 export function strandedPartition(route: string): string {
   return `RETRY#${route}`;
+}
+
+/** The retry-partition keys of a record, in the same sparse index. */
+export function strandedIndexKeys(route: string, key: string, receivedAt: number): { gsi2pk: string; gsi2sk: string } {
+  return { gsi2pk: strandedPartition(route), gsi2sk: `${new Date(receivedAt).toISOString()}#${key}` };
 }
 
 /** The sparse `parked` index keys of a record. */
@@ -249,6 +270,7 @@ export function keepParked(p: { receivedAt: number; nowMs: number; ttlSeconds: n
  * losing sight of it once it leaves the 24 h window. PARKED records keep their own keys.
  */
 export function markStranded(p: { route: string; key: string; receivedAt: number }): Transition {
+  const retry = strandedIndexKeys(p.route, p.key, p.receivedAt);
   return {
     ConditionExpression: 'receivedAt = :receivedAt AND #status IN (:received, :executing, :failed)',
     UpdateExpression: 'SET #gsi2pk = :gsi2pk, #gsi2sk = :gsi2sk',
@@ -258,8 +280,8 @@ export function markStranded(p: { route: string; key: string; receivedAt: number
       ':received': S.received,
       ':executing': S.executing,
       ':failed': S.failed,
-      ':gsi2pk': strandedPartition(p.route),
-      ':gsi2sk': `${new Date(p.receivedAt).toISOString()}#${p.key}`,
+      ':gsi2pk': retry.gsi2pk,
+      ':gsi2sk': retry.gsi2sk,
     },
   };
 }
@@ -281,8 +303,9 @@ export function clearStranded(p: { route: string; receivedAt: number }): Transit
 export function markDeadLettered(p: { deadLetterId: string }): Transition {
   return {
     ConditionExpression: '#status = :failed AND deadLetterId = :dl',
-    UpdateExpression: 'SET deadLettered = :dl',
-    ExpressionAttributeNames: STATUS,
+    // Its copy is on its way: the record leaves the retry partition that fail put it in.
+    UpdateExpression: 'SET deadLettered = :dl REMOVE #gsi2pk, #gsi2sk',
+    ExpressionAttributeNames: { ...STATUS, '#gsi2pk': PARKED_INDEX.partitionKey, '#gsi2sk': PARKED_INDEX.sortKey },
     ExpressionAttributeValues: { ':failed': S.failed, ':dl': p.deadLetterId },
   };
 }
