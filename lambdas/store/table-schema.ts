@@ -4,12 +4,14 @@
  *
  * Events table items (one table, on demand, PITR, TTL on `expiresAt`):
  *   record         pk = EVT#<route>#<key>   sk = RECORD
- *   execution log  pk = EVT#<route>#<key>   sk = LOG#<receivedAt>#<attempt>#<kind>
+ *   execution log  pk = EVT#<route>#<key>   sk = LOG#<receivedAt>#<startedAt>#<attempt>#<kind>#<unique>
  *   route state    pk = ROUTE#<route>       sk = STATE
  * GSI `byTime` (sharded hour buckets, so a busy hour is not a hot partition; INCLUDE projection):
  *   gsi1pk = T#<yyyy-mm-ddThh>#<shard>     gsi1sk = <receivedAt ISO>#<route>#<key>
- * GSI `parked` (sparse: only PARKED records carry it), for a route's resume:
- *   gsi2pk = PARKED#<route>                gsi2sk = <receivedAt ISO>#<key>
+ * GSI `parked` (sparse), read whole by resume and by every reconciler run, whatever the age:
+ *   gsi2pk = PARKED#<route>                gsi2sk = <receivedAt ISO>#<key>   (PARKED records)
+ *   gsi2pk = RETRY#<route>                 gsi2sk = <receivedAt ISO>#<key>   (a FAILED record until its
+ *                                            dead-letter copy leaves; a record whose re-send failed)
  *
  * Demo ledger table (the `payout` action's accounting system):
  *   entry          entryId
