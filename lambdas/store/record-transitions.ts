@@ -57,6 +57,18 @@ function live(receivedAt: number, nowMs: number): Record<string, unknown> {
   return { ':receivedAt': receivedAt, ':nowSeconds': seconds(nowMs) };
 }
 
+/** The values of LIVE, RUNNABLE and the budget, shared by acquireLease and failExhausted. */
+function runnable(p: { receivedAt: number; nowMs: number; maxAttempts: number }): Record<string, unknown> {
+  return {
+    ...live(p.receivedAt, p.nowMs),
+    ':maxAttempts': p.maxAttempts,
+    ':received': S.received,
+    ':parked': S.parked,
+    ':executing': S.executing,
+    ':now': p.nowMs,
+  };
+}
+
 /**
  * The ConditionExpression of claimKey, ingest's one conditional PutItem: first writer wins.
  * An expired record counts as absent: TTL deletion lags by up to two days, so the expiry is
@@ -92,12 +104,7 @@ export function acquireLease(p: LeaseParams): Transition {
       'REMOVE #gsi2pk, #gsi2sk ADD attempts :one, runs :one',
     ExpressionAttributeNames: { ...STATUS, '#gsi2pk': PARKED_INDEX.partitionKey, '#gsi2sk': PARKED_INDEX.sortKey },
     ExpressionAttributeValues: {
-      ...live(p.receivedAt, p.nowMs),
-      ':maxAttempts': p.maxAttempts,
-      ':received': S.received,
-      ':parked': S.parked,
-      ':executing': S.executing,
-      ':now': p.nowMs,
+      ...runnable(p),
       ':leaseUntil': p.nowMs + p.leaseMs,
       ':token': p.token,
       ':one': 1,
@@ -176,13 +183,8 @@ export function failExhausted(p: {
       '#gsi2pk = :gsi2pk, #gsi2sk = :gsi2sk REMOVE leaseUntil, leaseToken, deadLettered',
     ExpressionAttributeNames: { ...STATUS, '#gsi2pk': PARKED_INDEX.partitionKey, '#gsi2sk': PARKED_INDEX.sortKey },
     ExpressionAttributeValues: {
-      ...live(p.receivedAt, p.nowMs),
-      ':maxAttempts': p.maxAttempts,
-      ':received': S.received,
-      ':parked': S.parked,
-      ':executing': S.executing,
+      ...runnable(p),
       ':failed': S.failed,
-      ':now': p.nowMs,
       ':error': p.error,
       ':dl': p.deadLetterId,
       ':gsi2pk': retry.gsi2pk,

@@ -39,6 +39,7 @@ import { DynamoDbParkedRecords } from '../../lambdas/store/dynamodb-parked-recor
 import { DynamoDbReconcilerStore } from '../../lambdas/store/dynamodb-reconciler-store.ts';
 import { DynamoDbRouteStateStore } from '../../lambdas/store/dynamodb-route-state-store.ts';
 import { lambdaContext } from '../../local/http-api-event.ts';
+import { seededRandom } from '../../local/storm/storm-plan.ts';
 import { Scheduler } from './scheduler.ts';
 import type { Actor } from './scheduler.ts';
 import { SimMessageVisibility, SimWorkQueue, SimulatedQueue } from './simulated-sqs.ts';
@@ -93,17 +94,8 @@ const WEIGHTS: Readonly<Record<OpName, number>> = {
   'sqs-outage': 0.6,
 };
 
-/** mulberry32: a small, fast, seedable PRNG. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+/** The storm's seedable PRNG (mulberry32). */
+export const prng = seededRandom;
 
 /** The schedule a seed draws. */
 export function scheduleOf(seed: number, length: number): Op[] {
@@ -162,6 +154,23 @@ export interface RunStats {
   resumes: number;
   outages: number;
   clockJumps: number;
+}
+
+/** All counters at zero. */
+export function emptyStats(): RunStats {
+  return {
+    steps: 0,
+    deliveries: 0,
+    executions: 0,
+    crashes: 0,
+    timeouts: 0,
+    redrives: 0,
+    reconcilerRuns: 0,
+    pauses: 0,
+    resumes: 0,
+    outages: 0,
+    clockJumps: 0,
+  };
 }
 
 export interface RunResult {
@@ -229,19 +238,7 @@ export async function runSchedule(tables: SimulationTables, seed: number, ops: r
   const clock = { now: () => nowMs };
   const now = (): number => nowMs;
   const violations: string[] = [];
-  const stats: RunStats = {
-    steps: 0,
-    deliveries: 0,
-    executions: 0,
-    crashes: 0,
-    timeouts: 0,
-    redrives: 0,
-    reconcilerRuns: 0,
-    pauses: 0,
-    resumes: 0,
-    outages: 0,
-    clockJumps: 0,
-  };
+  const stats = emptyStats();
 
   // Routes: one that pauses on a storm of one key, one that only alerts.
   const routeNames = { pay: `pay${run}`, alt: `alt${run}` };

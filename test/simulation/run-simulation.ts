@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createEventsTable, createLedgerTable } from '../../local/aws-clients.ts';
-import { runSchedule, scheduleOf } from './protocol-simulation.ts';
+import { emptyStats, runSchedule, scheduleOf } from './protocol-simulation.ts';
 import type { Op, RunResult, RunStats, SimulationTables } from './protocol-simulation.ts';
 
 /** Operations per drawn schedule. */
@@ -81,19 +81,7 @@ export interface SimulateOptions {
 
 export async function simulate(options: SimulateOptions): Promise<SimulationSummary> {
   const started = Date.now();
-  const totals: RunStats = {
-    steps: 0,
-    deliveries: 0,
-    executions: 0,
-    crashes: 0,
-    timeouts: 0,
-    redrives: 0,
-    reconcilerRuns: 0,
-    pauses: 0,
-    resumes: 0,
-    outages: 0,
-    clockJumps: 0,
-  };
+  const totals = emptyStats();
   const failures: Failure[] = [];
   let runs = 0;
   for (let i = 0; i < options.runs; i++) {
