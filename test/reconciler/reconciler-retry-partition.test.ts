@@ -1,0 +1,127 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, inject, it } from 'vitest';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
+import type { EventRecord, WorkMessage } from '../../lambdas/domain/event-record.ts';
+import type { WorkQueue } from '../../lambdas/ports/work-queue.ts';
+import { SqsWorkQueue } from '../../lambdas/queue/sqs-work-queue.ts';
+import { reconcile } from '../../lambdas/reconciler/reconcile.ts';
+import type { ReconcileReport } from '../../lambdas/reconciler/reconcile.ts';
+import { documentClient } from '../../lambdas/store/dynamodb-event-store.ts';
+import { DynamoDbExecutionStore } from '../../lambdas/store/dynamodb-execution-store.ts';
+import { DynamoDbReconcilerStore } from '../../lambdas/store/dynamodb-reconciler-store.ts';
+import { toRecordItem } from '../../lambdas/store/record-item.ts';
+import { RECORD_SK, recordPk } from '../../lambdas/store/record-keys.ts';
+import { strandedIndexKeys } from '../../lambdas/store/record-transitions.ts';
+import { createEventsTable, createQueuePair, localDynamoClient, localSqsClient } from '../../local/aws-clients.ts';
+
+const HOUR = 3_600_000;
+const ROUTE = 'pay';
+const config = resolveConfig({
+  routes: [{ name: ROUTE, signature: { scheme: 'standard-webhooks' }, secretName: 't/pay', action: 'payout', actionTimeSeconds: 5 }],
+});
+
+async function setup() {
+  const dynamo = localDynamoClient(inject('dynamoEndpoint'));
+  const sqs = localSqsClient(inject('sqsEndpoint'));
+  const suffix = randomUUID().slice(0, 8);
+  const eventsTable = await createEventsTable(dynamo, `events-r-${suffix}`);
+  const { queueUrl } = await createQueuePair(sqs, inject('sqsEndpoint'), `retry-${suffix}`, { maxReceiveCount: 12 });
+  const real = new SqsWorkQueue(sqs, queueUrl);
+  /** SQS on fauxqs, with an outage switch: the one fault fauxqs cannot make by itself. */
+  const queue = { down: false, send: (m: WorkMessage) => (queue.down ? Promise.reject(new Error('SQS is unavailable')) : real.send(m)) };
+  const run = (now: number): Promise<ReconcileReport> =>
+    reconcile(
+      { store: new DynamoDbReconcilerStore(dynamo, eventsTable), queue: queue satisfies WorkQueue, routes: new Map(config.routes.map((r) => [r.name, r])), ledgerActions: new Set(), now: () => now },
+      { fromMs: now - 24 * HOUR, toMs: now - 300_000, budgetMs: 60_000, stuckAfterMs: 900_000, maxReenqueue: 10 },
+    );
+  const received = async (): Promise<WorkMessage[]> => {
+    const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
+    return (out.Messages ?? []).map((m) => JSON.parse(m.Body ?? '{}') as WorkMessage);
+  };
+  const put = (item: Record<string, unknown>) => documentClient(dynamo).send(new PutCommand({ TableName: eventsTable, Item: item }));
+  const raw = async (key: string) =>
+    (await documentClient(dynamo).send(new GetCommand({ TableName: eventsTable, Key: { pk: recordPk(ROUTE, key), sk: RECORD_SK } }))).Item;
+  return { queue, run, received, put, raw, store: new DynamoDbExecutionStore(dynamo, eventsTable) };
+}
+
+function record(key: string, receivedAt: number, extra: Partial<EventRecord> = {}): EventRecord {
+  return {
+    route: ROUTE,
+    key,
+    status: 'RECEIVED',
+    fingerprint: 'f'.repeat(64),
+    body: '{"amount":1}',
+    bodyEncoding: 'utf8',
+    headers: {},
+    receivedAt,
+    expiresAt: Math.floor(receivedAt / 1000) + 35 * 86_400,
+    answer: { status: 202, body: '{}' },
+    hits: 1,
+    attempts: 0,
+    runs: 0,
+    redrives: 0,
+    lastEnqueuedAt: receivedAt,
+    ...extra,
+  };
+}
+
+describe('the reconciler and work that waits longer than its window', () => {
+  it('keeps a record whose re-send failed, and re-sends it once SQS is back, after the record left the 24 h window', async () => {
+    // Prepare: a RECEIVED record whose message was lost; SQS is down at the first run.
+    const s = await setup();
+    const t0 = Date.UTC(2026, 10, 20, 10, 0);
+    await s.put(toRecordItem(record('lost-1', t0)));
+    s.queue.down = true;
+    // Act
+    const during = await s.run(t0 + HOUR);
+    s.queue.down = false;
+    const after = await s.run(t0 + 30 * HOUR);
+    const again = await s.run(t0 + 32 * HOUR);
+    // Assess: the second run no longer sees the record in its window, yet re-sends it; once only.
+    expect(during.needsAttention).toContainEqual(expect.objectContaining({ key: 'lost-1', finding: 'reenqueue-failed' }));
+    expect(after.counts.scanned).toBe(0);
+    expect(after.counts.reenqueued).toBe(1);
+    expect(again.counts.reenqueued).toBe(0);
+    expect((await s.received()).map((m) => m.key)).toEqual(['lost-1']);
+  });
+
+  it("re-sends a FAILED record's dead-letter copy that never left, however old the record", async () => {
+    // Prepare: failed 3 days after it was received (a redrive, say), its copy lost with its worker.
+    const s = await setup();
+    const t0 = Date.UTC(2026, 10, 20, 10, 0);
+    const failedAt = t0 + 3 * 24 * HOUR;
+    await s.put({
+      ...toRecordItem(record('failed-1', t0, { status: 'FAILED', attempts: 5, lastEnqueuedAt: failedAt })),
+      deadLetterId: 'dl-1',
+      lastError: 'PermanentActionError: refused',
+      ...strandedIndexKeys(ROUTE, 'failed-1', t0),
+    });
+    // Act: a run right after the failure leaves the copy in flight alone; one 20 minutes on re-sends it.
+    const early = await s.run(failedAt + 60_000);
+    const late = await s.run(failedAt + 20 * 60_000);
+    // Assess
+    expect(early.counts.reenqueued).toBe(0);
+    expect(late.counts.reenqueued).toBe(1);
+    expect(await s.received()).toEqual([expect.objectContaining({ key: 'failed-1', deadLetterId: 'dl-1', attempts: 5 })]);
+  });
+
+  it('lets a FAILED record leave the retry partition once its copy is marked dead-lettered', async () => {
+    const s = await setup();
+    const t0 = Date.UTC(2026, 10, 20, 10, 0);
+    await s.put({
+      ...toRecordItem(record('failed-2', t0, { status: 'FAILED', attempts: 5, lastEnqueuedAt: t0 })),
+      deadLetterId: 'dl-2',
+      ...strandedIndexKeys(ROUTE, 'failed-2', t0),
+    });
+    const before = await s.raw('failed-2');
+    await s.store.markDeadLettered(ROUTE, 'failed-2', 'dl-2');
+    const report = await s.run(t0 + 3 * 24 * HOUR);
+    expect(before?.gsi2pk).toBe(`RETRY#${ROUTE}`);
+    expect(await s.raw('failed-2')).toMatchObject({ deadLettered: 'dl-2' });
+    expect((await s.raw('failed-2'))?.gsi2pk).toBeUndefined();
+    expect(report.counts.reenqueued).toBe(0);
+    expect(await s.received()).toEqual([]);
+  });
+});
