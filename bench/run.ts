@@ -5,9 +5,9 @@
  *   npm run bench               # the full run, about 3 to 5 minutes; writes BENCHMARKS.md
  *   npm run bench -- --quick    # a smoke run under 2 minutes; writes bench/.build/BENCHMARKS.quick.md
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { relative, resolve } from 'node:path';
+import { dirname, relative, resolve } from 'node:path';
 import { measureBundles } from './bundles.ts';
 import { parseFlags, UsageError } from './flags.ts';
 import { startBenchServices } from './local-services.ts';
@@ -176,6 +176,8 @@ async function main(argv: readonly string[]): Promise<number> {
   try {
     const measurements = await benchmark(settingsFor(quick));
     const out = quick ? resolve(ROOT, 'bench/.build/BENCHMARKS.quick.md') : resolve(ROOT, 'BENCHMARKS.md');
+    // bench/.build is not in a fresh clone: the quick report must not fail on its folder.
+    mkdirSync(dirname(out), { recursive: true });
     writeFileSync(out, renderReport(measurements));
     log(`wrote ${relative(ROOT, out)} after ${(measurements.durationMs / 1000).toFixed(0)} s`);
     return 0;
