@@ -15,6 +15,7 @@ import { toRecordItem } from '../../lambdas/store/record-item.ts';
 import { RECORD_SK, recordPk } from '../../lambdas/store/record-keys.ts';
 import { strandedIndexKeys } from '../../lambdas/store/record-transitions.ts';
 import { createEventsTable, createQueuePair, localDynamoClient, localSqsClient } from '../../local/aws-clients.ts';
+import { sampleRecord } from '../support/event-records.ts';
 
 const HOUR = 3_600_000;
 const ROUTE = 'pay';
@@ -47,24 +48,7 @@ async function setup() {
 }
 
 function record(key: string, receivedAt: number, extra: Partial<EventRecord> = {}): EventRecord {
-  return {
-    route: ROUTE,
-    key,
-    status: 'RECEIVED',
-    fingerprint: 'f'.repeat(64),
-    body: '{"amount":1}',
-    bodyEncoding: 'utf8',
-    headers: {},
-    receivedAt,
-    expiresAt: Math.floor(receivedAt / 1000) + 35 * 86_400,
-    answer: { status: 202, body: '{}' },
-    hits: 1,
-    attempts: 0,
-    runs: 0,
-    redrives: 0,
-    lastEnqueuedAt: receivedAt,
-    ...extra,
-  };
+  return sampleRecord(ROUTE, key, receivedAt, extra);
 }
 
 describe('the reconciler and work that waits longer than its window', () => {

@@ -9,6 +9,7 @@ import { toRecordItem } from '../../lambdas/store/record-item.ts';
 import { MAX_ATTEMPTS, ROUTE } from '../support/executor-fixture.ts';
 import { uniqueKey } from '../support/ingest-fixture.ts';
 import { reconcilerFixture, recentWindow } from '../support/reconciler-fixture.ts';
+import { sampleRecord } from '../support/event-records.ts';
 
 describe('the reconciler and stuck work', () => {
   it('re-enqueues a RECEIVED record whose message was lost, once, and it then executes exactly once', async () => {
@@ -92,23 +93,7 @@ describe('the reconciler and stuck work', () => {
     // before ingest checked what SQS can carry: its body holds U+FFFF, which SQS refuses.
     const rf = await reconcilerFixture();
     const at = Date.now() - 30 * 60_000;
-    const stuck = (body: string): EventRecord => ({
-      route: ROUTE,
-      key: uniqueKey(ROUTE),
-      status: 'RECEIVED',
-      fingerprint: 'f'.repeat(64),
-      body,
-      bodyEncoding: 'utf8',
-      headers: {},
-      receivedAt: at,
-      expiresAt: Math.floor(at / 1000) + 35 * 86_400,
-      answer: { status: 202, body: '{}' },
-      hits: 1,
-      attempts: 0,
-      runs: 0,
-      redrives: 0,
-      lastEnqueuedAt: at,
-    });
+    const stuck = (body: string): EventRecord => sampleRecord(ROUTE, uniqueKey(ROUTE), at, { body });
     const refused = stuck('{"amount":1,"note":"\uFFFF"}');
     const fine = stuck('{"amount":12}');
     const doc = documentClient(rf.dynamo);

@@ -12,6 +12,7 @@ import type { ReconcileDeps } from '../../lambdas/reconciler/reconcile.ts';
 import { documentClient } from '../../lambdas/store/dynamodb-event-store.ts';
 import { DynamoDbReconcilerStore } from '../../lambdas/store/dynamodb-reconciler-store.ts';
 import { toRecordItem } from '../../lambdas/store/record-item.ts';
+import { sampleRecord } from '../support/event-records.ts';
 import { parkedIndexKeys } from '../../lambdas/store/record-transitions.ts';
 import { EVENTS_TABLE, LEDGER_TABLE } from '../../lambdas/store/table-schema.ts';
 import { createEventsTable, createLedgerTable, createQueuePair, localDynamoClient, localSqsClient } from '../../local/aws-clients.ts';
@@ -23,24 +24,7 @@ const ROUTES: RouteConfig[] = [
 ];
 
 function record(route: string, receivedAt: number, status: RecordStatus, extra: Partial<EventRecord> = {}): EventRecord {
-  return {
-    route,
-    key: `evt_${randomUUID()}`,
-    status,
-    fingerprint: 'f'.repeat(64),
-    body: '{"amount":1}',
-    bodyEncoding: 'utf8',
-    headers: {},
-    receivedAt,
-    expiresAt: Math.floor(receivedAt / 1000) + 35 * 86_400,
-    answer: { status: 202, body: '{}' },
-    hits: 1,
-    attempts: status === 'RECEIVED' ? 0 : 1,
-    runs: status === 'RECEIVED' ? 0 : 1,
-    redrives: 0,
-    lastEnqueuedAt: receivedAt,
-    ...extra,
-  };
+  return sampleRecord(route, `evt_${randomUUID()}`, receivedAt, { status, ...extra });
 }
 
 async function setup() {
