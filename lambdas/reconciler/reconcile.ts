@@ -227,11 +227,12 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
         counts.failed++;
         flag(record, 'failed', record.lastError);
       }
+      // A FAILED record's lost dead-letter copy is the retry partition's business (step 2):
+      // `fail` put it there, so no conditional write is spent here on every failed record.
       const stuck =
         lastSent < stuckBefore &&
         (record.status === RECORD_STATUS.received ||
-          (record.status === RECORD_STATUS.executing && (record.leaseUntil ?? 0) < stuckBefore) ||
-          record.status === RECORD_STATUS.failed);
+          (record.status === RECORD_STATUS.executing && (record.leaseUntil ?? 0) < stuckBefore));
       if (!stuck) continue;
       if (counts.reenqueued >= options.maxReenqueue) {
         flag(record, 'reenqueue-limit', 'left for the next run: the per-run re-enqueue bound was reached');
