@@ -24,7 +24,9 @@ export interface SignDeliveryOptions {
 /**
  * Returns the signature headers a real sender adds for `rawBody`. Names are lowercase, as
  * API Gateway v2 hands them to the ingest (HTTP itself ignores the case).
- * @throws InvalidSigningSecretError for a Standard Webhooks secret that is not base64
+ * A Standard Webhooks `whsk_` signing key signs a `v1a` (ed25519) entry, a `whsec_` secret a `v1` one.
+ * @throws InvalidSigningSecretError for a Standard Webhooks secret that is neither (a `whpk_`
+ *   public key cannot sign)
  */
 export function signDelivery(
   signature: SignatureConfig,

@@ -1,6 +1,7 @@
 /**
  * A signing secret the verifier cannot use: none given, an empty one, or a Standard Webhooks
- * secret that is not base64. This is our configuration failing, not the sender's delivery,
+ * key of the wrong shape (not base64, an ed25519 key of the wrong length, a private key
+ * where a public one belongs). This is our configuration failing, not the sender's delivery,
  * so it is thrown (and answered 5xx, which the sender retries once the secret is fixed)
  * rather than returned as a refusal that would 401 every genuine delivery. The message
  * never contains the secret.
