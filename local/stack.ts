@@ -119,7 +119,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         const source = prepared.get(route)?.keySource;
         try {
           if (source !== undefined) {
-            id = `${route}/${source({ headers: event.headers, json: () => { throw new Error('no body'); } })}`;
+            const noBody = (): never => {
+              throw new Error('no body');
+            };
+            id = `${route}/${source({ headers: event.headers, json: noBody, fingerprint: noBody })}`;
           }
         } catch {
           id = undefined;
@@ -218,6 +221,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     // The circuit breaker as deployed; its notices go to this terminal instead of SNS.
     breaker: {
       routeState: new DynamoDbRouteStateStore(ddb, LOCAL_TABLES.eventsTable),
+      resumeCommand: (route) => `npx retryproof --local routes resume ${route}`,
       notifier: {
         notify: (subject, message) => {
           out(`notice: ${subject} ${JSON.stringify(message)}`);

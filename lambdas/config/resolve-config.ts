@@ -21,6 +21,7 @@ import type {
   SignatureConfig,
 } from './route-config.ts';
 import { parseKeyTemplate } from '../domain/key-template.ts';
+import { DELIVERY_ID_HEADERS, SIGNED_HEADERS, unsignedTemplateHeaders } from '../domain/idempotency-key.ts';
 
 /** A configuration error names the route, the field and the value. */
 export class ConfigError extends Error {
@@ -164,6 +165,16 @@ function resolveRoute(route: RouteConfig, windowSeconds: number): ResolvedRoute 
     } catch (err) {
       throw new ConfigError(`${where}: key ${JSON.stringify(route.key)} is not a valid template: ${(err as Error).message}`);
     }
+    const unsigned = unsignedTemplateHeaders(signature.scheme, route.key);
+    if (unsigned.length > 0) {
+      const signed = SIGNED_HEADERS[signature.scheme];
+      throw new ConfigError(
+        `${where}: key ${JSON.stringify(route.key)} reads the header ${unsigned.join(', ')}, which the ${signature.scheme} ` +
+          `signature does not cover: a captured delivery could be replayed under a fresh key. Read the key from ` +
+          `{body:/pointer} fields${signed.length > 0 ? ` or the signed header ${signed.join(', ')}` : ''}, ` +
+          `or leave key unset (the scheme's default key)`,
+      );
+    }
   }
   const ttlSeconds = positiveInt(where, 'ttl', route.ttlSeconds ?? DEFAULT_TTL_SECONDS);
   const senderRetryWindowSeconds =
@@ -189,7 +200,7 @@ function resolveRoute(route: RouteConfig, windowSeconds: number): ResolvedRoute 
   if (typeof route.action !== 'string' || !ACTION_NAME.test(route.action)) {
     throw new ConfigError(`${where}: action ${JSON.stringify(route.action)} is not a valid action name`);
   }
-  const keepHeaders = route.keepHeaders ?? [];
+  const keepHeaders = [...new Set([...(route.keepHeaders ?? []), ...DELIVERY_ID_HEADERS[signature.scheme]])];
   for (const header of keepHeaders) {
     if (typeof header !== 'string' || !HEADER_NAME.test(header)) {
       throw new ConfigError(`${where}: keepHeaders entry ${JSON.stringify(header)} is not a lowercase header name`);

@@ -41,8 +41,12 @@ export interface EventRecord {
   /** Epoch seconds; DynamoDB's TTL attribute, and compared in every write condition. */
   readonly expiresAt: number;
   readonly answer: StoredAnswer;
-  /** Deliveries of this key, the first included. Feeds the circuit breaker. */
+  /** Deliveries of this key, the first included. */
   readonly hits: number;
+  /** Deliveries that came after we had answered 2xx: what the circuit breaker counts. */
+  readonly repeats?: number;
+  /** Epoch milliseconds at which this generation of the key tripped its route's circuit breaker. */
+  readonly breakerTrippedAt?: number;
   /** Runs of the action since the record was accepted or last redriven: the retry budget. */
   readonly attempts: number;
   /** Runs of the action in all, across redrives: the attempt number the action and the log see. */

@@ -1,6 +1,12 @@
 /**
  * Where each delivery's idempotency key comes from: the scheme's own id, or the route's
  * template. Keys are 1 to 255 printable ASCII characters; anything else is refused with 400.
+ *
+ * A key must come from content the sender's signature covers. GitHub, Shopify and the
+ * generic `hmac-sha256` scheme sign the body only, and their delivery-id headers are not
+ * signed: a key read from `X-GitHub-Delivery` would let anyone who captured one genuine
+ * delivery post it again under a fresh id, as a new key and one more payout per replay.
+ * So their default key is the body's SHA-256, and a template may read only signed headers.
  */
 import type { SignatureSchemeName } from '../config/route-config.ts';
 import { InvalidKeyError } from './errors.ts';
@@ -14,6 +20,8 @@ const PRINTABLE = /^[\x20-\x7e]+$/;
 export interface KeyInput {
   readonly headers: Readonly<Record<string, string | undefined>>;
   json(): unknown;
+  /** The SHA-256 of the raw body, hex (fingerprint.ts). */
+  fingerprint(): string;
 }
 
 /** Derives the raw key of a delivery (not yet scoped by route). */
@@ -36,21 +44,64 @@ function required(value: string | undefined, where: string): string {
   return value;
 }
 
-/** The default key source of each scheme (DESIGN.md, "Keys, fingerprints, TTL"). */
+/** The prefix of a key made of the body's SHA-256. */
+export const BODY_KEY_PREFIX = 'sha256:';
+
+/** The body's own hash as the key: a replayed body is the same key whatever headers come with it. */
+const bodyHashKey: KeySource = (input) => `${BODY_KEY_PREFIX}${input.fingerprint()}`;
+
+/**
+ * The headers each scheme's signature covers. Only these may appear in a key template:
+ * every other header can be changed by whoever replays a captured delivery.
+ */
+export const SIGNED_HEADERS: Readonly<Record<SignatureSchemeName, readonly string[]>> = {
+  'standard-webhooks': ['webhook-id', 'webhook-timestamp'],
+  stripe: [],
+  github: [],
+  shopify: [],
+  slack: ['x-slack-request-timestamp'],
+  'hmac-sha256': [],
+};
+
+/**
+ * The sender's own delivery-id headers, kept with every record of the scheme (whatever the
+ * route's keepHeaders), so an operator can match a record to the sender's delivery log
+ * although the key is the body's hash. Only the first delivery's values are kept.
+ */
+export const DELIVERY_ID_HEADERS: Readonly<Record<SignatureSchemeName, readonly string[]>> = {
+  'standard-webhooks': [],
+  stripe: [],
+  github: ['x-github-delivery', 'x-github-hook-id', 'x-github-event'],
+  shopify: ['x-shopify-webhook-id', 'x-shopify-topic'],
+  slack: [],
+  'hmac-sha256': ['idempotency-key'],
+};
+
+/**
+ * The default key source of each scheme. Each reads signed content only: Standard Webhooks
+ * signs `webhook-id`, Stripe and Slack sign the body that holds their event id, and the
+ * body-only schemes fall back to the body's hash (a genuine redelivery sends the same bytes).
+ */
 const SCHEME_KEY_SOURCES: Readonly<Record<SignatureSchemeName, KeySource>> = {
   'standard-webhooks': (input) => required(header(input, 'webhook-id'), 'the webhook-id header'),
   stripe: (input) => required(bodyField(input, '/id'), 'the body field "id"'),
-  // A hook id plus a delivery GUID: redeliveries keep the GUID, other hooks have other ids.
-  github: (input) =>
-    `${required(header(input, 'x-github-hook-id'), 'the X-GitHub-Hook-ID header')}:${required(
-      header(input, 'x-github-delivery'),
-      'the X-GitHub-Delivery header',
-    )}`,
-  shopify: (input) => required(header(input, 'x-shopify-webhook-id'), 'the X-Shopify-Webhook-Id header'),
+  github: bodyHashKey,
+  shopify: bodyHashKey,
   slack: (input) => required(bodyField(input, '/event_id'), 'the body field "event_id"'),
-  'hmac-sha256': (input) =>
-    required(header(input, 'idempotency-key') ?? header(input, 'x-idempotency-key'), 'the Idempotency-Key header'),
+  'hmac-sha256': bodyHashKey,
 };
+
+/**
+ * The template's placeholders that read headers the scheme does not sign, lowercase. A
+ * route whose template reads any is refused at synth (resolve-config.ts).
+ */
+export function unsignedTemplateHeaders(scheme: SignatureSchemeName, template: string): string[] {
+  const signed = new Set(SIGNED_HEADERS[scheme]);
+  return parseKeyTemplate(template)
+    .filter((p): p is Extract<KeyTemplatePart, { kind: 'header' }> => p.kind === 'header')
+    .map((p) => p.name)
+    .filter((name) => !signed.has(name));
+}
 
 function templateSource(parts: readonly KeyTemplatePart[]): KeySource {
   return (input) =>
@@ -61,6 +112,11 @@ function templateSource(parts: readonly KeyTemplatePart[]): KeySource {
         return required(bodyField(input, part.pointer), `the body field ${part.pointer}`);
       })
       .join('');
+}
+
+/** True when the route's key is the body's SHA-256: a body-only scheme with no template. */
+export function keyIsBodyHash(scheme: SignatureSchemeName, template: string | undefined): boolean {
+  return template === undefined && SCHEME_KEY_SOURCES[scheme] === bodyHashKey;
 }
 
 /** Builds a route's key source once, at cold start. */

@@ -10,40 +10,75 @@ import type { RouteStateStore } from '../ports/route-state-store.ts';
 export interface BreakerDeps {
   readonly routeState: RouteStateStore;
   readonly notifier: Notifier;
+  /**
+   * The command a person runs to resume a route, for the notice.
+   * @default - the deployed form, `npx retryproof --stack <name> routes resume <route>`
+   */
+  readonly resumeCommand?: (route: string) => string;
 }
 
 export type BreakerOutcome = 'paused' | 'already-paused' | 'alerted';
 
-/**
- * True for the one delivery that crosses the threshold. `hits` comes from an atomic
- * counter, so exactly one caller sees each value: one trip per key, however many copies
- * arrive at once. After an operator resumes, the same key does not pause the route
- * again; a new key that crosses does.
- */
-export function crossesThreshold(route: ResolvedRoute, hits: number | undefined): boolean {
-  return hits === route.breakerThreshold + 1;
+/** One key's trip: the repeat that crossed the threshold. */
+export interface BreakerTrip {
+  readonly route: ResolvedRoute;
+  readonly key: string;
+  /** Deliveries the breaker counts: the first, and every one after we answered 2xx. */
+  readonly deliveries: number;
+  readonly nowMs: number;
+  /** Marks the key's record as tripped; true for the one caller that did (markBreakerTripped). */
+  readonly markTripped: () => Promise<boolean>;
 }
 
-export async function tripBreaker(
-  deps: BreakerDeps,
-  route: ResolvedRoute,
-  key: string,
-  hits: number,
-  now: number,
-): Promise<BreakerOutcome> {
-  const reason = `key "${key}" was delivered ${hits} times, over the route's threshold of ${route.breakerThreshold}`;
-  const notice = { route: route.name, key, hits, threshold: route.breakerThreshold, at: new Date(now).toISOString() };
-  if (route.breakerReaction === 'alert') {
-    await deps.notifier.notify(`retryproof: duplicate alert on route ${route.name}`, { ...notice, reason, reaction: 'alert' });
-    return 'alerted';
+/** What a trip did. A notice that failed is reported, not thrown: the pause and its metric stand. */
+export interface BreakerResult {
+  readonly outcome: BreakerOutcome;
+  /** Set when the pause (or alert) notice could not be sent; the RoutePaused alarm still fires. */
+  readonly noticeError?: unknown;
+}
+
+/**
+ * True when this delivery must trip the breaker: the key came back after a 2xx more often
+ * than the threshold, and its record has not tripped yet. Retries of our own 5xx (a
+ * DynamoDB or SQS outage) are not counted: they are our failure, not the sender's repeat.
+ * The tripped mark, not an exact counter value, makes it fire once per key and keeps it
+ * firing on the next repeat when a trip died half-way. After an operator resumes, the same
+ * key does not pause the route again; a new key that crosses does.
+ */
+export function crossesThreshold(route: ResolvedRoute, repeats: number, trippedAt: number | undefined): boolean {
+  return trippedAt === undefined && repeats >= route.breakerThreshold;
+}
+
+/**
+ * Pauses the route (or only alerts), then marks the key, then notifies. The order makes the
+ * notice hard to lose: the pause write comes first, so the route stops even when the rest
+ * fails; the caller counts RoutePaused from the returned outcome whatever the notice did;
+ * and a trip that died before its mark is retried by the key's next repeat.
+ */
+export async function tripBreaker(deps: BreakerDeps, trip: BreakerTrip): Promise<BreakerResult> {
+  const { route, key, deliveries, nowMs } = trip;
+  const reason = `key "${key}" was delivered ${deliveries} times after we had answered it, over the route's threshold of ${route.breakerThreshold}`;
+  const notice = { route: route.name, key, deliveries, threshold: route.breakerThreshold, at: new Date(nowMs).toISOString(), reason };
+  let outcome: BreakerOutcome = 'alerted';
+  if (route.breakerReaction === 'pause') {
+    const paused = await deps.routeState.pause(route.name, { reason, key, at: nowMs, by: 'circuit-breaker' });
+    outcome = paused ? 'paused' : 'already-paused';
   }
-  const paused = await deps.routeState.pause(route.name, { reason, key, at: now, by: 'circuit-breaker' });
-  if (!paused) return 'already-paused';
-  await deps.notifier.notify(`retryproof: route ${route.name} paused`, {
-    ...notice,
-    reason,
-    reaction: 'pause',
-    whatNow: `Work on this route is parked, not lost. Find out why the key keeps coming back, then: npx retryproof --stack <name> routes resume ${route.name}`,
-  });
-  return 'paused';
+  // Of concurrent repeats, the one that marks the key sends the notice.
+  if (!(await trip.markTripped())) return { outcome };
+  const resume = deps.resumeCommand ?? ((name: string) => `npx retryproof --stack <name> routes resume ${name}`);
+  try {
+    if (outcome === 'alerted') {
+      await deps.notifier.notify(`retryproof: duplicate alert on route ${route.name}`, { ...notice, reaction: 'alert' });
+    } else {
+      await deps.notifier.notify(`retryproof: route ${route.name} paused`, {
+        ...notice,
+        reaction: 'pause',
+        whatNow: `Work on this route is parked, not lost. Find out why the key keeps coming back, then: ${resume(route.name)}`,
+      });
+    }
+  } catch (noticeError) {
+    return { outcome, noticeError };
+  }
+  return { outcome };
 }

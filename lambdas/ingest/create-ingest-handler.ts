@@ -65,6 +65,11 @@ export function createIngestHandler(deps: IngestHandlerDeps) {
     .use(problemJsonErrors())
     .handler(async (event): Promise<APIGatewayProxyStructuredResultV2> => {
       const outcome = await ingestDelivery(deps, deliveryOf(event));
+      if (outcome.kind === 'handshake') {
+        recordAnswer(metrics, outcome.route, 200);
+        logger.info('slack url_verification answered');
+        return { statusCode: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ challenge: outcome.challenge }) };
+      }
       logger.appendKeys({ route: outcome.route, idempotencyKey: outcome.key });
       if (outcome.kind === 'accepted') {
         recordAnswer(metrics, outcome.route, outcome.answer.status);
@@ -79,7 +84,11 @@ export function createIngestHandler(deps: IngestHandlerDeps) {
         return problemResponse(problem);
       }
       recordAnswer(metrics, outcome.route, outcome.answer.status);
-      if (outcome.breaker !== undefined) logger.warn('circuit breaker tripped', { breaker: outcome.breaker, hits: outcome.hits });
+      if (outcome.breaker !== undefined) {
+        logger.warn('circuit breaker tripped', { breaker: outcome.breaker.outcome, repeats: outcome.repeats, hits: outcome.hits });
+        // The pause stands and RoutePaused is counted; only the SNS notice is missing.
+        if (outcome.breaker.noticeError !== undefined) logger.error('circuit breaker notice failed', { error: outcome.breaker.noticeError });
+      }
       logger.info('duplicate replayed', {
         status: outcome.answer.status,
         previousStatus: outcome.previousStatus,

@@ -23,7 +23,7 @@ import type { SecretSource } from '../ports/secret-source.ts';
 import type { WorkQueue } from '../ports/work-queue.ts';
 import type { PreparedRoute } from './prepared-route.ts';
 import { crossesThreshold, tripBreaker } from './circuit-breaker.ts';
-import type { BreakerDeps, BreakerOutcome } from './circuit-breaker.ts';
+import type { BreakerDeps, BreakerResult } from './circuit-breaker.ts';
 
 /** A delivery as the edge received it. Header names are lowercase. */
 export interface IncomingDelivery {
@@ -55,6 +55,8 @@ export interface IngestDeps {
 /** What happened, for the answer, the logs and the metrics. */
 export type IngestOutcome =
   | { readonly kind: 'accepted'; readonly route: string; readonly key: string; readonly answer: StoredAnswer }
+  /** Slack's url_verification: answered with its challenge, nothing stored or queued. */
+  | { readonly kind: 'handshake'; readonly route: string; readonly challenge: string }
   | {
       readonly kind: 'duplicate';
       readonly route: string;
@@ -65,11 +67,13 @@ export type IngestOutcome =
       /** The status the previous answer had: 2xx means the ack was lost, 5xx our failure. */
       readonly previousStatus: number;
       readonly hits: number | undefined;
+      /** Deliveries of the key that came after we had answered 2xx (lost acknowledgements, replays). */
+      readonly repeats: number | undefined;
       readonly ageMs: number;
       readonly ttlSeconds: number;
       readonly resent: boolean;
       /** Set when this delivery tripped the circuit breaker. */
-      readonly breaker?: BreakerOutcome;
+      readonly breaker?: BreakerResult;
     };
 
 async function dependency<T>(name: string, work: () => Promise<T>): Promise<T> {
@@ -122,7 +126,13 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
     return parsed.value;
   };
   if (route.requiresJson) json();
-  const key = validateKey(route.keySource({ headers: delivery.headers, json }));
+  const bodyFingerprint = fingerprint(delivery.rawBody);
+  if (config.signature.scheme === 'slack') {
+    const challenge = slackChallengeOf(json());
+    // Slack's signed url_verification carries no event_id: it only asks us to echo the challenge.
+    if (challenge !== undefined) return { kind: 'handshake', route: config.name, challenge };
+  }
+  const key = validateKey(route.keySource({ headers: delivery.headers, json, fingerprint: () => bodyFingerprint }));
   const id = deliveryId(config.name, key);
   const accepted = acceptedAnswer(config.name, key);
 
@@ -130,7 +140,7 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
     route: config.name,
     key,
     status: RECORD_STATUS.received,
-    fingerprint: fingerprint(delivery.rawBody),
+    fingerprint: bodyFingerprint,
     body: delivery.bodyEncoding === 'base64' ? delivery.rawBody.toString('base64') : delivery.rawBody.toString('utf8'),
     bodyEncoding: delivery.bodyEncoding,
     headers: keptHeaders(delivery.headers, config.keepHeaders),
@@ -157,9 +167,12 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
   const old = claim.record;
   if (old.fingerprint !== record.fingerprint) throw new KeyReusedError(id);
 
-  const hits = await dependency('DynamoDB', () => deps.store.recordDuplicate(config.name, key, now));
-  // A 5xx we gave before means our own failure, not a real answer: never replay it.
+  // A 5xx we gave before means our own failure, not a real answer: never replay it, and the
+  // sender's retry of it is not a repeat the circuit breaker should count.
   const answeredFailure = old.answer.status >= 500;
+  const counts = await dependency('DynamoDB', () =>
+    deps.store.recordDuplicate(config.name, key, now, { repeat: !answeredFailure }),
+  );
   const resendAfterMs = deps.resendAfterMs ?? 60_000;
   let resent = false;
   if (mayHaveLostItsMessage(old, now, resendAfterMs)) {
@@ -170,9 +183,16 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
     if (resent) await sendOrRecordFailure(deps, old);
   }
   const answer = answeredFailure ? accepted : old.answer;
-  let breaker: BreakerOutcome | undefined;
-  if (deps.breaker !== undefined && hits !== undefined && crossesThreshold(config, hits)) {
-    breaker = await dependency('circuit breaker', () => tripBreaker(deps.breaker as BreakerDeps, config, key, hits, now));
+  let breaker: BreakerResult | undefined;
+  if (deps.breaker !== undefined && counts !== undefined && crossesThreshold(config, counts.repeats, old.breakerTrippedAt)) {
+    const trip = {
+      route: config,
+      key,
+      deliveries: counts.repeats + 1,
+      nowMs: now,
+      markTripped: () => deps.store.markBreakerTripped(config.name, key, old.receivedAt, now),
+    };
+    breaker = await dependency('circuit breaker', () => tripBreaker(deps.breaker as BreakerDeps, trip));
   }
   return {
     kind: 'duplicate',
@@ -181,7 +201,8 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
     answer,
     replayed: config.duplicateAnswer !== 'strict-409',
     previousStatus: old.answer.status,
-    hits,
+    hits: counts?.hits,
+    repeats: counts?.repeats,
     ageMs: now - old.receivedAt,
     ttlSeconds: config.ttlSeconds,
     resent,
@@ -217,6 +238,13 @@ async function sendOrRecordFailure(deps: IngestDeps, record: EventRecord): Promi
     });
     throw failure;
   }
+}
+
+/** The challenge of a Slack `url_verification` body, or undefined for any other body. */
+function slackChallengeOf(body: unknown): string | undefined {
+  if (body === null || typeof body !== 'object') return undefined;
+  const { type, challenge } = body as { type?: unknown; challenge?: unknown };
+  return type === 'url_verification' && typeof challenge === 'string' && challenge.length > 0 ? challenge : undefined;
 }
 
 function keptHeaders(

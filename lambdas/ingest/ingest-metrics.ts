@@ -34,5 +34,5 @@ export function recordDuplicate(metrics: Metrics, outcome: Extract<IngestOutcome
     .addDimensions({ route: outcome.route, previousStatus: String(outcome.previousStatus) })
     .addMetric(INGEST_METRIC.retryCause, MetricUnit.Count, 1);
   if (outcome.breaker !== undefined) metrics.addMetric(INGEST_METRIC.breakerTripped, MetricUnit.Count, 1);
-  if (outcome.breaker === 'paused') metrics.addMetric(INGEST_METRIC.routePaused, MetricUnit.Count, 1);
+  if (outcome.breaker?.outcome === 'paused') metrics.addMetric(INGEST_METRIC.routePaused, MetricUnit.Count, 1);
 }

@@ -6,6 +6,14 @@ export type ClaimResult =
   /** The key is taken and live: the existing record, returned by the same write. */
   | { readonly kind: 'exists'; readonly record: EventRecord };
 
+/** A key's delivery counts after one more duplicate. */
+export interface DuplicateCounts {
+  /** Every delivery of the key, the first included. */
+  readonly hits: number;
+  /** Deliveries that came after we had answered 2xx: the ones the circuit breaker counts. */
+  readonly repeats: number;
+}
+
 /** A request to send one more message for a record, at most once per window. */
 export interface ResendRequest {
   readonly receivedAt: number;
@@ -23,8 +31,16 @@ export interface IngestEventStore {
    * Otherwise returns the existing record from that same write, with no extra read.
    */
   claimKey(record: EventRecord, nowMs: number): Promise<ClaimResult>;
-  /** Counts one more delivery of a key. Returns the new count, or undefined if the record is gone. */
-  recordDuplicate(route: string, key: string, nowMs: number): Promise<number | undefined>;
+  /**
+   * Counts one more delivery of a key; a `repeat` (it came after we answered 2xx) is also
+   * counted for the circuit breaker. Returns the new counts, or undefined if the record is gone.
+   */
+  recordDuplicate(route: string, key: string, nowMs: number, options: { readonly repeat: boolean }): Promise<DuplicateCounts | undefined>;
+  /**
+   * True for the one caller that marks this generation of the key as having tripped its
+   * route's circuit breaker (see record-transitions.ts, markBreakerTripped).
+   */
+  markBreakerTripped(route: string, key: string, receivedAt: number, nowMs: number): Promise<boolean>;
   /** True for the one caller that may re-send this record's message now (see record-transitions.ts, claimResend). */
   claimResend(route: string, key: string, request: ResendRequest): Promise<boolean>;
   /** Stores a 5xx answer after a failed SQS send, so the sender's retry re-sends at once. */

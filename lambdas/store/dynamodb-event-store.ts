@@ -5,11 +5,11 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { EventRecord, StoredAnswer } from '../domain/event-record.ts';
-import type { ClaimResult, IngestEventStore, ResendRequest } from '../ports/event-store.ts';
+import type { ClaimResult, DuplicateCounts, IngestEventStore, ResendRequest } from '../ports/event-store.ts';
 import { conditionalPut, conditionalUpdate } from './conditional-write.ts';
 import { fromRecordItem, toRecordItem } from './record-item.ts';
 import { RECORD_SK, recordPk } from './record-keys.ts';
-import { claimKey, claimResend, recordEnqueueFailure } from './record-transitions.ts';
+import { claimKey, claimResend, countDuplicate, markBreakerTripped, recordEnqueueFailure } from './record-transitions.ts';
 
 /** A document client that leaves `undefined` attributes out instead of failing. */
 export function documentClient(client: DynamoDBClient): DynamoDBDocumentClient {
@@ -41,18 +41,27 @@ export class DynamoDbEventStore implements IngestEventStore {
     return { kind: 'exists', record: fromRecordItem(out.old) };
   }
 
-  async recordDuplicate(route: string, key: string, nowMs: number): Promise<number | undefined> {
+  async recordDuplicate(route: string, key: string, nowMs: number, options: { readonly repeat: boolean }): Promise<DuplicateCounts | undefined> {
     const out = await conditionalUpdate(this.#doc, {
       TableName: this.#table,
       Key: this.#key(route, key),
-      // attribute_exists: an update must never create a half record if TTL removed it.
-      ConditionExpression: 'attribute_exists(pk)',
-      UpdateExpression: 'SET lastSeenAt = :now ADD hits :one',
-      ExpressionAttributeValues: { ':one': 1, ':now': nowMs },
+      ...countDuplicate({ nowMs, repeat: options.repeat }),
       ReturnValues: 'UPDATED_NEW',
     });
-    const hits: unknown = out.ok ? out.item?.hits : undefined;
-    return typeof hits === 'number' ? hits : undefined;
+    if (!out.ok) return undefined;
+    const { hits, repeats } = out.item ?? {};
+    if (typeof hits !== 'number') return undefined;
+    // A non-repeat leaves `repeats` out of the update, so it is not returned: the breaker skips it.
+    return { hits, repeats: typeof repeats === 'number' ? repeats : 0 };
+  }
+
+  async markBreakerTripped(route: string, key: string, receivedAt: number, nowMs: number): Promise<boolean> {
+    const out = await conditionalUpdate(this.#doc, {
+      TableName: this.#table,
+      Key: this.#key(route, key),
+      ...markBreakerTripped({ receivedAt, nowMs }),
+    });
+    return out.ok;
   }
 
   async claimResend(route: string, key: string, request: ResendRequest): Promise<boolean> {

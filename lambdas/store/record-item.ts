@@ -81,6 +81,8 @@ export function fromRecordItem(item: RecordItem): EventRecord {
     headers: (item.headers ?? {}) as Record<string, string>,
     answer: { status: num(item, 'answerStatus'), body: str(item, 'answerBody') },
     hits: optNum(item, 'hits') ?? 1,
+    repeats: optNum(item, 'repeats'),
+    breakerTrippedAt: optNum(item, 'breakerTrippedAt'),
     runs: optNum(item, 'runs') ?? optNum(item, 'attempts') ?? 0,
     redrives: optNum(item, 'redrives') ?? 0,
     leaseToken: optStr(item, 'leaseToken'),

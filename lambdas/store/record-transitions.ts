@@ -393,3 +393,29 @@ export function recordEnqueueFailure(p: { receivedAt: number; answer: StoredAnsw
     ExpressionAttributeValues: { ':received': S.received, ':receivedAt': p.receivedAt, ':status': p.answer.status, ':body': p.answer.body },
   };
 }
+
+/**
+ * One more delivery of a key. `attribute_exists`: an update must never create a half record
+ * if TTL removed it. A repeat (it came after we answered 2xx) also counts for the breaker.
+ */
+export function countDuplicate(p: { nowMs: number; repeat: boolean }): Omit<Transition, 'ExpressionAttributeNames'> {
+  return {
+    ConditionExpression: 'attribute_exists(pk)',
+    UpdateExpression: p.repeat ? 'SET lastSeenAt = :now ADD hits :one, repeats :one' : 'SET lastSeenAt = :now ADD hits :one',
+    ExpressionAttributeValues: { ':one': 1, ':now': p.nowMs },
+  };
+}
+
+/**
+ * This generation of the key tripped its route's circuit breaker: set once, by the one
+ * caller that then sends the notice. Later repeats of the key leave the route alone, even
+ * after an operator resumes it; a key whose trip never got this far (the pause write
+ * failed, the function died) trips again on its next repeat.
+ */
+export function markBreakerTripped(p: { receivedAt: number; nowMs: number }): Omit<Transition, 'ExpressionAttributeNames'> {
+  return {
+    ConditionExpression: 'receivedAt = :receivedAt AND attribute_not_exists(breakerTrippedAt)',
+    UpdateExpression: 'SET breakerTrippedAt = :now',
+    ExpressionAttributeValues: { ':receivedAt': p.receivedAt, ':now': p.nowMs },
+  };
+}

@@ -245,6 +245,8 @@ export async function runSchedule(tables: SimulationTables, seed: number, ops: r
   const routeConfigs: RouteConfig[] = [routeNames.pay, routeNames.alt].map((name, i) => ({
     name,
     signature: { scheme: 'hmac-sha256', header: 'x-signature', encoding: 'hex' },
+    // The body signs the order id, so the key comes from it (a header would be unsigned).
+    key: '{body:/order}',
     secretName: `sim/${name}`,
     action: 'simpay',
     actionTimeSeconds: ACTION_TIME_SECONDS,

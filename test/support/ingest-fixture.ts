@@ -12,6 +12,8 @@ import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
 import type { RouteConfig, SignatureConfig } from '../../lambdas/config/route-config.ts';
 import { signDelivery } from '../../lambdas/domain/signatures/sign-delivery.ts';
 import { keyHeadersFor } from '../../local/sample-delivery.ts';
+import { fingerprint } from '../../lambdas/domain/fingerprint.ts';
+import { BODY_KEY_PREFIX, keyIsBodyHash } from '../../lambdas/domain/idempotency-key.ts';
 import { createIngestHandler } from '../../lambdas/ingest/create-ingest-handler.ts';
 import type { IngestDeps } from '../../lambdas/ingest/ingest-delivery.ts';
 import { prepareRoutes } from '../../lambdas/ingest/prepared-route.ts';
@@ -75,12 +77,27 @@ export function signedDelivery(
   let document: Record<string, unknown> = payload;
   if (!omit && signature.scheme === 'stripe') document = { id: key, ...payload };
   if (!omit && signature.scheme === 'slack') document = { event_id: key, ...payload };
+  // The body-only schemes key on the body's hash: the sender's id goes in the body as well,
+  // so two keys of a test are two bodies.
+  if (keyIsBodyHash(signature.scheme, config.key)) document = { id: key, ...payload };
   const body = JSON.stringify(document);
   const signed = signDelivery(signature, options.secret ?? config.secret, Buffer.from(body), {
     nowSeconds: options.nowSeconds ?? Math.floor(Date.now() / 1000),
     id: key,
   });
   return { route, body, headers: { 'content-type': 'application/json', ...keyHeaders, ...signed } };
+}
+
+/**
+ * The idempotency key the ingest derives for a delivery made by signedDelivery with `key`:
+ * `key` itself, or the body's hash on the body-only schemes.
+ */
+export function recordKeyOf(delivery: Delivery, key: string): string {
+  const config = SCHEME_ROUTES.find((r) => r.name === delivery.route);
+  if (config !== undefined && keyIsBodyHash(config.signature.scheme, config.key)) {
+    return `${BODY_KEY_PREFIX}${fingerprint(Buffer.from(delivery.body))}`;
+  }
+  return key;
 }
 
 /** A key in the shape each scheme uses, unique per call. */

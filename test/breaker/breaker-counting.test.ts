@@ -1,0 +1,103 @@
+/**
+ * What the circuit breaker counts: a sender's repeats after we answered 2xx (lost
+ * acknowledgements, replays), never the retries our own 5xx caused. And a trip that fails
+ * half-way still ends in a paused route and a counted RoutePaused.
+ */
+import { randomUUID } from 'node:crypto';
+import { describe, expect, inject, it } from 'vitest';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { RouteStateStore } from '../../lambdas/ports/route-state-store.ts';
+import { SqsWorkQueue } from '../../lambdas/queue/sqs-work-queue.ts';
+import { documentClient } from '../../lambdas/store/dynamodb-event-store.ts';
+import { DynamoDbRouteStateStore } from '../../lambdas/store/dynamodb-route-state-store.ts';
+import { RECORD_SK, recordPk } from '../../lambdas/store/record-keys.ts';
+import { createEventsTable, localDynamoClient } from '../../local/aws-clients.ts';
+import { ingestFixture, signedDelivery, uniqueKey } from '../support/ingest-fixture.ts';
+import { localTopic } from '../support/local-topic.ts';
+
+const ROUTE = 'stripe';
+
+async function ownTable() {
+  const dynamo = localDynamoClient(inject('dynamoEndpoint'));
+  const eventsTable = await createEventsTable(dynamo, `events-bc-${randomUUID().slice(0, 8)}`);
+  return { dynamo, eventsTable, states: new DynamoDbRouteStateStore(dynamo, eventsTable) };
+}
+
+describe('the circuit breaker counts a sender’s repeats, not our failures', () => {
+  it('leaves the route active through 10 retries during an SQS outage, and pauses it on repeats after a 2xx', async () => {
+    // Prepare: one table; during the outage the ingest's queue does not exist.
+    const t = await ownTable();
+    const topic = await localTopic();
+    const breaker = { routeState: t.states, notifier: topic.notifier };
+    const healthy = await ingestFixture({ tableName: t.eventsTable, breaker });
+    const outage = await ingestFixture({
+      tableName: t.eventsTable,
+      breaker,
+      queue: new SqsWorkQueue(healthy.sqs, `${healthy.queueUrl}-gone`),
+    });
+    const delivery = signedDelivery(ROUTE, uniqueKey(ROUTE));
+    // Act: the first delivery and 10 retries, all during the outage.
+    const during: number[] = [];
+    for (let i = 0; i < 11; i++) during.push((await outage.invoke(delivery)).statusCode ?? 0);
+    const afterOutage = (await t.states.get(ROUTE)).state;
+    // The outage ends: the next retry gets the work sent and a 202.
+    const recovered = await healthy.invoke(delivery);
+    // Then the sender loses acknowledgements: each further copy came after a 2xx.
+    const states: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      await healthy.invoke(delivery);
+      states.push((await t.states.get(ROUTE)).state);
+    }
+    // Assess
+    expect(during).toEqual(Array.from({ length: 11 }, () => 503));
+    expect(afterOutage).toBe('active');
+    expect(recovered.statusCode).toBe(202);
+    // Threshold 3: the third repeat after the 2xx is the fourth delivery counted.
+    expect(states).toEqual(['active', 'active', 'paused', 'paused', 'paused']);
+    expect(await topic.published()).toHaveLength(1);
+  });
+
+  it('keeps the pause and answers 2xx when the notice cannot be sent', async () => {
+    // Prepare: a notifier whose topic is down.
+    const t = await ownTable();
+    const notifier = { notify: () => Promise.reject(new Error('SNS is down')) };
+    const fx = await ingestFixture({ tableName: t.eventsTable, breaker: { routeState: t.states, notifier } });
+    const key = uniqueKey(ROUTE);
+    const delivery = signedDelivery(ROUTE, key);
+    // Act
+    const answers: number[] = [];
+    for (let i = 0; i < 4; i++) answers.push((await fx.invoke(delivery)).statusCode ?? 0);
+    // Assess: the sender never sees our notice failure, the route is paused, the key marked.
+    expect(answers).toEqual([202, 202, 202, 202]);
+    expect((await t.states.get(ROUTE)).state).toBe('paused');
+    const record = await documentClient(t.dynamo).send(
+      new GetCommand({ TableName: t.eventsTable, Key: { pk: recordPk(ROUTE, key), sk: RECORD_SK } }),
+    );
+    expect(record.Item?.breakerTrippedAt).toEqual(expect.any(Number));
+    expect(record.Item?.repeats).toBe(3);
+  });
+
+  it('trips again on the next repeat when the pause write failed', async () => {
+    // Prepare: the route-state store fails its first pause.
+    const t = await ownTable();
+    const topic = await localTopic();
+    let failures = 1;
+    const flaky: RouteStateStore = {
+      get: (route) => t.states.get(route),
+      resume: (route, at) => t.states.resume(route, at),
+      pause: (route, request) => {
+        if (failures-- > 0) return Promise.reject(new Error('DynamoDB throttled'));
+        return t.states.pause(route, request);
+      },
+    };
+    const fx = await ingestFixture({ tableName: t.eventsTable, breaker: { routeState: flaky, notifier: topic.notifier } });
+    const delivery = signedDelivery(ROUTE, uniqueKey(ROUTE));
+    // Act
+    const answers: number[] = [];
+    for (let i = 0; i < 5; i++) answers.push((await fx.invoke(delivery)).statusCode ?? 0);
+    // Assess: the failed trip answered 503 (the sender retries); the next repeat paused the route.
+    expect(answers).toEqual([202, 202, 202, 503, 202]);
+    expect((await t.states.get(ROUTE)).state).toBe('paused');
+    expect(await topic.published()).toHaveLength(1);
+  });
+});
