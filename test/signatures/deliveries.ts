@@ -4,6 +4,7 @@
  */
 import type { SignatureConfig } from '../../lambdas/config/route-config.ts';
 import type { SignedDelivery } from '../../lambdas/domain/signatures/signature-verifier.ts';
+import { standardWebhooksPublicKeyOf } from '../../lambdas/domain/signatures/standard-webhooks-keys.ts';
 
 /** A fixed receiver clock: 2027-01-15T08:00:00Z. */
 export const NOW = 1_800_000_000;
@@ -21,9 +22,23 @@ export function whsec(fill: number, bytes = 32): string {
   return `whsec_${Buffer.alloc(bytes, fill).toString('base64')}`;
 }
 
+/**
+ * A `whsk_` ed25519 signing key over a fixed 32-byte seed. The 32-byte seed form is used here
+ * on purpose; generateStandardWebhooksKeyPair writes the 64-byte one, tested on its own.
+ */
+export function whsk(fill: number): string {
+  return `whsk_${Buffer.alloc(32, fill).toString('base64')}`;
+}
+
+/** What a Standard Webhooks receiver holds for a sender's key: whpk_ for a whsk_, the secret itself for whsec_. */
+function heldStandardWebhooksSecret(senderKey: string): string {
+  return senderKey.startsWith('whsk_') ? standardWebhooksPublicKeyOf(senderKey) : senderKey;
+}
+
 export interface SchemeCase {
   readonly name: string;
   readonly config: SignatureConfig;
+  /** Keys the sender signs with; `held` says what the receiver is configured with for each. */
   readonly current: string;
   readonly previous: string;
   /** Headers the scheme needs; each one missing makes the delivery unsigned. */
@@ -33,6 +48,13 @@ export interface SchemeCase {
   /** A well-formed secret this verifier does not hold. */
   readonly foreign: string;
   readonly timestamped: boolean;
+  /** The secret a receiver holds for a key the sender signs with. @default - the same text (symmetric schemes) */
+  readonly held?: (senderKey: string) => string;
+}
+
+/** The secret the receiver holds for `senderKey` under scheme case `c`. */
+export function heldSecret(c: SchemeCase, senderKey: string): string {
+  return c.held === undefined ? senderKey : c.held(senderKey);
 }
 
 export const SCHEME_CASES: readonly SchemeCase[] = [
@@ -45,6 +67,29 @@ export const SCHEME_CASES: readonly SchemeCase[] = [
     parsedHeaders: ['webhook-timestamp', 'webhook-signature'],
     foreign: whsec(0x33),
     timestamped: true,
+  },
+  {
+    name: 'standard-webhooks v1a (ed25519)',
+    config: { scheme: 'standard-webhooks' },
+    current: whsk(0x11),
+    previous: whsk(0x22),
+    requiredHeaders: ['webhook-id', 'webhook-timestamp', 'webhook-signature'],
+    parsedHeaders: ['webhook-timestamp', 'webhook-signature'],
+    foreign: whsk(0x33),
+    timestamped: true,
+    held: heldStandardWebhooksSecret,
+  },
+  {
+    // A route moving its sender from HMAC to ed25519 holds the new whpk_ and the old whsec_.
+    name: 'standard-webhooks rotating from v1 to v1a',
+    config: { scheme: 'standard-webhooks' },
+    current: whsk(0x44),
+    previous: whsec(0x55),
+    requiredHeaders: ['webhook-id', 'webhook-timestamp', 'webhook-signature'],
+    parsedHeaders: ['webhook-timestamp', 'webhook-signature'],
+    foreign: whsec(0x66),
+    timestamped: true,
+    held: heldStandardWebhooksSecret,
   },
   {
     name: 'stripe',

@@ -7,18 +7,24 @@ import { describe, expect, it } from 'vitest';
 import { createVerifier } from '../../lambdas/domain/signatures/create-verifier.ts';
 import { signDelivery } from '../../lambdas/domain/signatures/sign-delivery.ts';
 import type { VerifyFailure } from '../../lambdas/domain/signatures/signature-verifier.ts';
-import { deliveryOf, NOW, SCHEME_CASES } from './deliveries.ts';
+import { deliveryOf, heldSecret, NOW, SCHEME_CASES } from './deliveries.ts';
 import type { SchemeCase } from './deliveries.ts';
 
 const REASONS: readonly VerifyFailure[] = ['missing-signature', 'malformed-signature', 'bad-signature', 'stale-timestamp'];
 
 const anyCase = fc.constantFrom(...SCHEME_CASES);
 const body = (minLength: number) => fc.uint8Array({ minLength, maxLength: 2048 }).map((bytes) => Buffer.from(bytes));
-/** A secret in the scheme's own format: whsec_ base64 of random bytes, or any non-empty text. */
-const secretFor = (c: SchemeCase) =>
-  c.config.scheme === 'standard-webhooks'
-    ? fc.uint8Array({ minLength: 1, maxLength: 64 }).map((bytes) => `whsec_${Buffer.from(bytes).toString('base64')}`)
-    : fc.string({ minLength: 1, maxLength: 64, unit: 'binary' });
+const whsecOf = fc.uint8Array({ minLength: 1, maxLength: 64 }).map((bytes) => `whsec_${Buffer.from(bytes).toString('base64')}`);
+/** Any 32 bytes are an ed25519 seed. */
+const whskOf = fc.uint8Array({ minLength: 32, maxLength: 32 }).map((bytes) => `whsk_${Buffer.from(bytes).toString('base64')}`);
+/**
+ * A key in the scheme's own format the sender signs with: whsec_ base64 of random bytes, a
+ * whsk_ seed where the case holds ed25519 public keys, or any non-empty text.
+ */
+const secretFor = (c: SchemeCase) => {
+  if (c.config.scheme !== 'standard-webhooks') return fc.string({ minLength: 1, maxLength: 64, unit: 'binary' });
+  return c.held === undefined ? whsecOf : fc.oneof(whsecOf, whskOf);
+};
 const messageId = fc.stringMatching(/^[A-Za-z0-9_-]{1,64}$/);
 
 /** Header values a fuzzer or an attacker might send: free text, and text built from the schemes' own tokens. */
@@ -27,9 +33,10 @@ const headerValue = fc.oneof(
   fc
     .array(
       fc.oneof(
-        fc.constantFrom('v1,', 'v1=', 'v0=', 't=', 'sha256=', ',', ' ', '=', '==', String(NOW), '-', '.'),
+        fc.constantFrom('v1,', 'v1a,', 'v1=', 'v0=', 't=', 'sha256=', ',', ' ', '=', '==', String(NOW), '-', '.'),
         fc.stringMatching(/^[0-9a-f]{0,70}$/),
-        fc.stringMatching(/^[A-Za-z0-9+/]{0,46}={0,2}$/),
+        // Up to 90 characters, so 64-byte (v1a) shapes reach the ed25519 verify too.
+        fc.stringMatching(/^[A-Za-z0-9+/]{0,90}={0,2}$/),
       ),
       { maxLength: 12 },
     )
@@ -43,7 +50,7 @@ describe('every verifier, on random input', () => {
         anyCase.chain((c) => fc.tuple(fc.constant(c), secretFor(c), body(0), messageId)),
         ([c, secret, rawBody, id]) => {
           const headers = signDelivery(c.config, secret, rawBody, { nowSeconds: NOW, id });
-          const result = createVerifier(c.config).verify(deliveryOf(headers, rawBody), [secret]);
+          const result = createVerifier(c.config).verify(deliveryOf(headers, rawBody), [heldSecret(c, secret)]);
           expect(result).toEqual({ ok: true });
         },
       ),
@@ -62,7 +69,7 @@ describe('every verifier, on random input', () => {
           const index = position % changed.length;
           changed[index] = changed[index]! ^ mask;
           // Act
-          const result = createVerifier(c.config).verify(deliveryOf(headers, changed), [secret]);
+          const result = createVerifier(c.config).verify(deliveryOf(headers, changed), [heldSecret(c, secret)]);
           // Assess
           expect(result).toEqual({ ok: false, reason: 'bad-signature' });
         },
@@ -82,7 +89,7 @@ describe('every verifier, on random input', () => {
         ),
         body(0),
         ([c, headers], rawBody) => {
-          const result = createVerifier(c.config).verify(deliveryOf(headers, rawBody), [c.current, c.previous]);
+          const result = createVerifier(c.config).verify(deliveryOf(headers, rawBody), [heldSecret(c, c.current), heldSecret(c, c.previous)]);
           expect(result.ok).toBe(false);
           expect(REASONS).toContain(result.ok ? undefined : result.reason);
         },
