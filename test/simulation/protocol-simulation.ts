@@ -18,6 +18,7 @@ import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
 import type { ResolvedConfig, ResolvedRoute } from '../../lambdas/config/resolve-config.ts';
 import type { RouteConfig } from '../../lambdas/config/route-config.ts';
 import { RECORD_STATUS } from '../../lambdas/domain/event-record.ts';
+import { DependencyError } from '../../lambdas/domain/errors.ts';
 import type { EventRecord } from '../../lambdas/domain/event-record.ts';
 import { signDelivery } from '../../lambdas/domain/signatures/sign-delivery.ts';
 import { createExecutorHandler } from '../../lambdas/executor/create-executor-handler.ts';
@@ -219,6 +220,13 @@ interface KeyState {
   /** Windows (floor(t / resend window)) in which a duplicate of this key arrived. */
   readonly duplicateWindows: Set<number>;
   delivered: number;
+  /**
+   * The record may say 2xx: a delivery of the key was answered (or died after its claim),
+   * or the reconciler re-sent it. Until then every delivery got our 5xx, and the circuit
+   * breaker must not count them: a key that trips while this is false was paused by our
+   * own outage, not by its sender.
+   */
+  acked: boolean;
 }
 
 function workKey(route: string, key: string): string {
@@ -374,7 +382,23 @@ export async function runSchedule(tables: SimulationTables, seed: number, ops: r
     resendAfterMs,
     breaker: { routeState, notifier: { notify: () => Promise.resolve() } },
   };
-  const reconcilerStore = sched.gate(new DynamoDbReconcilerStore(dynamo, eventsTable), 'reconcilerStore');
+  // The reconciler's store, observed: a resend it wins stores a 2xx answer on the record.
+  const realReconcilerStore = new DynamoDbReconcilerStore(dynamo, eventsTable);
+  const observedReconcilerStore = new Proxy(realReconcilerStore, {
+    get(target, prop, receiver) {
+      const value: unknown = Reflect.get(target, prop, receiver);
+      if (typeof value !== 'function') return value;
+      const method = value as (...args: unknown[]) => Promise<unknown>;
+      if (prop !== 'claimResend') return method.bind(target);
+      return async (...args: unknown[]) => {
+        const out = await method.apply(target, args);
+        const k = keys.get(workKey(args[0] as string, args[1] as string));
+        if (k !== undefined && out === true) k.acked = true;
+        return out;
+      };
+    },
+  });
+  const reconcilerStore = sched.gate(observedReconcilerStore, 'reconcilerStore');
   const control = routeControl({
     states: routeState,
     parked: sched.gate(new DynamoDbParkedRecords(dynamo, eventsTable), 'parked'),
@@ -402,6 +426,7 @@ export async function runSchedule(tables: SimulationTables, seed: number, ops: r
       ingestSends: new Map(),
       duplicateWindows: new Set(),
       delivered: 0,
+      acked: false,
     });
   }
 
@@ -424,11 +449,13 @@ export async function runSchedule(tables: SimulationTables, seed: number, ops: r
       async () => {
         try {
           await ingestDelivery(ingestDeps, { method: 'POST', routeName: k.route, headers, rawBody: k.body, bodyEncoding: 'utf8' });
-        } catch {
+          k.acked = true;
+        } catch (error) {
           // A 5xx (SQS down) or a 4xx: the sender retries, as later duplicates of the schedule.
+          if (!(error instanceof DependencyError)) k.acked = true;
         }
       },
-      { deadlineMs: nowMs + INGEST_TIMEOUT_MS },
+      { deadlineMs: nowMs + INGEST_TIMEOUT_MS, ingestKey: workKey(k.route, k.key) },
     );
   };
 
@@ -468,6 +495,11 @@ export async function runSchedule(tables: SimulationTables, seed: number, ops: r
     if (typeof actor.meta.effectKey === 'string') {
       const k = keys.get(actor.meta.effectKey);
       if (k !== undefined) k.excused++;
+    }
+    // An ingest that died may have left its claim's 2xx answer on the record.
+    if (typeof actor.meta.ingestKey === 'string') {
+      const k = keys.get(actor.meta.ingestKey);
+      if (k !== undefined) k.acked = true;
     }
   };
 
@@ -775,6 +807,9 @@ async function checkInvariants(input: InvariantInput): Promise<void> {
     }
     if (posted > 1) violations.push(`${k.key}: ${posted} ledger entries still posted after reconciliation`);
     if (record === undefined) continue; // never accepted: every delivery was refused or lost before the claim
+    if (record.breakerTrippedAt !== undefined && !k.acked) {
+      violations.push(`${k.key}: tripped the circuit breaker, but every delivery of it got our 5xx (an outage, not its sender)`);
+    }
     if (record.attempts > MAX_ATTEMPTS) violations.push(`${k.key}: attempts ${record.attempts} above maxAttempts ${MAX_ATTEMPTS}`);
     switch (record.status) {
       case RECORD_STATUS.completed:
