@@ -7,7 +7,8 @@ import { isAbsolute, resolve } from 'node:path';
 import { config as appConfig } from '../retryproof.config.ts';
 import { ConfigError, resolveConfig } from '../lambdas/config/resolve-config.ts';
 import type { ResolvedConfig, ResolvedRoute } from '../lambdas/config/resolve-config.ts';
-import type { RetryproofConfig } from '../lambdas/config/route-config.ts';
+import type { RetryproofConfig, RouteConfig } from '../lambdas/config/route-config.ts';
+import { standardWebhooksPublicKeyOf } from '../lambdas/domain/signatures/standard-webhooks-keys.ts';
 import { signDelivery } from '../lambdas/domain/signatures/sign-delivery.ts';
 
 /** A setting that cannot be used. Its message is one line, naming the variable and the value. */
@@ -52,8 +53,40 @@ export const LOCAL_DEMO_SECRET = `whsec_${Buffer.from('retryproof-local-demo-sec
 export interface LocalRouteSecret {
   readonly route: string;
   readonly secretName: string;
+  /** What the receiver holds (for a v1a route, the `whpk_` public key). */
   readonly secret: string;
+  /** What a sender signs with: the secret itself, or the `whsk_` private key of a v1a route. */
+  readonly signingSecret: string;
 }
+
+/**
+ * One demo route per signature scheme, beside `demo`, so every scheme can be tried locally
+ * with `npm run send -- --route demo-github`. Local only: a deployment has the routes of
+ * retryproof.config.ts and nothing more. Each runs the demo payout action.
+ */
+export const LOCAL_SCHEME_DEMO_ROUTES: readonly RouteConfig[] = (
+  [
+    ['demo-stripe', { scheme: 'stripe' }],
+    ['demo-github', { scheme: 'github' }],
+    ['demo-shopify', { scheme: 'shopify' }],
+    ['demo-slack', { scheme: 'slack' }],
+    ['demo-hmac', { scheme: 'hmac-sha256', header: 'x-signature', prefix: 'sha256=', encoding: 'hex' }],
+    ['demo-v1a', { scheme: 'standard-webhooks' }],
+  ] as const
+).map(([name, signature]) => ({
+  name,
+  signature,
+  secretName: `retryproof/${name}`,
+  action: 'payout',
+  actionTimeSeconds: 15,
+  keepHeaders: ['content-type'],
+}));
+
+/** The local route whose Standard Webhooks sender signs with ed25519 (v1a) instead of HMAC (v1). */
+export const LOCAL_V1A_ROUTE = 'demo-v1a';
+
+/** The local v1a signing key: a fixed RFC 8032 seed, so a restarted stack accepts what the last one signed. */
+export const LOCAL_V1A_SIGNING_KEY = `whsk_${Buffer.from('retryproof-local-v1a-ed25519-32b').toString('base64')}`;
 
 export interface LocalSettings {
   readonly port: number;
@@ -77,10 +110,11 @@ function wholeNumber(env: NodeJS.ProcessEnv, name: string, min: number, max: num
   return Number(text);
 }
 
-/** A fixed local secret for a route that is not the demo, in the form its scheme expects. */
+/** A fixed local secret for a route that is not the demo, in the form its scheme expects (what the receiver holds). */
 export function localSecretFor(route: ResolvedRoute): string {
   switch (route.signature.scheme) {
     case 'standard-webhooks':
+      if (route.name === LOCAL_V1A_ROUTE) return standardWebhooksPublicKeyOf(LOCAL_V1A_SIGNING_KEY);
       return route.name === DEMO_ROUTE
         ? LOCAL_DEMO_SECRET
         : `whsec_${Buffer.from(`retryproof-local-${route.name}`).toString('base64')}`;
@@ -124,7 +158,7 @@ export function readLocalSettings(
   // Overrides that are part of the configuration go through resolveConfig and its checks.
   const shaped: RetryproofConfig = {
     ...base,
-    routes: base.routes.map((r) => ({
+    routes: [...base.routes, ...LOCAL_SCHEME_DEMO_ROUTES.filter((d) => !base.routes.some((r) => r.name === d.name))].map((r) => ({
       ...r,
       ...(actionTime === undefined ? {} : { actionTimeSeconds: actionTime }),
       ...(maxAttempts === undefined ? {} : { maxAttempts }),
@@ -154,7 +188,8 @@ export function readLocalSettings(
   const secrets = config.routes.map((route) => {
     const secret = route.name === DEMO_ROUTE && demoSecretFromEnv ? demoSecret : localSecretFor(route);
     if (route.name === DEMO_ROUTE) checkSecret(route, secret);
-    return { route: route.name, secretName: route.secretName, secret };
+    const signingSecret = route.name === LOCAL_V1A_ROUTE ? LOCAL_V1A_SIGNING_KEY : secret;
+    return { route: route.name, secretName: route.secretName, secret, signingSecret };
   });
   return {
     port,

@@ -2,11 +2,14 @@
  * Signed sample deliveries, as each scheme's sender would send them, for `npm run send`
  * and the storm. The key goes where the scheme's sender puts its id; a route with a key
  * template gets an `Idempotency-Key` header and an `id` in the body, which covers the
- * usual templates' inputs, not every template.
+ * usual templates' inputs, not every template. On GitHub, Shopify and hmac-sha256 the
+ * receiver's key is the body's hash (`recordKeyFor`), not the id the sender names.
  */
 import { randomUUID } from 'node:crypto';
 import type { SignatureConfig } from '../lambdas/config/route-config.ts';
 import { signDelivery } from '../lambdas/domain/signatures/sign-delivery.ts';
+import { fingerprint } from '../lambdas/domain/fingerprint.ts';
+import { BODY_KEY_PREFIX, keyIsBodyHash } from '../lambdas/domain/idempotency-key.ts';
 
 export interface SampleRoute {
   readonly name: string;
@@ -44,10 +47,11 @@ export function sampleBody(route: SampleRoute, key: string, payload: Readonly<Re
     case 'slack':
       return JSON.stringify({ event_id: key, ...payload });
     case 'standard-webhooks':
+      return JSON.stringify(payload);
     case 'github':
     case 'shopify':
-      return JSON.stringify(payload);
     case 'hmac-sha256':
+      // These schemes key on the body's hash: the id in the body makes two keys two bodies.
       return JSON.stringify({ id: key, ...payload });
   }
 }
@@ -79,6 +83,14 @@ export function signSample(route: SampleRoute, secret: string, key: string, body
   const keyHeaders = keyHeadersFor(route.signature.scheme, key);
   const signed = signDelivery(route.signature, secret, Buffer.from(body), { nowSeconds, id: key });
   return { headers: { 'content-type': 'application/json', ...keyHeaders, ...signed }, body };
+}
+
+/**
+ * The idempotency key the receiver derives for a sample: the sender's id, or the body's
+ * hash on the schemes that sign the body only.
+ */
+export function recordKeyFor(route: SampleRoute & { readonly key?: string }, key: string, body: string): string {
+  return keyIsBodyHash(route.signature.scheme, route.key) ? `${BODY_KEY_PREFIX}${fingerprint(Buffer.from(body))}` : key;
 }
 
 /** A route's webhook URL from a base URL: the stack's ApiUrl, the local stack's URL, or a full webhook URL. */

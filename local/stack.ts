@@ -371,7 +371,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     routes: config.routes.map((r) => ({
       name: r.name,
       signature: r.signature,
-      secret: settings.secrets.find((s) => s.route === r.name)?.secret ?? '',
+      // What a sender signs with: the send tool and the storm read it.
+      secret: settings.secrets.find((s) => s.route === r.name)?.signingSecret ?? '',
       leaseSeconds: r.leaseSeconds,
     })),
     settings: {

@@ -41,9 +41,14 @@ function banner(settings: LocalSettings): void {
       } (settle ${reconciliation.settleSeconds} s, stuck after ${reconciliation.stuckAfterSeconds} s)`,
   );
   for (const route of settings.config.routes) {
-    const secret = settings.secrets.find((s) => s.route === route.name)?.secret ?? '';
-    if (route.name === DEMO_ROUTE) continue;
-    out(`route ${route.name} (${route.signature.scheme}, lease ${route.leaseSeconds} s): local secret ${secret}`);
+    const local = settings.secrets.find((s) => s.route === route.name);
+    if (route.name === DEMO_ROUTE || local === undefined) continue;
+    // A v1a sender signs with the private key; the receiver holds only its public half.
+    const secret =
+      local.signingSecret === local.secret
+        ? `local secret ${local.secret}`
+        : `local signing key ${local.signingSecret} (the receiver holds ${local.secret})`;
+    out(`route ${route.name} (${route.signature.scheme}, lease ${route.leaseSeconds} s): ${secret}`);
   }
 }
 

@@ -12,7 +12,7 @@ import { CliError, EXIT, UsageError } from '../cli/errors.ts';
 import { runScript } from '../cli/run-script.ts';
 import { localDir, readRunningEndpoints, StackNotRunningError } from '../local/endpoints-file.ts';
 import { DEMO_ROUTE } from '../local/local-settings.ts';
-import { newKey, sampleBody, signSample, webhookUrl } from '../local/sample-delivery.ts';
+import { newKey, recordKeyFor, sampleBody, signSample, webhookUrl } from '../local/sample-delivery.ts';
 import type { SampleRoute } from '../local/sample-delivery.ts';
 
 const USAGE = `usage: npm run send -- [options]
@@ -151,9 +151,11 @@ async function main(argv: readonly string[]): Promise<number> {
   else for (const copy of copies) answers.push(await sendOne(copy));
 
   if (values.json === true) {
-    process.stdout.write(`${JSON.stringify({ url, route: route.name, key, answers }, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ url, route: route.name, key: recordKeyFor(route, key, signed.body), senderId: key, answers }, null, 2)}\n`);
   } else {
-    process.stdout.write(`POST ${url}  key ${key}\n`);
+    // On the body-only schemes the receiver keys on the body's hash, not on the id we sent.
+    const recordKey = recordKeyFor(route, key, signed.body);
+    process.stdout.write(`POST ${url}  key ${recordKey}${recordKey === key ? '' : ` (sender's id ${key})`}\n`);
     for (const a of answers) {
       const replay = a.replayed ? '  Idempotent-Replayed: true' : '';
       process.stdout.write(`#${a.copy}  ${a.status}${replay}  ${a.body.trim()}  (${Math.round(a.ms)} ms)\n`);
