@@ -37,7 +37,7 @@ describe('the OpenAPI description of POST /webhooks/{route}', () => {
       if (error.status !== 400) expect(example?.type).toBe(error.type);
     }
     expect(responses['500']?.content?.['application/problem+json']?.example?.type).toBe(problemOf(new Error('x')).type);
-    expect(Object.keys(responses).sort()).toEqual(['202', '400', '401', '404', '405', '409', '413', '422', '500', '503']);
+    expect(Object.keys(responses).sort()).toEqual(['200', '202', '400', '401', '404', '405', '409', '413', '422', '500', '503']);
   });
 
   it('documents the Idempotent-Replayed header on the 202', () => {
