@@ -11,22 +11,25 @@
  * - GitHub: `@octokit/webhooks-methods` 6.0.0 (sign and verify), and the example in GitHub's
  *   "Validating webhook deliveries" (secret "It's a Secret to Everybody", body "Hello, World!").
  * - Slack: the worked example in "Verifying requests from Slack" (api.slack.com).
- * - Stripe: publishes no full Stripe-Signature vector; stripe-node's crypto provider suite
+ * - Stripe: the `stripe` package 23.1.0 itself (generateTestHeaderString, constructEvent).
+ *   Stripe publishes no full Stripe-Signature vector; stripe-node's crypto provider suite
  *   (stripe/stripe-node, test/crypto/helpers.ts) pins the HMAC with a UTF-8 string key, and
- *   the header is checked against a WebCrypto computation written from Stripe's docs.
+ *   the header is also checked against a WebCrypto computation written from Stripe's docs.
  * - Shopify: publishes no vector (its own library tests compute theirs); WebCrypto again.
  * - RFC 4231 test case 2 pins the HMAC-SHA256 primitive itself.
  */
 import { webcrypto } from 'node:crypto';
 import { sign as octokitSign, verify as octokitVerify } from '@octokit/webhooks-methods';
 import { Webhook } from 'standardwebhooks';
+import { Stripe } from 'stripe';
 import { describe, expect, it } from 'vitest';
 import { createVerifier } from '../../lambdas/domain/signatures/create-verifier.ts';
 import { hmacSha256 } from '../../lambdas/domain/signatures/digest.ts';
 import { signDelivery } from '../../lambdas/domain/signatures/sign-delivery.ts';
 import { signSlack } from '../../lambdas/domain/signatures/slack.ts';
 import { signStandardWebhooks } from '../../lambdas/domain/signatures/standard-webhooks.ts';
-import { BODY, deliveryOf, whsec } from './deliveries.ts';
+import { signStripe } from '../../lambdas/domain/signatures/stripe.ts';
+import { BODY, deliveryOf, NOW, whsec } from './deliveries.ts';
 
 /** HMAC-SHA256 through WebCrypto: a second, separately written implementation. */
 async function webCryptoHmac(key: Uint8Array, ...parts: Uint8Array[]): Promise<Uint8Array> {
@@ -181,6 +184,51 @@ describe('stripe against an independent computation of its documented scheme', (
     const t = 1_800_000_000;
     const v1 = hexOf(await webCryptoHmac(utf8(secret), utf8(`${t}.`), BODY));
     expect(signDelivery({ scheme: 'stripe' }, secret, BODY, { nowSeconds: t })).toEqual({ 'stripe-signature': `t=${t},v1=${v1}` });
+  });
+});
+
+describe('stripe interop with the stripe library', () => {
+  const secret = 'whsec_stripe_library_secret';
+  const previous = 'whsec_stripe_library_previous';
+  /** constructEvent at a fixed clock: receivedAt is in milliseconds; 300 s is Stripe's default tolerance. */
+  const construct = (header: string, body = BODY) => Stripe.webhooks.constructEvent(body, header, secret, 300, undefined, NOW * 1000);
+
+  it('makes exactly the header generateTestHeaderString makes', () => {
+    const theirs = Stripe.webhooks.generateTestHeaderString({ payload: BODY.toString('utf8'), secret, timestamp: NOW });
+    expect(signStripe(secret, NOW, BODY)).toBe(theirs);
+  });
+
+  it('makes headers constructEvent accepts, and returns the event they sign', () => {
+    expect(construct(signStripe(secret, NOW, BODY))).toEqual(JSON.parse(BODY.toString('utf8')));
+  });
+
+  it('agrees with constructEvent on a header with two v1 entries, as Stripe sends while a secret rolls', () => {
+    // Prepare: the entry of the secret being rolled away, then ours
+    const rolled = signStripe(previous, NOW, BODY).split(',')[1];
+    const header = `t=${NOW},${rolled},${signStripe(secret, NOW, BODY).split(',')[1]}`;
+    // Act
+    const ours = createVerifier({ scheme: 'stripe' }).verify(deliveryOf({ 'stripe-signature': header }, BODY), [secret]);
+    // Assess
+    expect(construct(header)).toEqual(JSON.parse(BODY.toString('utf8')));
+    expect(ours).toEqual({ ok: true });
+  });
+
+  it('agrees with constructEvent that a changed body or another secret is refused', () => {
+    const tampered = Buffer.from(BODY.toString('utf8').replace('1700', '1701'));
+    expect(() => construct(signStripe(secret, NOW, BODY), tampered)).toThrow(/No signatures found matching/);
+    expect(() => construct(signStripe('whsec_someone_else', NOW, BODY))).toThrow(/No signatures found matching/);
+  });
+
+  it('agrees with constructEvent on a stale timestamp, and is stricter on one 301 s ahead', () => {
+    // Prepare
+    const verifier = createVerifier({ scheme: 'stripe' });
+    const stale = signStripe(secret, NOW - 301, BODY);
+    const ahead = signStripe(secret, NOW + 301, BODY);
+    // Act, Assess: Stripe checks only the age; a signature minted for later is refused here
+    expect(() => construct(stale)).toThrow(/Timestamp outside the tolerance zone/);
+    expect(verifier.verify(deliveryOf({ 'stripe-signature': stale }, BODY), [secret])).toEqual({ ok: false, reason: 'stale-timestamp' });
+    expect(construct(ahead)).toEqual(JSON.parse(BODY.toString('utf8')));
+    expect(verifier.verify(deliveryOf({ 'stripe-signature': ahead }, BODY), [secret])).toEqual({ ok: false, reason: 'stale-timestamp' });
   });
 });
 

@@ -83,10 +83,15 @@ function standardWebhooksV1(): SenderOracle {
   };
 }
 
+/** generateKey's typings answer a key or a pair for an algorithm they do not list. */
+function isKeyPair(generated: webcrypto.CryptoKey | webcrypto.CryptoKeyPair): generated is webcrypto.CryptoKeyPair {
+  return 'privateKey' in generated && 'publicKey' in generated;
+}
+
 async function standardWebhooksV1a(): Promise<SenderOracle> {
   const pair = async (): Promise<webcrypto.CryptoKeyPair> => {
     const generated = await subtle.generateKey({ name: 'Ed25519' }, true, ['sign', 'verify']);
-    if (!('privateKey' in generated)) throw new Error('WebCrypto made one Ed25519 key, not a pair');
+    if (!isKeyPair(generated)) throw new Error('WebCrypto made one Ed25519 key, not a pair');
     return generated;
   };
   const keys = { current: await pair(), previous: await pair(), foreign: await pair() };
