@@ -6,7 +6,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { anyDigestMatches, digestsEqual, hmacSha256 } from '../../lambdas/domain/signatures/digest.ts';
-import { decodeBase64, decodeBase64Digest, decodeHexDigest } from '../../lambdas/domain/signatures/encodings.ts';
+import {
+  decodeBase64,
+  decodeBase64Digest,
+  decodeBase64Ed25519Signature,
+  decodeHexDigest,
+} from '../../lambdas/domain/signatures/encodings.ts';
 import { isWithinTolerance, parseUnixSeconds } from '../../lambdas/domain/signatures/timestamp.ts';
 
 describe('digestsEqual', () => {
@@ -60,6 +65,17 @@ describe('strict decoders', () => {
     expect(decodeHexDigest(digest.toString('hex').slice(0, 62))).toBeUndefined();
     expect(decodeBase64Digest(`${digest.toString('base64').slice(0, 42)}!=`)).toBeUndefined();
     expect(decodeBase64Digest(digest.toString('base64url'))).toBeUndefined();
+  });
+
+  it('decode only the exact shape of a 64-byte ed25519 signature', () => {
+    const signature = Buffer.concat([hmacSha256('a', [Buffer.from('x')]), hmacSha256('b', [Buffer.from('x')])]);
+    const text = signature.toString('base64');
+    expect(decodeBase64Ed25519Signature(text)).toEqual(signature);
+    expect(decodeBase64Ed25519Signature(text.replace(/==$/, ''))).toBeUndefined();
+    expect(decodeBase64Ed25519Signature(signature.toString('base64url'))).toBeUndefined();
+    expect(decodeBase64Ed25519Signature(signature.subarray(0, 63).toString('base64'))).toBeUndefined();
+    expect(decodeBase64Ed25519Signature(signature.subarray(0, 32).toString('base64'))).toBeUndefined();
+    expect(decodeBase64Ed25519Signature(`${text.slice(0, 85)}!==`)).toBeUndefined();
   });
 
   it('decode base64 secrets only when padded and in the standard alphabet', () => {

@@ -27,6 +27,7 @@ import { createVerifier } from '../../lambdas/domain/signatures/create-verifier.
 import { hmacSha256 } from '../../lambdas/domain/signatures/digest.ts';
 import { signDelivery } from '../../lambdas/domain/signatures/sign-delivery.ts';
 import { signSlack } from '../../lambdas/domain/signatures/slack.ts';
+import { generateStandardWebhooksKeyPair } from '../../lambdas/domain/signatures/standard-webhooks-keys.ts';
 import { signStandardWebhooks } from '../../lambdas/domain/signatures/standard-webhooks.ts';
 import { signStripe } from '../../lambdas/domain/signatures/stripe.ts';
 import { BODY, deliveryOf, NOW, whsec } from './deliveries.ts';
@@ -113,6 +114,19 @@ describe('standard-webhooks interop with the standardwebhooks library', () => {
     const tampered = Buffer.from(BODY.toString('utf8').replace('1700', '1701'));
     expect(() => new Webhook(secret).verify(tampered, headers)).toThrow();
     expect(verifier.verify(deliveryOf(headers, tampered, nowSeconds()), [secret])).toEqual({ ok: false, reason: 'bad-signature' });
+  });
+
+  it('has no v1a in the library: Webhook.verify skips a v1a entry that ours checks with the whpk_', () => {
+    // Prepare: one header with a v1a entry only, signed with a fresh key pair
+    const pair = generateStandardWebhooksKeyPair();
+    const headers = signDelivery({ scheme: 'standard-webhooks' }, pair.signingKey, BODY, { nowSeconds: nowSeconds(), id: 'msg_v1a' });
+    // Act
+    const ours = verifier.verify(deliveryOf(headers, BODY, nowSeconds()), [pair.publicKey]);
+    const reference = () => new Webhook(secret).verify(BODY, headers);
+    // Assess
+    expect(headers['webhook-signature']).toMatch(/^v1a,/);
+    expect(ours).toEqual({ ok: true });
+    expect(reference).toThrow('No matching signature found');
   });
 
   it('signs the body bytes, where Webhook.verify decodes them as UTF-8 first', () => {
