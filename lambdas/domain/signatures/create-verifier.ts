@@ -3,18 +3,24 @@
  *
  * Why every scheme is hand-written on node:crypto instead of the reference libraries
  * (`npx node scripts/measure-verifier-bundles.ts 31`; Node 24.21, esbuild minified ESM,
- * medians of 31 fresh processes, 2 KB body, two secrets with the second one matching;
- * an empty module imports in 1.2-1.3 ms and loops at 3.5 us, the floor of both columns):
+ * medians of 31 fresh processes, 2 KB body, two whsec_ secrets with the second one matching;
+ * re-measured with v1a in the bundle, on a quieter machine than the first run, so compare
+ * rows, not runs: an empty module now imports in 0.63 ms and loops at 0.8 us):
  *
  *   entry                         bytes   gzip  import ms  1st verify ms  verify us
- *   standardwebhooks verify       12771   4912  3.0-3.3    11-14          112-128
- *   own standard-webhooks.ts       2097   1030  1.7-2.0    0.8-0.9         35-39
- *   @octokit/webhooks-methods      1010    503  1.7-2.1    0.3-0.35        27-28
- *   own github.ts                  1180    653  1.6-1.65   0.5             25-26
- *   own create-verifier.ts (all)   4891   1722  1.9-2.0    0.85-0.9        36-37
+ *   standardwebhooks verify       12771   4912  1.75       6.5            89
+ *   own standard-webhooks.ts       3595   1624  0.91       0.56           17
+ *   @octokit/webhooks-methods      1010    503  0.91       0.17           16
+ *   own github.ts                  1180    654  0.80       0.26           16
+ *   own create-verifier.ts (all)   6421   2295  1.04       0.55           16
  *
- * - standardwebhooks hashes in pure JS (fast-sha256): 6x the bundle, a first verify of
- *   11-14 ms on the cold-start path, 3x the steady cost. It takes one secret per instance
+ * - v1a (ed25519) added 1.5 KB to the standard-webhooks bundle (0.6 KB gzip). v1's steady
+ *   verify is now level with octokit's (it was 1.3x): parsed keys are kept per secret, so v1
+ *   no longer rebuilds its HMAC key on every call. An ed25519 verify costs about 60 us and a key import about 20 us, once
+ *   per secret (measured on Node 24 here). It is node:crypto's, because `standardwebhooks`
+ *   1.1.1 has no v1a at all: it reads only `v1` entries and takes any secret as HMAC bytes.
+ * - standardwebhooks hashes in pure JS (fast-sha256): 3.5x the bundle, a first verify of
+ *   6.5 ms on the cold-start path, 5x the steady cost. It takes one secret per instance
  *   and throws on every refusal, so a rotation is a try/catch per secret and the reason
  *   (missing, malformed, bad, stale) is only in the message text. It reads Date.now() with
  *   a fixed 300 s window, and decodes the body to a string first, which refuses genuine
@@ -35,7 +41,8 @@ import { createStripeVerifier } from './stripe.ts';
 
 /**
  * Builds the verifier for a route's signature configuration. Build it once per route at
- * cold start; it holds no secrets, they are passed to each `verify` call.
+ * cold start; secrets are passed to each `verify` call (the Standard Webhooks verifier
+ * keeps the keys it parsed from them, so a key object is built once per secret).
  */
 export function createVerifier(config: SignatureConfig): SignatureVerifier {
   switch (config.scheme) {
