@@ -37,7 +37,8 @@ describe('standard-webhooks verifier', () => {
   });
 
   it('skips versions it does not know and unreadable entries beside a good one', () => {
-    // Prepare: v1a is the asymmetric (ed25519) version; the v2 entry carries a valid digest on purpose
+    // Prepare: a v1a entry must hold a 64-byte ed25519 signature, so this 32-byte digest is
+    // unreadable there; the v2 entry carries a valid digest on purpose
     const good = signStandardWebhooks(CURRENT, 'msg_1', NOW, BODY);
     const digest = good.slice(3);
     const header = `v1a,${digest} v2,${digest} v1,not-base64!  v1 ${good}`;
