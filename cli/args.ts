@@ -1,27 +1,59 @@
 /**
- * Flag parsing for the CLI and the scripts: node:util parseArgs in strict mode, with its
- * errors turned into UsageErrors, and the few value types the commands take.
+ * Flag parsing for the CLI and the scripts: node:util parseArgs, with every mistake turned
+ * into a UsageError of one line that names the flag and, for a near miss, the flag meant;
+ * and the few value types the commands take.
  */
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
 import { UsageError } from './errors.ts';
+import { nearest } from './suggest.ts';
 
 export type OptionSpecs = NonNullable<ParseArgsConfig['options']>;
 
-/** Parses `argv` against `options`; unknown flags and missing values are UsageErrors. */
+type StrictValues<T extends OptionSpecs> = ReturnType<typeof parseArgs<{ options: T; allowPositionals: true; strict: true }>>['values'];
+
+/** Every spelling of the flags in `options`: `--window`, `-h`. */
+export function flagNames(options: OptionSpecs): string[] {
+  return Object.entries(options).flatMap(([name, spec]) => [`--${name}`, ...(spec.short === undefined ? [] : [`-${spec.short}`])]);
+}
+
+/**
+ * Parses `argv` against `options`. Unknown flags, missing values and values given to
+ * switches are UsageErrors naming the flag; an unknown one gets "did you mean" when a known
+ * flag is near, else `elsewhere(flag)` (where the flag does belong), when given. `--help`
+ * wins over any mistake: asking for help is never an error.
+ */
 export function parseFlags<T extends OptionSpecs>(
   argv: readonly string[],
   options: T,
   usage?: string,
-): { values: ReturnType<typeof parseArgs<{ options: T; allowPositionals: true; strict: true }>>['values']; positionals: string[] } {
-  try {
-    const parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
-    return { values: parsed.values, positionals: parsed.positionals };
-  } catch (err) {
-    // parseArgs explains itself well; keep its first sentence, without Node's error-code prefix.
-    const message = (err as Error).message.split('\n')[0] ?? 'bad arguments';
-    throw new UsageError(message.replace(/^TypeError \[[A-Z_]+\]: /, ''), usage);
+  elsewhere?: (flag: string) => string | undefined,
+): { values: StrictValues<T>; positionals: string[] } {
+  // Non-strict parsing yields every token, so each mistake can be explained on its own terms
+  // (Node's strict messages are about positionals and `--`, not about the flag meant).
+  const { values, positionals, tokens } = parseArgs({ args: [...argv], options, allowPositionals: true, strict: false, tokens: true });
+  let mistake: string | undefined;
+  for (const token of tokens) {
+    if (token.kind !== 'option' || mistake !== undefined) continue;
+    const spec = options[token.name];
+    if (spec === undefined) {
+      const near = nearest(token.rawName, flagNames(options));
+      const hint = near === undefined ? elsewhere?.(token.rawName) : `did you mean ${near}?`;
+      mistake = `unknown option ${token.rawName}${hint === undefined ? '' : `; ${hint}`}`;
+    } else if (spec.type === 'string' && token.value === undefined) {
+      mistake = `${token.rawName} needs a value`;
+    } else if (spec.type === 'string' && token.inlineValue === false && /^-[^\d.]/.test(token.value)) {
+      // `--window --json`: the value forgotten, not a value starting with a dash (that is `--window=-x`).
+      mistake = `${token.rawName} needs a value, got the flag ${token.value} (write ${token.rawName}=${token.value} if that is the value)`;
+    } else if (spec.type === 'boolean' && token.value !== undefined) {
+      mistake = `${token.rawName} takes no value, got ${JSON.stringify(token.value)}`;
+    }
   }
+  const help = 'help' in options && tokens.some((t) => t.kind === 'option' && t.name === 'help');
+  if (mistake !== undefined && !help) throw new UsageError(mistake, usage);
+  if (help) return { values: { help: true } as unknown as StrictValues<T>, positionals };
+  // Checked above: each string flag has a string, each switch is true.
+  return { values, positionals };
 }
 
 /** A whole number within bounds, from a flag's text. */

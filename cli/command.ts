@@ -15,6 +15,8 @@ export interface CommandContext {
   /** A progress note on stderr: rewritten in place on a terminal, one line each otherwise, never with --json. */
   progress(text: string): void;
   readonly now: () => number;
+  /** The environment the CLI runs in (RETRYPROOF_LOCAL_DIR, AWS_REGION...). */
+  readonly env: NodeJS.ProcessEnv;
 }
 
 export interface ParsedArgs {

@@ -6,7 +6,7 @@
  */
 import { CloudFormationClient, DescribeStackResourcesCommand, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import type { Output, StackResource } from '@aws-sdk/client-cloudformation';
-import { CliError } from './errors.ts';
+import { CliError, UsageError } from './errors.ts';
 
 export interface DeployedStack {
   readonly stackName: string;
@@ -71,20 +71,58 @@ export function parseDeployedStack(
   };
 }
 
-/** Describes the stack on AWS; the region and credentials come from the usual chain. */
-export async function describeDeployedStack(stackName: string, region: string | undefined): Promise<DeployedStack> {
-  const client = new CloudFormationClient(region === undefined ? {} : { region });
+/**
+ * The region a deployed stack's clients use: `--region`, else the SDK's own chain
+ * (AWS_REGION, then the region of AWS_PROFILE's profile in ~/.aws/config). Resolved before
+ * any call, so a missing region is one line saying what to set, and no request is made.
+ * @throws UsageError when no region is set anywhere
+ */
+export async function deployedRegion(stackName: string, region: string | undefined): Promise<string> {
+  if (region !== undefined) return region;
+  const client = new CloudFormationClient({});
+  try {
+    return await client.config.region();
+  } catch (err) {
+    throw new UsageError(
+      `no AWS region for stack ${stackName}: pass --region R, or set AWS_REGION (or a region in the profile AWS_PROFILE names)`,
+      undefined,
+      { cause: err },
+    );
+  } finally {
+    client.destroy();
+  }
+}
+
+/** The SDK's failure as one line saying what to do, for the failures an operator meets first. */
+function describeFailure(stackName: string, err: Error): string {
+  if (err.name === 'CredentialsProviderError') {
+    return `no AWS credentials to read stack ${stackName}: set AWS_PROFILE (after aws sso login or aws configure), or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY`;
+  }
+  if (err.name === 'ExpiredTokenException' || err.name === 'TokenRefreshRequired') {
+    return `the AWS session has expired: log in again (aws sso login), then retry`;
+  }
+  if (err.name === 'AccessDenied' || err.name === 'AccessDeniedException') {
+    return `AWS refused to describe stack ${stackName} (${err.message.split('\n')[0] ?? ''}): the role needs cloudformation:DescribeStacks and DescribeStackResources`;
+  }
+  return `could not describe stack ${stackName}: ${err.name}: ${err.message.split('\n')[0] ?? ''}`;
+}
+
+/** Describes the stack on AWS, in `region`; the credentials come from the usual chain. */
+export async function describeDeployedStack(stackName: string, region: string): Promise<DeployedStack> {
+  const client = new CloudFormationClient({ region });
   try {
     const stacks = await client.send(new DescribeStacksCommand({ StackName: stackName }));
     const stack = stacks.Stacks?.[0];
-    if (stack === undefined) throw new CliError(`stack ${stackName} was not found`);
+    if (stack === undefined) throw new CliError(`stack ${stackName} was not found in ${region}: check the name (and --region)`);
     const resources = await client.send(new DescribeStackResourcesCommand({ StackName: stackName }));
     return parseDeployedStack(stackName, stack.Outputs ?? [], resources.StackResources ?? []);
   } catch (err) {
     if (err instanceof CliError) throw err;
     const e = err as Error;
-    if (e.name === 'ValidationError') throw new CliError(`stack ${stackName} was not found: ${e.message}`, { cause: err });
-    throw new CliError(`could not describe stack ${stackName}: ${e.name}: ${e.message}`, { cause: err });
+    if (e.name === 'ValidationError') {
+      throw new CliError(`stack ${stackName} was not found in ${region}: check the name (and --region); AWS said: ${e.message}`, { cause: err });
+    }
+    throw new CliError(describeFailure(stackName, e), { cause: err });
   } finally {
     client.destroy();
   }

@@ -7,8 +7,8 @@
 export class UsageError extends Error {
   /** The usage text of the command that was misused; the general usage when absent. */
   readonly usage: string | undefined;
-  constructor(message: string, usage?: string) {
-    super(message);
+  constructor(message: string, usage?: string, options?: ErrorOptions) {
+    super(message, options);
     this.name = 'UsageError';
     this.usage = usage;
   }
@@ -22,4 +22,5 @@ export class CliError extends Error {
   }
 }
 
+/** The exit codes of the CLI and the scripts; the CLI's `--help` explains them (cli/main.ts). */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;

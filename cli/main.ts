@@ -1,15 +1,17 @@
 /**
  * The operator CLI's dispatcher: find the command in the table, parse the global and the
  * command's flags, connect to the stack, run, and turn errors into exit codes
- * (0 ok, 1 the work failed, 2 a bad command line).
+ * (0 ok, 1 the work failed or found a problem, 2 a bad command line: see EXIT_CODES_HELP).
  */
-import { parseFlags } from './args.ts';
+import { flagNames, parseFlags } from './args.ts';
 import type { OptionSpecs } from './args.ts';
 import type { Command, CommandContext } from './command.ts';
 import { COMMANDS } from './commands/index.ts';
 import { CliError, EXIT, UsageError } from './errors.ts';
+import { nearest } from './suggest.ts';
 import { resolveTarget } from './target.ts';
 import type { Target } from './target.ts';
+import { usageExcerpt } from './usage-excerpt.ts';
 
 export const GLOBAL_OPTIONS = {
   local: { type: 'boolean' },
@@ -22,19 +24,47 @@ export const GLOBAL_OPTIONS = {
 /** Global flags that take a value: their value is not a command word. */
 const VALUE_FLAGS: ReadonlySet<string> = new Set(['--stack', '--region']);
 
-export function generalUsage(commands: readonly Command[] = COMMANDS): string {
+/** What each exit code means; shown by `retryproof --help`. Keep in step with EXIT and the commands' returns. */
+export const EXIT_CODES_HELP = `Exit codes:
+  0  done (reconcile too when it lists findings: they are in its report)
+  1  the work failed or found a problem: the stack is not running or not ready in time (wait),
+     AWS refused or could not be reached, inspect found no record, a DLQ move task did not complete
+  2  a bad command line, nothing done: an unknown command, flag or route, a bad value,
+     a missing --local/--stack, or no AWS region for --stack`;
+
+/** The synopsis and every command with its summary. */
+function commandList(commands: readonly Command[]): string {
   const width = Math.max(...commands.map((c) => c.name.length));
   return `usage: retryproof <command> (--local | --stack NAME [--region R]) [--json] [options]
 
 Commands:
-${commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n')}
+${commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n')}`;
+}
+
+/** The general help: every command, the global flags and the exit codes. */
+export function generalUsage(commands: readonly Command[] = COMMANDS): string {
+  return `${commandList(commands)}
 
 Global flags:
   --local        the local stack (npm start), found through RETRYPROOF_LOCAL_DIR/endpoints.json (default .local/)
-  --stack NAME   a deployed stack, found through CloudFormation (region and credentials: the usual AWS chain)
-  --region R     the deployed stack's region
+  --stack NAME   a deployed stack, found through CloudFormation (credentials: the usual AWS chain)
+  --region R     the deployed stack's region (default: AWS_REGION, or the region of the AWS_PROFILE profile)
   --json         one JSON document on stdout, for scripts
-  -h, --help     help; \`retryproof <command> --help\` for a command's own flags`;
+  -h, --help     help; \`retryproof <command> --help\` for a command's own flags
+
+${EXIT_CODES_HELP}`;
+}
+
+/** The help of a group of subcommands (`dlq`, `routes`). */
+export function groupUsage(group: string, commands: readonly Command[] = COMMANDS): string {
+  const members = commands.filter((c) => c.name.startsWith(`${group} `));
+  const width = Math.max(...members.map((c) => c.name.length));
+  return `usage: retryproof ${group} <subcommand> (--local | --stack NAME [--region R]) [--json] [options]
+
+Subcommands:
+${members.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n')}
+
+\`retryproof ${group} <subcommand> --help\` for a subcommand's own flags; \`retryproof --help\` for the global flags and exit codes`;
 }
 
 export interface CliIo {
@@ -80,29 +110,66 @@ export function findCommand(
   return undefined;
 }
 
+/** `--help` or `-h` before any `--`. */
+function asksForHelp(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).some((token) => token === '--help' || token === '-h');
+}
+
+/** "did you mean ...?" for a mistyped command word: a near command or group, or the group a bare subcommand belongs to. */
+function commandHint(typed: string, commands: readonly Command[], group?: string): string {
+  const names = group === undefined ? [...new Set(commands.map((c) => c.name.split(' ')[0] ?? c.name))] : commands.filter((c) => c.name.startsWith(`${group} `)).map((c) => c.name.slice(group.length + 1));
+  const near = nearest(typed, names) ?? (group === undefined ? commands.find((c) => c.name.endsWith(` ${typed}`))?.name : undefined);
+  return near === undefined ? '' : `; did you mean "${group === undefined ? near : `${group} ${near}`}"?`;
+}
+
+/** Where else a flag unknown to this command belongs, so `dlq list --window` is explained. */
+function ownersOf(flag: string, commands: readonly Command[]): string | undefined {
+  const owners = commands.filter((c) => flagNames(c.options).includes(flag)).map((c) => c.name);
+  return owners.length === 0 ? undefined : `${flag} is a flag of ${owners.join(', ')}`;
+}
+
 /** Runs the CLI; returns the exit code. Never throws for a user's mistake. */
 export async function runCli(argv: readonly string[], io: CliIo, commands: readonly Command[] = COMMANDS): Promise<number> {
-  const found = findCommand(argv, commands);
-  const wantsHelp = argv.includes('--help') || argv.includes('-h');
+  // `retryproof help [command]` reads as `retryproof [command] --help`.
+  const helpWord = commandWords(argv)[0];
+  const args = helpWord?.word === 'help' ? [...argv.filter((_, i) => i !== helpWord.index), '--help'] : argv;
+  const found = findCommand(args, commands);
+  const wantsHelp = asksForHelp(args);
   if (found === undefined || 'group' in found) {
-    const words = commandWords(argv);
-    if (words.length === 0 && wantsHelp) {
+    const words = commandWords(args);
+    if (wantsHelp && words.length === 0) {
       io.stdout(`${generalUsage(commands)}\n`);
       return EXIT.ok;
     }
-    const what =
-      found !== undefined
-        ? `"${found.group}" needs a subcommand: ${commands.filter((c) => c.name.startsWith(`${found.group} `)).map((c) => c.name).join(', ')}`
-        : words.length === 0
-          ? 'no command given'
-          : `unknown command "${words[0]?.word ?? ''}"`;
-    io.stderr(`retryproof: ${what}\n\n${generalUsage(commands)}\n`);
+    if (found !== undefined) {
+      if (wantsHelp && words.length === 1) {
+        io.stdout(`${groupUsage(found.group, commands)}\n`);
+        return EXIT.ok;
+      }
+      const typed = words[1]?.word;
+      const what =
+        typed === undefined
+          ? `"${found.group}" needs a subcommand: ${commands.filter((c) => c.name.startsWith(`${found.group} `)).map((c) => c.name).join(', ')}`
+          : `unknown subcommand "${found.group} ${typed}"${commandHint(typed, commands, found.group)}`;
+      io.stderr(`retryproof: ${what}\n\n${groupUsage(found.group, commands)}\n`);
+      return EXIT.usage;
+    }
+    const what = words.length === 0 ? 'no command given' : `unknown command "${words[0]?.word ?? ''}"${commandHint(words[0]?.word ?? '', commands)}`;
+    // The commands, not the whole help: the line that says what was wrong must stay in sight.
+    io.stderr(`retryproof: ${what}\n\n${commandList(commands)}\n(retryproof --help for the global flags and exit codes)\n`);
     return EXIT.usage;
   }
   const { command, rest } = found;
   let target: Target | undefined;
+  // A progress line rewritten in place has no newline of its own: the CLI ends it.
+  let progressShown = false;
+  const endProgress = (): void => {
+    if (io.stderrIsTty && progressShown) io.stderr('\n');
+    progressShown = false;
+  };
   try {
-    const { values, positionals } = parseFlags(rest, { ...GLOBAL_OPTIONS, ...command.options }, command.usage);
+    const { values, positionals } = parseFlags(rest, { ...GLOBAL_OPTIONS, ...command.options }, command.usage, (flag) => ownersOf(flag, commands));
     if (values.help === true) {
       io.stdout(`usage: ${command.usage}\n`);
       return EXIT.ok;
@@ -117,6 +184,7 @@ export async function runCli(argv: readonly string[], io: CliIo, commands: reado
     const ctx: CommandContext = {
       json,
       now: io.now ?? Date.now,
+      env: io.env,
       print: io.stdout,
       progress: (text) => {
         if (json || text === lastProgress) return;
@@ -125,6 +193,7 @@ export async function runCli(argv: readonly string[], io: CliIo, commands: reado
         if (!io.stderrIsTty && at - lastProgressAt < 1000) return;
         lastProgress = text;
         lastProgressAt = at;
+        progressShown = true;
         io.stderr(io.stderrIsTty ? `\r\x1b[K${text}` : `${text}\n`);
       },
       target: async () => {
@@ -139,12 +208,12 @@ export async function runCli(argv: readonly string[], io: CliIo, commands: reado
         return target;
       },
     };
-    const code = (await command.run(ctx, { values, positionals })) ?? EXIT.ok;
-    if (io.stderrIsTty && lastProgress !== '') io.stderr('\n');
-    return code;
+    return (await command.run(ctx, { values, positionals })) ?? EXIT.ok;
   } catch (err) {
+    endProgress();
     if (err instanceof UsageError) {
-      io.stderr(`retryproof ${command.name}: ${err.message}\n\nusage: ${err.usage ?? command.usage}\n`);
+      const hint = `(retryproof ${command.name} --help for all its flags)`;
+      io.stderr(`retryproof ${command.name}: ${err.message}\n\n${usageExcerpt(`usage: ${command.usage}`, err.message, hint)}\n`);
       return EXIT.usage;
     }
     if (err instanceof CliError) {
@@ -153,9 +222,10 @@ export async function runCli(argv: readonly string[], io: CliIo, commands: reado
     }
     // An SDK or network failure: one line, not a stack trace.
     const e = err as Error;
-    io.stderr(`retryproof ${command.name}: ${e.name}: ${e.message}\n`);
+    io.stderr(`retryproof ${command.name}: ${e.name}: ${e.message.split('\n')[0] ?? ''}\n`);
     return EXIT.failed;
   } finally {
+    endProgress();
     target?.close();
   }
 }

@@ -7,8 +7,10 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { localDir, readRunningEndpoints, StackNotRunningError } from '../local/endpoints-file.ts';
 import { localDynamoClient, localSqsClient } from '../local/aws-clients.ts';
-import { describeDeployedStack } from './deployed-stack.ts';
+import { deployedRegion, describeDeployedStack } from './deployed-stack.ts';
 import { CliError, UsageError } from './errors.ts';
+import { projectConfig } from './operations/route-config.ts';
+import { nearest } from './suggest.ts';
 
 export interface Target {
   readonly kind: 'local' | 'aws';
@@ -20,6 +22,11 @@ export interface Target {
   readonly ledgerTable: string | undefined;
   readonly queueUrl: string;
   readonly dlqUrl: string;
+  /**
+   * The stack's routes: locally from endpoints.json; deployed, from retryproof.config.ts,
+   * the file the stack was synthesized from (the stack itself does not list them).
+   */
+  readonly routes: readonly string[];
   /** A queue's ARN, asked once. */
   queueArn(url: string): Promise<string>;
   close(): void;
@@ -49,7 +56,7 @@ function withArns(base: Omit<Target, 'queueArn'>, known: Readonly<Record<string,
 
 /**
  * Connects to the stack the flags name.
- * @throws UsageError when neither or both of --local and --stack are given
+ * @throws UsageError when neither or both of --local and --stack are given, or no region is set
  * @throws CliError when the stack cannot be found
  */
 export async function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv = process.env): Promise<Target> {
@@ -74,6 +81,7 @@ export async function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv =
         ledgerTable: endpoints.ledgerTable,
         queueUrl: endpoints.queueUrl,
         dlqUrl: endpoints.dlqUrl,
+        routes: endpoints.routes.map((r) => r.name),
         close: () => {
           dynamo.destroy();
           sqs.destroy();
@@ -83,8 +91,9 @@ export async function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv =
     );
   }
   const stackName = flags.stack ?? '';
-  const stack = await describeDeployedStack(stackName, flags.region);
-  const config = flags.region === undefined ? {} : { region: flags.region };
+  const region = await deployedRegion(stackName, flags.region);
+  const stack = await describeDeployedStack(stackName, region);
+  const config = { region };
   const dynamo = new DynamoDBClient(config);
   const sqs = new SQSClient(config);
   return withArns({
@@ -96,9 +105,18 @@ export async function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv =
     ledgerTable: stack.ledgerTable,
     queueUrl: stack.queueUrl,
     dlqUrl: stack.dlqUrl,
+    routes: projectConfig().routes.map((r) => r.name),
     close: () => {
       dynamo.destroy();
       sqs.destroy();
     },
   });
+}
+
+/** The usage error for a route the stack does not have: it names the routes it has. */
+export function unknownRouteError(target: Target, route: string): UsageError {
+  const near = nearest(route, target.routes);
+  return new UsageError(
+    `unknown route "${route}"${near === undefined ? '' : ` (did you mean "${near}"?)`}; the routes of ${target.description}: ${target.routes.join(', ')}`,
+  );
 }

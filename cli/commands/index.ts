@@ -9,6 +9,7 @@ import { inspectCommand } from './inspect.ts';
 import { ledgerCommand } from './ledger.ts';
 import { reconcileCommand } from './reconcile.ts';
 import { routesListCommand, routesPauseCommand, routesResumeCommand } from './routes.ts';
+import { waitCommand } from './wait.ts';
 
 export const COMMANDS: readonly Command[] = [
   inspectCommand,
@@ -19,4 +20,5 @@ export const COMMANDS: readonly Command[] = [
   routesPauseCommand,
   routesResumeCommand,
   reconcileCommand,
+  waitCommand,
 ];

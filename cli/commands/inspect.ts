@@ -1,7 +1,35 @@
 /** `retryproof inspect <route> <key>`: one delivery's record, execution log and ledger entries. */
 import type { Command } from '../command.ts';
 import { inspectDelivery } from '../operations/inspect-delivery.ts';
+import type { RecordView } from '../operations/inspect-delivery.ts';
 import { formatTime, table } from '../output.ts';
+import { unknownRouteError } from '../target.ts';
+
+const USAGE = `retryproof inspect <route> <key> [--with-body] (--local | --stack NAME) [--json]
+
+Exit code 1 when the stack has no record of the key (never received, or expired).
+
+  --with-body   include the stored body, between marker lines (left out by default: it carries customer data)
+
+JSON: {"record": {status, hits, attempts, receivedAt, ...} | null, "log": [...], "ledger": [...]}`;
+
+/**
+ * The body between marker lines, so where it starts and ends is plain even when it is empty
+ * or has no final newline. A base64 body is shown decoded when it is UTF-8 text.
+ */
+function bodyBlock(r: RecordView): string[] {
+  let shown = r.body ?? '';
+  let note = `${r.bodyBytes} bytes`;
+  if (r.bodyEncoding === 'base64') {
+    try {
+      shown = new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(shown, 'base64'));
+      note += ', stored as base64, shown decoded';
+    } catch {
+      note += ', binary, shown as base64';
+    }
+  }
+  return [`----- body of ${r.route}/${r.key} (${note}) -----`, ...(shown === '' ? [] : [shown.replace(/\n$/, '')]), '----- end of body -----'];
+}
 
 function text(value: unknown): string {
   return typeof value === 'string' || typeof value === 'number' ? String(value) : '';
@@ -10,16 +38,15 @@ function text(value: unknown): string {
 export const inspectCommand: Command = {
   name: 'inspect',
   summary: "one delivery's record, execution log and ledger entries",
-  usage: `retryproof inspect <route> <key> [--with-body] (--local | --stack NAME) [--json]
-
-  --with-body   include the stored body (left out by default: it carries customer data)
-
-JSON: {"record": {status, hits, attempts, receivedAt, ...} | null, "log": [...], "ledger": [...]}`,
+  usage: USAGE,
   options: { 'with-body': { type: 'boolean' } },
   args: ['route', 'key'],
   async run(ctx, { values, positionals }) {
     const [route = '', key = ''] = positionals;
-    const found = await inspectDelivery(await ctx.target(), route, key, { withBody: values['with-body'] === true, now: ctx.now() });
+    const target = await ctx.target();
+    const found = await inspectDelivery(target, route, key, { withBody: values['with-body'] === true, now: ctx.now() });
+    // Only when nothing was found: a route removed from the config keeps its records until they expire.
+    if (found.record === null && found.log.length === 0 && !target.routes.includes(route)) throw unknownRouteError(target, route);
     if (ctx.json) {
       ctx.print(`${JSON.stringify(found, null, 2)}\n`);
       return found.record === null ? 1 : 0;
@@ -39,6 +66,7 @@ JSON: {"record": {status, hits, attempts, receivedAt, ...} | null, "log": [...],
           ...(r.leaseUntil === undefined ? [] : [`  lease to   ${formatTime(r.leaseUntil)}`]),
           ...(r.lastError === undefined ? [] : [`  last error ${r.lastError}`]),
           `  expires    ${formatTime(r.expiresAt * 1000)}`,
+          ...(r.body === undefined ? [] : bodyBlock(r)),
           '',
         ].join('\n'),
       );

@@ -2,9 +2,9 @@
 import { createRouteControl } from '../../lambdas/routes/route-control.ts';
 import type { RouteControl } from '../../lambdas/routes/route-control.ts';
 import type { Command, CommandContext } from '../command.ts';
-import { CliError } from '../errors.ts';
 import { projectConfig } from '../operations/route-config.ts';
 import { formatTime, table } from '../output.ts';
+import { unknownRouteError } from '../target.ts';
 
 async function control(ctx: CommandContext): Promise<RouteControl> {
   const target = await ctx.target();
@@ -18,9 +18,10 @@ async function control(ctx: CommandContext): Promise<RouteControl> {
   });
 }
 
-function known(route: string): void {
-  const routes = projectConfig().routes.map((r) => r.name);
-  if (!routes.includes(route)) throw new CliError(`route "${route}" is not configured; configured routes: ${routes.join(', ')}`);
+/** A route the stack does not have is a mistyped argument: a usage error, as in `inspect`. */
+async function known(ctx: CommandContext, route: string): Promise<void> {
+  const target = await ctx.target();
+  if (!target.routes.includes(route)) throw unknownRouteError(target, route);
 }
 
 export const routesListCommand: Command = {
@@ -63,7 +64,7 @@ JSON: {"route", "paused": true | false}  (false: it was paused already)`,
   args: ['route'],
   async run(ctx, { values, positionals }) {
     const route = positionals[0] ?? '';
-    known(route);
+    await known(ctx, route);
     const reason = typeof values.reason === 'string' && values.reason !== '' ? values.reason : undefined;
     const paused = await (await control(ctx)).pause(route, reason);
     ctx.print(ctx.json ? `${JSON.stringify({ route, paused })}\n` : paused ? `route ${route} paused\n` : `route ${route} was already paused\n`);
@@ -84,7 +85,7 @@ JSON: {"route", "resumed": true | false, "reenqueued": N}`,
   args: ['route'],
   async run(ctx, { positionals }) {
     const route = positionals[0] ?? '';
-    known(route);
+    await known(ctx, route);
     const result = await (await control(ctx)).resume(route, (n) => {
       ctx.progress(`resume ${route}: ${n} parked record${n === 1 ? '' : 's'} re-enqueued`);
     });

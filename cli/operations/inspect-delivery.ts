@@ -31,7 +31,9 @@ export interface RecordView {
   readonly lastError?: string;
   readonly completedAt?: number;
   readonly result?: unknown;
+  /** With `withBody` only: the body as stored, in `bodyEncoding`. */
   readonly body?: string;
+  readonly bodyEncoding?: 'utf8' | 'base64';
 }
 
 export interface Inspection {
@@ -53,6 +55,7 @@ function parseResult(result: string | undefined): unknown {
   }
 }
 
+/** Reads one delivery's record, log and ledger entries; `record` is null when there is none. */
 export async function inspectDelivery(
   target: Target,
   route: string,
@@ -103,7 +106,7 @@ export async function inspectDelivery(
       ...(r.lastError === undefined ? {} : { lastError: r.lastError }),
       ...(r.completedAt === undefined ? {} : { completedAt: r.completedAt }),
       ...(r.result === undefined ? {} : { result: parseResult(r.result) }),
-      ...(options.withBody === true ? { body: r.body } : {}),
+      ...(options.withBody === true ? { body: r.body, bodyEncoding: r.bodyEncoding } : {}),
     };
   }
   // Keys and bookkeeping of the table are not part of the entry.
