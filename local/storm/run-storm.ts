@@ -17,6 +17,7 @@ import { buildReport } from './storm-report.ts';
 import type { BreakerSummary, ReconciliationSummary, StormReport, Verification } from './storm-report.ts';
 import { runSenders } from './storm-sender.ts';
 import { readEffects, readRecords, waitForSettle } from './storm-verify.ts';
+import type { SettleResult } from './storm-verify.ts';
 
 export interface StormOptions {
   readonly events: number;
@@ -143,18 +144,22 @@ export async function runStorm(o: StormOptions): Promise<StormReport> {
   let reconciliation: ReconciliationSummary = { ran: false, rounds: 0, reversed: 0, reenqueued: 0, needsAttention: 0, reason: 'not the local stack' };
   if (target !== undefined) {
     const keys = events.filter((e) => e.accepted).map((e) => e.key);
-    const settleOnce = () =>
-      timed('settling', () =>
-        waitForSettle(target, o.route.name, keys, {
-          timeoutMs: o.settleTimeoutMs,
-          onTick: (queued, executing) => {
-            progress('settling', 0, 0, `${queued} queued, ${executing} executing`);
-          },
-        }),
-      );
+    // Every wait counts toward one figure, reported both as the `settling` phase and in the
+    // settle check, so the two can never disagree.
+    let settleWaits = 0;
+    const settleOnce = async (): Promise<SettleResult> => {
+      const result = await waitForSettle(target, o.route.name, keys, {
+        timeoutMs: o.settleTimeoutMs,
+        onTick: (queued, executing) => {
+          progress('settling', 0, 0, `${queued} queued, ${executing} executing`);
+        },
+      });
+      settleWaits++;
+      phasesMs.settling = (phasesMs.settling ?? 0) + result.waitedMs;
+      return { ...result, waitedMs: phasesMs.settling };
+    };
     let settle = await settleOnce();
     const fromMs = startedAt - 60_000;
-    const effectsBefore = await readEffects(target, o.route.name, fromMs);
     if (adminUrl !== undefined) {
       const totals = { rounds: 0, reversed: 0, reenqueued: 0, needsAttention: 0 };
       try {
@@ -182,7 +187,7 @@ export async function runStorm(o: StormOptions): Promise<StormReport> {
       Promise.all([readRecords(target, o.route.name, keys), readEffects(target, o.route.name, fromMs), peekDeadLetters(target, { max: 10_000 })]),
     );
     const deadLetters = new Map(dead.filter((d) => d.route === o.route.name).map((d) => [d.key, d.reason]));
-    verification = { records, effectsBefore, effectsAfter, deadLetters, settle };
+    verification = { records, effectsAfter, deadLetters, settle, settleWaits };
   }
 
   return buildReport({

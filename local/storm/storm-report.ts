@@ -53,7 +53,22 @@ export interface StormReport {
   readonly serverErrors: number;
   readonly networkErrors: number;
   readonly behaviours: Readonly<Record<string, number>>;
-  readonly doubleEffects: { readonly beforeReconciliation: number | null; readonly afterReconciliation: number | null; readonly keys: readonly string[] };
+  /**
+   * Keys of this storm with more than one effect (ledger entry). A worker that dies after
+   * the effect makes a second one when its work runs again; reconciliation reverses it.
+   * Counted on the ledger as it ends (posted and reversed entries), so a second effect made
+   * at any time during the run is seen. Null when the ledger was not read.
+   */
+  readonly doubleEffects: {
+    /** Keys that got more than one effect at some point (posted + reversed entries > 1). */
+    readonly keysWithSecondEffect: number | null;
+    /** Entries of this storm's keys that reconciliation reversed. */
+    readonly reversedEntries: number | null;
+    /** Keys still holding more than one posted entry: must be 0. */
+    readonly keysLeft: number | null;
+    /** The keys left, up to all of them. */
+    readonly keys: readonly string[];
+  };
   readonly lost: number | null;
   readonly lostKeys: readonly { key: string; status: string; posted: number }[];
   readonly deadLettered: { readonly planned: number; readonly accountedFor: number; readonly unplanned: number };
@@ -70,11 +85,14 @@ export interface StormReport {
 
 export interface Verification {
   readonly records: ReadonlyMap<string, EventRecord | undefined>;
-  readonly effectsBefore: ReadonlyMap<string, Effects>;
+  /** Ledger entries per key as the run ends, after reconciliation. */
   readonly effectsAfter: ReadonlyMap<string, Effects>;
   /** Reasons of DLQ messages, by key of the storm's route. */
   readonly deadLetters: ReadonlyMap<string, string>;
+  /** The last wait's state, with `waitedMs` summed over every wait (the same figure as the `settling` phase). */
   readonly settle: SettleResult;
+  /** How many times the storm waited for the work to settle (once, plus once per reconciliation that re-enqueued). */
+  readonly settleWaits?: number;
 }
 
 export interface ReportInput {
@@ -93,6 +111,18 @@ export interface ReportInput {
   readonly phasesMs: Readonly<Record<string, number>>;
 }
 
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+function plural(n: number, one: string, many: string): string {
+  return n === 1 ? one : many;
+}
+
+function waitsNote(waits: number | undefined): string {
+  return waits === undefined || waits <= 1 ? '' : ` (${waits} waits)`;
+}
+
 export function buildReport(input: ReportInput): StormReport {
   const { requests, events, verification: v } = input;
   const genuine = requests.filter((r) => r.kind === 'genuine');
@@ -109,7 +139,8 @@ export function buildReport(input: ReportInput): StormReport {
   const accepted = events.filter((e) => e.accepted);
   const keys = accepted.map((e) => e.key);
 
-  let doubleBefore: number | null = null;
+  let secondEffectKeys: number | null = null;
+  let reversedEntries: number | null = null;
   let doubleAfter: number | null = null;
   let doubleKeys: string[] = [];
   let lost: number | null = null;
@@ -118,7 +149,9 @@ export function buildReport(input: ReportInput): StormReport {
   let unplannedDlq = 0;
   const unplannedEnds: string[] = [];
   if (v !== undefined) {
-    doubleBefore = keys.filter((k) => (v.effectsBefore.get(k)?.posted ?? 0) > 1).length;
+    const effectsOf = (k: string) => v.effectsAfter.get(k) ?? { posted: 0, reversed: 0 };
+    secondEffectKeys = keys.filter((k) => effectsOf(k).posted + effectsOf(k).reversed > 1).length;
+    reversedEntries = keys.reduce((sum, k) => sum + effectsOf(k).reversed, 0);
     doubleKeys = keys.filter((k) => (v.effectsAfter.get(k)?.posted ?? 0) > 1);
     doubleAfter = doubleKeys.length;
     lost = 0;
@@ -170,7 +203,12 @@ export function buildReport(input: ReportInput): StormReport {
     {
       name: 'the work settled',
       ok: v === undefined ? true : v.settle.settled,
-      detail: v === undefined ? skipped : `${v.settle.settled ? 'settled' : 'did not settle'} in ${Math.round(v.settle.waitedMs)} ms`,
+      detail:
+        v === undefined
+          ? skipped
+          : v.settle.settled
+            ? `queue empty and no live lease, after ${seconds(v.settle.waitedMs)} of waiting${waitsNote(v.settleWaits)}`
+            : `still ${v.settle.queued} queued and ${v.settle.executing} executing after ${seconds(v.settle.waitedMs)} of waiting${waitsNote(v.settleWaits)}`,
     },
     {
       name: 'no double effect after reconciliation',
@@ -178,12 +216,16 @@ export function buildReport(input: ReportInput): StormReport {
       detail:
         doubleAfter === null
           ? skipped
-          : `${doubleAfter} after, ${doubleBefore ?? 0} before (reconciliation ${input.reconciliation.ran ? `reversed ${input.reconciliation.reversed}` : `not run: ${input.reconciliation.reason ?? ''}`})`,
+          : `${doubleAfter} of ${keys.length} keys hold more than one posted entry` +
+            (secondEffectKeys === 0
+              ? '; no key got a second effect'
+              : `; ${secondEffectKeys ?? 0} got a second effect and reconciliation reversed ${reversedEntries ?? 0} ${plural(reversedEntries ?? 0, 'entry', 'entries')}` +
+                (input.reconciliation.ran ? '' : ` (reconciliation not run: ${input.reconciliation.reason ?? ''})`)),
     },
     {
       name: 'nothing accepted is lost',
       ok: lost === 0,
-      detail: lost === null ? skipped : lost === 0 ? `${keys.length} completed once or dead-lettered with a reason` : `lost: ${lostKeys.slice(0, 5).map((l) => `${l.key} (${l.status}, ${l.posted} posted)`).join(', ')}`,
+      detail: lost === null ? skipped : lost === 0 ? `all ${keys.length} accepted keys completed or are in the DLQ with a reason` : `lost: ${lostKeys.slice(0, 5).map((l) => `${l.key} (${l.status}, ${l.posted} posted)`).join(', ')}`,
     },
     {
       name: 'every event ended as planned',
@@ -207,7 +249,7 @@ export function buildReport(input: ReportInput): StormReport {
     serverErrors,
     networkErrors,
     behaviours,
-    doubleEffects: { beforeReconciliation: doubleBefore, afterReconciliation: doubleAfter, keys: doubleKeys },
+    doubleEffects: { keysWithSecondEffect: secondEffectKeys, reversedEntries, keysLeft: doubleAfter, keys: doubleKeys },
     lost,
     lostKeys,
     deadLettered: { planned: plannedDlq, accountedFor: accountedDlq, unplanned: unplannedDlq },
@@ -226,26 +268,39 @@ export function buildReport(input: ReportInput): StormReport {
   };
 }
 
-/** The summary table printed at the end of a run. */
+/**
+ * The summary printed at the end of a run: the figures, each named for what it counts,
+ * then one PASS or FAIL line per check, then the verdict. The storm's own keys are
+ * counted apart from what the reconciler did over its whole window (every route, 24 h).
+ */
 export function formatSummary(r: StormReport): string {
-  const n = (value: number | null): string => (value === null ? 'n/a' : String(value));
+  const n = (value: number | null): string => (value === null ? 'n/a (tables not read)' : String(value));
+  const d = r.doubleEffects;
+  const rec = r.reconciliation;
   const rows: [string, string][] = [
-    ['events', `${r.events} (${Object.entries(r.behaviours).map(([b, c]) => `${b} ${c}`).join(', ')})`],
-    ['sent', `${r.sent} requests in ${((r.phasesMs.sending ?? r.durationMs) / 1000).toFixed(1)} s`],
-    ['accepted', `${r.accepted} keys`],
+    ['events', `${r.events} (behaviours, several per event: ${Object.entries(r.behaviours).map(([b, c]) => `${b} ${c}`).join(', ')})`],
+    ['sent', `${r.sent} requests in ${seconds(r.phasesMs.sending ?? r.durationMs)}`],
+    ['accepted', `${r.accepted} keys, one record each`],
     ['replayed', `${r.replayed} answers with Idempotent-Replayed`],
-    ['acknowledged', `${r.acknowledged} (senders that gave up after the whole ladder: ${r.gaveUp})`],
-    ...Object.entries(r.rejected).map(([kind, v]): [string, string] => [`rejected: ${kind}`, `${v.count} (${v.asExpected} got ${v.expectedStatus})`]),
-    ['5xx / no answer', `${r.serverErrors} / ${r.networkErrors}`],
-    ['double effects', `before reconciliation ${n(r.doubleEffects.beforeReconciliation)}, after ${n(r.doubleEffects.afterReconciliation)}`],
-    ['lost', n(r.lost)],
-    ['dead-lettered', `${r.deadLettered.accountedFor} of ${r.deadLettered.planned} planned, ${r.deadLettered.unplanned} unplanned`],
+    ['acknowledged', `${r.acknowledged} events whose sender saw a 2xx; ${r.gaveUp} sender(s) gave up after the whole ladder`],
+    ...Object.entries(r.rejected).map(([kind, v]): [string, string] => [`rejected: ${kind}`, `${v.count} copies, ${v.asExpected} got ${v.expectedStatus}`]),
+    ['5xx / no answer', `${r.serverErrors} answers 5xx (retried), ${r.networkErrors} requests without an answer`],
+    [
+      'second effects',
+      d.keysLeft === null
+        ? n(null)
+        : `${d.keysWithSecondEffect ?? 0} ${plural(d.keysWithSecondEffect ?? 0, 'key', 'keys')} got a second effect (a worker died after the effect); ` +
+          `reconciliation reversed ${d.reversedEntries ?? 0} of their entries; ${d.keysLeft} ${plural(d.keysLeft, 'key', 'keys')} still ${plural(d.keysLeft, 'holds', 'hold')} more than one`,
+    ],
+    ['lost', r.lost === null ? n(null) : `${r.lost} accepted keys neither completed nor in the DLQ`],
+    ['dead-lettered', `${r.deadLettered.accountedFor} of ${r.deadLettered.planned} planned keys in the DLQ with a reason; ${r.deadLettered.unplanned} unplanned`],
     ['ack latency', `p50 ${r.ackLatencyMs.p50} ms, p99 ${r.ackLatencyMs.p99} ms, max ${r.ackLatencyMs.max} ms`],
     [
-      'reconciliation',
-      r.reconciliation.ran
-        ? `${r.reconciliation.rounds} run(s): reversed ${r.reconciliation.reversed}, re-enqueued ${r.reconciliation.reenqueued}, needs attention ${r.reconciliation.needsAttention}`
-        : `not run (${r.reconciliation.reason ?? ''})`,
+      'reconciler',
+      rec.ran
+        ? `${rec.rounds} ${plural(rec.rounds, 'run', 'runs')} over its whole window (every route, 24 h): reversed ${rec.reversed} ${plural(rec.reversed, 'entry', 'entries')}, ` +
+          `re-enqueued ${rec.reenqueued}, needs attention ${rec.needsAttention} (FAILED or PARKED records, missing effects, orphans)`
+        : `not run (${rec.reason ?? ''})`,
     ],
     ['executor restart', r.executorRestart],
     [
@@ -256,10 +311,12 @@ export function formatSummary(r: StormReport): string {
           ? `tripped (${r.breaker.reason ?? 'route paused'}); resumed after sending, ${r.breaker.reenqueuedOnResume} parked records re-enqueued`
           : `not tripped${r.breaker.pausedBefore ? ' (the route was paused before the storm: resumed)' : ''}`,
     ],
-    ['time', `${(r.durationMs / 1000).toFixed(1)} s: ${Object.entries(r.phasesMs).map(([phase, ms]) => `${phase} ${(ms / 1000).toFixed(1)} s`).join(', ')}`],
+    ['time', `${seconds(r.durationMs)} in all: ${Object.entries(r.phasesMs).map(([phase, ms]) => `${phase} ${seconds(ms)}`).join(', ')}`],
   ];
   const width = Math.max(...rows.map(([k]) => k.length));
   const lines = rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`);
+  const passed = r.checks.filter((c) => c.ok).length;
   const checks = r.checks.map((c) => `  ${c.ok ? 'PASS' : 'FAIL'}  ${c.name}: ${c.detail}`);
-  return [`retry storm against ${r.target.url} (route ${r.target.route})`, ...lines, 'checks:', ...checks, r.pass ? 'storm: PASS' : 'storm: FAIL'].join('\n');
+  const verdict = `storm: ${r.pass ? 'PASS' : 'FAIL'} (${passed} of ${r.checks.length} checks passed)`;
+  return [`retry storm against ${r.target.url} (route ${r.target.route})`, ...lines, 'checks:', ...checks, verdict].join('\n');
 }

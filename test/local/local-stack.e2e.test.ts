@@ -180,7 +180,7 @@ describe('the local stack, end to end', () => {
     expect(report.replayed).toBeGreaterThan(0);
     for (const probe of Object.values(report.rejected)) expect(probe.asExpected).toBe(probe.count);
     expect(report.rejected['bad-signature'].count).toBeGreaterThan(0);
-    expect(report.doubleEffects.afterReconciliation).toBe(0);
+    expect(report.doubleEffects.keysLeft).toBe(0);
     expect(report.lost).toBe(0);
     expect(report.deadLettered.accountedFor).toBe(report.deadLettered.planned);
     expect(report.executorRestart).toMatch(/^done mid-run/);

@@ -62,7 +62,6 @@ function input(over: { verification?: Partial<Verification>; requests?: RequestR
         ['a', record('a', 'COMPLETED')],
         ['b', record('b', 'FAILED', 'RetryableActionError: x')],
       ]),
-      effectsBefore: new Map([['a', { posted: 1, reversed: 0 }]]),
       effectsAfter: new Map([['a', { posted: 1, reversed: 0 }]]),
       deadLetters: new Map([['b', 'retries exhausted after 3 attempts']]),
       settle: { settled: true, waitedMs: 10, queued: 0, executing: 0 },
@@ -71,7 +70,7 @@ function input(over: { verification?: Partial<Verification>; requests?: RequestR
     reconciliation: { ran: true, rounds: 1, reversed: 0, reenqueued: 0, needsAttention: 1 },
     executorRestart: 'off',
     breaker: { checked: true, pausedBefore: false, trippedDuringStorm: false, reenqueuedOnResume: 0 },
-    phasesMs: { sending: 900 },
+    phasesMs: { sending: 900, settling: 10 },
   };
 }
 
@@ -79,7 +78,7 @@ describe('the storm verdict', () => {
   it('passes when every key completed once or was dead-lettered with its reason', () => {
     const report = buildReport(input());
     expect(report.checks.filter((c) => !c.ok)).toEqual([]);
-    expect(report).toMatchObject({ pass: true, accepted: 2, replayed: 1, lost: 0, doubleEffects: { afterReconciliation: 0 } });
+    expect(report).toMatchObject({ pass: true, accepted: 2, replayed: 1, lost: 0, doubleEffects: { keysLeft: 0 } });
     expect(report.deadLettered).toEqual({ planned: 1, accountedFor: 1, unplanned: 0 });
     expect(formatSummary(report)).toContain('storm: PASS');
   });
@@ -87,21 +86,45 @@ describe('the storm verdict', () => {
   it('fails on a double effect left after reconciliation', () => {
     const report = buildReport(input({ verification: { effectsAfter: new Map([['a', { posted: 2, reversed: 0 }]]) } }));
     expect(report.pass).toBe(false);
-    expect(report.doubleEffects).toMatchObject({ afterReconciliation: 1, keys: ['a'] });
+    expect(report.doubleEffects).toMatchObject({ keysLeft: 1, keys: ['a'] });
     expect(report.checks.find((c) => c.name === 'no double effect after reconciliation')?.ok).toBe(false);
   });
 
-  it('counts a double effect that reconciliation reversed as before, not after', () => {
-    const report = buildReport(
-      input({
-        verification: {
-          effectsBefore: new Map([['a', { posted: 2, reversed: 0 }]]),
-          effectsAfter: new Map([['a', { posted: 1, reversed: 1 }]]),
-        },
-      }),
-    );
-    expect(report.doubleEffects).toMatchObject({ beforeReconciliation: 1, afterReconciliation: 0 });
+  it('counts a second effect that reconciliation reversed from the ledger as it ends, whenever it was made', () => {
+    // Prepare: key a got two more effects (three in all), and two were reversed.
+    const report = buildReport(input({ verification: { effectsAfter: new Map([['a', { posted: 1, reversed: 2 }]]) } }));
+    // Assess: one key, two reversed entries, none left; the summary says the same figures.
+    expect(report.doubleEffects).toMatchObject({ keysWithSecondEffect: 1, reversedEntries: 2, keysLeft: 0 });
     expect(report.pass).toBe(true);
+    const summary = formatSummary(report);
+    expect(summary).toContain('1 key got a second effect (a worker died after the effect); reconciliation reversed 2 of their entries; 0 keys still hold more than one');
+    expect(summary).toContain('PASS  no double effect after reconciliation: 0 of 2 keys hold more than one posted entry; 1 got a second effect and reconciliation reversed 2 entries');
+  });
+
+  it('names the reconciler\'s own counts as its whole window, apart from the storm\'s keys', () => {
+    const report = buildReport({ ...input(), reconciliation: { ran: true, rounds: 2, reversed: 7, reenqueued: 0, needsAttention: 1 } });
+    const summary = formatSummary(report);
+    expect(summary).toContain('2 runs over its whole window (every route, 24 h): reversed 7 entries');
+    expect(summary).toContain('0 keys got a second effect');
+  });
+
+  it('reports the settle wait as one figure, the same in the check and in the time line', () => {
+    // Prepare: two waits, 45.5 s in all (the phase time sums the same waits).
+    const report = buildReport({
+      ...input({ verification: { settle: { settled: true, waitedMs: 45_500, queued: 0, executing: 0 }, settleWaits: 2 } }),
+      phasesMs: { sending: 900, settling: 45_500 },
+    });
+    const summary = formatSummary(report);
+    expect(summary).toContain('PASS  the work settled: queue empty and no live lease, after 45.5 s of waiting (2 waits)');
+    expect(summary).toMatch(/time .*settling 45\.5 s/);
+  });
+
+  it('prints one PASS or FAIL line per check and a verdict that counts them', () => {
+    const report = buildReport(input({ verification: { effectsAfter: new Map([['a', { posted: 2, reversed: 0 }]]) } }));
+    const lines = formatSummary(report).split('\n');
+    expect(lines.filter((l) => /^ {2}(PASS|FAIL) {2}/.test(l))).toHaveLength(report.checks.length);
+    expect(lines).toContain('  FAIL  no double effect after reconciliation: 1 of 2 keys hold more than one posted entry; 1 got a second effect and reconciliation reversed 0 entries');
+    expect(lines.at(-1)).toBe(`storm: FAIL (${report.checks.length - 1} of ${report.checks.length} checks passed)`);
   });
 
   it('fails on an accepted key that is neither completed nor dead-lettered with a reason', () => {
