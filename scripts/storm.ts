@@ -161,7 +161,7 @@ async function main(argv: readonly string[]): Promise<number> {
   const isLocal = endpoints !== undefined && new URL(url).origin === new URL(endpoints.httpUrl).origin;
   const known = isLocal ? endpoints?.routes.find((r) => r.name === routeName) : undefined;
   if (isLocal && known === undefined) {
-    throw new UsageError(`the local stack has no route ${JSON.stringify(routeName)}`, USAGE);
+    throw new UsageError(`the local stack has no route ${JSON.stringify(routeName)}; its routes: ${endpoints?.routes.map((r) => r.name).join(', ') ?? ''}`, USAGE);
   }
   const route: SampleRoute = known ?? { name: routeName, signature: { scheme: (values.scheme ?? 'standard-webhooks') as 'standard-webhooks' } };
   const secret = values.secret ?? known?.secret ?? '';

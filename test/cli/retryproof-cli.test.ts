@@ -40,16 +40,30 @@ describe('the retryproof CLI', () => {
     await rm(emptyDir, { recursive: true, force: true });
   });
 
-  it('answers an unknown command with exit code 2 and the usage', async () => {
+  it('answers an unknown command with exit code 2 and the list of commands', async () => {
     const out = await cli(['frobnicate', '--local']);
     expect(out.code).toBe(2);
-    expect(out.stderr).toContain('unknown command "frobnicate"');
+    expect(out.stderr.split('\n')[0]).toBe('retryproof: unknown command "frobnicate"');
     expect(out.stderr).toContain('usage: retryproof <command>');
     for (const command of COMMANDS) expect(out.stderr).toContain(command.name);
   });
 
-  it('asks for a subcommand of dlq, and for a command at all', async () => {
-    expect((await cli(['dlq', '--local'])).stderr).toContain('"dlq" needs a subcommand: dlq list, dlq redrive');
+  it.each([
+    [['ledgr', '--local'], 'retryproof: unknown command "ledgr"; did you mean "ledger"?'],
+    [['redrive', '--local'], 'retryproof: unknown command "redrive"; did you mean "dlq redrive"?'],
+    [['dlq', 'lst', '--local'], 'retryproof: unknown subcommand "dlq lst"; did you mean "dlq list"?'],
+    [['routes', 'puase', 'demo', '--local'], 'retryproof: unknown subcommand "routes puase"; did you mean "routes pause"?'],
+  ])('suggests the command meant for %j, exit code 2', async (argv, firstLine) => {
+    const out = await cli(argv);
+    expect(out.code).toBe(2);
+    expect(out.stderr.split('\n')[0]).toBe(firstLine);
+  });
+
+  it('asks for a subcommand of dlq, listing them, and for a command at all', async () => {
+    const dlq = await cli(['dlq', '--local']);
+    expect(dlq.code).toBe(2);
+    expect(dlq.stderr).toContain('"dlq" needs a subcommand: dlq list, dlq redrive');
+    expect(dlq.stderr).toContain('usage: retryproof dlq <subcommand>');
     expect((await cli([])).code).toBe(2);
   });
 
@@ -67,7 +81,7 @@ describe('the retryproof CLI', () => {
     expect(await cli(['ledger', '--local', '--stack', 'X'])).toMatchObject({ code: 2, stderr: expect.stringContaining('not both') as unknown });
     expect(await cli(['ledger', '--local', '--window', 'soon'])).toMatchObject({ code: 2, stderr: expect.stringContaining('--window must be a duration') as unknown });
     expect(await cli(['inspect', 'demo', '--local'])).toMatchObject({ code: 2, stderr: expect.stringContaining('inspect takes <route> <key>, got demo') as unknown });
-    expect(await cli(['dlq', 'list', '--local', '--bogus'])).toMatchObject({ code: 2, stderr: expect.stringContaining("Unknown option '--bogus'") as unknown });
+    expect(await cli(['dlq', 'list', '--local', '--bogus'])).toMatchObject({ code: 2, stderr: expect.stringContaining('unknown option --bogus\n') as unknown });
   });
 
   it('says the local stack is not running, with exit code 1 and no stack trace', async () => {

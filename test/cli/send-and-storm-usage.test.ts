@@ -20,7 +20,11 @@ describe('send and storm on a bad command line or without a stack', () => {
     ['scripts/send.ts', ['--dup', 'x'], '--dup must be a whole number from 0 to 1000, got "x"'],
     ['scripts/send.ts', ['--simulate', '{nope'], '--simulate must be JSON'],
     ['scripts/send.ts', ['--url', 'http://127.0.0.1:1'], '--url needs --secret'],
-    ['scripts/send.ts', ['--frobnicate'], "Unknown option '--frobnicate'"],
+    ['scripts/send.ts', ['--frobnicate'], 'send: unknown option --frobnicate\n'],
+    ['scripts/send.ts', ['--dpu', '3'], 'send: unknown option --dpu; did you mean --dup?\n'],
+    ['scripts/send.ts', ['--secret'], 'send: --secret needs a value\n'],
+    ['scripts/storm.ts', ['--event', '5'], 'storm: unknown option --event; did you mean --events?\n'],
+    ['scripts/storm.ts', ['--no-restrt'], 'storm: unknown option --no-restrt; did you mean --no-restart?\n'],
     ['scripts/storm.ts', ['--events', '0'], '--events must be a whole number from 1 to 100000, got "0"'],
     ['scripts/storm.ts', ['--crash', '2'], '--crash must be a number from 0 to 1, got "2"'],
     ['scripts/storm.ts', ['--ladder', '1s,later'], '--ladder must list durations'],
@@ -29,6 +33,25 @@ describe('send and storm on a bad command line or without a stack', () => {
     expect(out.code).toBe(2);
     expect(out.stderr).toContain(message);
     expect(out.stderr).toContain('usage: npm run');
+  });
+
+  it('shows the usage\'s synopsis and the line of the flag meant, not the whole help', async () => {
+    const out = await runScript('scripts/storm.ts', ['--setle-timeout', '9'], env);
+    expect(out.code).toBe(2);
+    expect(out.stderr.trimEnd().split('\n')).toEqual([
+      'storm: unknown option --setle-timeout; did you mean --settle-timeout?',
+      '',
+      'usage: npm run storm -- [options]',
+      expect.stringMatching(/^ {2}--settle-timeout S {4}seconds to wait/) as unknown,
+      '(npm run storm -- --help for every option)',
+    ]);
+  });
+
+  it.each([['scripts/send.ts'], ['scripts/storm.ts']])('%s --help wins over a mistyped flag: the usage, exit code 0', async (script) => {
+    const out = await runScript(script, ['--bogus', '--help'], env);
+    expect(out.code).toBe(0);
+    expect(out.stdout).toMatch(/^usage: npm run /);
+    expect(out.stderr).toBe('');
   });
 
   it.each([['scripts/send.ts'], ['scripts/storm.ts']])('%s says no local stack is running, exit code 1', async (script) => {
