@@ -1,7 +1,14 @@
-import { describe, expect, it } from 'vitest';
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Output, StackResource } from '@aws-sdk/client-cloudformation';
 import { parseDeployedStack } from '../../cli/deployed-stack.ts';
 import { CliError } from '../../cli/errors.ts';
+import { runScript } from '../local/stack-process.ts';
 
 // The shape CloudFormation returns for a deployed Retryproof stack (logical ids as in cdk.out).
 const OUTPUTS: Output[] = [
@@ -49,5 +56,56 @@ describe('parseDeployedStack', () => {
   it('refuses two candidate events tables rather than guess', () => {
     const twice = [...RESOURCES, resource('EventsTableAAAAAAAA', 'AWS::DynamoDB::Table', 'other')];
     expect(() => parseDeployedStack('Retryproof', OUTPUTS, twice)).toThrow(/2 tables named EventsTable/);
+  });
+});
+
+describe('retryproof --stack without a region or credentials', () => {
+  // Every AWS call the CLI could make is pointed at this loopback server, which counts them:
+  // the errors below must come before any call, so it must see none.
+  let server: Server;
+  let requests = 0;
+  let home: string;
+  let env: NodeJS.ProcessEnv;
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      requests++;
+      res.writeHead(500).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    home = await mkdtemp(join(tmpdir(), 'retryproof-home-'));
+    // Nothing from the machine: no region, no profile, no credentials, no instance metadata.
+    env = {
+      PATH: process.env.PATH,
+      HOME: home,
+      AWS_CONFIG_FILE: join(home, 'config'),
+      AWS_SHARED_CREDENTIALS_FILE: join(home, 'credentials'),
+      AWS_EC2_METADATA_DISABLED: 'true',
+      AWS_ENDPOINT_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    };
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+    await rm(home, { recursive: true, force: true });
+  });
+
+  it('says to pass --region or set AWS_REGION, exit code 2, before any call', async () => {
+    // Act
+    const out = await runScript('cli/retryproof.ts', ['--stack', 'Retryproof', 'ledger'], env);
+    // Assess
+    expect(out.code).toBe(2);
+    expect(out.stderr.split('\n')[0]).toBe(
+      'retryproof ledger: no AWS region for stack Retryproof: pass --region R, or set AWS_REGION (or a region in the profile AWS_PROFILE names)',
+    );
+    expect(out.stderr).not.toContain('Region is missing');
+    expect(requests).toBe(0);
+  });
+
+  it('says how to get credentials when there are none, exit code 1, without a call', async () => {
+    const out = await runScript('cli/retryproof.ts', ['--stack', 'Retryproof', '--region', 'eu-west-1', 'dlq', 'list'], env);
+    expect(out.code).toBe(1);
+    expect(out.stderr).toBe(
+      'retryproof dlq list: no AWS credentials to read stack Retryproof: set AWS_PROFILE (after aws sso login or aws configure), or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY\n',
+    );
+    expect(requests).toBe(0);
   });
 });
