@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, Fn, Stack, Validations } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Duration, Fn, Stack, Validations } from 'aws-cdk-lib';
 import type { StackProps } from 'aws-cdk-lib';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { TopicGrants } from 'aws-cdk-lib/aws-sns';
@@ -69,16 +69,23 @@ export class RetryproofStack extends Stack {
       routes: resolved.routes.map((r) => ({ route: r.name, secretName: r.secretName, importSecret: r.importSecret })),
     });
     const alarms = new AlarmTopic(this, 'Alarms', resolved.alarmEmail === undefined ? {} : { email: resolved.alarmEmail });
+    if (resolved.alarmEmail === undefined) {
+      // Without a subscriber every alarm below notifies nobody; the deploy would look healthy.
+      Annotations.of(alarms).addWarningV2(
+        'retryproof:no-alarm-email',
+        'no alarmEmail is set, so every alarm notifies a topic nobody subscribes to: ' +
+          "set alarmEmail: 'you@example.com' in retryproof.config.ts, or subscribe to the topic in the AlarmTopicArn output yourself",
+      );
+    }
 
-    // Stateless.
+    // Stateless. No function reads the DLQ: dead-letter copies reach it through the work
+    // queue's redrive policy, and only the operator CLI lists it (from the DlqUrl output).
     const shared = {
       [ENV.config]: configEnvironmentValue(config),
       [ENV.eventsTable]: events.table.tableName,
       [ENV.queueUrl]: work.queue.queueUrl,
-      [ENV.dlqUrl]: work.deadLetterQueue.queueUrl,
     };
     const ledgerEnv: Record<string, string> = ledger ? { [ENV.ledgerTable]: ledger.table.tableName } : {};
-    const alarmEnv = { [ENV.alarmTopicArn]: alarms.topic.topicArn };
     const logRetentionDays = resolved.logRetentionDays;
 
     const ingest = new RetryproofFunction(this, 'Ingest', {
@@ -90,7 +97,8 @@ export class RetryproofStack extends Stack {
       // start stay well under the sender's patience, at a cost of fractions of a cent.
       memorySize: 512,
       logRetentionDays,
-      environment: { ...shared, ...alarmEnv },
+      // The circuit breaker's pause notice goes to the alarm topic.
+      environment: { ...shared, [ENV.alarmTopicArn]: alarms.topic.topicArn },
     });
     const executor = new RetryproofFunction(this, 'Executor', {
       serviceName: SERVICE.executor,
@@ -109,13 +117,11 @@ export class RetryproofStack extends Stack {
       timeout: RECONCILER_TIMEOUT,
       memorySize: 512,
       logRetentionDays,
-      environment: { ...shared, ...ledgerEnv, ...alarmEnv },
+      // No alarm topic: a run's report is in its log, which the findings alarm points to.
+      environment: { ...shared, ...ledgerEnv },
     });
 
     // Least privilege: each grant names the exact actions its function calls.
-    // grantPublish() would add kms:GenerateDataKey*, a wildcard; SNS needs only these two.
-    const publishAlarm = (fn: RetryproofFunction) =>
-      TopicGrants.fromTopic(alarms.topic).actions(fn, ['sns:Publish'], { keyActions: ['kms:Decrypt', 'kms:GenerateDataKey'] });
 
     // Claim (PutItem), duplicate count (UpdateItem), the breaker's pause (PutItem).
     events.table.grant(ingest, 'dynamodb:PutItem', 'dynamodb:UpdateItem');
@@ -132,7 +138,9 @@ export class RetryproofStack extends Stack {
         });
       }
     }
-    publishAlarm(ingest);
+    // The breaker's pause notice. grantPublish() would add kms:GenerateDataKey*, a wildcard;
+    // SNS needs only these two. The ingest is the only function that publishes.
+    TopicGrants.fromTopic(alarms.topic).actions(ingest, ['sns:Publish'], { keyActions: ['kms:Decrypt', 'kms:GenerateDataKey'] });
 
     // Route state (GetItem), claim and fenced writes (UpdateItem), the execution log (PutItem),
     // and parking, a transaction that checks the route is still paused (ConditionCheckItem).
@@ -155,7 +163,6 @@ export class RetryproofStack extends Stack {
     work.queue.grant(reconciler, 'sqs:SendMessage');
     // The ledger window (Query on the byHour index) and reversals (UpdateItem).
     ledger?.table.grant(reconciler, 'dynamodb:Query', 'dynamodb:UpdateItem');
-    publishAlarm(reconciler);
 
     const api = new WebhookApi(this, 'Webhooks', {
       ingest,
@@ -163,11 +170,14 @@ export class RetryproofStack extends Stack {
       throttlingBurstLimit: resolved.api.throttlingBurstLimit,
       logRetentionDays,
     });
-    new ReconcileSchedule(this, 'Reconcile', { reconciler, everyMinutes: resolved.reconciliation.everyMinutes });
+    const schedule = new ReconcileSchedule(this, 'Reconcile', { reconciler, everyMinutes: resolved.reconciliation.everyMinutes });
     new Observability(this, 'Observability', {
       ingest,
       executor,
       reconciler,
+      reconcilerLogs: reconciler.logs,
+      reconcileScheduleGroup: schedule.group,
+      reconcileEveryMinutes: resolved.reconciliation.everyMinutes,
       queue: work.queue,
       deadLetterQueue: work.deadLetterQueue,
       api: api.api,
@@ -181,6 +191,10 @@ export class RetryproofStack extends Stack {
     });
     new CfnOutput(this, 'QueueUrl', { description: 'The work queue', value: work.queue.queueUrl });
     new CfnOutput(this, 'DlqUrl', { description: 'The dead-letter queue', value: work.deadLetterQueue.queueUrl });
+    new CfnOutput(this, 'AlarmTopicArn', {
+      description: 'The SNS topic every alarm notifies: subscribe to it, or set alarmEmail in retryproof.config.ts',
+      value: alarms.topic.topicArn,
+    });
     new CfnOutput(this, 'DlqConsoleUrl', {
       description: 'The DLQ in the SQS console, where "Start DLQ redrive" sends messages back',
       value: sqsConsoleUrl(this, work.deadLetterQueue.queueUrl),

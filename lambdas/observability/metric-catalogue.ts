@@ -42,6 +42,8 @@ export const EXECUTOR_METRIC = {
 
 /** Reconciler, dimensions {service}. */
 export const RECONCILER_METRIC = {
+  /** 1 per completed run, findings or not: the heartbeat whose absence means layer 3 is not running. */
+  runs: 'ReconcilerRuns',
   scanned: 'ReconcilerScanned',
   reenqueued: 'ReconcilerReenqueued',
   reversed: 'ReconcilerReversed',

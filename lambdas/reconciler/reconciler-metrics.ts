@@ -4,8 +4,13 @@ import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { RECONCILER_METRIC } from '../observability/metric-catalogue.ts';
 import type { ReconcileReport } from './reconcile.ts';
 
-
+/**
+ * Records one completed run: the heartbeat (`ReconcilerRuns`, 1) and every count, zeros
+ * included, so the findings alarm reads a verdict from each run. A run that throws records
+ * nothing, and its missing heartbeat is what the no-run alarm waits for.
+ */
 export function recordReconcileReport(metrics: Metrics, report: ReconcileReport): void {
+  metrics.addMetric(RECONCILER_METRIC.runs, MetricUnit.Count, 1);
   metrics.addMetric(RECONCILER_METRIC.scanned, MetricUnit.Count, report.counts.scanned);
   metrics.addMetric(RECONCILER_METRIC.reenqueued, MetricUnit.Count, report.counts.reenqueued);
   metrics.addMetric(RECONCILER_METRIC.reversed, MetricUnit.Count, report.counts.reversed);

@@ -26,8 +26,8 @@ export interface AlarmTopicProps {
 }
 
 /**
- * The SNS topic operators hear from: CloudWatch alarms and the functions' own reports
- * (a paused route, reconciler corrections). Encrypted with its own KMS key, because
+ * The SNS topic operators hear from: CloudWatch alarms, and the ingest's notice of a
+ * route its circuit breaker paused. Encrypted with its own KMS key, because
  * CloudWatch alarms cannot publish to a topic under the AWS-managed SNS key.
  */
 export class AlarmTopic extends Construct {

@@ -15,6 +15,8 @@ import {
 import type { IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
+import type { IScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -36,6 +38,12 @@ export interface ObservabilityProps {
   readonly ingest: IFunction;
   readonly executor: IFunction;
   readonly reconciler: IFunction;
+  /** The reconciler's log group, where each run's report is; the findings alarm names it. */
+  readonly reconcilerLogs: ILogGroup;
+  /** The group holding only the reconcile schedule, whose invocation metrics are the reconciler's alone. */
+  readonly reconcileScheduleGroup: IScheduleGroup;
+  /** Minutes between two scheduled reconciler runs. */
+  readonly reconcileEveryMinutes: number;
   /** The work queue the executor consumes. */
   readonly queue: IQueue;
   readonly deadLetterQueue: IQueue;
@@ -49,8 +57,21 @@ export interface ObservabilityProps {
 
 /** SQS publishes its queue metrics once a minute. */
 const QUEUE_PERIOD = Duration.minutes(1);
-/** Minutes in a row the oldest message must be older than the lease before anyone is woken. */
+/** Minutes in a row the oldest message must be older than its retries allow before anyone is woken. */
 const OLDEST_MESSAGE_MINUTES = 3;
+/**
+ * The no-run alarm's window is at least this many hours, and at least two schedule
+ * intervals: one run lost to a transient error is retried by the next, and is not a page.
+ */
+const HEARTBEAT_MIN_HOURS = 2;
+
+/**
+ * The CloudWatch Logs Insights query that finds the reconciler's reports with findings,
+ * newest first. The handler logs each run's whole report as `reconciliation report`.
+ */
+export const FINDINGS_QUERY =
+  'filter message = "reconciliation report" and (report.counts.reversed > 0 or report.counts.missing > 0 ' +
+  'or report.counts.orphans > 0 or report.counts.needsAttention > 0) | sort @timestamp desc | limit 5';
 
 /** One alarm, as this construct builds them all: above a threshold, notifying the topic. */
 interface AlarmSpec {
@@ -59,10 +80,14 @@ interface AlarmSpec {
   /** What it means and what to do first: operators read this in the e-mail. */
   readonly description: string;
   readonly metric: IMetric;
-  /** The alarm fires above this value. */
+  /** The alarm fires above this value (below it, with `below`). */
   readonly threshold: number;
+  /** Fire below the threshold instead of above it. @default false */
+  readonly below?: boolean;
   /** @default 1 */
   readonly evaluationPeriods?: number;
+  /** The breaching periods out of `evaluationPeriods` that fire it. @default - all of them */
+  readonly datapointsToAlarm?: number;
   readonly treatMissingData: TreatMissingData;
   /**
    * Whether OK means the problem is over, and so is worth a notice too. An event alarm
@@ -86,7 +111,6 @@ export class Observability extends Construct {
     super(scope, id);
     const { resolved } = props;
     const routes = resolved.routes.map((r) => r.name);
-    const longestLeaseSeconds = Math.max(...resolved.routes.map((r) => r.leaseSeconds));
     const { duplicateStormShare, duplicateStormMinDeliveries } = resolved.alarms;
     const action = new SnsAction(props.alarmTopic);
 
@@ -97,8 +121,9 @@ export class Observability extends Construct {
         alarmDescription: spec.description,
         metric: spec.metric,
         threshold: spec.threshold,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        comparisonOperator: spec.below === true ? ComparisonOperator.LESS_THAN_THRESHOLD : ComparisonOperator.GREATER_THAN_THRESHOLD,
         evaluationPeriods: spec.evaluationPeriods ?? 1,
+        ...(spec.datapointsToAlarm === undefined ? {} : { datapointsToAlarm: spec.datapointsToAlarm }),
         treatMissingData: spec.treatMissingData,
       });
       alarm.addAlarmAction(action);
@@ -158,7 +183,10 @@ export class Observability extends Construct {
       name: 'reconciler-findings',
       description:
         'The last reconciler run corrected or flagged something: it reversed a duplicate effect, found an effect missing or without a record, or needs a person. ' +
-        'Read that run\'s report (sent to this topic, and in the reconciler logs) first; the alarm stays until a later run finds nothing.',
+        // The report stays in the log, not on this topic: it is already there whole (keys,
+        // findings, reversals), and a publish after the run could fail a run whose work is done.
+        `First read that run's report in the reconciler's log: in CloudWatch Logs Insights, on log group ${props.reconcilerLogs.logGroupName}, run ` +
+        `"${FINDINGS_QUERY}"; the alarm stays until a later run finds nothing.`,
       metric: new MathExpression({
         expression: 'reversed + needsAttention + missing + orphans',
         usingMetrics: {
@@ -188,13 +216,23 @@ export class Observability extends Construct {
       treatMissingData: TreatMissingData.NOT_BREACHING,
       recovers: true,
     });
-    addAlarm('OldestMessageOverLease', {
-      name: 'queue-oldest-over-lease',
+    // An ordinary retry hides its message for the whole visibility timeout, and a locked
+    // hand-back for what is left of a lease, so a message that is merely being retried grows
+    // old: up to its route's retry budget of attempts, each a lease plus a visibility timeout,
+    // before it is done or dead-lettered. Only a message older than that is work the executor
+    // is not picking up at all (behind, throttled, not running); one retry never is.
+    const retryBudget = resolved.routes
+      .map((route) => ({ route, seconds: route.maxAttempts * (route.leaseSeconds + resolved.queue.visibilityTimeoutSeconds) }))
+      .reduce((a, b) => (b.seconds > a.seconds ? b : a));
+    addAlarm('OldestMessageOverRetries', {
+      name: 'queue-oldest-over-retries',
       description:
-        `For ${OLDEST_MESSAGE_MINUTES} minutes a message has waited in the work queue longer than the longest lease (${longestLeaseSeconds} s): ` +
-        'the executor is not keeping up, is retrying a failing action, or is throttled or not running. Check the executor errors, throttles and logs first.',
+        `For ${OLDEST_MESSAGE_MINUTES} minutes a message has waited in the work queue longer than the longest retry budget takes ` +
+        `(${retryBudget.seconds} s: route "${retryBudget.route.name}"'s ${retryBudget.route.maxAttempts} attempts, each a ${retryBudget.route.leaseSeconds} s lease ` +
+        `plus the ${resolved.queue.visibilityTimeoutSeconds} s visibility timeout), which retries and locked hand-backs never reach: ` +
+        'the executor is not keeping up, is throttled or is not running. Check the executor errors, throttles and concurrency first.',
       metric: props.queue.metricApproximateAgeOfOldestMessage({ statistic: Stats.MAXIMUM, period: QUEUE_PERIOD }),
-      threshold: longestLeaseSeconds,
+      threshold: retryBudget.seconds,
       evaluationPeriods: OLDEST_MESSAGE_MINUTES,
       treatMissingData: TreatMissingData.NOT_BREACHING,
       recovers: true,
@@ -209,6 +247,7 @@ export class Observability extends Construct {
       treatMissingData: TreatMissingData.NOT_BREACHING,
       recovers: true,
     });
+    addReconcilerHeartbeat(this, addAlarm, props);
     this.alarms = alarms;
 
     // Dashboard.
@@ -344,7 +383,7 @@ export class Observability extends Construct {
           queue.metricApproximateAgeOfOldestMessage({ statistic: Stats.MAXIMUM, period: QUEUE_PERIOD, label: name }),
         ),
         leftYAxis: { min: 0, showUnits: false },
-        leftAnnotations: [{ value: longestLeaseSeconds, label: `longest lease (${longestLeaseSeconds} s)` }],
+        leftAnnotations: [{ value: retryBudget.seconds, label: `alarm: longest retry budget (${retryBudget.seconds} s)` }],
         width: 12,
         height: 6,
       }),
@@ -383,6 +422,74 @@ export class Observability extends Construct {
     );
     this.dashboard = dashboard;
   }
+}
+
+/**
+ * The alarms that watch the reconciler itself. Its findings alarm reads only what a run
+ * reports, and keeps the last verdict through silence, so a reconciler that never runs or
+ * always crashes would look clean for weeks. These say so: its errors, its throttles, the
+ * schedule failing to invoke it, and the heartbeat, a run that completed (`ReconcilerRuns`),
+ * whose absence is the one signal that covers every way a run can fail to happen.
+ */
+function addReconcilerHeartbeat(scope: Construct, addAlarm: (alarmId: string, spec: AlarmSpec) => void, props: ObservabilityProps): void {
+  const hours = Math.max(HEARTBEAT_MIN_HOURS, Math.ceil((2 * props.reconcileEveryMinutes) / 60));
+  addAlarm('ReconcilerNoRun', {
+    name: 'reconciler-no-run',
+    description:
+      `No reconciler run has completed for ${hours} hours: stuck work is not re-enqueued, duplicate effects are not reversed, and the findings alarm sees nothing to report. ` +
+      'First look at the reconciler-errors, reconciler-throttled and reconcile-schedule-failed alarms and the reconciler\'s log; the next run that completes clears this alarm.',
+    // One data point per clock hour; an hour without a completed run is missing data, and
+    // missing counts as breaching, so the alarm needs no run to fire: its whole point.
+    metric: reconcilerMetric(RECONCILER_METRIC.runs, { period: Duration.hours(1) }),
+    threshold: 1,
+    below: true,
+    evaluationPeriods: hours,
+    treatMissingData: TreatMissingData.BREACHING,
+    recovers: true,
+  });
+  addAlarm('ReconcilerErrors', {
+    name: 'reconciler-errors',
+    description:
+      'The reconciler function failed a run (an uncaught error or its timeout), so that run\'s re-enqueues, reversals and findings wait for one that succeeds. ' +
+      `First find the error in the reconciler's log; once it is fixed, a run started by hand (npx retryproof --stack ${Stack.of(scope).stackName} reconcile) catches up.`,
+    metric: props.reconciler.metricErrors({ statistic: Stats.SUM, period: DEFAULT_PERIOD }),
+    threshold: 0,
+    // Lambda counts 0 errors for every invocation that succeeds, so missing data only means
+    // no run in these 5 minutes: the verdict of the last run stands until the next one.
+    treatMissingData: TreatMissingData.IGNORE,
+    recovers: true,
+  });
+  addAlarm('ReconcilerThrottles', {
+    name: 'reconciler-throttled',
+    description:
+      'A reconciler invocation was throttled: the account, or the function, had no concurrency left; Lambda retries it for up to 6 hours, and this alarm is an event, OK again 5 minutes later. ' +
+      'First check the account\'s concurrent executions; the reconciler-no-run alarm says whether runs resumed.',
+    metric: props.reconciler.metricThrottles({ statistic: Stats.SUM, period: DEFAULT_PERIOD }),
+    threshold: 0,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+    recovers: false,
+  });
+  const group = props.reconcileScheduleGroup;
+  addAlarm('ReconcileScheduleFailed', {
+    name: 'reconcile-schedule-failed',
+    description:
+      'EventBridge Scheduler could not invoke the reconciler (the call to Lambda failed, or an invocation was dropped after its retries), so a run never started; this alarm is an event. ' +
+      'First read the target error on the schedule in the EventBridge Scheduler console, and check that its role may still invoke the function; the reconciler-no-run alarm says whether runs resumed.',
+    // The scheduler's counterpart of an EventBridge rule's FailedInvocations: a failed call
+    // to the target (TargetErrorCount) and an invocation given up on (InvocationDroppedCount).
+    metric: new MathExpression({
+      expression: 'FILL(targetErrors, 0) + FILL(dropped, 0)',
+      usingMetrics: {
+        targetErrors: group.metricTargetErrors({ statistic: Stats.SUM, period: DEFAULT_PERIOD }),
+        dropped: group.metricDropped({ statistic: Stats.SUM, period: DEFAULT_PERIOD }),
+      },
+      label: 'failed reconcile invocations',
+      period: DEFAULT_PERIOD,
+    }),
+    threshold: 0,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+    recovers: false,
+  });
 }
 
 /** Answers by status code, one line per status in {@link ANSWER_STATUSES}, for one `route` dimension value. */

@@ -1,7 +1,8 @@
-import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import { Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
+import { Schedule, ScheduleExpression, ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
+import type { IScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import { Construct } from 'constructs';
 import { defaultPolicyOf, nagResource } from '../nag.ts';
@@ -21,6 +22,11 @@ export interface ReconcileScheduleProps {
  */
 export class ReconcileSchedule extends Construct {
   readonly schedule: Schedule;
+  /**
+   * The schedule's own group. EventBridge Scheduler publishes its invocation metrics per
+   * group, so a group holding only this schedule makes them the reconciler's alone.
+   */
+  readonly group: IScheduleGroup;
 
   constructor(scope: Construct, id: string, props: ReconcileScheduleProps) {
     super(scope, id);
@@ -35,7 +41,10 @@ export class ReconcileSchedule extends Construct {
       }),
       description: 'retryproof: lets EventBridge Scheduler invoke the reconciler',
     });
+    // Nothing else lives in the group: removing it with the stack removes only this schedule.
+    this.group = new ScheduleGroup(this, 'Group', { removalPolicy: RemovalPolicy.DESTROY });
     this.schedule = new Schedule(this, 'Schedule', {
+      scheduleGroup: this.group,
       description: `retryproof: reconcile every ${props.everyMinutes} minutes`,
       schedule: ScheduleExpression.rate(every),
       target: new LambdaInvoke(props.reconciler, {

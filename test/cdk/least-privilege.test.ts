@@ -74,7 +74,7 @@ describe('IAM of the retryproof functions', () => {
     });
   });
 
-  it('lets the reconciler query the window, re-enqueue, reverse on the ledger and publish, and nothing else', () => {
+  it('lets the reconciler query the window, re-enqueue and reverse on the ledger, and nothing else: its report is in its log, not on the topic', () => {
     const events = id('Events/Table');
     const ledger = id('Ledger/Table');
     const items = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'];
@@ -86,9 +86,27 @@ describe('IAM of the retryproof functions', () => {
       [id('Work/Queue')]: ['sqs:SendMessage'],
       [ledger]: ['dynamodb:Query', 'dynamodb:UpdateItem'],
       [`${ledger}/index/*`]: ['dynamodb:Query', 'dynamodb:UpdateItem'],
-      [id('Alarms/Topic')]: ['sns:Publish'],
-      [id('Alarms/Key')]: ['kms:Decrypt', 'kms:GenerateDataKey'],
     });
+  });
+
+  it('lets only the ingest publish to the alarm topic (the breaker\'s pause notice), and no function touch the DLQ', () => {
+    const topic = id('Alarms/Topic');
+    const dlq = id('Work/DeadLetterQueue');
+    for (const role of FUNCTION_ROLES) {
+      const grants = grantsOf(built, role);
+      expect(grants.some((g) => g.resource === topic), role).toBe(role === 'IngestRole');
+      expect(grants.filter((g) => g.resource === dlq), role).toEqual([]);
+    }
+  });
+
+  it('gives no function the DLQ\'s URL, and the alarm topic\'s ARN to the ingest only', () => {
+    const variables = (fn: string) =>
+      (built.template.findResources('AWS::Lambda::Function')[id(fn)] as { Properties: { Environment: { Variables: Record<string, unknown> } } })
+        .Properties.Environment.Variables;
+    for (const fn of ['Ingest', 'Executor', 'Reconciler']) {
+      expect(variables(fn), fn).not.toHaveProperty('RETRYPROOF_DLQ_URL');
+      expect(Object.hasOwn(variables(fn), 'RETRYPROOF_ALARM_TOPIC_ARN'), fn).toBe(fn === 'Ingest');
+    }
   });
 
   it('lets the schedule invoke the reconciler and nothing else', () => {

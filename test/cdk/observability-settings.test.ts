@@ -1,3 +1,4 @@
+import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
 import type { RetryproofConfig } from '../../lambdas/config/route-config.ts';
@@ -9,12 +10,13 @@ type Resource = { Properties: Record<string, unknown> };
 
 /**
  * The observability follows the configuration: an e-mail address, other storm settings,
- * a route whose breaker only alerts, a slower action (a longer lease) and a route name
- * with a dash in it.
+ * a route whose breaker only alerts, a slower action (a longer lease), a route name with
+ * a dash in it, and a reconciler that runs every 3 hours.
  */
 const variant: RetryproofConfig = {
   ...config,
   alarmEmail: 'ops@example.com',
+  reconciliation: { ...config.reconciliation, everyMinutes: 180 },
   alarms: { duplicateStormShare: 0.25, duplicateStormMinDeliveries: 50 },
   routes: [
     ...config.routes.map((r) => (r.name === 'stripe' ? { ...r, breakerReaction: 'alert' as const, actionTimeSeconds: 40 } : r)),
@@ -65,16 +67,29 @@ describe('Observability, built from a configuration with its own alarm settings'
     ]);
   });
 
-  it('alarms on a message older than the longest lease of any route', () => {
-    expect(resolved.routes.find((r) => r.name === 'stripe')!.leaseSeconds).toBe(120);
-    expect(alarmNamed('queue-oldest-over-lease').Threshold).toBe(120);
+  it('alarms on a message older than the longest retry budget of any route: its attempts, each a lease plus the visibility timeout', () => {
+    const stripe = resolved.routes.find((r) => r.name === 'stripe')!;
+    expect([stripe.maxAttempts, stripe.leaseSeconds, resolved.queue.visibilityTimeoutSeconds]).toEqual([5, 120, 780]);
+    const alarm = alarmNamed('queue-oldest-over-retries');
+    expect(alarm.Threshold).toBe(4500);
+    expect(alarm.AlarmDescription).toContain('(4500 s: route "stripe"\'s 5 attempts, each a 120 s lease plus the 780 s visibility timeout)');
   });
 
-  it('draws the storm share and the longest lease on the dashboard, and graphs every route', () => {
+  it('waits two schedule intervals, 6 hours, before calling a reconciler that runs every 3 hours silent', () => {
+    expect(alarmNamed('reconciler-no-run')).toMatchObject({ Period: 3600, EvaluationPeriods: 6, Threshold: 1, TreatMissingData: 'breaching' });
+    expect(alarmNamed('reconciler-no-run').AlarmDescription).toContain('for 6 hours');
+  });
+
+  it('does not warn about alarms nobody hears, since alarmEmail is set', () => {
+    Annotations.fromStack(built.stack).hasNoWarning('*', Match.stringLikeRegexp('alarmEmail'));
+    expect(Annotations.fromStack(built.stack).findWarning('*', Match.anyValue())).toEqual([]);
+  });
+
+  it('draws the storm share and the oldest-message threshold on the dashboard, and graphs every route', () => {
     const widgets = dashboardWidgets(built, 'Observability/Dashboard');
     const titled = (title: string) => widgets.find((w) => w.properties.title === title)!;
     expect(titled('Duplicate rate per route').properties.annotations?.horizontal?.[0]?.value).toBe(0.25);
-    expect(titled('Oldest message age (seconds)').properties.annotations?.horizontal?.[0]?.value).toBe(120);
+    expect(titled('Oldest message age (seconds)').properties.annotations?.horizontal?.[0]?.value).toBe(4500);
     for (const route of ['demo', 'stripe', 'shop-orders']) {
       expect(titled(`Retry causes: ${route}`)).toBeDefined();
       expect(titled(`Answers by status: ${route}`)).toBeDefined();

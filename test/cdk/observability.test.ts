@@ -1,6 +1,8 @@
+import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
 import { METRICS_NAMESPACE, SERVICE } from '../../lambdas/observability/metric-catalogue.ts';
+import { FINDINGS_QUERY } from '../../lib/stateless/observability.ts';
 import { config } from '../../retryproof.config.ts';
 import { dashboardWidgets, logicalIdOf, synthesize } from './stack-fixture.ts';
 import type { DashboardWidget, SynthesizedApp } from './stack-fixture.ts';
@@ -40,6 +42,17 @@ const emitted = (name: string, service: string, dimensions: Record<string, strin
 });
 
 type Resource = { Properties: Record<string, unknown> };
+
+/** An alarm's description as text; a reference in it (a log group's name) reads `<Ref LogicalId>`. */
+function descriptionOf(alarm: Resource): string {
+  const description = alarm.Properties.AlarmDescription as string | { 'Fn::Join': [string, unknown[]] };
+  if (typeof description === 'string') return description;
+  const [separator, parts] = description['Fn::Join'];
+  return parts.map((part) => (typeof part === 'string' ? part : `<Ref ${(part as { Ref: string }).Ref}>`)).join(separator);
+}
+
+/** Alarms that report an event, not a state: they notify on ALARM only, since their OK does not mean it is over. */
+const EVENT_ALARMS = /route-paused|reconciler-throttled|reconcile-schedule-failed/;
 
 describe('Observability, built from retryproof.config.ts', () => {
   const resolved = resolveConfig(config);
@@ -201,7 +214,7 @@ describe('Observability, built from retryproof.config.ts', () => {
       }
     });
 
-    it('graphs depth and oldest-message age of the queue and the DLQ, the age against the longest lease', () => {
+    it('graphs depth and oldest-message age of the queue and the DLQ, the age against the oldest-message alarm\'s threshold', () => {
       const sqs = (metricName: string, path: string, label: string) => ({
         namespace: 'AWS/SQS',
         name: metricName,
@@ -219,7 +232,7 @@ describe('Observability, built from retryproof.config.ts', () => {
         sqs('ApproximateAgeOfOldestMessage', 'Work/DeadLetterQueue', 'DLQ'),
       ]);
       expect(widget('Oldest message age (seconds)').properties.annotations?.horizontal).toEqual([
-        expect.objectContaining({ value: 45 }),
+        expect.objectContaining({ value: 1875 }),
       ]);
     });
 
@@ -267,8 +280,12 @@ describe('Observability, built from retryproof.config.ts', () => {
           ...routes.map((r) => `Retryproof-route-paused-${r}`),
           ...routes.map((r) => `Retryproof-duplicate-storm-${r}`),
           'Retryproof-reconciler-findings',
+          'Retryproof-reconciler-no-run',
+          'Retryproof-reconciler-errors',
+          'Retryproof-reconciler-throttled',
+          'Retryproof-reconcile-schedule-failed',
           'Retryproof-ingest-5xx',
-          'Retryproof-queue-oldest-over-lease',
+          'Retryproof-queue-oldest-over-retries',
           'Retryproof-executor-errors',
         ].sort(),
       );
@@ -278,13 +295,13 @@ describe('Observability, built from retryproof.config.ts', () => {
       for (const alarm of Object.values(built.template.findResources('AWS::CloudWatch::Alarm')) as Resource[]) {
         const { AlarmName: name, AlarmActions, OKActions } = alarm.Properties;
         expect(AlarmActions, String(name)).toEqual([topic]);
-        expect(OKActions, String(name)).toEqual(String(name).includes('route-paused') ? undefined : [topic]);
+        expect(OKActions, String(name)).toEqual(EVENT_ALARMS.test(String(name)) ? undefined : [topic]);
       }
     });
 
     it('each say in one or two sentences what they mean and what to do first', () => {
       for (const alarm of Object.values(built.template.findResources('AWS::CloudWatch::Alarm')) as Resource[]) {
-        const description = alarm.Properties.AlarmDescription as string;
+        const description = descriptionOf(alarm);
         expect(description.length).toBeLessThanOrEqual(1024);
         expect(description.split(/(?<=\.)\s+(?=[A-Z])/), description).toHaveLength(2);
         expect(description, description).toMatch(/\bfirst\b/i);
@@ -364,6 +381,90 @@ describe('Observability, built from retryproof.config.ts', () => {
       }
     });
 
+    it('send a person to the report where it is, the reconciler\'s log, with the Logs Insights query that finds it', () => {
+      const alarms = Object.values(built.template.findResources('AWS::CloudWatch::Alarm')) as Resource[];
+      const findings = alarms.find((a) => a.Properties.AlarmName === 'Retryproof-reconciler-findings')!;
+      const description = descriptionOf(findings);
+      expect(description).toContain(`on log group <Ref ${logicalIdOf(built, 'ReconcilerLogs')}>`);
+      expect(description).toContain(`"${FINDINGS_QUERY}"`);
+      // The handler's log line, and the counts the findings alarm adds up.
+      expect(FINDINGS_QUERY).toContain('filter message = "reconciliation report"');
+      for (const count of ['reversed', 'missing', 'orphans', 'needsAttention']) expect(FINDINGS_QUERY).toContain(`report.counts.${count} > 0`);
+      expect(description).not.toContain('sent to this topic');
+    });
+
+    it('fire when no reconciler run completed for 2 hours: ReconcilerRuns under 1 an hour, missing data breaching', () => {
+      expect(alarmNamed('reconciler-no-run')).toMatchObject({
+        Namespace: METRICS_NAMESPACE,
+        MetricName: 'ReconcilerRuns',
+        Dimensions: [{ Name: 'service', Value: SERVICE.reconciler }],
+        Statistic: 'Sum',
+        Period: 3600,
+        ComparisonOperator: 'LessThanThreshold',
+        Threshold: 1,
+        EvaluationPeriods: 2,
+        TreatMissingData: 'breaching',
+      });
+      expect(alarmNamed('reconciler-no-run').AlarmDescription).toContain('for 2 hours');
+    });
+
+    it('fire on any reconciler error, and keep that verdict until the next run', () => {
+      expect(alarmNamed('reconciler-errors')).toMatchObject({
+        Namespace: 'AWS/Lambda',
+        MetricName: 'Errors',
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: logicalIdOf(built, 'Reconciler') } }],
+        Statistic: 'Sum',
+        Period: 300,
+        ComparisonOperator: 'GreaterThanThreshold',
+        Threshold: 0,
+        EvaluationPeriods: 1,
+        TreatMissingData: 'ignore',
+      });
+    });
+
+    it('fire once on any throttled reconciler invocation, an event', () => {
+      expect(alarmNamed('reconciler-throttled')).toMatchObject({
+        Namespace: 'AWS/Lambda',
+        MetricName: 'Throttles',
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: logicalIdOf(built, 'Reconciler') } }],
+        Statistic: 'Sum',
+        Period: 300,
+        ComparisonOperator: 'GreaterThanThreshold',
+        Threshold: 0,
+        TreatMissingData: 'notBreaching',
+      });
+      expect(alarmNamed('reconciler-throttled').AlarmDescription).toContain('event');
+    });
+
+    it('fire once when the schedule fails to invoke the reconciler: target errors and dropped invocations of its own schedule group', () => {
+      const groups = built.template.findResources('AWS::Scheduler::ScheduleGroup') as Record<string, Resource>;
+      const group = groups[logicalIdOf(built, 'Reconcile/Group')]!.Properties.Name as string;
+      built.template.hasResourceProperties('AWS::Scheduler::Schedule', { GroupName: group });
+      expect(alarmNamed('reconcile-schedule-failed')).toMatchObject({
+        ComparisonOperator: 'GreaterThanThreshold',
+        Threshold: 0,
+        EvaluationPeriods: 1,
+        TreatMissingData: 'notBreaching',
+      });
+      const metrics = alarmMetrics('reconcile-schedule-failed');
+      expect(Object.values(metrics).filter((m) => m.ReturnData === true)).toEqual([
+        expect.objectContaining({ Expression: 'FILL(targetErrors, 0) + FILL(dropped, 0)' }),
+      ]);
+      for (const [id, metricName] of [
+        ['targetErrors', 'TargetErrorCount'],
+        ['dropped', 'InvocationDroppedCount'],
+      ]) {
+        expect(metrics[id!]).toMatchObject({
+          MetricStat: {
+            Metric: { Namespace: 'AWS/Scheduler', MetricName: metricName, Dimensions: [{ Name: 'ScheduleGroup', Value: group }] },
+            Period: 300,
+            Stat: 'Sum',
+          },
+          ReturnData: false,
+        });
+      }
+    });
+
     it('fire on any 5xx the webhook API answered in 5 minutes, counted by API Gateway', () => {
       expect(alarmNamed('ingest-5xx')).toMatchObject({
         Namespace: 'AWS/ApiGateway',
@@ -378,19 +479,29 @@ describe('Observability, built from retryproof.config.ts', () => {
       });
     });
 
-    it('fire when the oldest queued message is older than the longest lease (45 s) for 3 minutes', () => {
-      expect(Math.max(...resolved.routes.map((r) => r.leaseSeconds))).toBe(45);
-      expect(alarmNamed('queue-oldest-over-lease')).toMatchObject({
+    it('fire when the oldest queued message has outlived a whole retry budget (5 x (45 s lease + 330 s visibility)) for 3 minutes', () => {
+      // Prepare: the numbers an ordinary retry can reach. Each retry hides its message for the
+      // visibility timeout, so a 45 s threshold fired on the first retry.
+      expect(resolved.queue.visibilityTimeoutSeconds).toBe(330);
+      expect(resolved.routes.map((r) => [r.maxAttempts, r.leaseSeconds])).toEqual([
+        [5, 45],
+        [5, 45],
+      ]);
+      const alarm = alarmNamed('queue-oldest-over-retries');
+      expect(alarm).toMatchObject({
         Namespace: 'AWS/SQS',
         MetricName: 'ApproximateAgeOfOldestMessage',
         Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [logicalIdOf(built, 'Work/Queue'), 'QueueName'] } }],
         Statistic: 'Maximum',
         Period: 60,
         ComparisonOperator: 'GreaterThanThreshold',
-        Threshold: 45,
+        Threshold: 1875,
         EvaluationPeriods: 3,
         TreatMissingData: 'notBreaching',
       });
+      // A message retried through its whole budget, waiting out every hand-back, stays under it.
+      const wholeBudget = 5 * 45 + 4 * 330;
+      expect(alarm.Threshold as number).toBeGreaterThan(wholeBudget);
     });
 
     it('fire on any executor error in 5 minutes', () => {
@@ -444,6 +555,18 @@ describe('Observability, built from retryproof.config.ts', () => {
     it('has no e-mail subscription when alarmEmail is unset', () => {
       expect(resolved.alarmEmail).toBeUndefined();
       built.template.resourceCountIs('AWS::SNS::Subscription', 0);
+    });
+
+    it('warns at synth that nobody hears the alarms, and how to set alarmEmail in retryproof.config.ts', () => {
+      const warnings = Annotations.fromStack(built.stack).findWarning(
+        `/Retryproof/Alarms`,
+        Match.stringLikeRegexp("no alarmEmail is set.*set alarmEmail: 'you@example.com' in retryproof.config.ts"),
+      );
+      expect(warnings).toHaveLength(1);
+    });
+
+    it('names its ARN in an output, for subscribing another way', () => {
+      built.template.hasOutput('AlarmTopicArn', { Value: topic });
     });
   });
 });

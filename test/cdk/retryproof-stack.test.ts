@@ -191,11 +191,12 @@ describe('RetryproofStack, built from retryproof.config.ts', () => {
       expect(env(id)).toMatchObject({
         RETRYPROOF_EVENTS_TABLE: ref('Events/Table'),
         RETRYPROOF_QUEUE_URL: ref('Work/Queue'),
-        RETRYPROOF_DLQ_URL: ref('Work/DeadLetterQueue'),
       });
+      // No function reads the DLQ; dead-letter copies reach it through the work queue's redrive policy.
+      expect(env(id).RETRYPROOF_DLQ_URL).toBeUndefined();
     }
     expect(env('Ingest').RETRYPROOF_ALARM_TOPIC_ARN).toEqual(ref('Alarms/Topic'));
-    expect(env('Reconciler').RETRYPROOF_ALARM_TOPIC_ARN).toEqual(ref('Alarms/Topic'));
+    expect(env('Reconciler').RETRYPROOF_ALARM_TOPIC_ARN).toBeUndefined();
     expect(env('Executor').RETRYPROOF_ALARM_TOPIC_ARN).toBeUndefined();
     expect(env('Executor').RETRYPROOF_LEDGER_TABLE).toEqual(ref('Ledger/Table'));
     expect(env('Reconciler').RETRYPROOF_LEDGER_TABLE).toEqual(ref('Ledger/Table'));
@@ -223,6 +224,13 @@ describe('RetryproofStack, built from retryproof.config.ts', () => {
     });
   });
 
+  it('puts the schedule in a group of its own, so the group\'s invocation metrics are the reconciler\'s alone', () => {
+    const groups = Object.values(built.template.findResources('AWS::Scheduler::ScheduleGroup')) as Resource[];
+    expect(groups).toHaveLength(1);
+    built.template.hasResourceProperties('AWS::Scheduler::Schedule', { GroupName: groups[0]!.Properties.Name });
+    expect(groups[0]!.DeletionPolicy).toBe('Delete');
+  });
+
   it('creates one signing secret per route, named as the route says and kept on delete', () => {
     const secrets = Object.values(built.template.findResources('AWS::SecretsManager::Secret')) as Resource[];
     expect(secrets.map((s) => s.Properties.Name).sort()).toEqual(config.routes.map((r) => r.secretName).sort());
@@ -244,9 +252,10 @@ describe('RetryproofStack, built from retryproof.config.ts', () => {
     built.template.resourceCountIs('AWS::SNS::Subscription', 0);
   });
 
-  it('outputs the webhook base URL, both queue URLs and the DLQ console link', () => {
+  it('outputs the webhook base URL, both queue URLs, the DLQ console link and the alarm topic', () => {
     const outputs = built.template.findOutputs('*');
-    expect(Object.keys(outputs).sort()).toEqual(['ApiUrl', 'DlqConsoleUrl', 'DlqUrl', 'QueueUrl']);
+    expect(Object.keys(outputs).sort()).toEqual(['AlarmTopicArn', 'ApiUrl', 'DlqConsoleUrl', 'DlqUrl', 'QueueUrl']);
+    expect(outputs.AlarmTopicArn!.Value).toEqual(ref('Alarms/Topic'));
     expect(outputs.ApiUrl!.Value).toEqual({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [logicalIdOf(built, 'Webhooks/Api'), 'ApiEndpoint'] }, '/webhooks/']] });
     expect(outputs.QueueUrl!.Value).toEqual(ref('Work/Queue'));
     expect(outputs.DlqUrl!.Value).toEqual(ref('Work/DeadLetterQueue'));
