@@ -52,6 +52,8 @@ Global flags:
   --json         one JSON document on stdout, for scripts
   -h, --help     help; \`retryproof <command> --help\` for a command's own flags
 
+RETRYPROOF_DEBUG=1 adds the stack trace to an unexpected failure's one line.
+
 ${EXIT_CODES_HELP}`;
 }
 
@@ -127,6 +129,22 @@ function commandHint(typed: string, commands: readonly Command[], group?: string
 function ownersOf(flag: string, commands: readonly Command[]): string | undefined {
   const owners = commands.filter((c) => flagNames(c.options).includes(flag)).map((c) => c.name);
   return owners.length === 0 ? undefined : `${flag} is a flag of ${owners.join(', ')}`;
+}
+
+/** One line for a failure no command turned into a CliError: what happened, and what to try. */
+export function failureLine(err: unknown, target: Target | undefined): string {
+  const e = err instanceof Error ? err : new Error(String(err));
+  const what = `${e.name}: ${e.message.split('\n')[0] ?? ''}`;
+  const code = (e as { code?: unknown; cause?: { code?: unknown } }).code ?? (e as { cause?: { code?: unknown } }).cause?.code;
+  if (code === 'ECONNREFUSED' || code === 'ECONNRESET' || e.name === 'TimeoutError') {
+    return target?.kind === 'local'
+      ? `${what}: the local stack stopped answering; check npm start's output, or start it again`
+      : `${what}: AWS could not be reached; check the network (and a proxy), then retry`;
+  }
+  if (/AccessDenied|UnauthorizedOperation|NotAuthorized/.test(e.name)) {
+    return `${what}: the AWS credentials may not do this; use a role with access to the stack's tables and queues`;
+  }
+  return `${what} (unexpected: run again with RETRYPROOF_DEBUG=1 for the stack trace, and report it)`;
 }
 
 /** Runs the CLI; returns the exit code. Never throws for a user's mistake. */
@@ -220,9 +238,9 @@ export async function runCli(argv: readonly string[], io: CliIo, commands: reado
       io.stderr(`retryproof ${command.name}: ${err.message}\n`);
       return EXIT.failed;
     }
-    // An SDK or network failure: one line, not a stack trace.
-    const e = err as Error;
-    io.stderr(`retryproof ${command.name}: ${e.name}: ${e.message.split('\n')[0] ?? ''}\n`);
+    // An SDK or network failure: one line, not a stack trace (unless asked for, to report a bug).
+    io.stderr(`retryproof ${command.name}: ${failureLine(err, target)}\n`);
+    if (io.env.RETRYPROOF_DEBUG === '1') io.stderr(`${(err as Error).stack ?? ''}\n`);
     return EXIT.failed;
   } finally {
     endProgress();

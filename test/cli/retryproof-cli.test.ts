@@ -124,6 +124,42 @@ describe('the retryproof CLI', () => {
     expect(out).toEqual({ code: 0, stdout: 'demo storm true\n', stderr: '' });
   });
 
+  it('turns an unexpected failure into one line saying what to try, with the stack trace only under RETRYPROOF_DEBUG=1', async () => {
+    // Prepare: a command that fails the way a bug would.
+    const broken: Command = {
+      name: 'broken',
+      summary: 'fails',
+      usage: 'retryproof broken',
+      options: {},
+      args: [],
+      run: () => Promise.reject(new TypeError('cannot read properties of undefined\n    at somewhere')),
+    };
+    // Act
+    const plain = await cli(['broken'], {}, [...COMMANDS, broken]);
+    const debug = await cli(['broken'], { RETRYPROOF_DEBUG: '1' }, [...COMMANDS, broken]);
+    // Assess
+    expect(plain).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'retryproof broken: TypeError: cannot read properties of undefined (unexpected: run again with RETRYPROOF_DEBUG=1 for the stack trace, and report it)\n',
+    });
+    expect(debug.stderr).toMatch(/\n\s+at /);
+  });
+
+  it('says what to check when AWS cannot be reached', async () => {
+    const offline: Command = {
+      name: 'offline',
+      summary: 'fails',
+      usage: 'retryproof offline',
+      options: {},
+      args: [],
+      run: () => Promise.reject(Object.assign(new Error('connect ECONNREFUSED 10.0.0.1:443'), { code: 'ECONNREFUSED' })),
+    };
+    const out = await cli(['offline'], {}, [...COMMANDS, offline]);
+    expect(out.code).toBe(1);
+    expect(out.stderr).toBe('retryproof offline: Error: connect ECONNREFUSED 10.0.0.1:443: AWS could not be reached; check the network (and a proxy), then retry\n');
+  });
+
   it('reads durations for --window', () => {
     expect(durationFlag('window', '24h')).toBe(86_400_000);
     expect(durationFlag('window', '90s')).toBe(90_000);
