@@ -30,10 +30,20 @@ export interface PollerStats {
   handedBack: number;
 }
 
+/** The work a stop would wait for. */
+export interface RunningWork {
+  /** Messages in batches that the executor handler is running now. */
+  readonly messages: number;
+  /** The longest any of those batches may still run: its invocation's remaining time. */
+  readonly atMostMs: number;
+}
+
 export interface Poller {
   readonly stats: Readonly<PollerStats>;
   /** Batches running now. */
   inFlight(): number;
+  /** Messages the handler is running now, and how long they may still take. */
+  running(): RunningWork;
   /**
    * `drain`: stop receiving and let the batches in flight finish and delete as usual.
    * `abandon`: stop at once, as a killed function: batches in flight still run to their
@@ -66,6 +76,8 @@ export function startPoller(options: PollerOptions): Poller {
   const killed = new AbortController();
   const stats: PollerStats = { batches: 0, received: 0, deleted: 0, handedBack: 0 };
   let running = 0;
+  // Batches handed to the handler, each with its invocation's context (its deadline).
+  const handling = new Set<{ readonly messages: number; readonly context: Context }>();
   // A function, not the field itself: the loop's own check would narrow the field to false.
   const isStopping = (): boolean => stopping.signal.aborted;
   const worker = async (): Promise<void> => {
@@ -80,6 +92,11 @@ export function startPoller(options: PollerOptions): Poller {
           batchSize: options.batchSize,
           context: options.context,
           signal: killed.signal,
+          onInvoke: (messages, context) => {
+            const batch = { messages, context };
+            handling.add(batch);
+            return () => handling.delete(batch);
+          },
         });
         received = round.received;
         if (received > 0) stats.batches++;
@@ -99,6 +116,15 @@ export function startPoller(options: PollerOptions): Poller {
   return {
     stats,
     inFlight: () => running,
+    running: () => {
+      let messages = 0;
+      let atMostMs = 0;
+      for (const batch of handling) {
+        messages += batch.messages;
+        atMostMs = Math.max(atMostMs, batch.context.getRemainingTimeInMillis());
+      }
+      return { messages, atMostMs };
+    },
     async stop(mode) {
       if (mode === 'abandon') killed.abort();
       stopping.abort();

@@ -22,6 +22,11 @@ export interface EventSourceOptions {
    * as when a Lambda is killed before the event source could delete them.
    */
   readonly signal?: AbortSignal;
+  /**
+   * Called as a batch is handed to the handler, with its size and context; the function
+   * it returns is called when the handler is done. @default - nothing is told
+   */
+  readonly onInvoke?: (messages: number, context: Context) => () => void;
 }
 
 /** Builds the SQSRecord Lambda would hand over for a received message. */
@@ -74,22 +79,26 @@ export async function pollOnce(handler: SqsHandler, options: EventSourceOptions)
   const arn = options.queueArn ?? `arn:aws:sqs:us-east-1:000000000000:${options.queueUrl.split('/').pop() ?? ''}`;
   const event: SQSEvent = { Records: messages.map((m) => sqsRecordOf(m, arn)) };
   let failed: Set<string>;
+  const context = options.context();
+  const done = options.onInvoke?.(messages.length, context);
   try {
-    const response = await handler(event, options.context());
+    const response = await handler(event, context);
     failed = new Set(response.batchItemFailures.map((f) => f.itemIdentifier));
   } catch {
     // A thrown invocation fails the whole batch, as in Lambda.
     failed = new Set(messages.map((m) => m.MessageId ?? ''));
+  } finally {
+    done?.();
   }
   if (options.signal?.aborted === true) return { received: messages.length, deleted: 0, handedBack: messages.length };
-  const done = messages.filter((m) => !failed.has(m.MessageId ?? ''));
-  if (done.length > 0) {
+  const succeeded = messages.filter((m) => !failed.has(m.MessageId ?? ''));
+  if (succeeded.length > 0) {
     await options.sqs.send(
       new DeleteMessageBatchCommand({
         QueueUrl: options.queueUrl,
-        Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle ?? '' })),
+        Entries: succeeded.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle ?? '' })),
       }),
     );
   }
-  return { received: messages.length, deleted: done.length, handedBack: messages.length - done.length };
+  return { received: messages.length, deleted: succeeded.length, handedBack: messages.length - succeeded.length };
 }

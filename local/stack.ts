@@ -25,7 +25,7 @@ import { ensureQueuePair, ensureTables, localDynamoClient, localSqsClient } from
 import { readEndpointsFile, isAlive, removeEndpoints, writeEndpoints } from './endpoints-file.ts';
 import type { LocalEndpoints } from './endpoints-file.ts';
 import { startPoller } from './executor-poller.ts';
-import type { Poller } from './executor-poller.ts';
+import type { Poller, RunningWork } from './executor-poller.ts';
 import { createGateway, listen } from './http-gateway.ts';
 import type { AdminHandler } from './http-gateway.ts';
 import { lambdaContext } from './http-api-event.ts';
@@ -70,6 +70,14 @@ export interface LocalStack {
   reconcileOnce(request?: ReconcileRequest): Promise<ReconcileReport>;
   /** Stops everything; resolves when every part has stopped. Safe to call twice. */
   stop(): Promise<void>;
+  /** What a stop waits for: the messages the executor runs now, and how long they may take. */
+  running(): RunningWork;
+  /**
+   * Stops without waiting for the running batches: they delete nothing, so each record's
+   * lease runs out and its message comes back from SQS on the next start. Nothing is lost.
+   * Resolves when every other part has stopped.
+   */
+  abandon(): Promise<void>;
 }
 
 export interface LocalStackOptions {
@@ -387,14 +395,18 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   ready = true;
 
   let stopping: Promise<void> | undefined;
+  // Resolved by abandon(): the stop then waits no longer for the executor's batches.
+  let abandonBatches = (): void => undefined;
+  const abandoned = new Promise<void>((resolve) => {
+    abandonBatches = resolve;
+  });
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       ready = false;
       if (timer !== undefined) clearInterval(timer);
       await closeServer();
       await reconcileChain;
-      await poller.stop('drain');
-      await Promise.all(retired);
+      await Promise.race([Promise.all([poller.stop('drain'), ...retired]), abandoned]);
       ddb.destroy();
       sqsClient.destroy();
       await stopServices();
@@ -403,5 +415,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     return stopping;
   };
 
-  return { url, endpoints, restartExecutor, reconcileOnce, stop };
+  const abandon = (): Promise<void> => {
+    // Marks the batches killed first, so none deletes its messages once the clients are gone.
+    void poller.stop('abandon');
+    abandonBatches();
+    return stop();
+  };
+
+  return { url, endpoints, restartExecutor, reconcileOnce, stop, running: () => poller.running(), abandon };
 }

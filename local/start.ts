@@ -1,8 +1,12 @@
 /**
  * `npm start`: the local stack in the foreground. Settings come from the environment
- * (local/local-settings.ts); Ctrl-C or SIGTERM stops every part and exits 0.
+ * (local/local-settings.ts); Ctrl-C or SIGTERM stops every part and exits 0. A stop waits
+ * for the executor's running actions (it says for how many, and how long at most); a
+ * second Ctrl-C abandons them, which loses nothing: their records' leases run out and
+ * their messages come back.
  *
- * Exit codes: 0 stopped cleanly; 1 a part failed; 2 a setting, the port or Java is wrong.
+ * Exit codes: 0 stopped cleanly; 1 a part failed; 2 a setting, the port or Java is wrong;
+ * 130 stopped with running actions abandoned (a second Ctrl-C), or a third Ctrl-C.
  */
 import { relative } from 'node:path';
 import { readLocalSettings, SettingsError, DEMO_ROUTE } from './local-settings.ts';
@@ -63,17 +67,58 @@ try {
 let stack: LocalStack | undefined;
 const state = { stopRequested: false };
 let stopping = false;
-const onSignal = (signal: NodeJS.Signals): void => {
-  if (stopping) {
-    err(`retryproof local: ${signal} again, exiting now`);
-    process.exit(1);
+let abandoning = false;
+
+const actions = (n: number): string => `${n} running action${n === 1 ? '' : 's'}`;
+
+/** A second signal during a stop: stop waiting for running actions; a third: exit now. */
+function onSignalAgain(running: LocalStack, signal: NodeJS.Signals): void {
+  if (abandoning) {
+    err(`retryproof local: ${signal} again, exiting now; nothing accepted is lost (leases run out, messages come back)`);
+    process.exit(130);
   }
+  abandoning = true;
+  const { messages } = running.running();
+  out(
+    messages === 0
+      ? `retryproof local: ${signal} again, stopping without waiting`
+      : `retryproof local: ${signal} again, abandoning ${actions(messages)}: nothing is lost, ` +
+          `${messages === 1 ? 'its record\'s lease runs out and its message comes' : 'their records\' leases run out and their messages come'} back on the next start`,
+  );
+  running.abandon().then(
+    () => {
+      out('retryproof local: stopped');
+      process.exit(130);
+    },
+    (error: unknown) => {
+      fail(`stopping failed: ${(error as Error).message}`, 1);
+    },
+  );
+}
+
+const onSignal = (signal: NodeJS.Signals): void => {
   state.stopRequested = true;
   if (stack === undefined) return;
+  if (stopping) {
+    onSignalAgain(stack, signal);
+    return;
+  }
   stopping = true;
   out(`retryproof local: ${signal}, stopping`);
+  // Say what the stop waits for, so a quiet terminal does not look like a hang.
+  const { messages, atMostMs } = stack.running();
+  if (messages > 0) {
+    out(
+      `retryproof local: waiting for ${actions(messages)}, at most ${Math.ceil(atMostMs / 1000)} s; ` +
+        (messages === 1
+          ? 'Ctrl-C again to abandon it (nothing is lost: its message comes back)'
+          : 'Ctrl-C again to abandon them (nothing is lost: their messages come back)'),
+    );
+  }
   stack.stop().then(
     () => {
+      // An abandoned stop ends the same promise; its own handler reports and exits.
+      if (abandoning) return;
       out('retryproof local: stopped');
       process.exit(0);
     },

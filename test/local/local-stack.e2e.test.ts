@@ -193,6 +193,19 @@ describe('the local stack, end to end', () => {
     expect(report.reconciliation.reversed).toBeGreaterThanOrEqual(crashes);
   }, 150_000);
 
+  it('prints no warning twice during the storm: every line beside the per-delivery ones says something new', () => {
+    // Assess: stdout and stderr alike. Per-delivery, per-execution and reconcile lines start
+    // with a clock and name a key; anything else repeated is noise (such as Powertools'
+    // "No application metrics to publish", once printed for every empty executor batch).
+    const perEvent = /^\d\d:\d\d:\d\d\.\d{3} /;
+    const other = [...stack!.lines, ...stack!.stderr().split('\n')].filter((l) => l.trim() !== '' && !perEvent.test(l));
+    const seen = new Map<string, number>();
+    for (const line of other) seen.set(line, (seen.get(line) ?? 0) + 1);
+    const repeated = [...seen].filter(([, count]) => count > 1).map(([line, count]) => `${count}x ${line}`);
+    expect(repeated).toEqual([]);
+    expect(stack!.stderr()).not.toContain('No application metrics');
+  });
+
   it('runs one reconciliation by hand with `reconcile --json`, and finds nothing left to repair after the storm', async () => {
     // Act: the storm already reconciled; a run by hand over the same hour must change nothing.
     const run = await runScript('cli/retryproof.ts', ['--local', 'reconcile', '--window', '1h', '--settle', '0s', '--json'], env);
