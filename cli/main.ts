@@ -120,7 +120,10 @@ function asksForHelp(argv: readonly string[]): boolean {
 
 /** "did you mean ...?" for a mistyped command word: a near command or group, or the group a bare subcommand belongs to. */
 function commandHint(typed: string, commands: readonly Command[], group?: string): string {
-  const names = group === undefined ? [...new Set(commands.map((c) => c.name.split(' ')[0] ?? c.name))] : commands.filter((c) => c.name.startsWith(`${group} `)).map((c) => c.name.slice(group.length + 1));
+  const names =
+    group === undefined
+      ? [...new Set(commands.map((c) => c.name.split(' ')[0] ?? c.name))]
+      : commands.filter((c) => c.name.startsWith(`${group} `)).map((c) => c.name.slice(group.length + 1));
   const near = nearest(typed, names) ?? (group === undefined ? commands.find((c) => c.name.endsWith(` ${typed}`))?.name : undefined);
   return near === undefined ? '' : `; did you mean "${group === undefined ? near : `${group} ${near}`}"?`;
 }
@@ -151,7 +154,7 @@ export function failureLine(err: unknown, target: Target | undefined): string {
 export async function runCli(argv: readonly string[], io: CliIo, commands: readonly Command[] = COMMANDS): Promise<number> {
   // `retryproof help [command]` reads as `retryproof [command] --help`.
   const helpWord = commandWords(argv)[0];
-  const args = helpWord?.word === 'help' ? [...argv.filter((_, i) => i !== helpWord.index), '--help'] : argv;
+  const args = helpWord?.word === 'help' ? ['--help', ...argv.filter((_, i) => i !== helpWord.index)] : argv;
   const found = findCommand(args, commands);
   const wantsHelp = asksForHelp(args);
   if (found === undefined || 'group' in found) {
