@@ -31,7 +31,7 @@ describe('stopping the local stack while an action runs', () => {
   const statusOf = async (key: string): Promise<{ status?: string; runs?: number } | undefined> => {
     const target = await resolveTarget({ local: true }, env);
     try {
-      return (await inspectDelivery(target, 'demo', key)).record;
+      return (await inspectDelivery(target, 'demo', key)).record ?? undefined;
     } finally {
       target.close();
     }
