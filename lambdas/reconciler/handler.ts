@@ -1,7 +1,9 @@
 /**
  * Entry point of the reconciler Lambda, invoked hourly by EventBridge Scheduler. An
  * event `{"fromMs": ..., "toMs": ...}` reconciles a chosen window instead (started by
- * hand, e.g. `aws lambda invoke`). The report goes to the logs as structured JSON.
+ * hand, e.g. `aws lambda invoke`). The report goes to the logs as structured JSON, the
+ * `reconciliation report` line the reconciler-findings alarm names; every completed run
+ * counts itself in ReconcilerRuns, the heartbeat the reconciler-no-run alarm waits for.
  */
 import middy from '@middy/core';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -42,6 +44,8 @@ export const handler = middy<ManualWindow | undefined, ReconcileReport>()
     // Keep 15 s for the report and the metrics after the budget runs out.
     const report = await reconciler.run({ ...window, budgetMs: Math.max(1_000, context.getRemainingTimeInMillis() - 15_000) });
     recordReconcileReport(metrics, report);
+    // The report the reconciler-findings alarm sends people to is a warning whenever that alarm
+    // fires on it (needsAttention counts missing effects and orphans too), so WARN keeps it.
     if (report.counts.needsAttention > 0 || report.counts.reversed > 0) logger.warn('reconciliation report', { report });
     else logger.info('reconciliation report', { report });
     return report;

@@ -41,30 +41,43 @@ function flatten(documents: readonly Record<string, unknown>[]): EmittedMetric[]
 }
 
 /**
- * Runs `act` with Powertools metrics on (the suite turns them off) and stdout captured, and
- * returns every EMF metric written meanwhile. Metrics objects read the switch when they are
- * built, so `act` builds the handlers it runs. What `act` throws is rethrown after the capture ends.
+ * Runs `act` with `variables` set and stdout and stderr captured, and returns every JSON line written
+ * meanwhile (EMF documents and log lines alike). Powertools reads its variables when a
+ * Logger or Metrics is built, so `act` builds the handlers it runs. What `act` throws is
+ * rethrown once stdout and the variables are back.
  */
-export async function captureEmf(act: () => Promise<void>): Promise<EmittedMetric[]> {
+export async function captureJsonLines(variables: Readonly<Record<string, string>>, act: () => Promise<void>): Promise<Record<string, unknown>[]> {
   const written: string[] = [];
-  const previous = process.env.POWERTOOLS_METRICS_DISABLED;
-  process.env.POWERTOOLS_METRICS_DISABLED = 'false';
-  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+  const saved = { ...process.env };
+  Object.assign(process.env, variables);
+  const record = (chunk: string | Uint8Array) => {
     written.push(chunk.toString());
     return true;
-  });
+  };
+  // Powertools writes a warning or an error to stderr, like console.warn.
+  const spies = [vi.spyOn(process.stdout, 'write').mockImplementation(record), vi.spyOn(process.stderr, 'write').mockImplementation(record)];
   try {
     await act();
   } finally {
-    spy.mockRestore();
-    if (previous === undefined) delete process.env.POWERTOOLS_METRICS_DISABLED;
-    else process.env.POWERTOOLS_METRICS_DISABLED = previous;
+    for (const spy of spies) spy.mockRestore();
+    restoreVariables(Object.keys(variables), saved);
   }
-  const documents = written
+  return written
     .flatMap((chunk) => chunk.split('\n'))
-    .filter((line) => line.startsWith('{') && line.includes('"_aws"'))
+    .filter((line) => line.startsWith('{'))
     .map((line) => JSON.parse(line) as Record<string, unknown>);
-  return flatten(documents);
+}
+
+/** Runs `act` with Powertools metrics on (the suite turns them off) and returns every EMF metric it wrote. */
+export async function captureEmf(act: () => Promise<void>): Promise<EmittedMetric[]> {
+  const lines = await captureJsonLines({ POWERTOOLS_METRICS_DISABLED: 'false' }, act);
+  return flatten(lines.filter((line) => '_aws' in line));
+}
+
+/** Puts back the variables `names` as `saved` had them: a variable that was unset is unset again. */
+function restoreVariables(names: readonly string[], saved: NodeJS.ProcessEnv): void {
+  for (const name of names) Reflect.deleteProperty(process.env, name);
+  Object.assign(process.env, Object.fromEntries(names.flatMap((name) => (saved[name] === undefined ? [] : [[name, saved[name]]]))));
 }
 
 /** Where the reconciler's entry point finds its table, queue and ledger, as the stack sets them. */
@@ -82,7 +95,7 @@ type ReconcilerHandler = (event: Record<string, unknown>, context: Context) => P
 /**
  * A fresh copy of lambdas/reconciler/handler.ts, its cold start run in `environment`: the
  * variables the stack sets, and the SDK's own endpoint variables pointing its clients at the
- * local services. Call it inside captureEmf, since the module builds its Metrics at load.
+ * local services. Call it inside a capture, since the module builds its Logger and Metrics at load.
  * Returns the handler and a function that puts the environment back.
  */
 export async function loadReconcilerHandler(environment: ReconcilerEnvironment): Promise<{ handler: ReconcilerHandler; restore: () => void }> {
@@ -99,10 +112,8 @@ export async function loadReconcilerHandler(environment: ReconcilerEnvironment):
   };
   const saved = { ...process.env };
   Object.assign(process.env, variables);
-  // Puts back exactly the variables set here: those that were unset become unset again.
   const restore = () => {
-    for (const name of Object.keys(variables)) Reflect.deleteProperty(process.env, name);
-    Object.assign(process.env, Object.fromEntries(Object.keys(variables).flatMap((name) => (saved[name] === undefined ? [] : [[name, saved[name]]]))));
+    restoreVariables(Object.keys(variables), saved);
   };
   try {
     // A new module instance per call: each reads its environment once, at load, as a cold start does.
