@@ -185,8 +185,8 @@ export class Observability extends Construct {
         'The last reconciler run corrected or flagged something: it reversed a duplicate effect, found an effect missing or without a record, or needs a person. ' +
         // The report stays in the log, not on this topic: it is already there whole (keys,
         // findings, reversals), and a publish after the run could fail a run whose work is done.
-        `First read that run's report in the reconciler's log: in CloudWatch Logs Insights, on log group ${props.reconcilerLogs.logGroupName}, run ` +
-        `"${FINDINGS_QUERY}"; the alarm stays until a later run finds nothing.`,
+        'First read that run\'s report, which is in the reconciler\'s log and not on this topic (the alarm stays until a later run finds nothing): ' +
+        `in CloudWatch Logs Insights, on log group ${props.reconcilerLogs.logGroupName}, run ${FINDINGS_QUERY}`,
       metric: new MathExpression({
         expression: 'reversed + needsAttention + missing + orphans',
         usingMetrics: {
