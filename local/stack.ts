@@ -35,7 +35,7 @@ import { LOCAL_REGION, startLocalDynamo, startLocalSqs } from './local-aws.ts';
 import type { LocalDynamo, LocalSqs } from './local-aws.ts';
 import { SettingsError } from './local-settings.ts';
 import type { LocalSettings } from './local-settings.ts';
-import { deliveryIdOfAnswer, deliveryLine, executionLine, reconcileLine } from './log-lines.ts';
+import { deliveryIdOfAnswer, deliveryLine, executionLine, reconcileLine, unauthorizedDetail } from './log-lines.ts';
 
 export const LOCAL_TABLES = { eventsTable: 'retryproof-events', ledgerTable: 'retryproof-ledger' } as const;
 export const LOCAL_QUEUE = 'retryproof-work';
@@ -112,6 +112,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const wired: { ingest?: (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2> } = {};
   const admin = new Map<string, AdminHandler>();
   const prepared = prepareRoutes(config.routes);
+  // The verifier's reason for a 401, by request id, from the ingest's log to the delivery line.
+  const refusals = new Map<string, string>();
   const server: Server = createGateway({
     invoke: (event) => {
       if (wired.ingest === undefined) return Promise.reject(new Error('the ingest handler is not wired'));
@@ -136,6 +138,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           id = undefined;
         }
       }
+      const refusal = refusals.get(event.requestContext.requestId);
+      refusals.delete(event.requestContext.requestId);
       let title: string | undefined;
       if ((answer.statusCode ?? 0) >= 400) {
         try {
@@ -152,6 +156,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           replayed: answer.headers?.['idempotent-replayed'] === 'true',
           ms,
           ...(title === undefined ? {} : { title }),
+          ...(refusal === undefined ? {} : { detail: unauthorizedDetail(refusal, config.routes.find((r) => r.name === route)?.signature) }),
         }),
       );
     },
@@ -240,13 +245,19 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     logger: new LineLogger(
       'retryproof-ingest',
       (entry) => {
-        err(`ingest ${String(entry.level)}: ${String(entry.message)} ${JSON.stringify(entry.error ?? '')}`);
+        // A 401's reason goes on its delivery line, for this terminal only.
+        if (entry.message === 'delivery refused' && typeof entry.reason === 'string' && typeof entry.function_request_id === 'string') {
+          refusals.set(entry.function_request_id, entry.reason);
+        } else if (entry.level === 'ERROR') {
+          err(`ingest ${entry.level}: ${String(entry.message)} ${JSON.stringify(entry.error ?? '')}`);
+        }
       },
-      'ERROR',
+      'WARN',
     ),
     metrics: createMetrics('retryproof-ingest'),
   });
-  wired.ingest = (event) => ingest(event, lambdaContext('retryproof-ingest'));
+  // The gateway's request id is the invocation's, so a refusal's log entry finds its delivery line.
+  wired.ingest = (event) => ingest(event, { ...lambdaContext('retryproof-ingest'), awsRequestId: event.requestContext.requestId });
 
   const executor = createExecutorHandler({
     routes: new Map(config.routes.map((r) => [r.name, r])),

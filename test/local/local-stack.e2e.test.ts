@@ -79,6 +79,16 @@ describe('the local stack, end to end', () => {
     expect(answer.headers.get('content-type')).toBe('application/problem+json');
   });
 
+  it('says on its own terminal which header a 401 lacked, and tells the sender no more than 401', async () => {
+    // Act: a delivery with no signature headers at all.
+    const answer = await fetch(`${stack!.url}/webhooks/demo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    // Assess
+    expect(answer.status).toBe(401);
+    expect(await answer.text()).not.toMatch(/missing|webhook-id/);
+    const line = await until('the 401 line', () => Promise.resolve(stack!.lines.find((l) => / in {3}demo\/.* 401 /.test(l))), 10_000);
+    expect(line).toContain('401 Unauthorized (missing-signature: standard-webhooks needs the headers webhook-id, webhook-timestamp, webhook-signature)');
+  });
+
   it('refuses a second stack on the same folder, before it starts anything', async () => {
     const second = await runScript('local/start.ts', [], { ...env, PORT: String(await freePort()) });
     expect(second.code).toBe(2);
@@ -204,6 +214,9 @@ describe('the local stack, end to end', () => {
     const repeated = [...seen].filter(([, count]) => count > 1).map(([line, count]) => `${count}x ${line}`);
     expect(repeated).toEqual([]);
     expect(stack!.stderr()).not.toContain('No application metrics');
+    // The storm's forged and stale copies: each 401 line says which check failed.
+    expect(stack!.lines.some((l) => l.includes("401 Unauthorized (bad-signature: webhook-signature does not match the body under the route's secret)"))).toBe(true);
+    expect(stack!.lines.some((l) => l.includes('401 Unauthorized (stale-timestamp: webhook-timestamp is more than 300 s from this clock)'))).toBe(true);
   });
 
   it('runs one reconciliation by hand with `reconcile --json`, and finds nothing left to repair after the storm', async () => {
