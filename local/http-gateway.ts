@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { PROBLEM_CONTENT_TYPE } from '../lambdas/edge/problem-json.ts';
 
@@ -44,11 +45,25 @@ export interface RawRequest {
 }
 
 /**
+ * The URL of a request target. An origin-form target ("/a/b?q") is a path even when it
+ * starts with "//" ("//host:port/..." is not an authority there); only an absolute-form
+ * target ("http://host/a") names a host. Undefined for a target that is neither.
+ */
+function targetUrl(target: string): URL | undefined {
+  try {
+    return target.startsWith('/') ? new URL(`http://localhost${target}`) : new URL(target);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * The HTTP API v2 event for a request on `POST /webhooks/{route}`, or undefined when
  * the request does not match that route (API Gateway answers those itself).
  */
 export function webhookEventOf(request: RawRequest): APIGatewayProxyEventV2 | undefined {
-  const url = new URL(request.url, 'http://localhost');
+  const url = targetUrl(request.url);
+  if (url === undefined) return undefined;
   const match = WEBHOOK_PATH.exec(url.pathname);
   if (request.method !== 'POST' || match?.[1] === undefined) return undefined;
   let route: string;
@@ -64,8 +79,10 @@ export function webhookEventOf(request: RawRequest): APIGatewayProxyEventV2 | un
     // API Gateway joins a repeated header's values with commas.
     else headers[name] = values.join(',');
   }
-  const query: Record<string, string> = {};
-  for (const [name, value] of url.searchParams) query[name] = name in query ? `${query[name] ?? ''},${value}` : value;
+  // A Map, not an object: names such as `toString` or `__proto__` are parameters like any other.
+  const joined = new Map<string, string>();
+  for (const [name, value] of url.searchParams) joined.set(name, joined.has(name) ? `${joined.get(name) ?? ''},${value}` : value);
+  const query: Record<string, string> = Object.fromEntries(joined);
   const base64 = !isTextual(headers['content-type']);
   const at = request.receivedAt ?? Date.now();
   return {
@@ -123,20 +140,41 @@ function problem(res: ServerResponse, status: number, title: string, detail: str
   res.end(JSON.stringify({ type: 'about:blank', title, status, detail, ...(instance === undefined ? {} : { instance }) }));
 }
 
+/**
+ * A whole problem+json answer as raw bytes, for a socket the HTTP server no longer answers
+ * through: a request its parser refused, or a CONNECT. Node would otherwise answer a bare
+ * 400 or 431 without a body, or drop the connection without a word.
+ */
+function rawProblem(socket: Duplex, status: number, title: string, detail: string): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const body = JSON.stringify({ type: 'about:blank', title, status, detail });
+  socket.end(
+    `HTTP/1.1 ${status} ${title}\r\ncontent-type: ${PROBLEM_CONTENT_TYPE}\r\ncache-control: no-store\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+}
+
 function isLoopback(address: string | undefined): boolean {
   return address === '127.0.0.1' || address === '::1' || address === '::ffff:127.0.0.1';
 }
 
+/**
+ * The body, or undefined when it is over `limit`. An oversized body is still read to its
+ * end, only not kept: leaving the loop early would destroy the request mid-body, and the
+ * sender, still writing, would get a reset (or wait forever) instead of the 413.
+ */
 async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     const buf = chunk as Buffer;
     size += buf.length;
-    if (size > limit) return undefined;
-    chunks.push(buf);
+    if (size <= limit) chunks.push(buf);
   }
-  return Buffer.concat(chunks);
+  return size > limit ? undefined : Buffer.concat(chunks);
 }
 
 /** The server, not yet listening. */
@@ -144,7 +182,7 @@ export function createGateway(options: GatewayOptions): Server {
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const started = performance.now();
     const method = req.method ?? 'GET';
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const path = targetUrl(req.url ?? '/')?.pathname ?? req.url ?? '/';
     const body = await readBody(req, GATEWAY_MAX_BODY_BYTES);
     if (body === undefined) {
       problem(res, 413, 'Payload Too Large', `The body is over API Gateway's ${GATEWAY_MAX_BODY_BYTES} bytes.`);
@@ -192,13 +230,34 @@ export function createGateway(options: GatewayOptions): Server {
     res.end(answer.isBase64Encoded === true ? Buffer.from(text, 'base64') : text);
     options.onAnswer?.(event, answer, performance.now() - started);
   };
-  return createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     handle(req, res).catch((err: unknown) => {
       options.onError?.(err);
       if (!res.headersSent) problem(res, 500, 'Internal Server Error', 'The local gateway failed; see the stack output.');
       else res.destroy();
     });
+  };
+  const server = createServer({ keepAliveTimeout: 5_000 }, onRequest);
+  // An `Expect` other than 100-continue would get Node's bare 417; the delivery is handled
+  // as if it had none, which HTTP allows (RFC 9110, 10.1.1) and keeps every answer documented.
+  server.on('checkExpectation', onRequest);
+  // A request the parser refuses is the sender's error: a 400, as API Gateway's front door
+  // answers one it cannot read, with a problem body like every other refusal.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+    if (err.code === 'ECONNRESET') {
+      socket.destroy();
+      return;
+    }
+    const detail =
+      err.code === 'HPE_HEADER_OVERFLOW'
+        ? 'The request line and headers are over the gateway\'s size limit.'
+        : 'The request could not be read as HTTP/1.1 (a malformed request line, method or header).';
+    rawProblem(socket, 400, 'Bad Request', detail);
   });
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+    rawProblem(socket, 404, 'Not Found', 'Webhooks are delivered with POST /webhooks/{route}.');
+  });
+  return server;
 }
 
 /**

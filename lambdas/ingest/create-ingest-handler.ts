@@ -23,7 +23,9 @@ export interface IngestHandlerDeps extends IngestDeps {
 
 /** Turns an HTTP API v2 event into a delivery: raw bytes, lowercase header names. */
 export function deliveryOf(event: APIGatewayProxyEventV2): IncomingDelivery {
-  const headers: Record<string, string | undefined> = {};
+  // No prototype: a route may read or keep a header named `constructor` or `toString`, and an
+  // absent one must read as undefined, not as Object.prototype's member.
+  const headers: Record<string, string | undefined> = Object.create(null) as Record<string, string | undefined>;
   for (const [name, value] of Object.entries(event.headers)) headers[name.toLowerCase()] = value;
   const body = event.body ?? '';
   return {
