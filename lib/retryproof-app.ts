@@ -1,7 +1,7 @@
 import { App, Validations } from 'aws-cdk-lib';
 import type { AppProps } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { resolveConfig } from '../lambdas/config/resolve-config.ts';
+import { assertActionsSupplied, resolveConfig } from '../lambdas/config/resolve-config.ts';
 import type { RetryproofConfig } from '../lambdas/config/route-config.ts';
 import { RetryproofStack } from './retryproof-stack.ts';
 
@@ -23,6 +23,7 @@ export interface RetryproofApp {
  */
 export function createRetryproofApp(config: RetryproofConfig, appProps: AppProps = {}): RetryproofApp {
   const resolved = resolveConfig(config);
+  assertActionsSupplied(resolved);
   const app = new App(appProps);
   const stack = new RetryproofStack(app, STACK_NAME, {
     description: 'retryproof: a webhook receiver that makes sender retries harmless',

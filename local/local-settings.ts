@@ -5,7 +5,7 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import { config as appConfig } from '../retryproof.config.ts';
-import { ConfigError, resolveConfig } from '../lambdas/config/resolve-config.ts';
+import { assertActionsSupplied, ConfigError, resolveConfig } from '../lambdas/config/resolve-config.ts';
 import type { ResolvedConfig, ResolvedRoute } from '../lambdas/config/resolve-config.ts';
 import type { RetryproofConfig, RouteConfig } from '../lambdas/config/route-config.ts';
 import { standardWebhooksPublicKeyOf } from '../lambdas/domain/signatures/standard-webhooks-keys.ts';
@@ -168,6 +168,7 @@ export function readLocalSettings(
   let resolved: ResolvedConfig;
   try {
     resolved = resolveConfig(shaped);
+    assertActionsSupplied(resolved);
   } catch (err) {
     if (err instanceof ConfigError) throw new SettingsError(`retryproof.config.ts: ${err.message}`);
     throw err;

@@ -91,6 +91,26 @@ export interface ResolvedConfig {
 /** The demo's payments action; it needs the demo ledger table. */
 export const DEMO_ACTION = 'payout';
 
+/** The actions compiled into the executor (lambdas/actions/built-in-actions.ts). */
+export const BUILT_IN_ACTIONS: readonly string[] = [DEMO_ACTION];
+
+/**
+ * Refuses a route whose action nobody supplied. Without this check such a route synthesizes,
+ * starts, answers 202 and sends every delivery to the DLQ. `cdk synth` and `npm start` call
+ * it with the actions their executor really has.
+ * @throws ConfigError naming the route, the action and the actions there are
+ */
+export function assertActionsSupplied(config: ResolvedConfig, supplied: readonly string[] = BUILT_IN_ACTIONS): void {
+  for (const route of config.routes) {
+    if (!supplied.includes(route.action)) {
+      throw new ConfigError(
+        `route "${route.name}": action ${JSON.stringify(route.action)} is not one the executor has; ` +
+          `its actions: ${supplied.join(', ')} (lambdas/actions/built-in-actions.ts)`,
+      );
+    }
+  }
+}
+
 const ROUTE_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 const HEADER_NAME = /^[a-z0-9!#$%&'*+.^_`|~-]+$/;
 const SECRET_NAME = /^[A-Za-z0-9/_+=.@-]{1,512}$/;

@@ -10,6 +10,7 @@ import { WorkQueue } from '../../lib/stateful/work-queue.ts';
 import { CONFIG_ENV_MAX_BYTES, configEnvironmentValue } from '../../lib/stateless/config-environment.ts';
 import { config } from '../../retryproof.config.ts';
 import { NO_BUNDLING } from './stack-fixture.ts';
+import { readLocalSettings, SettingsError } from '../../local/local-settings.ts';
 
 /** Runs `act` and returns what it threw; fails the test if it threw nothing. */
 function thrownBy(act: () => unknown): Error {
@@ -118,5 +119,23 @@ describe('other synth-time guards', () => {
     expect(() => logRetention(31)).toThrow(/^log retention of 31 days is not one cloudwatch logs accepts \(1, 3, 5, 7, 14, 30,/);
     expect(logRetention(30)).toBe(30);
     expect(() => createRetryproofApp({ ...config, logRetentionDays: 31 }, { context: NO_BUNDLING })).toThrow('log retention of 31 days');
+  });
+});
+
+describe('a route whose action nobody supplied', () => {
+  const withLog = withStripe({ action: 'log' });
+  const expected =
+    'route "stripe": action "log" is not one the executor has; its actions: payout (lambdas/actions/built-in-actions.ts)';
+
+  it('fails the app at synth, naming the route and the action', () => {
+    const err = thrownBy(() => createRetryproofApp(withLog));
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err.message).toBe(expected);
+  });
+
+  it('fails npm start the same way, before anything starts', () => {
+    const err = thrownBy(() => readLocalSettings({}, withLog, '/tmp'));
+    expect(err).toBeInstanceOf(SettingsError);
+    expect(err.message).toBe(`retryproof.config.ts: ${expected}`);
   });
 });

@@ -1,13 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import { config } from '../../retryproof.config.ts';
-import { DEFAULT_LOCAL_VISIBILITY_SECONDS, LOCAL_DEMO_SECRET, readLocalSettings, SettingsError } from '../../local/local-settings.ts';
+import {
+  DEFAULT_LOCAL_VISIBILITY_SECONDS,
+  LOCAL_DEMO_SECRET,
+  LOCAL_SCHEME_DEMO_ROUTES,
+  LOCAL_V1A_SIGNING_KEY,
+  readLocalSettings,
+  SettingsError,
+} from '../../local/local-settings.ts';
 
 describe('readLocalSettings', () => {
   it('runs the CDK app\'s routes with local defaults', () => {
     const s = readLocalSettings({}, config, '/work');
     expect(s.port).toBe(3000);
     expect(s.dir).toBe('/work/.local');
-    expect(s.config.routes.map((r) => r.name)).toEqual(config.routes.map((r) => r.name));
+    // The app's routes, then one demo route per signature scheme (local only).
+    expect(s.config.routes.map((r) => r.name)).toEqual([...config.routes, ...LOCAL_SCHEME_DEMO_ROUTES].map((r) => r.name));
+    expect(s.secrets.find((x) => x.route === 'demo-v1a')?.secret).toMatch(/^whpk_/);
+    expect(s.secrets.find((x) => x.route === 'demo-v1a')?.signingSecret).toBe(LOCAL_V1A_SIGNING_KEY);
+    expect(s.secrets.find((x) => x.route === 'demo-github')).toMatchObject({ secret: 'local-demo-github-secret', signingSecret: 'local-demo-github-secret' });
     expect(s.config.queue.visibilityTimeoutSeconds).toBe(DEFAULT_LOCAL_VISIBILITY_SECONDS);
     expect(s.reconcileEverySeconds).toBe((config.reconciliation?.everyMinutes ?? 60) * 60);
     expect(s.secrets.find((x) => x.route === 'demo')?.secret).toBe(LOCAL_DEMO_SECRET);
@@ -34,9 +45,9 @@ describe('readLocalSettings', () => {
     );
     expect(s).toMatchObject({ port: 3456, dir: '/work/data/one', reconcileEverySeconds: 0, demoSecretFromEnv: true });
     expect(s.config.queue).toMatchObject({ visibilityTimeoutSeconds: 1, maxReceiveCount: 6, resendAfterSeconds: 61 });
-    expect(s.config.routes.map((r) => r.maxAttempts)).toEqual(config.routes.map(() => 2));
+    expect(new Set(s.config.routes.map((r) => r.maxAttempts))).toEqual(new Set([2]));
     expect(s.config.reconciliation).toMatchObject({ stuckAfterSeconds: 0, settleSeconds: 0 });
-    expect(s.config.routes.map((r) => r.leaseSeconds)).toEqual(config.routes.map(() => 3));
+    expect(new Set(s.config.routes.map((r) => r.leaseSeconds))).toEqual(new Set([3]));
   });
 
   it.each([
