@@ -13,7 +13,7 @@ import { resolveConfig } from '../lambdas/config/resolve-config.ts';
 import { createExecutorHandler } from '../lambdas/executor/create-executor-handler.ts';
 import { createLogger } from '../lambdas/observability/powertools.ts';
 import { SqsWorkQueue } from '../lambdas/queue/sqs-work-queue.ts';
-import { StaticSecretSource } from '../lambdas/secrets/secrets-manager-source.ts';
+import { StaticSecretSource } from '../local/static-secret-source.ts';
 import { DynamoDbExecutionStore } from '../lambdas/store/dynamodb-execution-store.ts';
 import { createEventsTable, createQueuePair, localDynamoClient, localSqsClient } from '../local/aws-clients.ts';
 import { lambdaContext } from '../local/http-api-event.ts';

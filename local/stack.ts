@@ -17,7 +17,7 @@ import { createMetrics } from '../lambdas/observability/powertools.ts';
 import { SqsWorkQueue } from '../lambdas/queue/sqs-work-queue.ts';
 import { createReconciler } from '../lambdas/reconciler/create-reconciler.ts';
 import type { ReconcileReport } from '../lambdas/reconciler/reconcile.ts';
-import { StaticSecretSource } from '../lambdas/secrets/secrets-manager-source.ts';
+import { StaticSecretSource } from './static-secret-source.ts';
 import { DynamoDbEventStore } from '../lambdas/store/dynamodb-event-store.ts';
 import { DynamoDbExecutionStore } from '../lambdas/store/dynamodb-execution-store.ts';
 import { DynamoDbRouteStateStore } from '../lambdas/store/dynamodb-route-state-store.ts';

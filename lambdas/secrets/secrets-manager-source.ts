@@ -23,16 +23,3 @@ export class SecretsManagerSource implements SecretSource {
     return parseSecretValue(value);
   }
 }
-
-/** Fixed secrets, for the local stack and tests: there is no local Secrets Manager. */
-export class StaticSecretSource implements SecretSource {
-  readonly #secrets: ReadonlyMap<string, string>;
-  constructor(secrets: Readonly<Record<string, string>>) {
-    this.#secrets = new Map(Object.entries(secrets));
-  }
-  secretsFor(secretName: string): Promise<readonly string[]> {
-    const value = this.#secrets.get(secretName);
-    if (value === undefined) return Promise.reject(new Error(`no local secret named ${secretName}`));
-    return Promise.resolve(parseSecretValue(value));
-  }
-}

@@ -5,7 +5,7 @@ import { prepareRoutes } from '../../lambdas/ingest/prepared-route.ts';
 import { METRICS_NAMESPACE, SERVICE } from '../../lambdas/observability/metric-catalogue.ts';
 import { createLogger, createMetrics } from '../../lambdas/observability/powertools.ts';
 import { SqsWorkQueue } from '../../lambdas/queue/sqs-work-queue.ts';
-import { StaticSecretSource } from '../../lambdas/secrets/secrets-manager-source.ts';
+import { StaticSecretSource } from '../../local/static-secret-source.ts';
 import { DynamoDbEventStore } from '../../lambdas/store/dynamodb-event-store.ts';
 import { DynamoDbRouteStateStore } from '../../lambdas/store/dynamodb-route-state-store.ts';
 import { localSqsClient } from '../../local/aws-clients.ts';

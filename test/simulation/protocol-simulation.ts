@@ -33,7 +33,7 @@ import { METRICS_NAMESPACE } from '../../lambdas/observability/metric-catalogue.
 import type { ExecutionStore } from '../../lambdas/ports/execution-store.ts';
 import { reconcile } from '../../lambdas/reconciler/reconcile.ts';
 import { routeControl } from '../../lambdas/routes/route-control.ts';
-import { StaticSecretSource } from '../../lambdas/secrets/secrets-manager-source.ts';
+import { StaticSecretSource } from '../../local/static-secret-source.ts';
 import { DynamoDbEventStore } from '../../lambdas/store/dynamodb-event-store.ts';
 import { DynamoDbExecutionStore } from '../../lambdas/store/dynamodb-execution-store.ts';
 import { DynamoDbParkedRecords } from '../../lambdas/store/dynamodb-parked-records.ts';

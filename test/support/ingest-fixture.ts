@@ -19,7 +19,7 @@ import type { IngestDeps } from '../../lambdas/ingest/ingest-delivery.ts';
 import { prepareRoutes } from '../../lambdas/ingest/prepared-route.ts';
 import { createLogger, createMetrics } from '../../lambdas/observability/powertools.ts';
 import { SqsWorkQueue } from '../../lambdas/queue/sqs-work-queue.ts';
-import { StaticSecretSource } from '../../lambdas/secrets/secrets-manager-source.ts';
+import { StaticSecretSource } from '../../local/static-secret-source.ts';
 import { DynamoDbEventStore } from '../../lambdas/store/dynamodb-event-store.ts';
 import { createQueuePair, localDynamoClient, localSqsClient } from '../../local/aws-clients.ts';
 import { httpApiEvent, lambdaContext } from '../../local/http-api-event.ts';
