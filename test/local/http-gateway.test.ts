@@ -35,6 +35,16 @@ describe('webhookEventOf', () => {
     expect(Buffer.from(event?.body ?? '', 'base64').equals(body)).toBe(true);
   });
 
+  it('keeps query parameters named like Object.prototype members as plain parameters', () => {
+    const event = webhookEventOf({ method: 'POST', url: '/webhooks/demo?toString=1&__proto__=2&toString=3', headers: {}, body: Buffer.alloc(0), sourceIp: '127.0.0.1' });
+    expect(Object.entries(event?.queryStringParameters ?? {})).toEqual([['toString', '1,3'], ['__proto__', '2']]);
+  });
+
+  it('reads a path starting with "//" as a path, not as a host', () => {
+    expect(webhookEventOf({ method: 'POST', url: '//x/webhooks/demo', headers: {}, body: Buffer.alloc(0), sourceIp: '127.0.0.1' })).toBeUndefined();
+    expect(webhookEventOf({ method: 'POST', url: '//a:b', headers: {}, body: Buffer.alloc(0), sourceIp: '127.0.0.1' })).toBeUndefined();
+  });
+
   it.each([
     ['GET', '/webhooks/demo'],
     ['POST', '/webhooks/demo/extra'],
