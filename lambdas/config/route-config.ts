@@ -59,7 +59,7 @@ export interface RouteConfig {
   /**
    * Key template over headers, body fields (JSON pointer) and constants, for example
    * `us-east1_{body:/order_id}` or `{header:x-shop}:{header:x-request-id}`.
-   * @default - the scheme's own key source (DESIGN.md, "Keys, fingerprints, TTL")
+   * @default - the scheme's own key source (docs/architecture.md, "Keys, fingerprints and TTL")
    */
   readonly key?: string;
   /** How long a key is remembered, in seconds. Must cover the longest retry window. @default 35 days */

@@ -14,7 +14,7 @@ import type { EXECUTOR_METRIC, INGEST_METRIC, RECONCILER_METRIC } from '../../la
 /** The period of every rate, count and alarm unless a caller says otherwise. */
 export const DEFAULT_PERIOD = Duration.minutes(5);
 
-/** The statuses an ingest answers with (DESIGN.md, "Answers to the sender"); each is an `Answers` metric. */
+/** The statuses an ingest answers with (docs/architecture.md, "Answers to senders"); each is an `Answers` metric. */
 export const ANSWER_STATUSES = [202, 400, 401, 404, 409, 413, 422, 500, 503] as const;
 
 /**

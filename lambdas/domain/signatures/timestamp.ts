@@ -4,7 +4,7 @@
  * far off or a forger who captured a signature with a future timestamp, and both are refused.
  */
 
-/** Largest accepted clock difference when a route sets none, in seconds (DESIGN.md). */
+/** Largest accepted clock difference when a route sets none, in seconds (docs/architecture.md, "Answers to senders"). */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
 /** Options of the schemes that sign a timestamp. */
