@@ -2,7 +2,14 @@
  * vitest global setup: one DynamoDB Local and one fauxqs for the whole run, with the
  * events table, the demo ledger table and a queue pair created from the same schema the
  * CDK constructs use. Tests get the endpoints through `inject`.
+ *
+ * Every temporary folder of the run goes under one root, removed at the end: a bare
+ * `new App()` makes a `cdk.out*` folder in the system temp directory on each synth, and
+ * nothing else would delete them.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startLocalDynamo, startLocalSqs } from '../../local/local-aws.ts';
 import { createEventsTable, createLedgerTable, createQueuePair, localDynamoClient, localSqsClient } from '../../local/aws-clients.ts';
@@ -19,6 +26,9 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // Set before the test workers start, so they (and every process they spawn) inherit it.
+  const tempRoot = await mkdtemp(join(tmpdir(), 'retryproof-test-'));
+  process.env.TMPDIR = tempRoot;
   const [dynamo, sqs] = await Promise.all([startLocalDynamo(), startLocalSqs()]);
   const ddb = localDynamoClient(dynamo.endpoint);
   const sqsClient = localSqsClient(sqs.endpoint);
@@ -35,5 +45,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('dlqUrl', dlqUrl);
   return async () => {
     await Promise.all([dynamo.stop(), sqs.stop()]);
+    await rm(tempRoot, { recursive: true, force: true });
   };
 }
