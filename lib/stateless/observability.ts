@@ -97,7 +97,7 @@ interface AlarmSpec {
 }
 
 /**
- * What operators watch (DESIGN.md, "Observability"): one CloudWatch dashboard with the
+ * What operators watch (docs/architecture.md, "Metrics and alarms"): one CloudWatch dashboard with the
  * four numbers (duplicate rate, retry causes, TTL and lease coverage, manual-intervention
  * rate), the queues and the functions; and the alarms, each notifying the alarm topic.
  * Metric names and dimensions come from lambdas/observability/metric-catalogue.ts, the

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import * as transitions from '../../lambdas/store/record-transitions.ts';
 import { RECORD_STATUS } from '../../lambdas/domain/event-record.ts';
 
-const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const readme = readFileSync(new URL('../../docs/architecture.md', import.meta.url), 'utf8');
 const mermaid = /```mermaid\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
 /** `FROM --> TO: name (who)` lines of the README's state diagram. */
 const arrows = [...mermaid.matchAll(/^\s*(\[\*\]|[A-Z]+) --> (\[\*\]|[A-Z]+): (\w+) \(([^)]+)\)/gm)].map((m) => ({
@@ -13,7 +13,7 @@ const arrows = [...mermaid.matchAll(/^\s*(\[\*\]|[A-Z]+) --> (\[\*\]|[A-Z]+): (\
   who: m[4] ?? '',
 }));
 
-describe("the README's state diagram", () => {
+describe("the state diagram of docs/architecture.md", () => {
   it('names, on every arrow, a transition that record-transitions.ts exports', () => {
     expect(arrows.length).toBeGreaterThan(10);
     for (const arrow of arrows) expect(Object.keys(transitions), `${arrow.from} --> ${arrow.to}`).toContain(arrow.name);
