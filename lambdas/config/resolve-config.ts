@@ -115,6 +115,7 @@ const ROUTE_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 const HEADER_NAME = /^[a-z0-9!#$%&'*+.^_`|~-]+$/;
 const SECRET_NAME = /^[A-Za-z0-9/_+=.@-]{1,512}$/;
 const ACTION_NAME = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
+const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 function positiveInt(where: string, field: string, value: unknown, max?: number): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) {
@@ -224,6 +225,11 @@ function resolveRoute(route: RouteConfig, windowSeconds: number): ResolvedRoute 
   for (const header of keepHeaders) {
     if (typeof header !== 'string' || !HEADER_NAME.test(header)) {
       throw new ConfigError(`${where}: keepHeaders entry ${JSON.stringify(header)} is not a lowercase header name`);
+    }
+    // Kept headers become a map's keys in the record; these names are object internals to
+    // JavaScript and to the DynamoDB marshaller, which would drop or refuse them at run time.
+    if (RESERVED_KEYS.has(header.toLowerCase())) {
+      throw new ConfigError(`${where}: keepHeaders entry ${JSON.stringify(header)} cannot be kept (a reserved object key)`);
     }
   }
   const breakerReaction = oneOf(where, 'breakerReaction', route.breakerReaction ?? 'pause', ['pause', 'alert'] as const);

@@ -135,3 +135,11 @@ describe('the ingest handler on a route with a key template', () => {
     expect(JSON.parse(notJson.body ?? '{}')).toMatchObject({ title: 'Malformed request body' });
   });
 });
+
+describe('keepHeaders at synth', () => {
+  it('refuses the reserved object keys, which the record could not hold', () => {
+    for (const header of ['constructor', '__proto__', 'prototype']) {
+      expect(configError({ keepHeaders: [header] })).toBe(`route "orders": keepHeaders entry "${header}" cannot be kept (a reserved object key)`);
+    }
+  });
+});
