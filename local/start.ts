@@ -16,6 +16,9 @@ import type { LocalStack } from './stack.ts';
 
 // The handlers' EMF metrics would flood the terminal; the local stack prints its own lines.
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+// DynamoDB Local sends usage telemetry to AWS (Cognito, Pinpoint) unless told not to; the
+// local stack stays on loopback. The JVM inherits this environment.
+process.env.DDB_LOCAL_TELEMETRY ??= '0';
 
 const out = (line: string): void => {
   process.stdout.write(`${line}\n`);

@@ -29,6 +29,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // Set before the test workers start, so they (and every process they spawn) inherit it.
   const tempRoot = await mkdtemp(join(tmpdir(), 'retryproof-test-'));
   process.env.TMPDIR = tempRoot;
+  // DynamoDB Local sends usage telemetry to AWS unless told not to; tests stay on loopback.
+  process.env.DDB_LOCAL_TELEMETRY = '0';
   const [dynamo, sqs] = await Promise.all([startLocalDynamo(), startLocalSqs()]);
   const ddb = localDynamoClient(dynamo.endpoint);
   const sqsClient = localSqsClient(sqs.endpoint);
