@@ -8,6 +8,15 @@ import { RetryproofStack } from './retryproof-stack.ts';
 /** The stack's name in CloudFormation, and its construct id. */
 export const STACK_NAME = 'Retryproof';
 
+/** Options of {@link createRetryproofApp}. */
+export interface CreateAppOptions {
+  /**
+   * The action names the executor has; a route naming another fails synth.
+   * @default - the built-in actions (lambdas/actions/built-in-actions.ts)
+   */
+  readonly actions?: readonly string[];
+}
+
 /** What {@link createRetryproofApp} built. */
 export interface RetryproofApp {
   readonly app: App;
@@ -21,9 +30,13 @@ export interface RetryproofApp {
  * with retryproof.config.ts; tests call it with their own configurations.
  * @throws ConfigError naming the route, the field and the value
  */
-export function createRetryproofApp(config: RetryproofConfig, appProps: AppProps = {}): RetryproofApp {
+export function createRetryproofApp(
+  config: RetryproofConfig,
+  appProps: AppProps = {},
+  options: CreateAppOptions = {},
+): RetryproofApp {
   const resolved = resolveConfig(config);
-  assertActionsSupplied(resolved);
+  assertActionsSupplied(resolved, options.actions);
   const app = new App(appProps);
   const stack = new RetryproofStack(app, STACK_NAME, {
     description: 'retryproof: a webhook receiver that makes sender retries harmless',

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { RetryproofConfig } from '../../lambdas/config/route-config.ts';
 import { createRetryproofApp } from '../../lib/retryproof-app.ts';
 import { config } from '../../retryproof.config.ts';
-import { CDK_JSON_CONTEXT, NO_BUNDLING } from './stack-fixture.ts';
+import { CDK_JSON_CONTEXT, NO_BUNDLING, OWN_ACTION } from './stack-fixture.ts';
 
 const context = { ...CDK_JSON_CONTEXT, ...NO_BUNDLING };
 
@@ -61,9 +61,9 @@ describe('cdk-nag AwsSolutions checks', () => {
       ...config,
       demo: false,
       alarmEmail: 'ops@example.com',
-      routes: config.routes.map((r) => ({ ...r, action: 'notify', importSecret: true })),
+      routes: config.routes.map((r) => ({ ...r, action: OWN_ACTION, importSecret: true })),
     };
-    const { app } = createRetryproofApp(variant, { context });
+    const { app } = createRetryproofApp(variant, { context }, { actions: [OWN_ACTION] });
     expect(() => app.synth()).not.toThrow();
   });
 

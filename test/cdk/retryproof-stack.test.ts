@@ -6,7 +6,7 @@ import { SERVICE } from '../../lambdas/observability/metric-catalogue.ts';
 import type { RetryproofConfig } from '../../lambdas/config/route-config.ts';
 import { EVENTS_TABLE, LEDGER_TABLE } from '../../lambdas/store/table-schema.ts';
 import { config } from '../../retryproof.config.ts';
-import { grantsOf, logicalIdOf, synthesize } from './stack-fixture.ts';
+import { grantsOf, logicalIdOf, OWN_ACTION, synthesize } from './stack-fixture.ts';
 import type { SynthesizedApp } from './stack-fixture.ts';
 
 type Resource = { Type: string; Properties: Record<string, unknown>; DeletionPolicy?: string };
@@ -276,14 +276,14 @@ describe('RetryproofStack, with an e-mail address, an imported secret and demo o
     // Without the demo ledger there is no payout action; the routes name one of their own.
     routes: config.routes.map((r) => ({
       ...r,
-      action: 'notify',
+      action: OWN_ACTION,
       ...(r.name === 'stripe' ? { importSecret: true, secretName: 'shared/stripe-signing' } : {}),
     })),
   };
   let built: SynthesizedApp;
 
   beforeAll(() => {
-    built = synthesize(variant);
+    built = synthesize(variant, { actions: [OWN_ACTION] });
   });
 
   it('subscribes the e-mail address to the alarm topic', () => {
