@@ -99,14 +99,23 @@ function onSignalAgain(running: LocalStack, signal: NodeJS.Signals): void {
   );
 }
 
+/**
+ * One Ctrl-C can arrive twice: the terminal signals the whole process group, and `npm start`
+ * forwards its own copy to this process. Copies this close together are one keypress.
+ */
+const SAME_KEYPRESS_MS = 300;
+let firstSignalAt = 0;
+
 const onSignal = (signal: NodeJS.Signals): void => {
   state.stopRequested = true;
   if (stack === undefined) return;
   if (stopping) {
+    if (Date.now() - firstSignalAt < SAME_KEYPRESS_MS) return;
     onSignalAgain(stack, signal);
     return;
   }
   stopping = true;
+  firstSignalAt = Date.now();
   out(`retryproof local: ${signal}, stopping`);
   // Say what the stop waits for, so a quiet terminal does not look like a hang.
   const { messages, atMostMs } = stack.running();
