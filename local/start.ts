@@ -103,7 +103,7 @@ function onSignalAgain(running: LocalStack, signal: NodeJS.Signals): void {
  * One Ctrl-C can arrive twice: the terminal signals the whole process group, and `npm start`
  * forwards its own copy to this process. Copies this close together are one keypress.
  */
-const SAME_KEYPRESS_MS = 300;
+const SAME_KEYPRESS_MS = 500;
 let firstSignalAt = 0;
 
 const onSignal = (signal: NodeJS.Signals): void => {

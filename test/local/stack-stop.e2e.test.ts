@@ -79,6 +79,7 @@ describe('stopping the local stack while an action runs', () => {
     const key = await sendSlow(4_000);
     // Act: one Ctrl-C under `npm start` arrives twice (the terminal's, and npm's forwarded copy).
     s.child.kill('SIGINT');
+    await line(s, /^retryproof local: SIGINT, stopping$/);
     s.child.kill('SIGINT');
     // Assess: one keypress, one clean stop.
     const waiting = await line(s, /^retryproof local: waiting for /);
@@ -100,7 +101,7 @@ describe('stopping the local stack while an action runs', () => {
     const sentAt = Date.now();
     await line(first, /^retryproof local: waiting for 1 running action/);
     // A person's second keypress: later than the copies of one keypress, which arrive together.
-    while (Date.now() - sentAt < 1_000) await new Promise((r) => setTimeout(r, 50));
+    while (Date.now() - sentAt < 1_500) await new Promise((r) => setTimeout(r, 50));
     first.child.kill('SIGINT');
     // Assess: the stop does not wait for the action, and says why nothing is lost.
     expect(await line(first, /abandoning/)).toBe(
