@@ -38,15 +38,19 @@ export interface BreakerResult {
 }
 
 /**
- * True when this delivery must trip the breaker: the key came back after a 2xx more often
- * than the threshold, and its record has not tripped yet. Retries of our own 5xx (a
- * DynamoDB or SQS outage) are not counted: they are our failure, not the sender's repeat.
- * The tripped mark, not an exact counter value, makes it fire once per key and keeps it
- * firing on the next repeat when a trip died half-way. After an operator resumes, the same
- * key does not pause the route again; a new key that crosses does.
+ * True when this delivery must trip the breaker: the key came back after a 2xx as often as
+ * the threshold, and its record has not tripped yet. Retries of our own 5xx (a DynamoDB or
+ * SQS outage) are not counted: they are our failure, not the sender's repeat.
+ *
+ * `repeats` comes from an atomic counter, so exactly one delivery sees each value: the one
+ * at the threshold trips, once per key however many copies arrive at once. A trip that died
+ * before its mark (the pause write failed, the function was killed) is retried by one
+ * delivery in every threshold + 1 after it, never by every copy of a burst. After an
+ * operator resumes, the same key does not pause the route again; a new key that crosses does.
  */
 export function crossesThreshold(route: ResolvedRoute, repeats: number, trippedAt: number | undefined): boolean {
-  return trippedAt === undefined && repeats >= route.breakerThreshold;
+  if (trippedAt !== undefined || repeats < route.breakerThreshold) return false;
+  return (repeats - route.breakerThreshold) % (route.breakerThreshold + 1) === 0;
 }
 
 /**

@@ -63,8 +63,13 @@ describe('the benchmark harness', () => {
       expect(retryproof.statuses).toEqual({ 202: 40 });
       expect(retryproof.decided).toEqual({ total: 4, keysMoreThanOnce: 0, extra: 0, maxPerKey: 1 });
       expect(retryproof.executed).toMatchObject({ total: 4, keysMoreThanOnce: 0, extra: 0, maxPerKey: 1, messages: 4 });
-      // Each duplicate: the refused put and the hit count.
-      expect(retryproof.byOperation).toEqual({ PutItemCommand: 40, UpdateItemCommand: 36 });
+      // Each duplicate: the refused put and the hit count (36); per key, the breaker's mark at
+      // the threshold's repeat, and at most one retry of it 4 repeats later by a copy whose
+      // claim ran before the mark landed (which copies race is up to the scheduler).
+      expect(retryproof.byOperation.PutItemCommand).toBe(40);
+      expect(retryproof.byOperation.UpdateItemCommand).toBeGreaterThanOrEqual(36 + 4);
+      expect(retryproof.byOperation.UpdateItemCommand).toBeLessThanOrEqual(36 + 4 + 4);
+      expect(Object.keys(retryproof.byOperation).sort()).toEqual(['PutItemCommand', 'UpdateItemCommand']);
     } finally {
       stack.destroy();
     }

@@ -77,7 +77,7 @@ describe('the circuit breaker counts a sender’s repeats, not our failures', ()
     expect(record.Item?.repeats).toBe(3);
   });
 
-  it('trips again on the next repeat when the pause write failed', async () => {
+  it('trips again, threshold + 1 repeats later, when the pause write failed', async () => {
     // Prepare: the route-state store fails its first pause.
     const t = await ownTable();
     const topic = await localTopic();
@@ -94,10 +94,14 @@ describe('the circuit breaker counts a sender’s repeats, not our failures', ()
     const delivery = signedDelivery(ROUTE, uniqueKey(ROUTE));
     // Act
     const answers: number[] = [];
-    for (let i = 0; i < 5; i++) answers.push((await fx.invoke(delivery)).statusCode ?? 0);
-    // Assess: the failed trip answered 503 (the sender retries); the next repeat paused the route.
-    expect(answers).toEqual([202, 202, 202, 503, 202]);
-    expect((await t.states.get(ROUTE)).state).toBe('paused');
+    const states: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      answers.push((await fx.invoke(delivery)).statusCode ?? 0);
+      states.push((await t.states.get(ROUTE)).state);
+    }
+    // Assess: the failed trip answered 503 (the sender retries); the 7th repeat (3 + 4) tripped again.
+    expect(answers).toEqual([202, 202, 202, 503, 202, 202, 202, 202]);
+    expect(states).toEqual(['active', 'active', 'active', 'active', 'active', 'active', 'active', 'paused']);
     expect(await topic.published()).toHaveLength(1);
   });
 });
