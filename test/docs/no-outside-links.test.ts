@@ -22,8 +22,11 @@ import { describe, expect, it } from 'vitest';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
-/** Paths to the workspace beside the repository. Built from parts, so this file does not match itself. */
-const OUTSIDE = [String.raw`\.\./shared\b`, String.raw`/work/` + 'shared\\b', 'DESIGN' + String.raw`\.md`];
+/** The workspace folder beside the repository, and the design document kept there; split so this file does not name them. */
+const WORKSPACE = 'shared';
+const DESIGN_DOC = ['DESIGN', 'md'].join('.');
+/** Paths to the workspace beside the repository. */
+const OUTSIDE = [String.raw`\.\./${WORKSPACE}\b`, String.raw`/work/${WORKSPACE}\b`, DESIGN_DOC.replace('.', String.raw`\.`)];
 const OUTSIDE_PATTERN = new RegExp(OUTSIDE.join('|'));
 
 const FILES = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: REPO, encoding: 'utf8' })
@@ -118,8 +121,8 @@ describe('the repository stands on its own', () => {
   });
 
   it('recognises such a path when it is there', () => {
-    expect(OUTSIDE_PATTERN.test(`see [the design](../${'shared'}/notes.md)`)).toBe(true);
-    expect(OUTSIDE_PATTERN.test(`(${'DESIGN'}.md, "Observability")`)).toBe(true);
+    expect(OUTSIDE_PATTERN.test(`see [the design](../${WORKSPACE}/notes.md)`)).toBe(true);
+    expect(OUTSIDE_PATTERN.test(`(${DESIGN_DOC}, "Observability")`)).toBe(true);
     expect(OUTSIDE_PATTERN.test('see docs/architecture.md, "Metrics and alarms"')).toBe(false);
   });
 
@@ -144,7 +147,7 @@ describe('the repository stands on its own', () => {
     expect(at('../lambdas/store')).toBeUndefined();
     expect(at('https://example.com/nowhere')).toBeUndefined();
     expect(at('missing.md')).toMatch(/does not exist/);
-    expect(at(`../../${'shared'}/notes.md`)).toMatch(/outside the repository/);
+    expect(at(`../../${WORKSPACE}/notes.md`)).toMatch(/outside the repository/);
     expect(at('architecture.md#no-such-heading')).toMatch(/no heading/);
   });
 
