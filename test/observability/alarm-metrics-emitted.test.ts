@@ -16,7 +16,7 @@ import { MAX_RECEIVE_COUNT, ROUTE } from '../support/executor-fixture.ts';
 import { previousSecretOf, SCHEME_ROUTES, signedDelivery, uniqueKey } from '../support/ingest-fixture.ts';
 import { localTopic } from '../support/local-topic.ts';
 import { reconcilerFixture } from '../support/reconciler-fixture.ts';
-import { captureEmf, loadReconcilerHandler } from './emf-capture.ts';
+import { captureEmf, reconcilerEnvironmentOf, runReconcilerHandler } from './emf-capture.ts';
 import type { EmittedMetric } from './emf-capture.ts';
 
 /** A metric an alarm reads: CloudWatch's identity of it, the namespace, the name and the exact dimension set. */
@@ -102,19 +102,7 @@ describe('every alarm on a Retryproof metric reads one the functions emit, under
         expect(answer.statusCode).toBe(202);
       }
       // The reconciler through its own Lambda entry point, as the schedule runs it.
-      const { handler, restore } = await loadReconcilerHandler({
-        config: fixtureConfig,
-        eventsTable: rf.eventsTable,
-        ledgerTable: rf.ledgerTable,
-        queueUrl: rf.fx.queueUrl,
-        dynamoEndpoint: inject('dynamoEndpoint'),
-        sqsEndpoint: inject('sqsEndpoint'),
-      });
-      try {
-        await handler({}, lambdaContext('retryproof-reconciler'));
-      } finally {
-        restore();
-      }
+      await runReconcilerHandler(reconcilerEnvironmentOf(rf, fixtureConfig));
     });
   });
 

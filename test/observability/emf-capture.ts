@@ -3,11 +3,12 @@
  * run on DynamoDB Local and fauxqs, and the reconciler's own Lambda entry point
  * (lambdas/reconciler/handler.ts) loaded with the environment the stack gives it.
  */
-import { vi } from 'vitest';
+import { inject, vi } from 'vitest';
 import type { Context } from 'aws-lambda';
 import { ENV } from '../../lambdas/config/env.ts';
 import type { RetryproofConfig } from '../../lambdas/config/route-config.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/local-aws.ts';
+import { lambdaContext } from '../../local/http-api-event.ts';
 
 /** One metric of one EMF document, under the dimensions it was emitted with. */
 export interface EmittedMetric {
@@ -124,4 +125,29 @@ export async function loadReconcilerHandler(environment: ReconcilerEnvironment):
     restore();
     throw err;
   }
+}
+
+/** Loads the reconciler's entry point in `environment` and runs it once, as the hourly schedule does. */
+export async function runReconcilerHandler(environment: ReconcilerEnvironment): Promise<void> {
+  const { handler, restore } = await loadReconcilerHandler(environment);
+  try {
+    await handler({}, lambdaContext('retryproof-reconciler'));
+  } finally {
+    restore();
+  }
+}
+
+/** The environment the stack gives the reconciler, over a reconciler fixture's tables and queue. */
+export function reconcilerEnvironmentOf(
+  rf: { readonly eventsTable: string; readonly ledgerTable: string; readonly fx: { readonly queueUrl: string } },
+  config: RetryproofConfig,
+): ReconcilerEnvironment {
+  return {
+    config,
+    eventsTable: rf.eventsTable,
+    ledgerTable: rf.ledgerTable,
+    queueUrl: rf.fx.queueUrl,
+    dynamoEndpoint: inject('dynamoEndpoint'),
+    sqsEndpoint: inject('sqsEndpoint'),
+  };
 }

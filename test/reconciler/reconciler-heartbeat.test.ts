@@ -1,7 +1,7 @@
-import { inject, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { METRICS_NAMESPACE, RECONCILER_METRIC, SERVICE } from '../../lambdas/observability/metric-catalogue.ts';
 import { lambdaContext } from '../../local/http-api-event.ts';
-import { captureEmf, loadReconcilerHandler } from '../observability/emf-capture.ts';
+import { captureEmf, loadReconcilerHandler, reconcilerEnvironmentOf } from '../observability/emf-capture.ts';
 import type { EmittedMetric, ReconcilerEnvironment } from '../observability/emf-capture.ts';
 import { MAX_RECEIVE_COUNT } from '../support/executor-fixture.ts';
 import { reconcilerFixture } from '../support/reconciler-fixture.ts';
@@ -25,15 +25,8 @@ async function runScheduled(environment: ReconcilerEnvironment): Promise<{ rows:
 describe('the reconciler heartbeat (ReconcilerRuns), which the reconciler-no-run alarm waits for', () => {
   const environment = async (overrides: Partial<ReconcilerEnvironment> = {}): Promise<ReconcilerEnvironment> => {
     const rf = await reconcilerFixture();
-    return {
-      config: { routes: rf.fx.routes, queue: { maxReceiveCount: MAX_RECEIVE_COUNT }, reconciliation: { settleSeconds: 1 } },
-      eventsTable: rf.eventsTable,
-      ledgerTable: rf.ledgerTable,
-      queueUrl: rf.fx.queueUrl,
-      dynamoEndpoint: inject('dynamoEndpoint'),
-      sqsEndpoint: inject('sqsEndpoint'),
-      ...overrides,
-    };
+    const config = { routes: rf.fx.routes, queue: { maxReceiveCount: MAX_RECEIVE_COUNT }, reconciliation: { settleSeconds: 1 } };
+    return { ...reconcilerEnvironmentOf(rf, config), ...overrides };
   };
 
   it('is 1 for a completed run, under the reconciler service alone, beside the counts the findings alarm adds up', async () => {

@@ -1,7 +1,6 @@
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FINDINGS_QUERY } from '../../lib/stateless/observability.ts';
-import { lambdaContext } from '../../local/http-api-event.ts';
-import { captureJsonLines, loadReconcilerHandler } from '../observability/emf-capture.ts';
+import { captureJsonLines, reconcilerEnvironmentOf, runReconcilerHandler } from '../observability/emf-capture.ts';
 import { MAX_RECEIVE_COUNT, ROUTE } from '../support/executor-fixture.ts';
 import { reconcilerFixture } from '../support/reconciler-fixture.ts';
 
@@ -13,19 +12,9 @@ describe('the reconciliation report in the reconciler\'s log, where the reconcil
     await rf.fx.ledgerClient.post({ route: ROUTE, idempotencyKey: orphanKey, amount: 7, currency: 'EUR', postedAt: Date.now() - 60_000 });
     // Act: the Lambda entry point, with the log level at WARN, as an operator may set it.
     const lines = await captureJsonLines({ POWERTOOLS_LOG_LEVEL: 'WARN' }, async () => {
-      const { handler, restore } = await loadReconcilerHandler({
-        config: { routes: rf.fx.routes, queue: { maxReceiveCount: MAX_RECEIVE_COUNT }, reconciliation: { settleSeconds: 1 } },
-        eventsTable: rf.eventsTable,
-        ledgerTable: rf.ledgerTable,
-        queueUrl: rf.fx.queueUrl,
-        dynamoEndpoint: inject('dynamoEndpoint'),
-        sqsEndpoint: inject('sqsEndpoint'),
-      });
-      try {
-        await handler({}, lambdaContext('retryproof-reconciler'));
-      } finally {
-        restore();
-      }
+      await runReconcilerHandler(
+        reconcilerEnvironmentOf(rf, { routes: rf.fx.routes, queue: { maxReceiveCount: MAX_RECEIVE_COUNT }, reconciliation: { settleSeconds: 1 } }),
+      );
     });
     // Assess
     const reports = lines.filter((line) => line.message === 'reconciliation report');
