@@ -233,6 +233,32 @@ interface KeyState {
   concurrent: boolean;
 }
 
+/**
+ * `target` with one async method watched: `before` sees each call's arguments, `after` its
+ * result as well. Every other member passes through untouched.
+ */
+function watchCalls<T extends object>(
+  target: T,
+  method: string,
+  before?: (args: unknown[]) => void,
+  after?: (args: unknown[], out: unknown) => void,
+): T {
+  return new Proxy(target, {
+    get(object, prop, receiver) {
+      const value: unknown = Reflect.get(object, prop, receiver);
+      if (typeof value !== 'function') return value;
+      const call = value as (...args: unknown[]) => Promise<unknown>;
+      if (prop !== method) return call.bind(object);
+      return async (...args: unknown[]) => {
+        before?.(args);
+        const out = await call.apply(object, args);
+        after?.(args, out);
+        return out;
+      };
+    },
+  });
+}
+
 function workKey(route: string, key: string): string {
   return `${route}\u0000${key}`;
 }
@@ -380,20 +406,11 @@ export async function runSchedule(tables: SimulationTables, seed: number, ops: r
 
   // The ingest's store, observed: a key that trips the breaker must have come back after a 2xx.
   const realEventStore = new DynamoDbEventStore(dynamo, eventsTable);
-  const observedEventStore = new Proxy(realEventStore, {
-    get(target, prop, receiver) {
-      const value: unknown = Reflect.get(target, prop, receiver);
-      if (typeof value !== 'function') return value;
-      const method = value as (...args: unknown[]) => Promise<unknown>;
-      if (prop !== 'markBreakerTripped') return method.bind(target);
-      return (...args: unknown[]) => {
-        const k = keys.get(workKey(args[0] as string, args[1] as string));
-        if (k !== undefined && !k.acked && !k.concurrent) {
-          violations.push(`${k.key}: tripped the circuit breaker, but every delivery of it so far got our 5xx (an outage, not its sender)`);
-        }
-        return method.apply(target, args);
-      };
-    },
+  const observedEventStore = watchCalls(realEventStore, 'markBreakerTripped', (args) => {
+    const k = keys.get(workKey(args[0] as string, args[1] as string));
+    if (k !== undefined && !k.acked && !k.concurrent) {
+      violations.push(`${k.key}: tripped the circuit breaker, but every delivery of it so far got our 5xx (an outage, not its sender)`);
+    }
   });
   const ingestDeps: IngestDeps = {
     routes: prepareRoutes(config.routes),
@@ -406,19 +423,9 @@ export async function runSchedule(tables: SimulationTables, seed: number, ops: r
   };
   // The reconciler's store, observed: a resend it wins stores a 2xx answer on the record.
   const realReconcilerStore = new DynamoDbReconcilerStore(dynamo, eventsTable);
-  const observedReconcilerStore = new Proxy(realReconcilerStore, {
-    get(target, prop, receiver) {
-      const value: unknown = Reflect.get(target, prop, receiver);
-      if (typeof value !== 'function') return value;
-      const method = value as (...args: unknown[]) => Promise<unknown>;
-      if (prop !== 'claimResend') return method.bind(target);
-      return async (...args: unknown[]) => {
-        const out = await method.apply(target, args);
-        const k = keys.get(workKey(args[0] as string, args[1] as string));
-        if (k !== undefined && out === true) k.acked = true;
-        return out;
-      };
-    },
+  const observedReconcilerStore = watchCalls(realReconcilerStore, 'claimResend', undefined, (args, out) => {
+    const k = keys.get(workKey(args[0] as string, args[1] as string));
+    if (k !== undefined && out === true) k.acked = true;
   });
   const reconcilerStore = sched.gate(observedReconcilerStore, 'reconcilerStore');
   const control = routeControl({
