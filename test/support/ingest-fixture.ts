@@ -118,7 +118,7 @@ export interface IngestFixture {
 
 /** Builds the real handler against the local services, with its own queue pair. */
 export async function ingestFixture(
-  overrides: Partial<Pick<IngestDeps, 'now' | 'resendAfterMs' | 'queue' | 'store' | 'breaker'>> & {
+  overrides: Partial<Pick<IngestDeps, 'now' | 'resendAfterMs' | 'queue' | 'store' | 'breaker' | 'secrets'>> & {
     routes?: readonly RouteConfig[];
     queueUrl?: string;
     tableName?: string;
@@ -131,11 +131,13 @@ export async function ingestFixture(
   const routes = overrides.routes ?? SCHEME_ROUTES;
   const config = resolveConfig({ routes });
   // Every route is mid-rotation: the current and the previous secret are both live.
-  const secrets = new StaticSecretSource(
-    Object.fromEntries(
-      SCHEME_ROUTES.map((r) => [r.secretName, JSON.stringify({ current: r.secret, previous: previousSecretOf(r.name) })]),
-    ),
-  );
+  const secrets =
+    overrides.secrets ??
+    new StaticSecretSource(
+      Object.fromEntries(
+        SCHEME_ROUTES.map((r) => [r.secretName, JSON.stringify({ current: r.secret, previous: previousSecretOf(r.name) })]),
+      ),
+    );
   const tableName = overrides.tableName ?? inject('eventsTable');
   const handler = createIngestHandler({
     routes: prepareRoutes(config.routes),
