@@ -23,8 +23,8 @@ export type BreakerOutcome = 'paused' | 'already-paused' | 'alerted';
 export interface BreakerTrip {
   readonly route: ResolvedRoute;
   readonly key: string;
-  /** Deliveries the breaker counts: the first, and every one after we answered 2xx. */
-  readonly deliveries: number;
+  /** Deliveries of the key after we had answered it 2xx: what the breaker counts. */
+  readonly repeats: number;
   readonly nowMs: number;
   /** Marks the key's record as tripped; true for the one caller that did (markBreakerTripped). */
   readonly markTripped: () => Promise<boolean>;
@@ -60,9 +60,11 @@ export function crossesThreshold(route: ResolvedRoute, repeats: number, trippedA
  * and a trip that died before its mark is retried by the key's next repeat.
  */
 export async function tripBreaker(deps: BreakerDeps, trip: BreakerTrip): Promise<BreakerResult> {
-  const { route, key, deliveries, nowMs } = trip;
-  const reason = `key "${key}" was delivered ${deliveries} times after we had answered it, over the route's threshold of ${route.breakerThreshold}`;
-  const notice = { route: route.name, key, deliveries, threshold: route.breakerThreshold, at: new Date(nowMs).toISOString(), reason };
+  const { route, key, repeats, nowMs } = trip;
+  const reason =
+    `key "${key}" came back ${repeats} times after we had answered it (${repeats + 1} deliveries), ` +
+    `reaching the route's threshold of ${route.breakerThreshold}`;
+  const notice = { route: route.name, key, repeats, threshold: route.breakerThreshold, at: new Date(nowMs).toISOString(), reason };
   let outcome: BreakerOutcome = 'alerted';
   if (route.breakerReaction === 'pause') {
     const paused = await deps.routeState.pause(route.name, { reason, key, at: nowMs, by: 'circuit-breaker' });

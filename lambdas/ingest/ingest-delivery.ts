@@ -188,7 +188,7 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
     const trip = {
       route: config,
       key,
-      deliveries: counts.repeats + 1,
+      repeats: counts.repeats,
       nowMs: now,
       markTripped: () => deps.store.markBreakerTripped(config.name, key, old.receivedAt, now),
     };
