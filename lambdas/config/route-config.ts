@@ -77,7 +77,10 @@ export interface RouteConfig {
   readonly action: string;
   /** Request headers (lowercase) kept with the record and handed to the action. @default [] */
   readonly keepHeaders?: readonly string[];
-  /** Deliveries of one key after which the breaker trips. @default 3 */
+  /**
+   * Repeats of one key after we had answered it 2xx (lost acknowledgements, replays) at which
+   * the breaker trips; retries of our own 5xx do not count. @default 3
+   */
   readonly breakerThreshold?: number;
   /** @default 'pause' */
   readonly breakerReaction?: BreakerReaction;

@@ -72,6 +72,9 @@ export async function tripBreaker(deps: BreakerDeps, trip: BreakerTrip): Promise
   }
   // Of concurrent repeats, the one that marks the key sends the notice.
   if (!(await trip.markTripped())) return { outcome };
+  // A route paused already (by another key, or by a person) needs no notice per key that
+  // crosses; only a retried trip of the key that paused it, whose notice may be lost, sends one.
+  if (outcome === 'already-paused' && (await deps.routeState.get(route.name)).key !== key) return { outcome };
   const resume = deps.resumeCommand ?? ((name: string) => `npx retryproof --stack <name> routes resume ${name}`);
   try {
     if (outcome === 'alerted') {

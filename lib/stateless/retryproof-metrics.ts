@@ -15,7 +15,7 @@ import type { EXECUTOR_METRIC, INGEST_METRIC, RECONCILER_METRIC } from '../../la
 export const DEFAULT_PERIOD = Duration.minutes(5);
 
 /** The statuses an ingest answers with (docs/architecture.md, "Answers to senders"); each is an `Answers` metric. */
-export const ANSWER_STATUSES = [202, 400, 401, 404, 409, 413, 422, 500, 503] as const;
+export const ANSWER_STATUSES = [200, 202, 400, 401, 404, 405, 409, 413, 422, 500, 503] as const;
 
 /**
  * The answers a duplicate can find stored as its first answer: 202 (accepted, so the

@@ -104,4 +104,21 @@ describe('the circuit breaker counts a sender’s repeats, not our failures', ()
     expect(states).toEqual(['active', 'active', 'active', 'active', 'active', 'active', 'active', 'paused']);
     expect(await topic.published()).toHaveLength(1);
   });
+
+  it('sends one notice for the pause, not one per key that crosses while the route is paused', async () => {
+    // Prepare
+    const t = await ownTable();
+    const topic = await localTopic();
+    const fx = await ingestFixture({ tableName: t.eventsTable, breaker: { routeState: t.states, notifier: topic.notifier } });
+    // Act: two keys, each delivered four times (three repeats after the 202).
+    const keys = [uniqueKey(ROUTE), uniqueKey(ROUTE)];
+    for (const key of keys) {
+      const delivery = signedDelivery(ROUTE, key);
+      for (let i = 0; i < 4; i++) await fx.invoke(delivery);
+    }
+    // Assess: the first key paused the route and says so; the second found it paused.
+    const notices = await topic.published();
+    expect(notices.map((n) => n.key)).toEqual([keys[0]]);
+    expect((await t.states.get(ROUTE)).key).toBe(keys[0]);
+  });
 });

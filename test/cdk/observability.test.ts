@@ -192,7 +192,7 @@ describe('Observability, built from retryproof.config.ts', () => {
     });
 
     it('graphs Answers by status code for each route and for unknown routes', () => {
-      const statuses = ['202', '400', '401', '404', '409', '413', '422', '500', '503'];
+      const statuses = ['200', '202', '400', '401', '404', '405', '409', '413', '422', '500', '503'];
       for (const [route, title] of [...routes.map((r) => [r, `Answers by status: ${r}`]), ['unknown', 'Answers by status: unknown routes']]) {
         expect(shown(title!)).toEqual(
           statuses.map((status) => ({ ...emitted('Answers', SERVICE.ingest, { route: route!, status }), label: status, stat: 'Sum' })),
