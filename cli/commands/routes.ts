@@ -14,6 +14,7 @@ async function control(ctx: CommandContext): Promise<RouteControl> {
     sqs: target.sqs,
     queueUrl: target.queueUrl,
     config: projectConfig(),
+    routes: target.routes,
     now: ctx.now,
   });
 }

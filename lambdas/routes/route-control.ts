@@ -73,6 +73,12 @@ export interface RouteControlOptions {
   readonly sqs: SQSClient;
   readonly queueUrl: string;
   readonly config: ResolvedConfig;
+  /**
+   * The routes the stack really serves, when they differ from the configuration's (the local
+   * stack adds one demo route per scheme).
+   * @default - the configuration's routes
+   */
+  readonly routes?: readonly string[];
   readonly now?: () => number;
 }
 
@@ -82,7 +88,7 @@ export function createRouteControl(options: RouteControlOptions): RouteControl {
     states: new DynamoDbRouteStateStore(options.dynamo, options.eventsTable),
     parked: new DynamoDbParkedRecords(options.dynamo, options.eventsTable),
     queue: new SqsWorkQueue(options.sqs, options.queueUrl),
-    routes: options.config.routes.map((r) => r.name),
+    routes: options.routes ?? options.config.routes.map((r) => r.name),
     now: options.now ?? Date.now,
   });
 }

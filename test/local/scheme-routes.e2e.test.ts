@@ -45,6 +45,13 @@ describe('the local stack’s demo route of each scheme', () => {
     expect(lines.find((l) => l.startsWith('route demo-v1a '))).toMatch(/local signing key whsk_\S+ \(the receiver holds whpk_\S+\)/);
   });
 
+  it('lists every demo route in `retryproof --local routes list`', async () => {
+    const listed = await runScript('cli/retryproof.ts', ['--local', 'routes', 'list', '--json'], env);
+    expect(listed.code, listed.stderr).toBe(0);
+    const routes = (JSON.parse(listed.stdout) as { route: string }[]).map((r) => r.route);
+    expect(routes).toEqual(expect.arrayContaining(LOCAL_SCHEME_DEMO_ROUTES.map((r) => r.name)));
+  }, 60_000);
+
   it.each(LOCAL_SCHEME_DEMO_ROUTES.map((r) => r.name))('accepts `npm run send -- --route %s --dup 1` as one delivery and one replay, and runs it once', async (route) => {
     // Act
     const sent = await runScript('scripts/send.ts', ['--route', route, '--dup', '1', '--json'], env);
