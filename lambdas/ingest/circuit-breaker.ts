@@ -57,7 +57,7 @@ export function crossesThreshold(route: ResolvedRoute, repeats: number, trippedA
  * Pauses the route (or only alerts), then marks the key, then notifies. The order makes the
  * notice hard to lose: the pause write comes first, so the route stops even when the rest
  * fails; the caller counts RoutePaused from the returned outcome whatever the notice did;
- * and a trip that died before its mark is retried by the key's next repeat.
+ * and a trip that died before its mark is retried (see crossesThreshold).
  */
 export async function tripBreaker(deps: BreakerDeps, trip: BreakerTrip): Promise<BreakerResult> {
   const { route, key, repeats, nowMs } = trip;
