@@ -33,7 +33,8 @@ describe('the local stack’s demo route of each scheme', () => {
   }, 120_000);
 
   afterAll(async () => {
-    await stack?.stop('SIGKILL');
+    // A clean stop: SIGKILL would leave the stack's DynamoDB Local JVM behind.
+    await stack?.stop('SIGINT');
     await rm(dir, { recursive: true, force: true });
   });
 
