@@ -12,6 +12,8 @@ import type { SignatureSchemeName } from '../config/route-config.ts';
 import { InvalidKeyError } from './errors.ts';
 import { parseKeyTemplate, resolveJsonPointer } from './key-template.ts';
 import type { KeyTemplatePart } from './key-template.ts';
+import { SLACK_HEADERS } from './signatures/slack.ts';
+import { STANDARD_WEBHOOKS_HEADERS } from './signatures/standard-webhooks.ts';
 
 export const MAX_KEY_LENGTH = 255;
 const PRINTABLE = /^[\x20-\x7e]+$/;
@@ -55,11 +57,11 @@ const bodyHashKey: KeySource = (input) => `${BODY_KEY_PREFIX}${input.fingerprint
  * every other header can be changed by whoever replays a captured delivery.
  */
 export const SIGNED_HEADERS: Readonly<Record<SignatureSchemeName, readonly string[]>> = {
-  'standard-webhooks': ['webhook-id', 'webhook-timestamp'],
+  'standard-webhooks': [STANDARD_WEBHOOKS_HEADERS.id, STANDARD_WEBHOOKS_HEADERS.timestamp],
   stripe: [],
   github: [],
   shopify: [],
-  slack: ['x-slack-request-timestamp'],
+  slack: [SLACK_HEADERS.timestamp],
   'hmac-sha256': [],
 };
 
@@ -83,7 +85,7 @@ export const DELIVERY_ID_HEADERS: Readonly<Record<SignatureSchemeName, readonly 
  * body-only schemes fall back to the body's hash (a genuine redelivery sends the same bytes).
  */
 const SCHEME_KEY_SOURCES: Readonly<Record<SignatureSchemeName, KeySource>> = {
-  'standard-webhooks': (input) => required(header(input, 'webhook-id'), 'the webhook-id header'),
+  'standard-webhooks': (input) => required(header(input, STANDARD_WEBHOOKS_HEADERS.id), 'the webhook-id header'),
   stripe: (input) => required(bodyField(input, '/id'), 'the body field "id"'),
   github: bodyHashKey,
   shopify: bodyHashKey,

@@ -11,9 +11,8 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
 import type { RouteConfig, SignatureConfig } from '../../lambdas/config/route-config.ts';
 import { signDelivery } from '../../lambdas/domain/signatures/sign-delivery.ts';
-import { keyHeadersFor } from '../../local/sample-delivery.ts';
-import { fingerprint } from '../../lambdas/domain/fingerprint.ts';
-import { BODY_KEY_PREFIX, keyIsBodyHash } from '../../lambdas/domain/idempotency-key.ts';
+import { keyHeadersFor, recordKeyFor } from '../../local/sample-delivery.ts';
+import { keyIsBodyHash } from '../../lambdas/domain/idempotency-key.ts';
 import { createIngestHandler } from '../../lambdas/ingest/create-ingest-handler.ts';
 import type { IngestDeps } from '../../lambdas/ingest/ingest-delivery.ts';
 import { prepareRoutes } from '../../lambdas/ingest/prepared-route.ts';
@@ -94,10 +93,7 @@ export function signedDelivery(
  */
 export function recordKeyOf(delivery: Delivery, key: string): string {
   const config = SCHEME_ROUTES.find((r) => r.name === delivery.route);
-  if (config !== undefined && keyIsBodyHash(config.signature.scheme, config.key)) {
-    return `${BODY_KEY_PREFIX}${fingerprint(Buffer.from(delivery.body))}`;
-  }
-  return key;
+  return config === undefined ? key : recordKeyFor(config, key, delivery.body);
 }
 
 /** A key in the shape each scheme uses, unique per call. */
