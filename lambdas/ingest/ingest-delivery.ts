@@ -184,11 +184,12 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
   }
   const answer = answeredFailure ? accepted : old.answer;
   let breaker: BreakerResult | undefined;
-  if (deps.breaker !== undefined && counts !== undefined && crossesThreshold(config, counts.repeats, old.breakerTrippedAt)) {
+  const repeats = counts?.repeats;
+  if (deps.breaker !== undefined && repeats !== undefined && crossesThreshold(config, repeats, old.breakerTrippedAt)) {
     const trip = {
       route: config,
       key,
-      repeats: counts.repeats,
+      repeats,
       nowMs: now,
       markTripped: () => deps.store.markBreakerTripped(config.name, key, old.receivedAt, now),
     };

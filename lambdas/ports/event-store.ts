@@ -10,8 +10,11 @@ export type ClaimResult =
 export interface DuplicateCounts {
   /** Every delivery of the key, the first included. */
   readonly hits: number;
-  /** Deliveries that came after we had answered 2xx: the ones the circuit breaker counts. */
-  readonly repeats: number;
+  /**
+   * Deliveries that came after we had answered 2xx: the ones the circuit breaker counts.
+   * Undefined when this delivery was not one (it retried our 5xx), so it was not counted.
+   */
+  readonly repeats: number | undefined;
 }
 
 /** A request to send one more message for a record, at most once per window. */

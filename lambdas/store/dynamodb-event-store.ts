@@ -51,8 +51,8 @@ export class DynamoDbEventStore implements IngestEventStore {
     if (!out.ok) return undefined;
     const { hits, repeats } = out.item ?? {};
     if (typeof hits !== 'number') return undefined;
-    // A non-repeat leaves `repeats` out of the update, so it is not returned: the breaker skips it.
-    return { hits, repeats: typeof repeats === 'number' ? repeats : 0 };
+    // A non-repeat leaves `repeats` out of the update, so it is not returned.
+    return { hits, repeats: typeof repeats === 'number' ? repeats : undefined };
   }
 
   async markBreakerTripped(route: string, key: string, receivedAt: number, nowMs: number): Promise<boolean> {
