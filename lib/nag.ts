@@ -1,7 +1,29 @@
 import { Stack } from 'aws-cdk-lib';
-// cdk-nag's own flattener, so the ids built here are the ids it reports.
-import { flattenCfnReference } from 'cdk-nag/lib/utils/flatten-cfn-reference.js';
 import type { IConstruct } from 'constructs';
+
+/**
+ * cdk-nag's way of writing a CloudFormation value flat (its flattenCfnReference), redone
+ * here because the construct must not need cdk-nag at runtime: cdk-nag is the app's
+ * (lib/retryproof-app.ts), not the construct's. test/cdk/cdk-nag.test.ts fails on any
+ * acknowledgement whose id this writes differently from cdk-nag.
+ */
+function flatten(node: unknown): string {
+  if (node === undefined) return '';
+  if (typeof node === 'string') return node.replace(/\$\{/g, '<').replace(/\}/g, '>');
+  const fn = node as Record<string, unknown>;
+  if (fn['Fn::Join'] !== undefined) {
+    const [delimiter, items] = fn['Fn::Join'] as [string, unknown[]];
+    return items.map(flatten).join(delimiter);
+  }
+  if (fn['Fn::Sub'] !== undefined) return flatten(fn['Fn::Sub']);
+  if (fn['Fn::GetAtt'] !== undefined) {
+    const [resource, attribute] = fn['Fn::GetAtt'] as [unknown, unknown];
+    return `<${flatten(resource)}.${flatten(attribute)}>`;
+  }
+  if (fn['Fn::ImportValue'] !== undefined) return flatten(fn['Fn::ImportValue']);
+  if (fn.Ref !== undefined) return `<${flatten(fn.Ref)}>`;
+  return JSON.stringify(node);
+}
 
 /**
  * How cdk-nag writes a value (usually an ARN) in a finding id, e.g. `<EventsTable4B7491D3.Arn>`
@@ -9,7 +31,7 @@ import type { IConstruct } from 'constructs';
  * needs this exact text; computed here, it cannot go stale as a logical id typed by hand can.
  */
 export function nagResource(scope: IConstruct, value: string): string {
-  return flattenCfnReference(Stack.of(scope).resolve(value));
+  return flatten(Stack.of(scope).resolve(value));
 }
 
 /**

@@ -7,6 +7,7 @@
 import { DeleteMessageBatchCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { Message, SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { invoke } from './lambda-runtime.ts';
 
 export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 
@@ -82,8 +83,9 @@ export async function pollOnce(handler: SqsHandler, options: EventSourceOptions)
   const context = options.context();
   const done = options.onInvoke?.(messages.length, context);
   try {
-    const response = await handler(event, context);
-    failed = new Set(response.batchItemFailures.map((f) => f.itemIdentifier));
+    const outcome = await invoke(() => handler(event, context));
+    // A worker that died (lambda-runtime.ts) fails its whole batch, as a crashed Lambda does.
+    failed = outcome.died ? new Set(messages.map((m) => m.MessageId ?? '')) : new Set(outcome.value.batchItemFailures.map((f) => f.itemIdentifier));
   } catch {
     // A thrown invocation fails the whole batch, as in Lambda.
     failed = new Set(messages.map((m) => m.MessageId ?? ''));

@@ -1,4 +1,5 @@
 /** `retryproof reconcile [--window 24h]`: one reconciliation run now, with its report. */
+import { demoLedgers } from '../../lambdas/demo/dynamodb-ledger.ts';
 import { createReconciler } from '../../lambdas/reconciler/create-reconciler.ts';
 import { durationFlag } from '../args.ts';
 import type { Command } from '../command.ts';
@@ -33,7 +34,7 @@ export const reconcileCommand: Command = {
     const report = await createReconciler({
       dynamo: target.dynamo,
       eventsTable: target.eventsTable,
-      ...(target.ledgerTable === undefined ? {} : { ledgerTable: target.ledgerTable }),
+      ...(target.ledgerTable === undefined ? {} : { ledgers: demoLedgers(target.dynamo, target.ledgerTable) }),
       sqs: target.sqs,
       queueUrl: target.queueUrl,
       config,

@@ -5,7 +5,7 @@
  */
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { RECORD_SK, recordPk } from '../../lambdas/store/record-keys.ts';
-import { DynamoDbLedger } from '../../lambdas/ledger/dynamodb-ledger.ts';
+import { DynamoDbLedger } from '../../lambdas/demo/dynamodb-ledger.ts';
 import type { LedgerEntry } from '../../lambdas/ledger/ledger.ts';
 import { documentClient } from '../../lambdas/store/dynamodb-event-store.ts';
 import { fromRecordItem } from '../../lambdas/store/record-item.ts';

@@ -1,5 +1,5 @@
 /** The demo ledger's entries over a window, in posting order. */
-import { DynamoDbLedger } from '../../lambdas/ledger/dynamodb-ledger.ts';
+import { DynamoDbLedger } from '../../lambdas/demo/dynamodb-ledger.ts';
 import type { LedgerEntry } from '../../lambdas/ledger/ledger.ts';
 import { CliError } from '../errors.ts';
 import type { Target } from '../target.ts';
@@ -41,8 +41,8 @@ export async function listLedger(
       entryId: e.entryId,
       route: e.route,
       idempotencyKey: e.idempotencyKey,
-      amount: e.amount,
-      currency: e.currency,
+      amount: e.amount ?? 0,
+      currency: e.currency ?? '',
       status: e.status,
       postedAt: e.postedAt,
       ...(e.reversedAt === undefined ? {} : { reversedAt: e.reversedAt }),

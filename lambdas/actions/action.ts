@@ -45,14 +45,3 @@ export class PermanentActionError extends Error {
     this.name = 'PermanentActionError';
   }
 }
-
-/**
- * For the demo's `crashAfterEffect` only: the worker behaves as if it died here. Nothing
- * more is written and the message is not acknowledged, as with a killed process.
- */
-export class SimulatedCrash extends Error {
-  constructor() {
-    super('simulated worker crash after the effect');
-    this.name = 'SimulatedCrash';
-  }
-}

@@ -7,8 +7,6 @@ export const ENV = {
   config: 'RETRYPROOF_CONFIG',
   eventsTable: 'RETRYPROOF_EVENTS_TABLE',
   queueUrl: 'RETRYPROOF_QUEUE_URL',
-  /** Only set while the demo is enabled. */
-  ledgerTable: 'RETRYPROOF_LEDGER_TABLE',
   alarmTopicArn: 'RETRYPROOF_ALARM_TOPIC_ARN',
 } as const;
 

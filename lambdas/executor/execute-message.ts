@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ResolvedRoute } from '../config/resolve-config.ts';
-import { PermanentActionError, SimulatedCrash } from '../actions/action.ts';
+import { PermanentActionError } from '../actions/action.ts';
 import type { ActionResult } from '../actions/action.ts';
 import type { ActionRegistry } from '../actions/action-registry.ts';
 import { deliveryId } from '../domain/event-record.ts';
@@ -56,7 +56,6 @@ export const EXECUTION_OUTCOME = {
   /** FAILED is terminal until a person redrives it: a stray message is dropped. */
   failedAlready: 'failed-already',
   expired: 'record-expired',
-  crashed: 'crashed',
   unreadable: 'unreadable-message',
   parked: 'parked',
   toDeadLetterQueue: 'to-dead-letter-queue',
@@ -255,10 +254,6 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
       signal,
     });
   } catch (error) {
-    if (error instanceof SimulatedCrash) {
-      // A dead worker writes nothing more: its lease runs out and SQS redelivers.
-      return { ...base, attempt, outcome: EXECUTION_OUTCOME.crashed, ack: false };
-    }
     const described = describeError(error);
     const errorText = `${described.class}: ${described.message}`;
     const permanent = error instanceof PermanentActionError;

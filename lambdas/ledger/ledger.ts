@@ -1,6 +1,9 @@
 /**
- * The ledger: the accounting system where effects land. The demo implements it on a
- * DynamoDB table; a user plugs in their own by implementing these three calls.
+ * The ledger: the accounting system where an action's effects land. The reconciler reads
+ * it to find a key that took effect twice (a worker died after its effect) and reverses
+ * the extra entries. The demo implements it on a DynamoDB table
+ * (lambdas/demo/dynamodb-ledger.ts); a user supplies their own per action, as the default
+ * export of the module named by `actions.<name>.ledger`.
  */
 
 export const LEDGER_STATUS = { posted: 'posted', reversed: 'reversed' } as const;
@@ -10,8 +13,9 @@ export interface LedgerEntry {
   readonly entryId: string;
   readonly route: string;
   readonly idempotencyKey: string;
-  readonly amount: number;
-  readonly currency: string;
+  /** What the entry moved, when it moved money. */
+  readonly amount?: number;
+  readonly currency?: string;
   /** Epoch milliseconds. */
   readonly postedAt: number;
   readonly status: LedgerStatus;
@@ -23,17 +27,17 @@ export interface LedgerEntry {
 export interface NewLedgerEntry {
   readonly route: string;
   readonly idempotencyKey: string;
-  readonly amount: number;
-  readonly currency: string;
+  readonly amount?: number;
+  readonly currency?: string;
   readonly postedAt: number;
 }
 
 export type ReverseResult = 'reversed' | 'already-reversed' | 'not-found';
 
 export interface Ledger {
-  /** Posts an entry. On purpose NOT idempotent in the demo: a double execution shows as two entries. */
+  /** Posts an entry: the action's call. On purpose NOT idempotent in the demo: a double execution shows as two entries. */
   post(entry: NewLedgerEntry): Promise<LedgerEntry>;
-  /** Every entry posted in [fromMs, toMs). */
+  /** Every entry posted in [fromMs, toMs), of every route; entries carry the route and the sender's key. */
   listWindow(fromMs: number, toMs: number): Promise<readonly LedgerEntry[]>;
   /**
    * Reverses an entry at most once: `reversalId` is deterministic, so two reconcilers

@@ -6,8 +6,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
-import { DEMO_ACTION } from '../config/resolve-config.ts';
-import { DynamoDbLedger } from '../ledger/dynamodb-ledger.ts';
+import type { Ledger } from '../ledger/ledger.ts';
 import { SqsWorkQueue } from '../queue/sqs-work-queue.ts';
 import { DynamoDbReconcilerStore } from '../store/dynamodb-reconciler-store.ts';
 import { DynamoDbRouteStateStore } from '../store/dynamodb-route-state-store.ts';
@@ -17,7 +16,8 @@ import type { ReconcileOptions, ReconcileReport } from './reconcile.ts';
 export interface ReconcilerOptions {
   readonly dynamo: DynamoDBClient;
   readonly eventsTable: string;
-  readonly ledgerTable?: string;
+  /** The ledger of each action that declares one, by action name. @default - no effects check */
+  readonly ledgers?: ReadonlyMap<string, Ledger>;
   readonly sqs: SQSClient;
   readonly queueUrl: string;
   readonly config: ResolvedConfig;
@@ -46,13 +46,11 @@ export function defaultWindow(config: ResolvedConfig, nowMs: number): { fromMs: 
 
 export function createReconciler(options: ReconcilerOptions): Reconciler {
   const now = options.now ?? Date.now;
-  const ledgerTable = options.ledgerTable;
   const deps = {
     store: new DynamoDbReconcilerStore(options.dynamo, options.eventsTable),
-    ...(ledgerTable === undefined || ledgerTable === '' ? {} : { ledger: new DynamoDbLedger(options.dynamo, ledgerTable) }),
+    ...(options.ledgers === undefined ? {} : { ledgers: options.ledgers }),
     queue: new SqsWorkQueue(options.sqs, options.queueUrl),
     routes: new Map(options.config.routes.map((r) => [r.name, r])),
-    ledgerActions: new Set([DEMO_ACTION]),
     routeState: new DynamoDbRouteStateStore(options.dynamo, options.eventsTable),
     now,
   };

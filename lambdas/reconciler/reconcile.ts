@@ -16,12 +16,13 @@ import type { WorkQueue } from '../ports/work-queue.ts';
 
 export interface ReconcileDeps {
   readonly store: ReconcilerStore;
-  /** Absent when no route's action writes to a ledger (the demo is off). */
-  readonly ledger?: Ledger;
   readonly queue: WorkQueue;
   readonly routes: ReadonlyMap<string, ResolvedRoute>;
-  /** Actions whose effects land in the ledger; only their routes get the effects check. */
-  readonly ledgerActions: ReadonlySet<string>;
+  /**
+   * The ledger of each action that declares one, by action name: the routes running that
+   * action get the effects check against it. Actions may share a ledger. @default - none
+   */
+  readonly ledgers?: ReadonlyMap<string, Ledger>;
   readonly now: () => number;
   /** Route states: parked work on an active route is re-enqueued. @default - parked work is only reported */
   readonly routeState?: RouteStateStore;
@@ -258,13 +259,20 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
     }
   }
 
-  // 4. Compare effects with the ledger, for routes whose action writes to it.
-  if (deps.ledger !== undefined && stoppedAt === undefined) {
-    const ledgerRoutes = new Set([...deps.routes.values()].filter((r) => deps.ledgerActions.has(r.action)).map((r) => r.name));
+  // 4. Compare effects with each ledger, for the routes whose action declares it.
+  const routesByLedger = new Map<Ledger, Set<string>>();
+  for (const route of deps.routes.values()) {
+    const ledger = deps.ledgers?.get(route.action);
+    if (ledger === undefined) continue;
+    routesByLedger.set(ledger, (routesByLedger.get(ledger) ?? new Set()).add(route.name));
+  }
+  for (const [ledger, ledgerRoutes] of stoppedAt === undefined ? routesByLedger : []) {
     // Effects land after receipt: read the ledger from the window's start up to now.
-    const entries = await deps.ledger.listWindow(options.fromMs, deps.now() + 1);
+    const entries = await ledger.listWindow(options.fromMs, deps.now() + 1);
     const byKey = new Map<string, LedgerEntry[]>();
     for (const entry of entries) {
+      // A configured route of another ledger's action is that ledger's business.
+      if (deps.routes.has(entry.route) && !ledgerRoutes.has(entry.route)) continue;
       const k = scopedKey(entry.route, entry.idempotencyKey);
       byKey.set(k, [...(byKey.get(k) ?? []), entry]);
     }
@@ -290,7 +298,7 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
     // may double one that lies before the window: read back to the oldest such receipt.
     const oldest = Math.min(...groups.map((g) => g.record.receivedAt));
     if (oldest < options.fromMs) {
-      const earlier = await deps.ledger.listWindow(oldest, options.fromMs);
+      const earlier = await ledger.listWindow(oldest, options.fromMs);
       const byScope = new Map(groups.map((g) => [scopedKey(g.record.route, g.record.key), g.group]));
       for (const entry of earlier) byScope.get(scopedKey(entry.route, entry.idempotencyKey))?.push(entry);
     }
@@ -300,7 +308,7 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
       if (keep === undefined) continue;
       for (const entry of extra) {
         const reversalId = reversalIdOf(entry.entryId);
-        const result = await deps.ledger.reverse(entry.entryId, {
+        const result = await ledger.reverse(entry.entryId, {
           reversalId,
           reason: `duplicate effect of ${record.route}/${record.key}; kept ${keep.entryId}`,
           at: deps.now(),

@@ -6,18 +6,19 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
-import type { IConstruct } from 'constructs';
 
 /**
- * The name of one of this stack's CloudWatch alarms: the stack's name, a dash, then
+ * The name of one of a receiver's CloudWatch alarms: its name prefix, a dash, then
  * `name`. The topic lets exactly the alarms named so publish to it.
  */
-export function alarmName(scope: IConstruct, name: string): string {
-  return `${Stack.of(scope).stackName}-${name}`;
+export function alarmName(namePrefix: string, name: string): string {
+  return `${namePrefix}-${name}`;
 }
 
 /** Props of {@link AlarmTopic}. */
 export interface AlarmTopicProps {
+  /** The receiver's name prefix: the topic accepts only the alarms named with it. */
+  readonly namePrefix: string;
   /**
    * An e-mail address subscribed to the topic. AWS sends it a confirmation first.
    * @default - no subscription
@@ -34,7 +35,7 @@ export class AlarmTopic extends Construct {
   readonly topic: ITopic;
   readonly key: IKey;
 
-  constructor(scope: Construct, id: string, props: AlarmTopicProps = {}) {
+  constructor(scope: Construct, id: string, props: AlarmTopicProps) {
     super(scope, id);
     const key = new Key(this, 'Key', {
       description: 'retryproof: encrypts the alarm topic',
@@ -56,7 +57,7 @@ export class AlarmTopic extends Construct {
     });
     // enforceSSL gives the topic a policy of its own, which replaces SNS's default one; without
     // this statement CloudWatch is refused sns:Publish ("no resource-based policy allows").
-    // Only this stack's alarms, by their name prefix (see alarmName), in this account.
+    // Only this receiver's alarms, by their name prefix (see alarmName), in this account.
     const stack = Stack.of(this);
     topic.addToResourcePolicy(
       new PolicyStatement({
@@ -68,7 +69,7 @@ export class AlarmTopic extends Construct {
             'aws:SourceArn': stack.formatArn({
               service: 'cloudwatch',
               resource: 'alarm',
-              resourceName: alarmName(this, '*'),
+              resourceName: alarmName(props.namePrefix, '*'),
               arnFormat: ArnFormat.COLON_RESOURCE_NAME,
             }),
           },

@@ -42,9 +42,11 @@ export class RouteSecrets extends Construct {
         secretName: spec.secretName,
         description: `retryproof: signing secret of route "${spec.route}" (replace the placeholder with the sender's secret)`,
         generateSecretString: { passwordLength: 48, excludePunctuation: true },
-        // The value is issued by the sender; deleting it with the stack would break
-        // verification for a route that is redeployed.
-        removalPolicy: RemovalPolicy.RETAIN,
+        // The value is issued by the sender: a stack deleted by mistake must not take it along.
+        // Not plain RETAIN, which also keeps a secret whose first create is rolled back: the
+        // retried deploy would then fail on its name (Secrets Manager holds deleted names too).
+        // After a deliberate destroy the secret stays; README, "Redeploying after a destroy".
+        removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
       });
       Validations.of(secret).acknowledge({
         id: 'AwsSolutions-SMG4',

@@ -6,6 +6,8 @@ import { DLQ_RETENTION_SECONDS, VISIBILITY_TO_TIMEOUT_FACTOR } from '../../lambd
 
 /** Props of {@link WorkQueue}. */
 export interface WorkQueueProps {
+  /** The receiver's name prefix; the queue is named `<prefix>-work`. */
+  readonly namePrefix: string;
   /** Receives before SQS moves a message to the DLQ. */
   readonly maxReceiveCount: number;
   /** How long a received message stays hidden from other consumers. */
@@ -45,12 +47,12 @@ export class WorkQueue extends Construct {
 
     // The queue names its DLQ in its redrive policy, and the DLQ names the queue in its
     // redrive-allow policy. Two ARN references would be a cycle in CloudFormation, so the
-    // queue gets a fixed name (unique: stack names are unique per account and region) and
+    // queue gets a fixed name (unique: the receiver's name prefix is unique per account and region) and
     // the DLQ takes the ARN built from that name, which references no resource.
     const stack = Stack.of(this);
-    const queueName = `${stack.stackName}-work`;
+    const queueName = `${props.namePrefix}-work`;
     if (queueName.length > 80) {
-      throw new Error(`queue name ${queueName} is longer than the 80 characters sqs allows; use a shorter stack name`);
+      throw new Error(`queue name ${queueName} is longer than the 80 characters sqs allows; use a shorter namePrefix`);
     }
     const queueArn = stack.formatArn({ service: 'sqs', resource: queueName, arnFormat: ArnFormat.NO_RESOURCE_NAME });
     const dlq = new Queue(this, 'DeadLetterQueue', {

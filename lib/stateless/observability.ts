@@ -53,6 +53,10 @@ export interface ObservabilityProps {
   readonly alarmTopic: ITopic;
   /** The resolved configuration: routes, leases and the duplicate-storm thresholds. */
   readonly resolved: ResolvedConfig;
+  /** The receiver's name prefix: every alarm's name starts with it. */
+  readonly namePrefix: string;
+  /** Dashboards are account-wide: the name must be unique across regions and receivers. */
+  readonly dashboardName: string;
 }
 
 /** SQS publishes its queue metrics once a minute. */
@@ -117,7 +121,7 @@ export class Observability extends Construct {
     const alarms: Alarm[] = [];
     const addAlarm = (alarmId: string, spec: AlarmSpec) => {
       const alarm = new Alarm(this, alarmId, {
-        alarmName: alarmName(this, spec.name),
+        alarmName: alarmName(props.namePrefix, spec.name),
         alarmDescription: spec.description,
         metric: spec.metric,
         threshold: spec.threshold,
@@ -268,7 +272,7 @@ export class Observability extends Construct {
     const intervention = interventionExpressions(routes);
 
     const dashboard = new Dashboard(this, 'Dashboard', {
-      dashboardName: Stack.of(this).stackName,
+      dashboardName: props.dashboardName,
       defaultInterval: Duration.hours(3),
     });
     dashboard.addWidgets(

@@ -1,4 +1,5 @@
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Validations } from 'aws-cdk-lib';
 import type { Duration } from 'aws-cdk-lib';
@@ -11,12 +12,35 @@ import type { Construct } from 'constructs';
 import { logRetention } from '../log-retention.ts';
 import { defaultPolicyOf } from '../nag.ts';
 
-/** The repository root: esbuild's project root, and where package-lock.json lives. */
-const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/**
+ * The handler code: lambdas/ beside lib/, in this repository (TypeScript) and in the
+ * installed package (dist/, JavaScript) alike.
+ */
+const LAMBDAS_DIR = fileURLToPath(new URL('../../lambdas/', import.meta.url));
+/** `.ts` when this construct runs from its sources, `.js` when it runs compiled. */
+const SOURCE_EXTENSION = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+
+/** The absolute path of a handler file under lambdas/, e.g. `lambdaEntry('ingest/handler')`. */
+export function lambdaEntry(path: string): string {
+  return join(LAMBDAS_DIR, `${path}${SOURCE_EXTENSION}`);
+}
+
+/**
+ * esbuild's project root: the nearest folder above this file with a package-lock.json.
+ * In this repository that is its root; installed under a user's node_modules, it is the
+ * user's project, whose node_modules hold the packages the handlers import.
+ */
+function projectRoot(): { readonly projectRoot: string; readonly depsLockFilePath: string } | undefined {
+  for (let dir = fileURLToPath(new URL('.', import.meta.url)); ; dir = dirname(dir)) {
+    const lock = join(dir, 'package-lock.json');
+    if (existsSync(lock)) return { projectRoot: dir, depsLockFilePath: lock };
+    if (dirname(dir) === dir) return undefined;
+  }
+}
 
 /** Props of {@link RetryproofFunction}. */
 export interface RetryproofFunctionProps {
-  /** The handler's entry file, relative to the repository root, e.g. `lambdas/ingest/handler.ts`. */
+  /** The handler's entry file, an absolute path: {@link lambdaEntry}, or a generated entry. */
   readonly entry: string;
   /** What the function does, for the console. */
   readonly description: string;
@@ -59,9 +83,9 @@ export class RetryproofFunction extends NodejsFunction {
       description: `retryproof: runs the ${id} function`,
     });
     super(scope, id, {
-      entry: join(PROJECT_ROOT, props.entry),
-      projectRoot: PROJECT_ROOT,
-      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
+      entry: props.entry,
+      // Without a lock file above us, NodejsFunction looks for one from the current directory.
+      ...projectRoot(),
       handler: 'handler',
       description: props.description,
       runtime: Runtime.NODEJS_24_X,

@@ -8,7 +8,7 @@ import type { BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { RECORD_STATUS } from '../../lambdas/domain/event-record.ts';
 import { RECORD_SK, recordPk } from '../../lambdas/store/record-keys.ts';
 import type { EventRecord } from '../../lambdas/domain/event-record.ts';
-import { DynamoDbLedger } from '../../lambdas/ledger/dynamodb-ledger.ts';
+import { DynamoDbLedger } from '../../lambdas/demo/dynamodb-ledger.ts';
 import { documentClient } from '../../lambdas/store/dynamodb-event-store.ts';
 import { fromRecordItem } from '../../lambdas/store/record-item.ts';
 import type { Target } from '../../cli/target.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { SimulatedCrash } from '../../lambdas/actions/action.ts';
+import { dieAsWorker } from '../../lambdas/demo/worker-death.ts';
 import type { Action } from '../../lambdas/actions/action.ts';
 import { sqsRecordOf } from '../../local/sqs-event-source.ts';
 import { localSqsClient } from '../../local/aws-clients.ts';
@@ -116,7 +116,7 @@ describe('the executor lease and its fencing', () => {
 
   it('fails work whose worker keeps dying once its budget is spent, and its dead-letter copy reaches the DLQ with the ingest context', async () => {
     // Prepare: an action that always dies, as a worker killed by its timeout or memory does.
-    const dying: Action = () => Promise.reject(new SimulatedCrash());
+    const dying: Action = () => dieAsWorker();
     const fx = await executorFixture({ actions: { dying }, action: 'dying' });
     const key = await fx.deliver({ amount: 3 });
     // Act: each attempt dies without a word; its message comes back after the visibility timeout,

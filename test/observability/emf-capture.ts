@@ -1,10 +1,11 @@
 /**
  * What the functions really emit: EMF documents captured from stdout while real handlers
  * run on DynamoDB Local and fauxqs, and the reconciler's own Lambda entry point
- * (lambdas/reconciler/handler.ts) loaded with the environment the stack gives it.
+ * (lambdas/reconciler/lambda.ts, over the demo's ledger module) loaded with the environment the stack gives it.
  */
 import { inject, vi } from 'vitest';
 import type { Context } from 'aws-lambda';
+import { DEMO_LEDGER_TABLE_ENV } from '../../lambdas/demo/demo-environment.ts';
 import { ENV } from '../../lambdas/config/env.ts';
 import type { RetryproofConfig } from '../../lambdas/config/route-config.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/local-aws.ts';
@@ -94,7 +95,7 @@ export interface ReconcilerEnvironment {
 type ReconcilerHandler = (event: Record<string, unknown>, context: Context) => Promise<unknown>;
 
 /**
- * A fresh copy of lambdas/reconciler/handler.ts, its cold start run in `environment`: the
+ * A fresh copy of the reconciler Lambda over the demo's ledger module, as its generated entry builds it; its cold start run in `environment`: the
  * variables the stack sets, and the SDK's own endpoint variables pointing its clients at the
  * local services. Call it inside a capture, since the module builds its Logger and Metrics at load.
  * Returns the handler and a function that puts the environment back.
@@ -103,7 +104,7 @@ export async function loadReconcilerHandler(environment: ReconcilerEnvironment):
   const variables: Record<string, string> = {
     [ENV.config]: JSON.stringify(environment.config),
     [ENV.eventsTable]: environment.eventsTable,
-    [ENV.ledgerTable]: environment.ledgerTable,
+    [DEMO_LEDGER_TABLE_ENV]: environment.ledgerTable,
     [ENV.queueUrl]: environment.queueUrl,
     AWS_REGION: LOCAL_REGION,
     AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
@@ -119,8 +120,9 @@ export async function loadReconcilerHandler(environment: ReconcilerEnvironment):
   try {
     // A new module instance per call: each reads its environment once, at load, as a cold start does.
     vi.resetModules();
-    const module = (await import('../../lambdas/reconciler/handler.ts')) as { handler: ReconcilerHandler };
-    return { handler: module.handler, restore };
+    const { reconcilerLambda } = await import('../../lambdas/reconciler/lambda.ts');
+    const handler = reconcilerLambda({ payout: await import('../../lambdas/demo/payout-ledger.ts') }) as unknown as ReconcilerHandler;
+    return { handler, restore };
   } catch (err) {
     restore();
     throw err;

@@ -34,7 +34,7 @@ async function setup() {
   const queue = { down: false, send: (m: WorkMessage) => (queue.down ? Promise.reject(new Error('SQS is unavailable')) : real.send(m)) };
   const run = (now: number): Promise<ReconcileReport> =>
     reconcile(
-      { store: new DynamoDbReconcilerStore(dynamo, eventsTable), queue: queue satisfies WorkQueue, routes: new Map(config.routes.map((r) => [r.name, r])), ledgerActions: new Set(), now: () => now },
+      { store: new DynamoDbReconcilerStore(dynamo, eventsTable), queue: queue satisfies WorkQueue, routes: new Map(config.routes.map((r) => [r.name, r])), now: () => now },
       { fromMs: now - 24 * HOUR, toMs: now - 300_000, budgetMs: 60_000, stuckAfterMs: 900_000, maxReenqueue: 10 },
     );
   const received = async (): Promise<WorkMessage[]> => {

@@ -5,7 +5,7 @@ import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
 import type { RouteConfig } from '../../lambdas/config/route-config.ts';
 import type { EventRecord, RecordStatus } from '../../lambdas/domain/event-record.ts';
 import { hourBucket } from '../../lambdas/domain/event-record.ts';
-import { DynamoDbLedger } from '../../lambdas/ledger/dynamodb-ledger.ts';
+import { DynamoDbLedger } from '../../lambdas/demo/dynamodb-ledger.ts';
 import { SqsWorkQueue } from '../../lambdas/queue/sqs-work-queue.ts';
 import { reconcile } from '../../lambdas/reconciler/reconcile.ts';
 import type { ReconcileDeps } from '../../lambdas/reconciler/reconcile.ts';
@@ -47,10 +47,9 @@ async function setup() {
   const config = resolveConfig({ routes: ROUTES });
   const deps = (now: number): ReconcileDeps => ({
     store: new DynamoDbReconcilerStore(dynamo, eventsTable),
-    ledger: new DynamoDbLedger(dynamo, ledgerTable),
+    ledgers: new Map([['payout', new DynamoDbLedger(dynamo, ledgerTable)]]),
     queue: new SqsWorkQueue(sqs, queueUrl),
     routes: new Map(config.routes.map((r) => [r.name, r])),
-    ledgerActions: new Set(['payout']),
     now: () => now,
   });
   const write = async (table: string, items: Record<string, unknown>[]): Promise<void> => {

@@ -25,7 +25,7 @@ import { createExecutorHandler } from '../../lambdas/executor/create-executor-ha
 import { ingestDelivery } from '../../lambdas/ingest/ingest-delivery.ts';
 import type { IngestDeps } from '../../lambdas/ingest/ingest-delivery.ts';
 import { prepareRoutes } from '../../lambdas/ingest/prepared-route.ts';
-import { DynamoDbLedger } from '../../lambdas/ledger/dynamodb-ledger.ts';
+import { DynamoDbLedger } from '../../lambdas/demo/dynamodb-ledger.ts';
 import type { Ledger, LedgerEntry } from '../../lambdas/ledger/ledger.ts';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { createLogger } from '../../lambdas/observability/powertools.ts';
@@ -562,10 +562,9 @@ export async function runSchedule(tables: SimulationTables, seed: number, ops: r
       await reconcile(
         {
           store: reconcilerStore,
-          ledger,
+          ledgers: new Map([['simpay', ledger]]),
           queue: gatedQueue,
           routes,
-          ledgerActions: new Set(['simpay']),
           routeState,
           now,
         },

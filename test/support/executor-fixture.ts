@@ -13,12 +13,12 @@ import { GetQueueAttributesCommand, ReceiveMessageCommand, DeleteMessageCommand,
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
 import type { Action } from '../../lambdas/actions/action.ts';
-import { payoutAction } from '../../lambdas/actions/payout.ts';
+import { payoutAction } from '../../lambdas/demo/payout.ts';
 import { workMessageOf } from '../../lambdas/domain/event-record.ts';
 import { fromRecordItem } from '../../lambdas/store/record-item.ts';
 import { RECORD_SK, recordPk } from '../../lambdas/store/record-keys.ts';
 import { createExecutorHandler } from '../../lambdas/executor/create-executor-handler.ts';
-import { DynamoDbLedger } from '../../lambdas/ledger/dynamodb-ledger.ts';
+import { DynamoDbLedger } from '../../lambdas/demo/dynamodb-ledger.ts';
 import type { LedgerEntry } from '../../lambdas/ledger/ledger.ts';
 import { createLogger, createMetrics } from '../../lambdas/observability/powertools.ts';
 import { SqsMessageVisibility } from '../../lambdas/queue/sqs-message-visibility.ts';

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
+import { demoLedgers } from '../../lambdas/demo/dynamodb-ledger.ts';
 import { createReconciler } from '../../lambdas/reconciler/create-reconciler.ts';
 import type { Reconciler } from '../../lambdas/reconciler/create-reconciler.ts';
 import { createEventsTable, createLedgerTable, localDynamoClient, localSqsClient } from '../../local/aws-clients.ts';
@@ -36,7 +37,7 @@ export async function reconcilerFixture(): Promise<ReconcilerFixture> {
       createReconciler({
         dynamo: options.dynamo ?? dynamo,
         eventsTable,
-        ledgerTable,
+        ledgers: demoLedgers(dynamo, ledgerTable),
         sqs: localSqsClient(inject('sqsEndpoint')),
         queueUrl: fx.queueUrl,
         config: resolveConfig({

@@ -1,5 +1,7 @@
 /**
- * Entry point of the reconciler Lambda, invoked hourly by EventBridge Scheduler. An
+ * The reconciler Lambda, invoked hourly by EventBridge Scheduler. The construct generates
+ * its entry at synth: it imports each ledger module the actions declare and calls
+ * {@link reconcilerLambda} with them (with none, the effects check has nothing to read). An
  * event `{"fromMs": ..., "toMs": ...}` reconciles a chosen window instead (started by
  * hand, e.g. `aws lambda invoke`). The report goes to the logs as structured JSON, the
  * `reconciliation report` line the reconciler-findings alarm names; every completed run
@@ -10,32 +12,34 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import { ENV, requireEnv } from '../config/env.ts';
-import { loadConfigFromEnv } from '../config/load-config.ts';
+import { ledgersOf } from '../actions/action-modules.ts';
+import type { ModulesByAction } from '../actions/action-modules.ts';
 import { SERVICE } from '../observability/metric-catalogue.ts';
 import { createLogger, createMetrics } from '../observability/powertools.ts';
+import { deploymentFromEnv } from '../wiring/deployment.ts';
 import { createReconciler, defaultWindow } from './create-reconciler.ts';
 import type { ReconcileReport } from './reconcile.ts';
 import { recordReconcileReport } from './reconciler-metrics.ts';
-
-const config = loadConfigFromEnv();
-const logger = createLogger(SERVICE.reconciler);
-const metrics = createMetrics(SERVICE.reconciler);
-const reconciler = createReconciler({
-  dynamo: new DynamoDBClient({}),
-  eventsTable: requireEnv(ENV.eventsTable),
-  ledgerTable: process.env[ENV.ledgerTable],
-  sqs: new SQSClient({}),
-  queueUrl: requireEnv(ENV.queueUrl),
-  config,
-});
 
 interface ManualWindow {
   readonly fromMs?: unknown;
   readonly toMs?: unknown;
 }
 
-export const handler = middy<ManualWindow | undefined, ReconcileReport>()
+/** @param ledgerModules each ledger module, by the name of the action it belongs to */
+export function reconcilerLambda(ledgerModules: ModulesByAction) {
+  const { config, eventsTable, queueUrl } = deploymentFromEnv();
+  const logger = createLogger(SERVICE.reconciler);
+  const metrics = createMetrics(SERVICE.reconciler);
+  const reconciler = createReconciler({
+    dynamo: new DynamoDBClient({}),
+    eventsTable,
+    ledgers: ledgersOf(ledgerModules),
+    sqs: new SQSClient({}),
+    queueUrl,
+    config,
+  });
+  return middy<ManualWindow | undefined, ReconcileReport>()
   .use(injectLambdaContext(logger))
   .use(logMetrics(metrics))
   .handler(async (event, context) => {
@@ -50,3 +54,4 @@ export const handler = middy<ManualWindow | undefined, ReconcileReport>()
     else logger.info('reconciliation report', { report });
     return report;
   });
+}

@@ -1,14 +1,15 @@
-/** The demo ledger on its own DynamoDB table (LEDGER_TABLE): one item per entry. */
+/** The demo ledger on its own DynamoDB table (RETRYPROOF_LEDGER_TABLE): one item per entry. Demo only. */
 import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DEMO_ACTION } from '../config/resolve-config.ts';
 import { hourBucket } from '../domain/event-record.ts';
 import { documentClient } from '../store/dynamodb-event-store.ts';
 import { LEDGER_TABLE } from '../store/table-schema.ts';
-import { LEDGER_STATUS } from './ledger.ts';
-import type { Ledger, LedgerEntry, NewLedgerEntry, ReverseResult } from './ledger.ts';
+import { LEDGER_STATUS } from '../ledger/ledger.ts';
+import type { Ledger, LedgerEntry, NewLedgerEntry, ReverseResult } from '../ledger/ledger.ts';
 
 const HOUR_MS = 3_600_000;
 
@@ -96,4 +97,9 @@ const INDEX_KEYS: ReadonlySet<string> = new Set([LEDGER_TABLE.byHourIndex.partit
 
 function stripIndexKeys(item: Record<string, unknown>): LedgerEntry {
   return Object.fromEntries(Object.entries(item).filter(([name]) => !INDEX_KEYS.has(name))) as unknown as LedgerEntry;
+}
+
+/** The ledgers of the demo, by action: the demo ledger table read for the `payout` action. */
+export function demoLedgers(client: DynamoDBClient, tableName: string): ReadonlyMap<string, Ledger> {
+  return new Map([[DEMO_ACTION, new DynamoDbLedger(client, tableName)]]);
 }

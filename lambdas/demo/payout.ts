@@ -1,15 +1,24 @@
 /**
- * The demo payments action. It posts one ledger entry per execution and is on purpose
- * NOT idempotent, so a double execution shows as two entries. The body's `simulate`
- * field drives the failure modes a user can try:
+ * The demo payments action, deployed only with `demo: true`. It posts one ledger entry per
+ * execution and is on purpose NOT idempotent, so a double execution shows as two entries.
+ * On the demo routes only (`demo`, and the local stack's `demo-<scheme>`), the body's
+ * `simulate` field drives the failure modes a user can try; on any other route (the
+ * shipped `stripe` route, say) it is ignored, so nobody who can sign a delivery can slow
+ * an executor or double an entry on purpose:
  *   {"failAttempts": n}        fail retryably on the first n attempts
  *   {"permanentError": true}   fail permanently
  *   {"delayMs": n}             a slow action (the story's 35 s payout)
  *   {"crashAfterEffect": true} on attempt 1, post the entry, then die before completion
  */
+import { PermanentActionError, RetryableActionError } from '../actions/action.ts';
+import type { Action, ActionContext } from '../actions/action.ts';
 import type { Ledger } from '../ledger/ledger.ts';
-import { PermanentActionError, RetryableActionError, SimulatedCrash } from './action.ts';
-import type { Action, ActionContext } from './action.ts';
+import { dieAsWorker } from './worker-death.ts';
+
+/** The routes whose deliveries may ask for a failure: the demo's own. */
+export function honoursSimulate(route: string): boolean {
+  return route === 'demo' || route.startsWith('demo-');
+}
 
 interface PayoutBody {
   readonly amount?: unknown;
@@ -52,7 +61,7 @@ export function payoutAction(ledger: Ledger, now: () => number = Date.now): Acti
     if (typeof currency !== 'string' || !/^[A-Z]{3}$/.test(currency)) {
       throw new PermanentActionError('payout: "currency" must be a three-letter code');
     }
-    const simulate = body.simulate ?? {};
+    const simulate = honoursSimulate(ctx.route) ? (body.simulate ?? {}) : {};
     if (typeof simulate.delayMs === 'number' && simulate.delayMs > 0) await sleep(simulate.delayMs, ctx.signal);
     if (simulate.permanentError === true) throw new PermanentActionError('simulated permanent error');
     if (typeof simulate.failAttempts === 'number' && ctx.attempt <= simulate.failAttempts) {
@@ -60,7 +69,7 @@ export function payoutAction(ledger: Ledger, now: () => number = Date.now): Acti
     }
     // The ledger keeps the sender's key beside the route: the reconciler matches entries to records by both.
     const entry = await ledger.post({ route: ctx.route, idempotencyKey: ctx.key, amount, currency, postedAt: now() });
-    if (simulate.crashAfterEffect === true && ctx.attempt === 1) throw new SimulatedCrash();
+    if (simulate.crashAfterEffect === true && ctx.attempt === 1) return dieAsWorker();
     return { entryId: entry.entryId, amount, currency };
   };
 }

@@ -1,0 +1,43 @@
+/** The executor's one composition root: the Lambda entry and the local stack both build it here. */
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
+import type { ActionRegistry } from '../actions/action-registry.ts';
+import { createExecutorHandler } from '../executor/create-executor-handler.ts';
+import { SERVICE } from '../observability/metric-catalogue.ts';
+import { createLogger, createMetrics } from '../observability/powertools.ts';
+import type { MessageVisibility } from '../ports/message-visibility.ts';
+import { SqsMessageVisibility } from '../queue/sqs-message-visibility.ts';
+import { SqsWorkQueue } from '../queue/sqs-work-queue.ts';
+import { DynamoDbExecutionStore } from '../store/dynamodb-execution-store.ts';
+import { DynamoDbRouteStateStore } from '../store/dynamodb-route-state-store.ts';
+import type { AwsClients, Deployment } from './deployment.ts';
+
+/** What differs between where the executor runs: the Lambda, the local stack, a test. */
+export interface ExecutorWiring {
+  /** The actions the routes name: the user's modules (action-modules.ts). */
+  readonly actions: ActionRegistry;
+  /** @default - SQS's ChangeMessageVisibility on the work queue */
+  readonly visibility?: MessageVisibility;
+  /** @default - Powertools' logger for the executor service */
+  readonly logger?: Logger;
+  /** @default - Powertools' metrics for the executor service */
+  readonly metrics?: Metrics;
+  /** @default Date.now */
+  readonly now?: () => number;
+}
+
+export function wireExecutor(deployment: Deployment, clients: AwsClients, wiring: ExecutorWiring) {
+  const { config, eventsTable, queueUrl } = deployment;
+  return createExecutorHandler({
+    routes: new Map(config.routes.map((r) => [r.name, r])),
+    actions: wiring.actions,
+    store: new DynamoDbExecutionStore(clients.dynamo, eventsTable),
+    routeState: new DynamoDbRouteStateStore(clients.dynamo, eventsTable),
+    workQueue: new SqsWorkQueue(clients.sqs, queueUrl),
+    visibility: wiring.visibility ?? new SqsMessageVisibility(clients.sqs, queueUrl),
+    maxReceiveCount: config.queue.maxReceiveCount,
+    now: wiring.now ?? Date.now,
+    logger: wiring.logger ?? createLogger(SERVICE.executor),
+    metrics: wiring.metrics ?? createMetrics(SERVICE.executor),
+  });
+}

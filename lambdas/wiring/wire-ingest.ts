@@ -1,0 +1,51 @@
+/** The ingest's one composition root: the Lambda entry and the local stack both build it here. */
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
+import { createIngestHandler } from '../ingest/create-ingest-handler.ts';
+import { prepareRoutes } from '../ingest/prepared-route.ts';
+import type { PreparedRoute } from '../ingest/prepared-route.ts';
+import { SERVICE } from '../observability/metric-catalogue.ts';
+import { createLogger, createMetrics } from '../observability/powertools.ts';
+import type { Notifier } from '../ports/notifier.ts';
+import type { SecretSource } from '../ports/secret-source.ts';
+import { SqsWorkQueue } from '../queue/sqs-work-queue.ts';
+import { DynamoDbEventStore } from '../store/dynamodb-event-store.ts';
+import { DynamoDbRouteStateStore } from '../store/dynamodb-route-state-store.ts';
+import type { AwsClients, Deployment } from './deployment.ts';
+
+/** What differs between where the ingest runs: the Lambda, the local stack, a test. */
+export interface IngestWiring {
+  /** Where signing secrets come from: Secrets Manager when deployed. */
+  readonly secrets: SecretSource;
+  /** Where the breaker's pause notice goes: the alarm topic when deployed. */
+  readonly notifier: Notifier;
+  /** The command a notice tells a person to run. @default - the deployed form */
+  readonly resumeCommand?: (route: string) => string;
+  /** Routes prepared once already (the local gateway reads them too). @default - prepared here */
+  readonly routes?: ReadonlyMap<string, PreparedRoute>;
+  /** @default - Powertools' logger for the ingest service */
+  readonly logger?: Logger;
+  /** @default - Powertools' metrics for the ingest service */
+  readonly metrics?: Metrics;
+  /** @default Date.now */
+  readonly now?: () => number;
+}
+
+export function wireIngest(deployment: Deployment, clients: AwsClients, wiring: IngestWiring) {
+  const { config, eventsTable } = deployment;
+  return createIngestHandler({
+    routes: wiring.routes ?? prepareRoutes(config.routes),
+    store: new DynamoDbEventStore(clients.dynamo, eventsTable),
+    queue: new SqsWorkQueue(clients.sqs, deployment.queueUrl),
+    secrets: wiring.secrets,
+    now: wiring.now ?? Date.now,
+    resendAfterMs: config.queue.resendAfterSeconds * 1000,
+    breaker: {
+      routeState: new DynamoDbRouteStateStore(clients.dynamo, eventsTable),
+      notifier: wiring.notifier,
+      ...(wiring.resumeCommand === undefined ? {} : { resumeCommand: wiring.resumeCommand }),
+    },
+    logger: wiring.logger ?? createLogger(SERVICE.ingest),
+    metrics: wiring.metrics ?? createMetrics(SERVICE.ingest),
+  });
+}

@@ -1,0 +1,360 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Annotations, CfnOutput, Duration, Fn, Stack, Stage, Validations } from 'aws-cdk-lib';
+import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import type { Dashboard } from 'aws-cdk-lib/aws-cloudwatch';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type { IGrantable } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import { TopicGrants } from 'aws-cdk-lib/aws-sns';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { ENV } from '../lambdas/config/env.ts';
+import { ConfigError, assertActionsSupplied, resolveConfig } from '../lambdas/config/resolve-config.ts';
+import type { ResolvedConfig } from '../lambdas/config/resolve-config.ts';
+import type { ActionSource, RetryproofConfig } from '../lambdas/config/route-config.ts';
+import { SERVICE } from '../lambdas/observability/metric-catalogue.ts';
+import { defaultPolicyOf, nagResource } from './nag.ts';
+import { AlarmTopic } from './stateful/alarm-topic.ts';
+import { EventsTable } from './stateful/events-table.ts';
+import { RouteSecrets } from './stateful/route-secrets.ts';
+import { WorkQueue } from './stateful/work-queue.ts';
+import { configEnvironmentValue } from './stateless/config-environment.ts';
+import { Observability } from './stateless/observability.ts';
+import { ReconcileSchedule } from './stateless/reconcile-schedule.ts';
+import { RetryproofFunction, lambdaEntry } from './stateless/retryproof-function.ts';
+import { WebhookApi } from './stateless/webhook-api.ts';
+
+/** Props of {@link WebhookReceiver}: the routes, the actions they run, and the rest of the configuration. */
+export interface WebhookReceiverProps extends Omit<RetryproofConfig, 'demo' | 'actions'> {
+  /**
+   * The actions the routes name, each your own module: `entry` is the path (absolute, or
+   * relative to the current directory) of a module whose default export is the action,
+   * `async (ctx) => result`; `ledger`, optionally, of a module whose default export is the
+   * action's ledger (`post`, `listWindow`, `reverse`), which the reconciler reads to find
+   * and reverse a key that took effect twice. Both are bundled into the functions at synth.
+   * A route that names an action missing here fails synth.
+   */
+  readonly actions: Readonly<Record<string, ActionSource>>;
+  /**
+   * The customer-managed KMS key of route secrets you import (`importSecret: true`): the
+   * ingest gets kms:Decrypt on it. Secrets the receiver creates use the AWS managed key.
+   * @default - imported secrets use the AWS managed key, which needs no grant
+   */
+  readonly secretsKey?: IKey;
+}
+
+/** Reconciler runs are bounded by this; a run that needs longer continues next hour. */
+const RECONCILER_TIMEOUT = Duration.minutes(5);
+/**
+ * The ingest answers in milliseconds; 10 s only bounds a slow DynamoDB or SQS call, well
+ * inside API Gateway's 30 s, after which the sender retries and the retry completes.
+ */
+const INGEST_TIMEOUT = Duration.seconds(10);
+/** Characters a name prefix may hold: those every named resource accepts. */
+const PREFIX_PATTERN = /^[A-Za-z][A-Za-z0-9-]{0,39}$/;
+
+/**
+ * A webhook receiver that makes sender retries harmless, as one construct: an HTTP API
+ * whose ingest function verifies each delivery's signature, claims its idempotency key
+ * with a conditional write and queues the work; an executor that runs your action for
+ * each key once in effect; an hourly reconciler that re-enqueues stuck work and reverses
+ * duplicate effects through your ledger; a circuit breaker per route; and the dashboard
+ * and alarms that watch it all. Each function is granted exactly the actions it calls.
+ *
+ * Give your own action code what it needs through the functions this exposes, e.g.
+ * `table.grantWriteData(receiver.executorFunction)` and
+ * `receiver.executorFunction.addEnvironment('ORDERS_TABLE', table.tableName)`.
+ *
+ * Physical names start with `namePrefix` (by default the stack's name, then the
+ * construct's id unless that is `Default`), so several receivers live in one stack.
+ */
+export class WebhookReceiver extends Construct {
+  /** The HTTP API the senders call. */
+  readonly api: HttpApi;
+  /** The webhook base URL: a sender's URL is this followed by its route's name. */
+  readonly url: string;
+  /** The events table: one record per key, the single source of truth of each delivery. */
+  readonly table: ITableV2;
+  /** The work queue the executor consumes. */
+  readonly queue: IQueue;
+  /** Work for people: redrive it from the SQS console once its cause is fixed. */
+  readonly deadLetterQueue: IQueue;
+  readonly ingestFunction: RetryproofFunction;
+  /** Runs your actions: grant it what they call, and set the environment they read. */
+  readonly executorFunction: RetryproofFunction;
+  /** Reads your ledgers: grant it what they call. */
+  readonly reconcilerFunction: RetryproofFunction;
+  readonly dashboard: Dashboard;
+  /** Every alarm, and each route pause, notifies this topic. */
+  readonly alarmTopic: ITopic;
+  /** Every default applied, every derived number computed. */
+  readonly config: ResolvedConfig;
+  /** The prefix of every physical name. */
+  readonly namePrefix: string;
+
+  constructor(scope: Construct, id: string, props: WebhookReceiverProps) {
+    super(scope, id);
+    const { secretsKey, ...config } = props;
+    const resolved = resolveConfig(config);
+    const actionNames = Object.keys(props.actions);
+    assertActionsSupplied(resolved, actionNames);
+    const stack = Stack.of(this);
+    const namePrefix = props.namePrefix ?? defaultNamePrefix(stack.stackName, id);
+    if (!PREFIX_PATTERN.test(namePrefix)) {
+      throw new ConfigError(`namePrefix "${namePrefix}" must start with a letter and hold at most 40 letters, digits and dashes; set namePrefix`);
+    }
+    this.config = resolved;
+    this.namePrefix = namePrefix;
+    // Only the actions the routes run are bundled; the functions get no paths of this machine.
+    const used = new Set(resolved.routes.map((r) => r.action));
+    const sources = new Map(Object.entries(props.actions).filter(([name]) => used.has(name)));
+    for (const [name, source] of sources) {
+      for (const [what, path] of [['entry', source.entry], ['ledger', source.ledger]] as const) {
+        if (path !== undefined && !existsSync(resolve(path))) {
+          throw new ConfigError(`action "${name}": its ${what} ${path} does not exist (paths are relative to ${process.cwd()})`);
+        }
+      }
+    }
+    const { actions: _paths, ...shipped } = config;
+
+    // Stateful.
+    const events = new EventsTable(this, 'Events');
+    const executorTimeout = Duration.seconds(resolved.executorTimeoutSeconds);
+    const work = new WorkQueue(this, 'Work', {
+      namePrefix,
+      maxReceiveCount: resolved.queue.maxReceiveCount,
+      visibilityTimeout: Duration.seconds(resolved.queue.visibilityTimeoutSeconds),
+      consumerTimeout: executorTimeout,
+    });
+    const secrets = new RouteSecrets(this, 'Secrets', {
+      routes: resolved.routes.map((r) => ({ route: r.name, secretName: r.secretName, importSecret: r.importSecret })),
+    });
+    const alarms = new AlarmTopic(this, 'Alarms', { namePrefix, ...(resolved.alarmEmail === undefined ? {} : { email: resolved.alarmEmail }) });
+    if (resolved.alarmEmail === undefined) {
+      // Without a subscriber every alarm below notifies nobody; the deploy would look healthy.
+      Annotations.of(alarms).addWarningV2(
+        'retryproof:no-alarm-email',
+        'no alarmEmail is set, so every alarm notifies a topic nobody subscribes to: ' +
+          "set alarmEmail: 'you@example.com' in retryproof.config.ts, or subscribe to the topic in the AlarmTopicArn output yourself",
+      );
+    }
+
+    // Stateless. No function reads the DLQ: dead-letter copies reach it through the work
+    // queue's redrive policy, and only the operator CLI lists it (from the DlqUrl output).
+    const shared = {
+      [ENV.config]: configEnvironmentValue(shipped),
+      [ENV.eventsTable]: events.table.tableName,
+      [ENV.queueUrl]: work.queue.queueUrl,
+    };
+    const logRetentionDays = resolved.logRetentionDays;
+    const entries = new GeneratedEntries(this);
+
+    const ingest = new RetryproofFunction(this, 'Ingest', {
+      serviceName: SERVICE.ingest,
+      entry: lambdaEntry('ingest/handler'),
+      description: 'retryproof: verifies, records and enqueues each webhook delivery',
+      timeout: INGEST_TIMEOUT,
+      // Memory buys CPU: at 512 MB the HMAC and SHA-256 of the largest body and the cold
+      // start stay well under the sender's patience, at a cost of fractions of a cent.
+      memorySize: 512,
+      logRetentionDays,
+      // The circuit breaker's pause notice goes to the alarm topic.
+      environment: { ...shared, [ENV.alarmTopicArn]: alarms.topic.topicArn },
+    });
+    const executor = new RetryproofFunction(this, 'Executor', {
+      serviceName: SERVICE.executor,
+      entry: entries.write('executor', lambdaEntry('executor/lambda'), 'executorLambda', mapValues(sources, (s) => s.entry)),
+      description: 'retryproof: claims each accepted delivery and runs its action once',
+      // The longest lease plus the completion margin: a live worker never outlives its lease.
+      timeout: executorTimeout,
+      memorySize: 512,
+      logRetentionDays,
+      environment: shared,
+    });
+    const ledgers = new Map([...sources].flatMap(([name, s]) => (s.ledger === undefined ? [] : [[name, s.ledger] as const])));
+    const reconciler = new RetryproofFunction(this, 'Reconciler', {
+      serviceName: SERVICE.reconciler,
+      entry: entries.write('reconciler', lambdaEntry('reconciler/lambda'), 'reconcilerLambda', ledgers),
+      description: 'retryproof: re-enqueues stuck work and reverses duplicate effects',
+      timeout: RECONCILER_TIMEOUT,
+      memorySize: 512,
+      logRetentionDays,
+      // No alarm topic: a run's report is in its log, which the findings alarm points to.
+      environment: shared,
+    });
+
+    // Least privilege: each grant names the exact actions its function calls. The list of
+    // each function is checked against its code by test/cdk/least-privilege.test.ts.
+
+    // Claim (PutItem), duplicate count (UpdateItem), the breaker's pause (PutItem).
+    events.table.grant(ingest, 'dynamodb:PutItem', 'dynamodb:UpdateItem');
+    work.queue.grant(ingest, 'sqs:SendMessage');
+    for (const route of resolved.routes) {
+      const secret = secrets.byRoute.get(route.name);
+      if (secret === undefined) throw new Error(`route ${route.name} has no secret`);
+      secret.grantRead(ingest);
+      if (route.importSecret) {
+        // A secret imported by name has an unknown 6-character suffix; its policy ARN ends in -??????.
+        Validations.of(defaultPolicyOf(ingest.serviceRole)).acknowledge({
+          id: `AwsSolutions-IAM5[Resource::${nagResource(this, secret.secretArn)}-??????]`,
+          reason: `route "${route.name}" imports its secret by name; -?????? matches only the suffix Secrets Manager appends`,
+        });
+      }
+    }
+    // An imported secret under a customer-managed key: without this, every delivery is a 503.
+    secretsKey?.grantDecrypt(ingest);
+    // The breaker's pause notice. grantPublish() would add kms:GenerateDataKey*, a wildcard;
+    // SNS needs only these two. The ingest is the only function that publishes.
+    TopicGrants.fromTopic(alarms.topic).actions(ingest, ['sns:Publish'], { keyActions: ['kms:Decrypt', 'kms:GenerateDataKey'] });
+
+    // Route state (GetItem), claim and fenced writes (UpdateItem), the execution log (PutItem),
+    // and parking, a transaction that checks the route is still paused (ConditionCheckItem).
+    events.table.grant(executor, 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem');
+    // Dead-letter copies go to the WORK queue and reach the DLQ through its redrive policy, so
+    // that every DLQ message has a source queue and the console's "redrive to source" works.
+    // The executor cannot write to the DLQ at all.
+    work.queue.grant(executor, 'sqs:SendMessage');
+    executor.addEventSource(
+      new SqsEventSource(work.queue, {
+        reportBatchItemFailures: true,
+        batchSize: resolved.queue.batchSize,
+        maxBatchingWindow: Duration.seconds(resolved.queue.maxBatchingWindowSeconds),
+        maxConcurrency: resolved.queue.maxConcurrency,
+      }),
+    );
+
+    events.table.grant(reconciler, 'dynamodb:Query', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem');
+    work.queue.grant(reconciler, 'sqs:SendMessage');
+
+    const api = new WebhookApi(this, 'Webhooks', {
+      ingest,
+      throttlingRateLimit: resolved.api.throttlingRateLimit,
+      throttlingBurstLimit: resolved.api.throttlingBurstLimit,
+      logRetentionDays,
+    });
+    const schedule = new ReconcileSchedule(this, 'Reconcile', { reconciler, everyMinutes: resolved.reconciliation.everyMinutes });
+    const observability = new Observability(this, 'Observability', {
+      ingest,
+      executor,
+      reconciler,
+      reconcilerLogs: reconciler.logs,
+      reconcileScheduleGroup: schedule.group,
+      reconcileEveryMinutes: resolved.reconciliation.everyMinutes,
+      queue: work.queue,
+      deadLetterQueue: work.deadLetterQueue,
+      api: api.api,
+      alarmTopic: alarms.topic,
+      resolved,
+      namePrefix,
+      // Dashboards are account-wide, unlike the alarms and the queue: the region keeps a
+      // second region's receiver from taking this one's dashboard.
+      dashboardName: `${namePrefix}-${stack.region}`,
+    });
+
+    new CfnOutput(this, 'ApiUrl', {
+      description: 'Webhook base URL: give each sender this URL followed by its route name',
+      value: api.webhookBaseUrl,
+    });
+    new CfnOutput(this, 'QueueUrl', { description: 'The work queue', value: work.queue.queueUrl });
+    new CfnOutput(this, 'DlqUrl', { description: 'The dead-letter queue', value: work.deadLetterQueue.queueUrl });
+    new CfnOutput(this, 'AlarmTopicArn', {
+      description: 'The SNS topic every alarm notifies: subscribe to it, or set alarmEmail',
+      value: alarms.topic.topicArn,
+    });
+    new CfnOutput(this, 'DlqConsoleUrl', {
+      description: 'The DLQ in the SQS console, where "Start DLQ redrive" sends messages back',
+      value: sqsConsoleUrl(stack, work.deadLetterQueue.queueUrl),
+    });
+
+    // TableV2.grant() always adds the table's `index/*` ARN beside the table's own.
+    const itemOnly = 'grant() adds index/* for this table only; GetItem, PutItem and UpdateItem do nothing on an index';
+    for (const [fn, reason] of [
+      [ingest, itemOnly],
+      [executor, itemOnly],
+      [reconciler, "the reconciler Queries the byTime and parked indexes; index/* names only this table's indexes"],
+    ] as const) {
+      Validations.of(defaultPolicyOf(fn.serviceRole)).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::${nagResource(this, events.table.tableArn)}/index/*]`,
+        reason,
+      });
+    }
+
+    this.api = api.api;
+    this.url = api.webhookBaseUrl;
+    this.table = events.table;
+    this.queue = work.queue;
+    this.deadLetterQueue = work.deadLetterQueue;
+    this.ingestFunction = ingest;
+    this.executorFunction = executor;
+    this.reconcilerFunction = reconciler;
+    this.dashboard = observability.dashboard;
+    this.alarmTopic = alarms.topic;
+  }
+
+  /** Lets a person or a tool read the records (`retryproof inspect`, say): GetItem and Query. */
+  grantReadRecords(grantee: IGrantable): void {
+    this.table.grant(grantee, 'dynamodb:GetItem', 'dynamodb:Query');
+  }
+
+  /** Lets a person or a tool move dead letters back to the work queue (`retryproof dlq redrive`). */
+  grantRedrive(grantee: IGrantable): void {
+    this.deadLetterQueue.grantConsumeMessages(grantee);
+    this.queue.grantSendMessages(grantee);
+  }
+}
+
+/** The stack's name, then the id unless it is `Default`, with what names refuse replaced by dashes. */
+function defaultNamePrefix(stackName: string, id: string): string {
+  const raw = id === 'Default' ? stackName : `${stackName}-${id}`;
+  return raw.replace(/[^A-Za-z0-9-]/g, '-').slice(0, 40);
+}
+
+function mapValues<V, W>(map: ReadonlyMap<string, V>, fn: (value: V) => W): Map<string, W> {
+  return new Map([...map].map(([key, value]) => [key, fn(value)]));
+}
+
+/**
+ * The entries of the executor and the reconciler, written at synth: each imports the
+ * user's modules by absolute path and hands them to the function's factory, so esbuild
+ * bundles the user's code in and the function's own code names no action.
+ */
+class GeneratedEntries {
+  readonly #dir: string;
+
+  constructor(scope: Construct) {
+    const outdir = Stage.of(scope)?.outdir ?? tmpdir();
+    const digest = createHash('sha256').update(scope.node.path).digest('hex').slice(0, 16);
+    this.#dir = join(outdir, '.retryproof-entries', digest);
+  }
+
+  write(name: string, runtime: string, factory: string, modules: ReadonlyMap<string, string>): string {
+    const names = [...modules.keys()].sort();
+    const lines = [
+      '// Generated by the WebhookReceiver construct at synth; do not edit.',
+      `import { ${factory} } from ${JSON.stringify(runtime)};`,
+      ...names.map((action, i) => `import * as m${i} from ${JSON.stringify(resolve(modules.get(action) ?? ''))};`),
+      `export const handler = ${factory}({ ${names.map((action, i) => `${JSON.stringify(action)}: m${i}`).join(', ')} });`,
+      '',
+    ];
+    mkdirSync(this.#dir, { recursive: true });
+    const file = join(this.#dir, `${name}.mjs`);
+    writeFileSync(file, lines.join('\n'));
+    return file;
+  }
+}
+
+/**
+ * The SQS console page of a queue. The console takes the queue URL percent-encoded in
+ * its fragment; a queue URL is known only at deploy time, and of its characters only
+ * `:` and `/` need encoding, so CloudFormation does the encoding with split and join.
+ */
+function sqsConsoleUrl(stack: Stack, queueUrl: string): string {
+  const encoded = Fn.join('%3A', Fn.split(':', Fn.join('%2F', Fn.split('/', queueUrl))));
+  const region = stack.region;
+  return `https://${region}.console.aws.amazon.com/sqs/v3/home?region=${region}#/queues/${encoded}`;
+}
