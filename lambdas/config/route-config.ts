@@ -79,7 +79,8 @@ export interface RouteConfig {
   readonly keepHeaders?: readonly string[];
   /**
    * Repeats of one key after we had answered it 2xx (lost acknowledgements, replays) at which
-   * the breaker trips; retries of our own 5xx do not count. @default 3
+   * the breaker trips; retries of our own 5xx do not count. At least 2: one lost
+   * acknowledgement is routine for at-least-once senders and must not pause a route. @default 3
    */
   readonly breakerThreshold?: number;
   /** @default 'pause' */
@@ -135,12 +136,33 @@ export interface AlarmsConfig {
   readonly duplicateStormMinDeliveries?: number;
 }
 
+/** Where an action's code lives. Paths are absolute, or relative to the current directory. */
+export interface ActionSource {
+  /** Module whose default export is the action function. */
+  readonly entry: string;
+  /**
+   * Module whose default export is the action's ledger, which the reconciler reads to check
+   * the action's effects. @default - no ledger: the reconciler does not check this action's effects
+   */
+  readonly ledger?: string;
+}
+
 export interface RetryproofConfig {
   readonly routes: readonly RouteConfig[];
+  /**
+   * The actions the routes name, by name (a letter, then up to 63 letters, digits, `-` or `_`).
+   * @default - none: only the demo's `payout`, when `demo` is on
+   */
+  readonly actions?: Readonly<Record<string, ActionSource>>;
+  /**
+   * Prefix of every physical name the receiver creates: 1 to 24 lowercase letters, digits or
+   * `-`, starting with a letter. @default - derived from the stack name and construct id
+   */
+  readonly namePrefix?: string;
   readonly queue?: QueueConfig;
   readonly reconciliation?: ReconciliationConfig;
   readonly api?: ApiConfig;
-  /** Deploy the demo ledger table (used by the `payout` action). @default true */
+  /** Deploy the demo action `payout` and its ledger table. @default true */
   readonly demo?: boolean;
   /** An e-mail address subscribed to the alarm topic. @default - no subscription */
   readonly alarmEmail?: string;

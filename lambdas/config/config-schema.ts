@@ -1,0 +1,177 @@
+/**
+ * The schema of RetryproofConfig: every check of one field, every default that is a
+ * constant, and no unknown key anywhere (a typo would otherwise leave a default in force
+ * without a word). Checks that read two fields at once run after it, in resolve-config.ts.
+ */
+import * as v from 'valibot';
+import { parseKeyTemplate } from '../domain/key-template.ts';
+import { must, objectMessage, shown } from './config-issues.ts';
+import {
+  COMPLETION_MARGIN_SECONDS,
+  DEFAULT_MAX_ATTEMPTS,
+  DEFAULT_TTL_SECONDS,
+  HARD_MAX_BODY_BYTES,
+  LAMBDA_MAX_TIMEOUT_SECONDS,
+  LEASE_FACTOR,
+  SIGNATURE_SCHEMES,
+  SQS_MAX_VISIBILITY_SECONDS,
+} from './route-config.ts';
+
+const ROUTE_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+const HEADER_NAME = /^[a-z0-9!#$%&'*+.^_`|~-]+$/;
+const SECRET_NAME = /^[A-Za-z0-9/_+=.@-]{1,512}$/;
+/** Route actions and the keys of `actions`. */
+export const ACTION_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+const NAME_PREFIX = /^[a-z][a-z0-9-]{0,23}$/;
+const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
+/** Names that are object internals to JavaScript and to the DynamoDB marshaller. */
+export const RESERVED_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** The longest action whose lease (3x) and completion margin fit in Lambda's timeout: 296 s. */
+export const MAX_ACTION_TIME_SECONDS = Math.floor((LAMBDA_MAX_TIMEOUT_SECONDS - COMPLETION_MARGIN_SECONDS) / LEASE_FACTOR);
+
+/** An integer from min to max (or min and up), with one message for a wrong type and a wrong value. */
+function integer(min: number, max?: number, why = '') {
+  const message = must(`${max === undefined ? `an integer >= ${min}` : `an integer from ${min} to ${max}`}${why}`);
+  return v.pipe(v.number(message), v.integer(message), v.minValue(min, message), v.maxValue(max ?? Infinity, message));
+}
+
+function text(pattern: RegExp, rule: string) {
+  const message = must(rule);
+  return v.pipe(v.string(message), v.regex(pattern, message));
+}
+
+function oneOf<const T extends readonly [string, ...string[]]>(options: T) {
+  return v.picklist(options, must(`one of ${options.join(', ')}`));
+}
+
+/** A strict object: a key that is not one of its entries is refused. */
+function strict<const T extends v.ObjectEntries>(entries: T, what = 'an object') {
+  return v.strictObject(entries, objectMessage(Object.keys(entries), what));
+}
+
+const headerName = text(HEADER_NAME, 'a lowercase header name');
+const boolean = v.boolean(must('true or false'));
+
+const hmacSignature = strict({
+  scheme: v.literal('hmac-sha256'),
+  header: headerName,
+  prefix: v.optional(v.string(must('a string')), ''),
+  encoding: v.optional(oneOf(['hex', 'base64']), 'hex'),
+});
+
+const timestampedSignature = strict({
+  scheme: v.picklist(['standard-webhooks', 'stripe', 'slack']),
+  toleranceSeconds: v.optional(integer(1, 3600), 300),
+});
+
+const plainSignature = strict({ scheme: v.picklist(['github', 'shopify']) });
+
+const signature = v.variant('scheme', [hmacSignature, timestampedSignature, plainSignature], (issue) =>
+  // The issue of an unknown scheme carries the path to `scheme`; that of a non-object, none.
+  issue.path === undefined
+    ? `must be an object with a scheme, got ${shown(issue.input)}`
+    : `must be one of ${SIGNATURE_SCHEMES.join(', ')}, got ${shown(issue.input)}`,
+);
+
+const keyTemplate = v.pipe(
+  v.string(must('a key template')),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    try {
+      parseKeyTemplate(dataset.value);
+    } catch (err) {
+      addIssue({ message: `${shown(dataset.value)} is not a valid template: ${(err as Error).message}` });
+    }
+  }),
+);
+
+const keptHeader = v.pipe(
+  headerName,
+  // Kept headers become a map's keys in the record; these names are object internals to
+  // JavaScript and to the DynamoDB marshaller, which would drop or refuse them at run time.
+  v.check((header) => !RESERVED_KEYS.has(header), (issue) => `${shown(issue.input)} cannot be kept (a reserved object key)`),
+);
+
+const route = strict(
+  {
+    name: text(ROUTE_NAME, '1 to 63 lowercase letters, digits, "-" or "_", starting with a letter or digit'),
+    signature,
+    secretName: text(SECRET_NAME, 'a Secrets Manager name (1 to 512 letters, digits or /_+=.@-)'),
+    importSecret: v.optional(boolean, false),
+    key: v.optional(keyTemplate),
+    ttlSeconds: v.optional(integer(1), DEFAULT_TTL_SECONDS),
+    senderRetryWindowSeconds: v.optional(integer(1)),
+    actionTimeSeconds: integer(
+      1,
+      MAX_ACTION_TIME_SECONDS,
+      ` (its lease, ${LEASE_FACTOR}x, and the ${COMPLETION_MARGIN_SECONDS} s completion margin must fit in Lambda's ${LAMBDA_MAX_TIMEOUT_SECONDS} s timeout)`,
+    ),
+    maxAttempts: v.optional(integer(1, 100), DEFAULT_MAX_ATTEMPTS),
+    action: text(ACTION_NAME, 'an action name: a letter, then up to 63 letters, digits, "-" or "_"'),
+    keepHeaders: v.optional(v.array(keptHeader, must('a list of header names')), []),
+    // One lost acknowledgement is routine for an at-least-once sender; it must not pause a route.
+    breakerThreshold: v.optional(integer(2), 3),
+    breakerReaction: v.optional(oneOf(['pause', 'alert']), 'pause'),
+    duplicateAnswer: v.optional(oneOf(['replay', 'strict-409']), 'replay'),
+    maxBodyBytes: v.optional(integer(1, HARD_MAX_BODY_BYTES), 128 * 1024),
+  },
+  'a route object',
+);
+
+const nonEmpty = v.pipe(v.string(must('a non-empty path')), v.minLength(1, must('a non-empty path')));
+
+const actionSource = strict({ entry: nonEmpty, ledger: v.optional(nonEmpty) }, 'an object { entry, ledger? }');
+
+const queue = strict({
+  maxReceiveCount: v.optional(integer(1, 1000)),
+  visibilityTimeoutSeconds: v.optional(integer(1, SQS_MAX_VISIBILITY_SECONDS)),
+  batchSize: v.optional(integer(1, 10), 10),
+  maxBatchingWindowSeconds: v.optional(integer(0, 300), 1),
+  // The SQS event source's own lower bound is 2.
+  maxConcurrency: v.optional(integer(2, 1000), 5),
+});
+
+const reconciliation = strict({
+  windowHours: v.optional(integer(1, 24 * 14), 24),
+  everyMinutes: v.optional(integer(1, 24 * 60), 60),
+  settleSeconds: v.optional(integer(1, 3600), 300),
+  stuckAfterSeconds: v.optional(integer(1), 900),
+  maxReenqueuePerRun: v.optional(integer(1), 500),
+});
+
+const api = strict({
+  throttlingRateLimit: v.optional(integer(1), 200),
+  throttlingBurstLimit: v.optional(integer(1), 400),
+});
+
+const shareMessage = must('a number above 0 and at most 1');
+const alarms = strict({
+  duplicateStormShare: v.optional(v.pipe(v.number(shareMessage), v.gtValue(0, shareMessage), v.maxValue(1, shareMessage)), 0.5),
+  duplicateStormMinDeliveries: v.optional(integer(1), 20),
+});
+
+/** RetryproofConfig as data: parse it to get every field checked and every constant default applied. */
+export const RetryproofConfigSchema = strict(
+  {
+    routes: v.pipe(
+      v.array(route, must('a list of routes')),
+      v.minLength(1, (issue) => `must list at least one route, got ${shown(issue.input)}`),
+    ),
+    actions: v.optional(
+      v.record(text(ACTION_NAME, 'a letter, then up to 63 letters, digits, "-" or "_"'), actionSource, must('an object of actions by name')),
+    ),
+    namePrefix: v.optional(text(NAME_PREFIX, '1 to 24 lowercase letters, digits or "-", starting with a letter')),
+    queue: v.optional(queue, {}),
+    reconciliation: v.optional(reconciliation, {}),
+    api: v.optional(api, {}),
+    demo: v.optional(boolean, true),
+    alarmEmail: v.optional(text(EMAIL, 'an e-mail address')),
+    alarms: v.optional(alarms, {}),
+    logRetentionDays: v.optional(integer(1), 30),
+  },
+  'an object',
+);
+
+/** The configuration after the schema: checked field by field, constant defaults applied. */
+export type ParsedConfig = v.InferOutput<typeof RetryproofConfigSchema>;
