@@ -1,7 +1,7 @@
 import { Annotations, Stack, Validations } from 'aws-cdk-lib';
 import type { StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { DEMO_ACTION } from '../lambdas/config/resolve-config.ts';
+import { DEMO_ACTION, resolveConfig } from '../lambdas/config/resolve-config.ts';
 import type { RetryproofConfig } from '../lambdas/config/route-config.ts';
 import { DEMO_ACTION_SOURCE, DEMO_LEDGER_TABLE_ENV } from '../lambdas/demo/demo-environment.ts';
 import { LedgerTable } from './demo/ledger-table.ts';
@@ -25,6 +25,9 @@ export class RetryproofStack extends Stack {
 
   constructor(scope: Construct, id: string, props: RetryproofStackProps) {
     super(scope, id, props);
+    // The whole configuration first, demo included: a route on `payout` without the demo, or
+    // an action of the user's own named `payout` beside it, is refused here.
+    resolveConfig(props.config);
     const { demo, ...config } = props.config;
     const ledger = demo === true ? new LedgerTable(this, 'Ledger') : undefined;
     const actions = { ...config.actions, ...(ledger === undefined ? {} : { [DEMO_ACTION]: DEMO_ACTION_SOURCE }) };

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Annotations, CfnOutput, Duration, Fn, Stack, Stage, Validations } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
@@ -26,7 +25,7 @@ import { WorkQueue } from './stateful/work-queue.ts';
 import { configEnvironmentValue } from './stateless/config-environment.ts';
 import { Observability } from './stateless/observability.ts';
 import { ReconcileSchedule } from './stateless/reconcile-schedule.ts';
-import { RetryproofFunction, lambdaEntry } from './stateless/retryproof-function.ts';
+import { RetryproofFunction, generatedEntriesDir, lambdaEntry } from './stateless/retryproof-function.ts';
 import { WebhookApi } from './stateless/webhook-api.ts';
 
 /** Props of {@link WebhookReceiver}: the routes, the actions they run, and the rest of the configuration. */
@@ -327,9 +326,10 @@ class GeneratedEntries {
   readonly #dir: string;
 
   constructor(scope: Construct) {
-    const outdir = Stage.of(scope)?.outdir ?? tmpdir();
-    const digest = createHash('sha256').update(scope.node.path).digest('hex').slice(0, 16);
-    this.#dir = join(outdir, '.retryproof-entries', digest);
+    // One folder per receiver and per app output, so two synths never write each other's.
+    const outdir = Stage.of(scope)?.outdir ?? '';
+    const digest = createHash('sha256').update(`${outdir}\u0000${scope.node.path}`).digest('hex').slice(0, 16);
+    this.#dir = join(generatedEntriesDir(), digest);
   }
 
   write(name: string, runtime: string, factory: string, modules: ReadonlyMap<string, string>): string {

@@ -38,6 +38,14 @@ function projectRoot(): { readonly projectRoot: string; readonly depsLockFilePat
   }
 }
 
+/**
+ * Where entries generated at synth are written: esbuild bundles only entries under its
+ * project root, so under that root's node_modules/.cache, where build tools keep theirs.
+ */
+export function generatedEntriesDir(): string {
+  return join(projectRoot()?.projectRoot ?? process.cwd(), 'node_modules', '.cache', 'retryproof-entries');
+}
+
 /** Props of {@link RetryproofFunction}. */
 export interface RetryproofFunctionProps {
   /** The handler's entry file, an absolute path: {@link lambdaEntry}, or a generated entry. */

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { RetryproofConfig } from '../../lambdas/config/route-config.ts';
 import { createRetryproofApp } from '../../lib/retryproof-app.ts';
 import { config } from '../../retryproof.config.ts';
-import { CDK_JSON_CONTEXT, NO_BUNDLING, OWN_ACTION } from './stack-fixture.ts';
+import { CDK_JSON_CONTEXT, NO_BUNDLING, withOwnAction } from './stack-fixture.ts';
 
 const context = { ...CDK_JSON_CONTEXT, ...NO_BUNDLING };
 
@@ -57,13 +57,8 @@ describe('cdk-nag AwsSolutions checks', () => {
   });
 
   it('pass on the retryproof app with the demo off, an imported secret and an alarm e-mail', () => {
-    const variant: RetryproofConfig = {
-      ...config,
-      demo: false,
-      alarmEmail: 'ops@example.com',
-      routes: config.routes.map((r) => ({ ...r, action: OWN_ACTION, importSecret: true })),
-    };
-    const { app } = createRetryproofApp(variant, { context }, { actions: [OWN_ACTION] });
+    const variant: RetryproofConfig = { ...withOwnAction(config, { importSecret: true }), alarmEmail: 'ops@example.com' };
+    const { app } = createRetryproofApp(variant, { context });
     expect(() => app.synth()).not.toThrow();
   });
 

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RetryproofConfig } from '../../lambdas/config/route-config.ts';
 import { config } from '../../retryproof.config.ts';
-import { grantsOf, logicalIdOf, OWN_ACTION, synthesize } from './stack-fixture.ts';
+import { grantsOf, logicalIdOf, synthesize, withOwnAction } from './stack-fixture.ts';
 import type { Grant, SynthesizedApp } from './stack-fixture.ts';
 
 /** Grants as `resource -> sorted actions`, so a whole role compares in one assertion. */
@@ -119,11 +119,11 @@ describe('IAM of the retryproof functions', () => {
 });
 
 describe('IAM of the retryproof functions with the demo off', () => {
-  const noDemo: RetryproofConfig = { ...config, demo: false, routes: config.routes.map((r) => ({ ...r, action: OWN_ACTION })) };
+  const noDemo: RetryproofConfig = withOwnAction(config);
   let built: SynthesizedApp;
 
   beforeAll(() => {
-    built = synthesize(noDemo, { actions: [OWN_ACTION] });
+    built = synthesize(noDemo);
   });
 
   it('has no ledger table, so no function can reach one', () => {

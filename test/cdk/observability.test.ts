@@ -108,9 +108,11 @@ describe('Observability, built from retryproof.config.ts', () => {
   });
 
   describe('the dashboard', () => {
-    it('is one dashboard named after the stack, opening with a text widget that explains the four numbers', () => {
+    it('is one dashboard named after the stack and its region (dashboards are account-wide), opening with a text widget that explains the four numbers', () => {
       built.template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
-      built.template.hasResourceProperties('AWS::CloudWatch::Dashboard', { DashboardName: 'Retryproof' });
+      built.template.hasResourceProperties('AWS::CloudWatch::Dashboard', {
+        DashboardName: { 'Fn::Join': ['', ['Retryproof-', { Ref: 'AWS::Region' }]] },
+      });
       const [text] = widgets;
       expect(text!.type).toBe('text');
       for (const words of ['duplicate rate', 'retry causes', 'TTL and lease coverage', 'manual-intervention rate']) {
@@ -559,7 +561,7 @@ describe('Observability, built from retryproof.config.ts', () => {
 
     it('warns at synth that nobody hears the alarms, and how to set alarmEmail in retryproof.config.ts', () => {
       const warnings = Annotations.fromStack(built.stack).findWarning(
-        `/Retryproof/Alarms`,
+        `/Retryproof/Default/Alarms`,
         Match.stringLikeRegexp("no alarmEmail is set.*set alarmEmail: 'you@example.com' in retryproof.config.ts"),
       );
       expect(warnings).toHaveLength(1);

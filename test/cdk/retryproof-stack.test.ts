@@ -6,7 +6,7 @@ import { SERVICE } from '../../lambdas/observability/metric-catalogue.ts';
 import type { RetryproofConfig } from '../../lambdas/config/route-config.ts';
 import { EVENTS_TABLE, LEDGER_TABLE } from '../../lambdas/store/table-schema.ts';
 import { config } from '../../retryproof.config.ts';
-import { grantsOf, logicalIdOf, OWN_ACTION, synthesize } from './stack-fixture.ts';
+import { grantsOf, logicalIdOf, synthesize, withOwnAction } from './stack-fixture.ts';
 import type { SynthesizedApp } from './stack-fixture.ts';
 
 type Resource = { Type: string; Properties: Record<string, unknown>; DeletionPolicy?: string };
@@ -184,10 +184,11 @@ describe('RetryproofStack, built from retryproof.config.ts', () => {
     expect(functionNamed('Reconciler').Properties.Timeout).toBe(300);
   });
 
-  it('hands each function the raw config and the names it needs, per the ENV contract', () => {
+  it('hands each function the raw config (less the demo switch and the action paths, which are the build\'s) and the names it needs, per the ENV contract', () => {
     const env = (id: string) => (functionNamed(id).Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    const { demo: _demo, actions: _actions, ...shipped } = config;
     for (const id of ['Ingest', 'Executor', 'Reconciler']) {
-      expect(JSON.parse(env(id).RETRYPROOF_CONFIG as string)).toEqual(JSON.parse(JSON.stringify(config)));
+      expect(JSON.parse(env(id).RETRYPROOF_CONFIG as string)).toEqual(JSON.parse(JSON.stringify(shipped)));
       expect(env(id)).toMatchObject({
         RETRYPROOF_EVENTS_TABLE: ref('Events/Table'),
         RETRYPROOF_QUEUE_URL: ref('Work/Queue'),
@@ -231,11 +232,13 @@ describe('RetryproofStack, built from retryproof.config.ts', () => {
     expect(groups[0]!.DeletionPolicy).toBe('Delete');
   });
 
-  it('creates one signing secret per route, named as the route says and kept on delete', () => {
+  it('creates one signing secret per route, named as the route says, kept on update and delete but not after a failed create', () => {
     const secrets = Object.values(built.template.findResources('AWS::SecretsManager::Secret')) as Resource[];
     expect(secrets.map((s) => s.Properties.Name).sort()).toEqual(config.routes.map((r) => r.secretName).sort());
     for (const secret of secrets) {
-      expect(secret.DeletionPolicy).toBe('Retain');
+      // RETAIN_ON_UPDATE_OR_DELETE: a create rolled back takes its name with it, so a retried deploy succeeds.
+      expect(secret.DeletionPolicy).toBe('RetainExceptOnCreate');
+      expect(secret.UpdateReplacePolicy).toBe('Retain');
       expect(secret.Properties.GenerateSecretString).toMatchObject({ PasswordLength: 48 });
     }
   });
@@ -269,21 +272,17 @@ describe('RetryproofStack, built from retryproof.config.ts', () => {
 });
 
 describe('RetryproofStack, with an e-mail address, an imported secret and demo off', () => {
+  // Without the demo there is no payout action; the routes name one of their own.
+  const own = withOwnAction(config);
   const variant: RetryproofConfig = {
-    ...config,
-    demo: false,
+    ...own,
     alarmEmail: 'ops@example.com',
-    // Without the demo ledger there is no payout action; the routes name one of their own.
-    routes: config.routes.map((r) => ({
-      ...r,
-      action: OWN_ACTION,
-      ...(r.name === 'stripe' ? { importSecret: true, secretName: 'shared/stripe-signing' } : {}),
-    })),
+    routes: own.routes.map((r) => (r.name === 'stripe' ? { ...r, importSecret: true, secretName: 'shared/stripe-signing' } : r)),
   };
   let built: SynthesizedApp;
 
   beforeAll(() => {
-    built = synthesize(variant, { actions: [OWN_ACTION] });
+    built = synthesize(variant);
   });
 
   it('subscribes the e-mail address to the alarm topic', () => {

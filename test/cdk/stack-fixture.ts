@@ -4,6 +4,7 @@
  * the template, and test/cdk/cdk-synth.test.ts bundles for real through the CLI.
  */
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { CfnElement } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { RetryproofConfig } from '../../lambdas/config/route-config.ts';
@@ -23,15 +24,19 @@ export interface SynthesizedApp extends RetryproofApp {
 }
 
 /** Builds and synthesizes the app; cdk-nag runs, so any unacknowledged finding throws here. */
-export function synthesize(config: RetryproofConfig, options: { bundling?: boolean; actions?: readonly string[] } = {}): SynthesizedApp {
+export function synthesize(config: RetryproofConfig, options: { bundling?: boolean } = {}): SynthesizedApp {
   const context = { ...CDK_JSON_CONTEXT, ...(options.bundling === true ? {} : NO_BUNDLING) };
-  const built = createRetryproofApp(config, { context }, options.actions === undefined ? {} : { actions: options.actions });
+  const built = createRetryproofApp(config, { context });
   return { ...built, template: Template.fromStack(built.stack) };
 }
 
-/** The logical id of the CloudFormation resource behind the construct at `path` in the stack. */
+/**
+ * The logical id of the CloudFormation resource behind the construct at `path`: a path in
+ * the stack (`Ledger/Table`), or in its receiver (`Events/Table`, under the id `Default`).
+ */
 export function logicalIdOf(built: RetryproofApp, path: string): string {
-  const construct = built.stack.node.findChild(path.split('/')[0]!);
+  const first = path.split('/')[0]!;
+  const construct = built.stack.node.tryFindChild(first) ?? built.stack.receiver.node.findChild(first);
   const target = path.split('/').slice(1).reduce((node, id) => node.node.findChild(id), construct);
   const cfn = target.node.defaultChild as CfnElement | undefined;
   if (cfn === undefined) throw new Error(`${path} has no default child`);
@@ -120,8 +125,15 @@ function referenceText(part: unknown): string {
   throw new Error(`unexpected reference in a dashboard body: ${JSON.stringify(part)}`);
 }
 
-/**
- * The action a demo-off variant's routes name. The executor's actions are compiled in today,
- * and without the demo there is none, so these IAM and nag specs declare one of a team's own.
- */
+/** The action a demo-off variant's routes name: a team's own module (test/support/fixtures). */
 export const OWN_ACTION = 'notify';
+
+/** `config` with the demo off and every route on a team's own action, {@link OWN_ACTION}. */
+export function withOwnAction(config: RetryproofConfig, route: Partial<RetryproofConfig['routes'][number]> = {}): RetryproofConfig {
+  return {
+    ...config,
+    demo: false,
+    actions: { [OWN_ACTION]: { entry: fileURLToPath(new URL('../support/fixtures/notify-action.ts', import.meta.url)) } },
+    routes: config.routes.map((r) => ({ ...r, ...route, action: OWN_ACTION })),
+  };
+}
