@@ -38,12 +38,18 @@ function isMissingKey(issue: BaseIssue<unknown>): boolean {
   return issue.input === undefined && issue.expected?.startsWith('"') === true;
 }
 
-/** The known key nearest to a misspelt one, by edit distance; undefined when none is close. */
+/**
+ * The known key nearest to a misspelt one, by edit distance (a key cut short, like
+ * `tolerance` for `toleranceSeconds`, counts as near); undefined when none is close.
+ */
 function closest(key: string, keys: readonly string[]): string | undefined {
+  const typed = key.toLowerCase();
   let best: string | undefined;
   let bestDistance = Math.max(2, Math.floor(key.length / 3)) + 1;
   for (const candidate of keys) {
-    const distance = editDistance(key.toLowerCase(), candidate.toLowerCase());
+    const known = candidate.toLowerCase();
+    const cutShort = typed.length >= 4 && known.startsWith(typed);
+    const distance = cutShort ? 1 : editDistance(typed, known);
     if (distance < bestDistance) {
       best = candidate;
       bestDistance = distance;

@@ -123,6 +123,14 @@ const nonEmpty = v.pipe(v.string(must('a non-empty path')), v.minLength(1, must(
 
 const actionSource = strict({ entry: nonEmpty, ledger: v.optional(nonEmpty) }, 'an object { entry, ledger? }');
 
+const actionsByName = v.record(text(ACTION_NAME, 'a letter, then up to 63 letters, digits, "-" or "_"'), actionSource);
+const actionsMessage = must('an object of actions by name');
+// valibot's record takes an array as an object; a list of names is a likely slip, refused as one.
+const actions = v.pipe(
+  v.custom<v.InferInput<typeof actionsByName>>((input) => typeof input === 'object' && input !== null && !Array.isArray(input), actionsMessage),
+  actionsByName,
+);
+
 const queue = strict({
   maxReceiveCount: v.optional(integer(1, 1000)),
   visibilityTimeoutSeconds: v.optional(integer(1, SQS_MAX_VISIBILITY_SECONDS)),
@@ -158,9 +166,7 @@ export const RetryproofConfigSchema = strict(
       v.array(route, must('a list of routes')),
       v.minLength(1, (issue) => `must list at least one route, got ${shown(issue.input)}`),
     ),
-    actions: v.optional(
-      v.record(text(ACTION_NAME, 'a letter, then up to 63 letters, digits, "-" or "_"'), actionSource, must('an object of actions by name')),
-    ),
+    actions: v.optional(actions),
     namePrefix: v.optional(text(NAME_PREFIX, '1 to 24 lowercase letters, digits or "-", starting with a letter')),
     queue: v.optional(queue, {}),
     reconciliation: v.optional(reconciliation, {}),
