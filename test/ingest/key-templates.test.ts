@@ -139,7 +139,7 @@ describe('the ingest handler on a route with a key template', () => {
 describe('keepHeaders at synth', () => {
   it('refuses the reserved object keys, which the record could not hold', () => {
     for (const header of ['constructor', '__proto__', 'prototype']) {
-      expect(configError({ keepHeaders: [header] })).toBe(`route "orders": keepHeaders entry "${header}" cannot be kept (a reserved object key)`);
+      expect(configError({ keepHeaders: [header] })).toBe(`route "orders": keepHeaders[0] "${header}" cannot be kept (a reserved object key)`);
     }
   });
 });
