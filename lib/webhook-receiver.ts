@@ -231,6 +231,7 @@ export class WebhookReceiver extends Construct {
     work.queue.grant(reconciler, 'sqs:SendMessage');
 
     const api = new WebhookApi(this, 'Webhooks', {
+      apiName: namePrefix,
       ingest,
       throttlingRateLimit: resolved.api.throttlingRateLimit,
       throttlingBurstLimit: resolved.api.throttlingBurstLimit,
@@ -326,10 +327,7 @@ class GeneratedEntries {
   readonly #dir: string;
 
   constructor(scope: Construct) {
-    // One folder per receiver and per app output, so two synths never write each other's.
-    const outdir = Stage.of(scope)?.outdir ?? '';
-    const digest = createHash('sha256').update(`${outdir}\u0000${scope.node.path}`).digest('hex').slice(0, 16);
-    this.#dir = join(generatedEntriesDir(), digest);
+    this.#dir = generatedEntriesOf(scope);
   }
 
   write(name: string, runtime: string, factory: string, modules: ReadonlyMap<string, string>): string {
@@ -346,6 +344,16 @@ class GeneratedEntries {
     writeFileSync(file, lines.join('\n'));
     return file;
   }
+}
+
+/**
+ * The folder of a receiver's generated entries (`executor.mjs`, `reconciler.mjs`): one per
+ * receiver and per app output, so two synths never write each other's.
+ */
+export function generatedEntriesOf(receiver: Construct): string {
+  const outdir = Stage.of(receiver)?.outdir ?? '';
+  const digest = createHash('sha256').update(`${outdir}\u0000${receiver.node.path}`).digest('hex').slice(0, 16);
+  return join(generatedEntriesDir(), digest);
 }
 
 /**

@@ -12,6 +12,8 @@ export const WEBHOOK_ROUTE_PATH = '/webhooks/{route}';
 
 /** Props of {@link WebhookApi}. */
 export interface WebhookApiProps {
+  /** The API's name in the console: the receiver's name prefix. */
+  readonly apiName: string;
   /** The ingest function, which answers every delivery. */
   readonly ingest: IFunction;
   /** Steady-state requests per second for the stage. */
@@ -45,6 +47,7 @@ export class WebhookApi extends Construct {
       }
     }
     const api = new HttpApi(this, 'Api', {
+      apiName: props.apiName,
       description: 'retryproof: webhook receiver',
       // The stage below is the default stage, made by hand so it can carry throttling and logs.
       createDefaultStage: false,

@@ -1,0 +1,111 @@
+/**
+ * The construct as a team embeds it in its own stack: its own actions, several receivers
+ * side by side, and the mistakes a user makes refused at synth with what to do.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { App, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../lambdas/config/resolve-config.ts';
+import { WebhookReceiver, generatedEntriesOf } from '../../lib/webhook-receiver.ts';
+import type { WebhookReceiverProps } from '../../lib/webhook-receiver.ts';
+import { CDK_JSON_CONTEXT, NO_BUNDLING } from './stack-fixture.ts';
+
+const NOTIFY = fileURLToPath(new URL('../support/fixtures/notify-action.ts', import.meta.url));
+
+function props(route: string, more: Partial<WebhookReceiverProps> = {}): WebhookReceiverProps {
+  return {
+    routes: [{ name: route, signature: { scheme: 'standard-webhooks' }, secretName: `${route}/signing`, action: 'notify', actionTimeSeconds: 10 }],
+    actions: { notify: { entry: NOTIFY } },
+    ...more,
+  };
+}
+
+function thrownBy(act: () => unknown): Error {
+  try {
+    act();
+  } catch (err) {
+    return err as Error;
+  }
+  throw new Error('expected a throw, got none');
+}
+
+/** Every physical name a resource of `template` sets, as `Type.Property=value`. */
+function physicalNames(template: Template): string[] {
+  const names: string[] = [];
+  const fields = ['QueueName', 'TableName', 'DashboardName', 'AlarmName', 'Name', 'TopicName', 'FunctionName', 'LogGroupName'];
+  for (const [, resource] of Object.entries(template.toJSON().Resources as Record<string, { Type: string; Properties?: Record<string, unknown> }>)) {
+    for (const field of fields) {
+      const value = resource.Properties?.[field];
+      if (value !== undefined) names.push(`${resource.Type}.${field}=${JSON.stringify(value)}`);
+    }
+  }
+  return names;
+}
+
+describe('WebhookReceiver in a stack of its own', () => {
+  it('lets two receivers live in one stack: no physical name is shared, and each exposes its parts', () => {
+    const stack = new Stack(new App({ context: { ...CDK_JSON_CONTEXT, ...NO_BUNDLING } }), 'Shop');
+    const orders = new WebhookReceiver(stack, 'Orders', props('orders'));
+    const refunds = new WebhookReceiver(stack, 'Refunds', props('refunds', { namePrefix: 'shop-refunds' }));
+    const template = Template.fromStack(stack);
+    template.resourceCountIs('AWS::ApiGatewayV2::Api', 2);
+    template.resourceCountIs('AWS::SQS::Queue', 4);
+    template.resourceCountIs('AWS::CloudWatch::Dashboard', 2);
+    const names = physicalNames(template);
+    expect(names.length).toBeGreaterThan(20);
+    expect(names.filter((n, i) => names.indexOf(n) !== i)).toEqual([]);
+    expect(orders.namePrefix).toBe('Shop-Orders');
+    expect(refunds.namePrefix).toBe('shop-refunds');
+    template.hasResourceProperties('AWS::SQS::Queue', { QueueName: 'Shop-Orders-work' });
+    template.hasResourceProperties('AWS::SQS::Queue', { QueueName: 'shop-refunds-work' });
+    for (const receiver of [orders, refunds]) {
+      expect([receiver.api, receiver.table, receiver.queue, receiver.deadLetterQueue, receiver.dashboard, receiver.alarmTopic]).not.toContain(undefined);
+      expect(receiver.url).toContain('/webhooks/');
+    }
+  });
+
+  it('writes an executor entry that imports the user\'s action module, and a reconciler entry with no ledger', () => {
+    const stack = new Stack(new App({ context: NO_BUNDLING }), 'Entries');
+    const receiver = new WebhookReceiver(stack, 'Orders', props('orders'));
+    const dir = generatedEntriesOf(receiver);
+    const executor = readFileSync(join(dir, 'executor.mjs'), 'utf8');
+    expect(executor).toContain(`import * as m0 from ${JSON.stringify(NOTIFY)};`);
+    expect(executor).toContain('export const handler = executorLambda({ "notify": m0 });');
+    expect(readFileSync(join(dir, 'reconciler.mjs'), 'utf8')).toContain('export const handler = reconcilerLambda({  });');
+  });
+
+  it('refuses a route whose action nobody supplied, naming the route and the action', () => {
+    const stack = new Stack(new App({ context: NO_BUNDLING }), 'Missing');
+    const err = thrownBy(() => new WebhookReceiver(stack, 'Orders', { ...props('orders'), actions: {} }));
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err.message).toMatch(/^route "orders": action "notify" is not supplied/);
+  });
+
+  it('refuses an action module that does not exist, naming the action and the path', () => {
+    const stack = new Stack(new App({ context: NO_BUNDLING }), 'NoFile');
+    const err = thrownBy(() => new WebhookReceiver(stack, 'Orders', props('orders', { actions: { notify: { entry: 'src/actions/notfy.ts' } } })));
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err.message).toBe(`action "notify": its entry src/actions/notfy.ts does not exist (paths are relative to ${process.cwd()})`);
+  });
+
+  it('refuses a name prefix no resource would accept', () => {
+    const stack = new Stack(new App({ context: NO_BUNDLING }), 'Prefix');
+    const err = thrownBy(() => new WebhookReceiver(stack, 'Orders', props('orders', { namePrefix: '9 orders' })));
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err.message).toMatch(/namePrefix/);
+  });
+
+  it('grants kms:Decrypt on the key of imported secrets when given one, so the ingest can read them', async () => {
+    const { Key } = await import('aws-cdk-lib/aws-kms');
+    const stack = new Stack(new App({ context: NO_BUNDLING }), 'Kms');
+    const key = new Key(stack, 'SecretsKey');
+    const base = props('orders');
+    new WebhookReceiver(stack, 'Orders', { ...base, routes: base.routes.map((r) => ({ ...r, importSecret: true })), secretsKey: key });
+    const policies = JSON.stringify(Template.fromStack(stack).findResources('AWS::IAM::Policy'));
+    expect(policies).toMatch(/"kms:Decrypt"/);
+    expect(policies).toContain(stack.getLogicalId(key.node.defaultChild as never));
+  });
+});
