@@ -21,14 +21,14 @@ const ROUTE_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 const HEADER_NAME = /^[a-z0-9!#$%&'*+.^_`|~-]+$/;
 const SECRET_NAME = /^[A-Za-z0-9/_+=.@-]{1,512}$/;
 /** Route actions and the keys of `actions`. */
-export const ACTION_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+const ACTION_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 const NAME_PREFIX = /^[a-z][a-z0-9-]{0,23}$/;
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 /** Names that are object internals to JavaScript and to the DynamoDB marshaller. */
 export const RESERVED_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
 /** The longest action whose lease (3x) and completion margin fit in Lambda's timeout: 296 s. */
-export const MAX_ACTION_TIME_SECONDS = Math.floor((LAMBDA_MAX_TIMEOUT_SECONDS - COMPLETION_MARGIN_SECONDS) / LEASE_FACTOR);
+const MAX_ACTION_TIME_SECONDS = Math.floor((LAMBDA_MAX_TIMEOUT_SECONDS - COMPLETION_MARGIN_SECONDS) / LEASE_FACTOR);
 
 /** An integer from min to max (or min and up), with one message for a wrong type and a wrong value. */
 function integer(min: number, max?: number, why = '') {
