@@ -6,6 +6,7 @@
  * receiver's own action code into that receiver's executor.
  */
 import { execFile } from 'node:child_process';
+import type { ExecFileOptions } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -16,11 +17,25 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consumerLock } from './consumer-lock.ts';
 import type { PackageLock } from './consumer-lock.ts';
 
-const run = promisify(execFile);
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Measured at 17 to 33 s on two shared cores (pack 6 to 12 s, install 6 to 15 s, synth 5 to 6 s); CI's whole budget is 10 minutes. */
 const SUITE_TIMEOUT_MS = 180_000;
 const MAX_OUTPUT = 64 * 1024 * 1024;
+const execFileAsync = promisify(execFile);
+
+/**
+ * Runs a command; when it fails, the error carries its stdout as well as its stderr
+ * (tsc, run by prepack, prints its errors on stdout).
+ */
+async function run(file: string, args: readonly string[], options: ExecFileOptions): Promise<{ stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await execFileAsync(file, args, { ...options, encoding: 'utf8', maxBuffer: MAX_OUTPUT });
+    return { stdout, stderr };
+  } catch (error) {
+    const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
+    throw new Error(`${file} ${args.join(' ')} failed in ${String(options.cwd)}:\n${stdout.slice(-8000)}\n${stderr.slice(-8000)}`, { cause: error });
+  }
+}
 
 /** Strings only one action or ledger module holds, found again in the bundles. */
 const MARKER = {
@@ -196,7 +211,7 @@ describe('the npm package, installed in a plain-JavaScript CDK app', () => {
 
     // Act: npm pack runs prepack, which builds dist/.
     const packed = await timed('pack', () =>
-      run('npm', ['pack', '--json', '--pack-destination', work], { cwd: REPO_ROOT, timeout: SUITE_TIMEOUT_MS, maxBuffer: MAX_OUTPUT }),
+      run('npm', ['pack', '--json', '--pack-destination', work], { cwd: REPO_ROOT, timeout: SUITE_TIMEOUT_MS}),
     );
     // Lifecycle scripts print ahead of the JSON on the same stdout.
     const json = packed.stdout.slice(packed.stdout.search(/^\[/m));
@@ -231,14 +246,14 @@ describe('the npm package, installed in a plain-JavaScript CDK app', () => {
     }
     const env = { ...process.env, PATH: pathOutsideRepo(), TMPDIR: join(work, 'tmp') };
     await timed('install', () =>
-      run('npm', ['install', '--offline', '--no-audit', '--no-fund'], { cwd: appDir, env, timeout: SUITE_TIMEOUT_MS, maxBuffer: MAX_OUTPUT }),
+      run('npm', ['install', '--offline', '--no-audit', '--no-fund'], { cwd: appDir, env, timeout: SUITE_TIMEOUT_MS}),
     );
     packedManifest = JSON.parse(await readFile(join(appDir, 'node_modules', 'retryproof', 'package.json'), 'utf8')) as typeof packedManifest;
 
     // Act: the app, run by Node 24 (vitest's own node) as `cdk synth` would run it.
     const idsFile = join(work, 'ids.json');
     await timed('synth', () =>
-      run(process.execPath, ['app.js', outdir, idsFile], { cwd: appDir, env, timeout: SUITE_TIMEOUT_MS, maxBuffer: MAX_OUTPUT }),
+      run(process.execPath, ['app.js', outdir, idsFile], { cwd: appDir, env, timeout: SUITE_TIMEOUT_MS}),
     );
     template = JSON.parse(await readFile(join(outdir, 'Consumer.template.json'), 'utf8')) as CfnTemplate;
     ids = JSON.parse(await readFile(idsFile, 'utf8')) as FunctionIds;
