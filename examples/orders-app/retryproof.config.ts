@@ -1,0 +1,56 @@
+/**
+ * The orders-app's receiver: one route, `orders`, whose deliveries run the app's own action
+ * `placeOrder`. The CDK app (orders-stack.ts) builds a WebhookReceiver from `config`;
+ * `npm start -- --config examples/orders-app/retryproof.config.ts` runs the same routes on
+ * the local stack, after `localSetup` has made what the action needs there.
+ */
+import { fileURLToPath } from 'node:url';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+// A user writes `from 'retryproof'`; inside this repository the example imports the source.
+import type { RetryproofConfig } from '../../lib/index.ts';
+import { startFakeOrdersApi } from './src/fake-orders-api.ts';
+import { ensureOrdersLedgerTable } from './src/local-resources.ts';
+import { ORDERS_ENV } from './src/orders-environment.ts';
+
+/** Paths of the app's own modules, wherever the command runs from. */
+const here = (path: string): string => fileURLToPath(new URL(path, import.meta.url));
+
+export const config = {
+  routes: [
+    {
+      name: 'orders',
+      // The shop signs each delivery the Standard Webhooks way; its webhook-id is the key.
+      signature: { scheme: 'standard-webhooks' },
+      secretName: 'orders-app/webhook',
+      action: 'placeOrder',
+      actionTimeSeconds: 10,
+    },
+  ],
+  actions: {
+    placeOrder: { entry: here('./src/place-order.ts'), ledger: here('./src/orders-ledger.ts') },
+  },
+  alarmEmail: 'orders-oncall@example.com',
+} satisfies RetryproofConfig;
+
+/** The local stack's tables and settings for this app's code, once DynamoDB Local runs. */
+const LOCAL_LEDGER_TABLE = 'orders-app-ledger';
+
+/**
+ * Locally, before the action modules load: the ledger table in DynamoDB Local, and an orders
+ * API, the one ORDERS_API_URL names, else a fake one in this process. Returns the variables
+ * the action and ledger modules read.
+ */
+export async function localSetup(local: { readonly dynamo: DynamoDBClient }): Promise<Record<string, string>> {
+  await ensureOrdersLedgerTable(local.dynamo, LOCAL_LEDGER_TABLE);
+  let apiUrl = process.env[ORDERS_ENV.apiUrl];
+  if (apiUrl === undefined || apiUrl === '') {
+    const api = await startFakeOrdersApi({
+      log: (line) => {
+        process.stdout.write(`${line}\n`);
+      },
+    });
+    process.stdout.write(`orders-app: fake orders API at ${api.url} (set ORDERS_API_URL to use another)\n`);
+    apiUrl = api.url;
+  }
+  return { [ORDERS_ENV.ledgerTable]: LOCAL_LEDGER_TABLE, [ORDERS_ENV.apiUrl]: apiUrl };
+}
