@@ -5,7 +5,7 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import { config as appConfig } from '../retryproof.config.ts';
-import { assertActionsSupplied, ConfigError, resolveConfig } from '../lambdas/config/resolve-config.ts';
+import { assertActionsSupplied, ConfigError, DEMO_ACTION, resolveConfig } from '../lambdas/config/resolve-config.ts';
 import type { ResolvedConfig, ResolvedRoute } from '../lambdas/config/resolve-config.ts';
 import type { RetryproofConfig, RouteConfig } from '../lambdas/config/route-config.ts';
 import { standardWebhooksPublicKeyOf } from '../lambdas/domain/signatures/standard-webhooks-keys.ts';
@@ -168,7 +168,7 @@ export function readLocalSettings(
   let resolved: ResolvedConfig;
   try {
     resolved = resolveConfig(shaped);
-    assertActionsSupplied(resolved);
+    assertActionsSupplied(resolved, [...Object.keys(base.actions ?? {}), ...(resolved.demo ? [DEMO_ACTION] : [])]);
   } catch (err) {
     if (err instanceof ConfigError) throw new SettingsError(`retryproof.config.ts: ${err.message}`);
     throw err;

@@ -9,7 +9,9 @@ import { join } from 'node:path';
 import type { Server } from 'node:http';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { builtInActions } from '../lambdas/actions/built-in-actions.ts';
+import { actionRegistryOf, ledgersOf } from '../lambdas/actions/action-modules.ts';
+import { DEMO_ACTION } from '../lambdas/config/resolve-config.ts';
+import { DEMO_LEDGER_TABLE_ENV } from '../lambdas/demo/demo-environment.ts';
 import { createExecutorHandler } from '../lambdas/executor/create-executor-handler.ts';
 import { createIngestHandler } from '../lambdas/ingest/create-ingest-handler.ts';
 import { prepareRoutes } from '../lambdas/ingest/prepared-route.ts';
@@ -259,9 +261,20 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   // The gateway's request id is the invocation's, so a refusal's log entry finds its delivery line.
   wired.ingest = (event) => ingest(event, { ...lambdaContext('retryproof-ingest'), awsRequestId: event.requestContext.requestId });
 
+  // The demo's modules build their own clients from the environment: point them at the local services.
+  Object.assign(process.env, {
+    AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+    AWS_ENDPOINT_URL_SQS: sqs.endpoint,
+    AWS_REGION: LOCAL_REGION,
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    [DEMO_LEDGER_TABLE_ENV]: LOCAL_TABLES.ledgerTable,
+  });
+  const actionModules = { [DEMO_ACTION]: await import('../lambdas/demo/payout-action.ts') };
+  const ledgers = ledgersOf({ [DEMO_ACTION]: await import('../lambdas/demo/payout-ledger.ts') });
   const executor = createExecutorHandler({
     routes: new Map(config.routes.map((r) => [r.name, r])),
-    actions: builtInActions({ dynamo: ddb, ledgerTable: LOCAL_TABLES.ledgerTable }),
+    actions: actionRegistryOf(actionModules),
     store: new DynamoDbExecutionStore(ddb, LOCAL_TABLES.eventsTable),
     routeState: new DynamoDbRouteStateStore(ddb, LOCAL_TABLES.eventsTable),
     workQueue: new SqsWorkQueue(sqsClient, queues.queueUrl),
@@ -307,7 +320,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       const reconciler = createReconciler({
         dynamo: ddb,
         eventsTable: LOCAL_TABLES.eventsTable,
-        ledgerTable: LOCAL_TABLES.ledgerTable,
+        ledgers,
         sqs: sqsClient,
         queueUrl: queues.queueUrl,
         config: { ...config, reconciliation: { ...config.reconciliation, settleSeconds: settle, stuckAfterSeconds: stuckAfter } },
