@@ -93,8 +93,7 @@ export class DynamoDbOrdersLedger implements Ledger {
 
 /** An item without its index key: the entry as the Ledger contract shapes it. */
 function entryOf(item: Record<string, unknown>): LedgerEntry {
-  const { [byDay.partitionKey]: _day, ...entry } = item;
-  return entry as unknown as LedgerEntry;
+  return Object.fromEntries(Object.entries(item).filter(([name]) => name !== byDay.partitionKey)) as unknown as LedgerEntry;
 }
 
 /** The ledger the executor and the reconciler use: the table named by ORDERS_LEDGER_TABLE. */
