@@ -62,12 +62,10 @@ export function consumerLock(
 ): { readonly lock: object; readonly packageCount: number } {
   const root = repoLock.packages[''];
   if (root === undefined) throw new Error('package-lock.json has no root package');
-  const packed: LockEntry = {
-    version: root.version,
-    resolved: tarball.spec,
-    dependencies: root.dependencies,
-    peerDependencies: root.peerDependencies,
-  };
+  // As npm would lock it; npm links the bins a lock entry names, so `bin` must be here too.
+  const packed: Record<string, unknown> = { ...root, resolved: tarball.spec };
+  delete packed.name;
+  delete packed.devDependencies;
 
   const keep = new Set<string>();
   const pending: string[] = [];
