@@ -24,6 +24,9 @@ export const config = {
       secretName: 'orders-app/webhook',
       action: 'placeOrder',
       actionTimeSeconds: 10,
+      // A key that comes back 5 times after we answered it 202 (a shop that never gets our
+      // acknowledgements) pauses the route until someone resumes it. The default is 3.
+      breakerThreshold: 5,
     },
   ],
   actions: {
@@ -32,8 +35,8 @@ export const config = {
   alarmEmail: 'orders-oncall@example.com',
 } satisfies RetryproofConfig;
 
-/** The local stack's tables and settings for this app's code, once DynamoDB Local runs. */
-const LOCAL_LEDGER_TABLE = 'orders-app-ledger';
+/** The orders ledger table's name in DynamoDB Local. */
+export const LOCAL_LEDGER_TABLE = 'orders-app-ledger';
 
 /**
  * Locally, before the action modules load: the ledger table in DynamoDB Local, and an orders

@@ -1,6 +1,6 @@
 /**
  * The orders ledger table's layout, shared by the table (orders-stack.ts), the code that
- * reads and writes it (orders-ledger.ts) and the local table (local-resources.ts).
+ * reads and writes it (dynamodb-orders-ledger.ts) and the local table (local-resources.ts).
  *
  * One item per entry, keyed by `entryId`. The `byDay` index holds every entry under the UTC
  * day it was posted, sorted by `postedAt` (epoch ms), so the reconciler's 24-hour window
