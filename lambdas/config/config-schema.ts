@@ -171,7 +171,7 @@ export const RetryproofConfigSchema = strict(
     queue: v.optional(queue, {}),
     reconciliation: v.optional(reconciliation, {}),
     api: v.optional(api, {}),
-    demo: v.optional(boolean, true),
+    demo: v.optional(boolean, false),
     alarmEmail: v.optional(text(EMAIL, 'an e-mail address')),
     alarms: v.optional(alarms, {}),
     logRetentionDays: v.optional(integer(1), 30),

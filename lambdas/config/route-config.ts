@@ -162,7 +162,7 @@ export interface RetryproofConfig {
   readonly queue?: QueueConfig;
   readonly reconciliation?: ReconciliationConfig;
   readonly api?: ApiConfig;
-  /** Deploy the demo action `payout` and its ledger table. @default true */
+  /** Deploy the demo action `payout` and its ledger table (the app's, not the construct's). @default false */
   readonly demo?: boolean;
   /** An e-mail address subscribed to the alarm topic. @default - no subscription */
   readonly alarmEmail?: string;

@@ -49,8 +49,11 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** Builds the payout action over a ledger. */
-export function payoutAction(ledger: Ledger, now: () => number = Date.now): Action {
+/**
+ * Builds the payout action over a ledger. `simulateOn` picks the routes whose deliveries
+ * may ask for a failure: the demo's own, unless a test says otherwise.
+ */
+export function payoutAction(ledger: Ledger, now: () => number = Date.now, simulateOn: (route: string) => boolean = honoursSimulate): Action {
   return async (ctx: ActionContext) => {
     const body = (ctx.body ?? {}) as PayoutBody;
     const amount = body.amount ?? 0;
@@ -61,7 +64,7 @@ export function payoutAction(ledger: Ledger, now: () => number = Date.now): Acti
     if (typeof currency !== 'string' || !/^[A-Z]{3}$/.test(currency)) {
       throw new PermanentActionError('payout: "currency" must be a three-letter code');
     }
-    const simulate = honoursSimulate(ctx.route) ? (body.simulate ?? {}) : {};
+    const simulate = simulateOn(ctx.route) ? (body.simulate ?? {}) : {};
     if (typeof simulate.delayMs === 'number' && simulate.delayMs > 0) await sleep(simulate.delayMs, ctx.signal);
     if (simulate.permanentError === true) throw new PermanentActionError('simulated permanent error');
     if (typeof simulate.failAttempts === 'number' && ctx.attempt <= simulate.failAttempts) {

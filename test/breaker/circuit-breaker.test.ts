@@ -7,6 +7,7 @@ import { createEventsTable, createLedgerTable, localDynamoClient, localSqsClient
 import { executorFixture, ROUTE } from '../support/executor-fixture.ts';
 import { ingestFixture, SCHEME_ROUTES, signedDelivery, uniqueKey } from '../support/ingest-fixture.ts';
 import { localTopic } from '../support/local-topic.ts';
+import { testConfig } from '../support/test-config.ts';
 
 async function ownTables() {
   const dynamo = localDynamoClient(inject('dynamoEndpoint'));
@@ -64,7 +65,7 @@ describe('the circuit breaker, parked work and resume', () => {
       eventsTable: t.eventsTable,
       sqs: localSqsClient(inject('sqsEndpoint')),
       queueUrl: fx.queueUrl,
-      config: resolveConfig({ routes: SCHEME_ROUTES }),
+      config: resolveConfig(testConfig(SCHEME_ROUTES)),
     });
     const resumed = await control.resume(ROUTE);
     await fx.drain();

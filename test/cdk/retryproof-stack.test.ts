@@ -9,7 +9,7 @@ import { config } from '../../retryproof.config.ts';
 import { grantsOf, logicalIdOf, synthesize, withOwnAction } from './stack-fixture.ts';
 import type { SynthesizedApp } from './stack-fixture.ts';
 
-type Resource = { Type: string; Properties: Record<string, unknown>; DeletionPolicy?: string };
+type Resource = { Type: string; Properties: Record<string, unknown>; DeletionPolicy?: string; UpdateReplacePolicy?: string };
 
 describe('RetryproofStack, built from retryproof.config.ts', () => {
   let built: SynthesizedApp;

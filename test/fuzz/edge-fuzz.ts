@@ -33,6 +33,7 @@ import { buildRequest, edgeCase, FUZZ_ROUTES } from './edge-cases.ts';
 import type { EdgeCase } from './edge-cases.ts';
 import { NoAnswerError, sendRaw } from './raw-http.ts';
 import type { RawHttpAnswer } from './raw-http.ts';
+import { testConfig } from '../support/test-config.ts';
 
 interface OpenApiResponses {
   paths: Record<string, { post: { responses: Record<string, unknown> } }>;
@@ -174,7 +175,7 @@ export async function startEdgeFuzz(options: EdgeFuzzOptions): Promise<EdgeFuzz>
   const sqs = localSqsClient(options.sqsEndpoint);
   const table = await createEventsTable(ddb, `edge-fuzz-${suffix}`);
   const { queueUrl } = await createQueuePair(sqs, options.sqsEndpoint, `edge-fuzz-${suffix}`, { maxReceiveCount: 12 });
-  const config = resolveConfig({ routes: FUZZ_ROUTES });
+  const config = resolveConfig(testConfig(FUZZ_ROUTES));
   const secrets = new StaticSecretSource(
     Object.fromEntries(FUZZ_ROUTES.map((r) => [r.secretName, JSON.stringify({ current: r.secret, previous: r.previousSecret })])),
   );

@@ -30,7 +30,7 @@ function keyOf(template: string | undefined, body: string, headers: Record<strin
 function configError(route: Partial<RouteConfig>): string {
   const base: RouteConfig = { name: 'orders', signature: { scheme: 'stripe' }, secretName: 's/orders', action: 'payout', actionTimeSeconds: 5 };
   try {
-    resolveConfig({ routes: [{ ...base, ...route }] });
+    resolveConfig({ demo: true, routes: [{ ...base, ...route }] });
   } catch (err) {
     expect(err).toBeInstanceOf(ConfigError);
     return (err as Error).message;
@@ -102,7 +102,7 @@ describe('a key template at synth', () => {
 
   it('accepts signed headers and body fields on every scheme', () => {
     const ok = (route: Partial<RouteConfig>) =>
-      resolveConfig({ routes: [{ name: 'orders', signature: { scheme: 'stripe' }, secretName: 's/orders', action: 'payout', actionTimeSeconds: 5, ...route }] });
+      resolveConfig({ demo: true, routes: [{ name: 'orders', signature: { scheme: 'stripe' }, secretName: 's/orders', action: 'payout', actionTimeSeconds: 5, ...route }] });
     expect(ok({ signature: { scheme: 'standard-webhooks' }, key: 'us_{header:webhook-id}' }).routes[0]?.key).toBe('us_{header:webhook-id}');
     expect(ok({ signature: { scheme: 'shopify' }, key: '{body:/id}' }).routes[0]?.key).toBe('{body:/id}');
   });

@@ -18,6 +18,7 @@ import { localTopic } from '../support/local-topic.ts';
 import { reconcilerFixture } from '../support/reconciler-fixture.ts';
 import { captureEmf, reconcilerEnvironmentOf, runReconcilerHandler } from './emf-capture.ts';
 import type { EmittedMetric } from './emf-capture.ts';
+import { testConfig } from '../support/test-config.ts';
 
 /** A metric an alarm reads: CloudWatch's identity of it, the namespace, the name and the exact dimension set. */
 interface AlarmMetric {
@@ -79,7 +80,7 @@ describe('every alarm on a Retryproof metric reads one the functions emit, under
     const rf = await reconcilerFixture();
     const topic = await localTopic();
     const sqs = localSqsClient(inject('sqsEndpoint'));
-    const fixtureConfig = { routes: rf.fx.routes, queue: { maxReceiveCount: MAX_RECEIVE_COUNT }, reconciliation: { settleSeconds: 1 } };
+    const fixtureConfig = testConfig(rf.fx.routes, { queue: { maxReceiveCount: MAX_RECEIVE_COUNT }, reconciliation: { settleSeconds: 1 } });
     const secrets = new StaticSecretSource(
       Object.fromEntries(SCHEME_ROUTES.map((r) => [r.secretName, JSON.stringify({ current: r.secret, previous: previousSecretOf(r.name) })])),
     );

@@ -5,6 +5,7 @@ import { captureEmf, loadReconcilerHandler, reconcilerEnvironmentOf } from '../o
 import type { EmittedMetric, ReconcilerEnvironment } from '../observability/emf-capture.ts';
 import { MAX_RECEIVE_COUNT } from '../support/executor-fixture.ts';
 import { reconcilerFixture } from '../support/reconciler-fixture.ts';
+import { testConfig } from '../support/test-config.ts';
 
 /** The reconciler's Lambda entry point, run on its own tables as the hourly schedule runs it. */
 async function runScheduled(environment: ReconcilerEnvironment): Promise<{ rows: EmittedMetric[]; error: unknown }> {
@@ -25,7 +26,7 @@ async function runScheduled(environment: ReconcilerEnvironment): Promise<{ rows:
 describe('the reconciler heartbeat (ReconcilerRuns), which the reconciler-no-run alarm waits for', () => {
   const environment = async (overrides: Partial<ReconcilerEnvironment> = {}): Promise<ReconcilerEnvironment> => {
     const rf = await reconcilerFixture();
-    const config = { routes: rf.fx.routes, queue: { maxReceiveCount: MAX_RECEIVE_COUNT }, reconciliation: { settleSeconds: 1 } };
+    const config = testConfig(rf.fx.routes, { queue: { maxReceiveCount: MAX_RECEIVE_COUNT }, reconciliation: { settleSeconds: 1 } });
     return { ...reconcilerEnvironmentOf(rf, config), ...overrides };
   };
 

@@ -3,6 +3,7 @@ import { FINDINGS_QUERY } from '../../lib/stateless/observability.ts';
 import { captureJsonLines, reconcilerEnvironmentOf, runReconcilerHandler } from '../observability/emf-capture.ts';
 import { MAX_RECEIVE_COUNT, ROUTE } from '../support/executor-fixture.ts';
 import { reconcilerFixture } from '../support/reconciler-fixture.ts';
+import { testConfig } from '../support/test-config.ts';
 
 describe('the reconciliation report in the reconciler\'s log, where the reconciler-findings alarm sends a person', () => {
   it('is a warning with the run\'s findings, under the message and the count fields the alarm\'s Logs Insights query filters on', async () => {
@@ -13,7 +14,7 @@ describe('the reconciliation report in the reconciler\'s log, where the reconcil
     // Act: the Lambda entry point, with the log level at WARN, as an operator may set it.
     const lines = await captureJsonLines({ POWERTOOLS_LOG_LEVEL: 'WARN' }, async () => {
       await runReconcilerHandler(
-        reconcilerEnvironmentOf(rf, { routes: rf.fx.routes, queue: { maxReceiveCount: MAX_RECEIVE_COUNT }, reconciliation: { settleSeconds: 1 } }),
+        reconcilerEnvironmentOf(rf, testConfig(rf.fx.routes, { queue: { maxReceiveCount: MAX_RECEIVE_COUNT }, reconciliation: { settleSeconds: 1 } })),
       );
     });
     // Assess

@@ -20,6 +20,7 @@ import { sampleRecord } from '../support/event-records.ts';
 const HOUR = 3_600_000;
 const ROUTE = 'pay';
 const config = resolveConfig({
+  demo: true,
   routes: [{ name: ROUTE, signature: { scheme: 'standard-webhooks' }, secretName: 't/pay', action: 'payout', actionTimeSeconds: 5 }],
 });
 

@@ -16,6 +16,7 @@ import { sampleRecord } from '../support/event-records.ts';
 import { parkedIndexKeys } from '../../lambdas/store/record-transitions.ts';
 import { EVENTS_TABLE, LEDGER_TABLE } from '../../lambdas/store/table-schema.ts';
 import { createEventsTable, createLedgerTable, createQueuePair, localDynamoClient, localSqsClient } from '../../local/aws-clients.ts';
+import { testConfig } from '../support/test-config.ts';
 
 const HOUR = 3_600_000;
 const ROUTES: RouteConfig[] = [
@@ -44,7 +45,7 @@ async function setup() {
     },
     { step: 'initialize', name: 'captureQueries' },
   );
-  const config = resolveConfig({ routes: ROUTES });
+  const config = resolveConfig(testConfig(ROUTES));
   const deps = (now: number): ReconcileDeps => ({
     store: new DynamoDbReconcilerStore(dynamo, eventsTable),
     ledgers: new Map([['payout', new DynamoDbLedger(dynamo, ledgerTable)]]),

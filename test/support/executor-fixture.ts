@@ -35,6 +35,7 @@ import { createQueuePair, localDynamoClient, localSqsClient } from '../../local/
 import { lambdaContext } from '../../local/http-api-event.ts';
 import { ingestFixture, SCHEME_ROUTES, signedDelivery, uniqueKey } from './ingest-fixture.ts';
 import type { IngestFixture } from './ingest-fixture.ts';
+import { testConfig } from './test-config.ts';
 
 export const ROUTE = 'standard-webhooks';
 /** The retry budget of every fixture route that does not set its own. */
@@ -147,7 +148,7 @@ export async function executorFixture(
     tableName: table,
     ...(options.breaker === undefined ? {} : { breaker: options.breaker }),
   });
-  const config = resolveConfig({ routes, queue: { maxReceiveCount: MAX_RECEIVE_COUNT } });
+  const config = resolveConfig(testConfig(routes, { queue: { maxReceiveCount: MAX_RECEIVE_COUNT } }));
   const ledgerClient = new DynamoDbLedger(ddb, options.ledgerTable ?? inject('ledgerTable'));
   const doc = documentClient(ddb);
   const visibility = new RecordingVisibility(new SqsMessageVisibility(sqs, pair.queueUrl));
@@ -163,7 +164,8 @@ export async function executorFixture(
     eventsTable: table,
     handler: createExecutorHandler({
       routes: new Map(config.routes.map((r) => [r.name, r])),
-      actions: new Map(Object.entries({ payout: payoutAction(ledgerClient), ...options.actions })),
+      // Every fixture route may ask for a failure: these specs drive the executor through `simulate`.
+      actions: new Map(Object.entries({ payout: payoutAction(ledgerClient, Date.now, () => true), ...options.actions })),
       store: new DynamoDbExecutionStore(ddb, table),
       routeState: new DynamoDbRouteStateStore(ddb, table),
       workQueue: new SqsWorkQueue(sqs, pair.queueUrl),

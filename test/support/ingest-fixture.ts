@@ -22,6 +22,7 @@ import { StaticSecretSource } from '../../local/static-secret-source.ts';
 import { DynamoDbEventStore } from '../../lambdas/store/dynamodb-event-store.ts';
 import { createQueuePair, localDynamoClient, localSqsClient } from '../../local/aws-clients.ts';
 import { httpApiEvent, lambdaContext } from '../../local/http-api-event.ts';
+import { testConfig } from './test-config.ts';
 
 export const STANDARD_SECRET = `whsec_${Buffer.from('retryproof-test-secret-standard!').toString('base64')}`;
 export const PREVIOUS_STANDARD_SECRET = `whsec_${Buffer.from('retryproof-test-secret-previous!').toString('base64')}`;
@@ -125,7 +126,7 @@ export async function ingestFixture(
   const pair = await createQueuePair(sqs, inject('sqsEndpoint'), `ingest-${randomUUID().slice(0, 8)}`, { maxReceiveCount: 5 });
   const queueUrl = overrides.queueUrl ?? pair.queueUrl;
   const routes = overrides.routes ?? SCHEME_ROUTES;
-  const config = resolveConfig({ routes });
+  const config = resolveConfig(testConfig(routes));
   // Every route is mid-rotation: the current and the previous secret are both live.
   const secrets =
     overrides.secrets ??

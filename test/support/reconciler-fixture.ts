@@ -12,6 +12,7 @@ import { createEventsTable, createLedgerTable, localDynamoClient, localSqsClient
 import { executorFixture, MAX_RECEIVE_COUNT } from './executor-fixture.ts';
 import type { ExecutorFixture } from './executor-fixture.ts';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { testConfig } from './test-config.ts';
 
 export interface ReconcilerFixture {
   readonly fx: ExecutorFixture;
@@ -40,11 +41,12 @@ export async function reconcilerFixture(): Promise<ReconcilerFixture> {
         ledgers: demoLedgers(dynamo, ledgerTable),
         sqs: localSqsClient(inject('sqsEndpoint')),
         queueUrl: fx.queueUrl,
-        config: resolveConfig({
-          routes: fx.routes,
-          queue: { maxReceiveCount: MAX_RECEIVE_COUNT },
-          reconciliation: { stuckAfterSeconds: options.stuckAfterSeconds ?? 900, settleSeconds: 1 },
-        }),
+        config: resolveConfig(
+          testConfig(fx.routes, {
+            queue: { maxReceiveCount: MAX_RECEIVE_COUNT },
+            reconciliation: { stuckAfterSeconds: options.stuckAfterSeconds ?? 900, settleSeconds: 1 },
+          }),
+        ),
         now: options.now ?? (() => Date.now() + fx.clockOffsetMs),
       }),
   };
