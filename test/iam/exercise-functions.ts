@@ -1,0 +1,275 @@
+/**
+ * Runs the three functions of a deployment through their real wiring (wireIngest,
+ * wireExecutor, createReconciler, with the demo's payout action and ledger) on DynamoDB
+ * Local and fauxqs, each over clients of its own that record every call it makes
+ * (recorded-calls.ts), through scenarios that reach every call each function can make.
+ *
+ * The functions share one deployment: an events table, a ledger table, a queue pair and an
+ * alarm topic (a real SNS topic on fauxqs) of this run's own. The signing secrets come from
+ * the one stand-in, offlineSecretsManager. What a function does not make itself is made
+ * through clients that record nothing: the event source's receives and deletes (Lambda's,
+ * not our code's), and each scenario's preparation and reading back.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { inject } from 'vitest';
+import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
+import { CreateTopicCommand, SNSClient } from '@aws-sdk/client-sns';
+import { ChangeMessageVisibilityCommand, DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { actionRegistryOf, ledgersOf } from '../../lambdas/actions/action-modules.ts';
+import { DEMO_ACTION, resolveConfig } from '../../lambdas/config/resolve-config.ts';
+import type { ResolvedRoute } from '../../lambdas/config/resolve-config.ts';
+import type { RetryproofConfig } from '../../lambdas/config/route-config.ts';
+import { DynamoDbLedger } from '../../lambdas/demo/dynamodb-ledger.ts';
+import { payoutAction } from '../../lambdas/demo/payout.ts';
+import { RECORD_STATUS } from '../../lambdas/domain/event-record.ts';
+import { SnsNotifier } from '../../lambdas/notify/sns-notifier.ts';
+import { createReconciler } from '../../lambdas/reconciler/create-reconciler.ts';
+import type { ReconcileReport } from '../../lambdas/reconciler/reconcile.ts';
+import { SecretsManagerSource } from '../../lambdas/secrets/secrets-manager-source.ts';
+import { documentClient } from '../../lambdas/store/dynamodb-event-store.ts';
+import { DynamoDbExecutionStore } from '../../lambdas/store/dynamodb-execution-store.ts';
+import { DynamoDbRouteStateStore } from '../../lambdas/store/dynamodb-route-state-store.ts';
+import { RECORD_SK, recordPk } from '../../lambdas/store/record-keys.ts';
+import type { Deployment } from '../../lambdas/wiring/deployment.ts';
+import { wireExecutor } from '../../lambdas/wiring/wire-executor.ts';
+import { wireIngest } from '../../lambdas/wiring/wire-ingest.ts';
+import { createEventsTable, createLedgerTable, createQueuePair, localDynamoClient, localSqsClient } from '../../local/aws-clients.ts';
+import { httpApiEvent, lambdaContext } from '../../local/http-api-event.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/local-aws.ts';
+import { sampleBody, signSample } from '../../local/sample-delivery.ts';
+import { pollOnce } from '../../local/sqs-event-source.ts';
+import { waitFor } from '../support/executor-fixture.ts';
+import { offlineSecretsManager, recordCalls } from './recorded-calls.ts';
+import type { RecordedCall, ResourceNames } from './recorded-calls.ts';
+
+/** The functions of a deployment, as their roles are named in the stack. */
+export const FUNCTIONS = ['ingest', 'executor', 'reconciler'] as const;
+export type FunctionName = (typeof FUNCTIONS)[number];
+
+/** The role-names of the resources calls land on, shared with the template's side of the comparison. */
+export const RESOURCE = {
+  eventsTable: 'events table',
+  ledgerTable: 'ledger table',
+  workQueue: 'work queue',
+  deadLetterQueue: 'dead-letter queue',
+  alarmTopic: 'alarm topic',
+  secretOf: (route: string) => `secret of route ${route}`,
+} as const;
+
+export interface Exercise {
+  /** Every call each function made, in order. */
+  readonly calls: Readonly<Record<FunctionName, readonly RecordedCall[]>>;
+  /** Each scenario, and whether it reached what it is there for. */
+  readonly reached: Readonly<Record<string, boolean>>;
+}
+
+/** The reconciler runs an hour ahead, so every record of this run is in its window and long stuck. */
+const RECONCILER_AHEAD_MS = 3_600_000;
+
+function secretFor(route: ResolvedRoute): string {
+  // Standard Webhooks secrets are base64 behind whsec_; every other scheme takes any string.
+  return route.signature.scheme === 'standard-webhooks'
+    ? `whsec_${randomBytes(24).toString('base64')}`
+    : `whsec_${randomBytes(16).toString('hex')}`;
+}
+
+/**
+ * Runs every scenario on a deployment of `config`, whose routes must include the demo route
+ * `demo` (the payout honours `simulate` there only, and its breaker pauses) and at least one
+ * other route on the payout action.
+ */
+export async function exerciseFunctions(config: RetryproofConfig): Promise<Exercise> {
+  const resolved = resolveConfig(config);
+  const demo = resolved.routes.find((r) => r.name === 'demo');
+  const other = resolved.routes.find((r) => r.name !== 'demo' && r.action === DEMO_ACTION);
+  if (demo?.breakerReaction !== 'pause' || other === undefined) {
+    throw new Error('the scenarios need the demo route with a pausing breaker, and another payout route');
+  }
+  const dynamoEndpoint = inject('dynamoEndpoint');
+  const sqsEndpoint = inject('sqsEndpoint');
+
+  // Prepare the deployment, through clients that record nothing.
+  const ddb = localDynamoClient(dynamoEndpoint);
+  const sqs = localSqsClient(sqsEndpoint);
+  const sns = new SNSClient({ endpoint: sqsEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  const suffix = randomUUID().slice(0, 8);
+  const eventsTable = await createEventsTable(ddb, `iam-events-${suffix}`);
+  const ledgerTable = await createLedgerTable(ddb, `iam-ledger-${suffix}`);
+  // Visibility 1 s: a message handed back comes round again at once.
+  const queue = await createQueuePair(sqs, sqsEndpoint, `iam-${suffix}`, {
+    maxReceiveCount: resolved.queue.maxReceiveCount,
+    visibilityTimeoutSeconds: 1,
+  });
+  const topicArn = (await sns.send(new CreateTopicCommand({ Name: `iam-alarms-${suffix}` }))).TopicArn ?? '';
+  const secrets = new Map(resolved.routes.map((r) => [r.secretName, secretFor(r)]));
+  const names: ResourceNames = new Map([
+    [eventsTable, RESOURCE.eventsTable],
+    [ledgerTable, RESOURCE.ledgerTable],
+    [queue.queueUrl, RESOURCE.workQueue],
+    [queue.dlqUrl, RESOURCE.deadLetterQueue],
+    [topicArn, RESOURCE.alarmTopic],
+    ...resolved.routes.map((r) => [r.secretName, RESOURCE.secretOf(r.name)] as const),
+  ]);
+
+  // Each function's own clients, recording into its own log.
+  const calls: Record<FunctionName, RecordedCall[]> = { ingest: [], executor: [], reconciler: [] };
+  const dynamoOf = (fn: FunctionName) => recordCalls(localDynamoClient(dynamoEndpoint), calls[fn], names);
+  const sqsOf = (fn: FunctionName) => recordCalls(localSqsClient(sqsEndpoint), calls[fn], names);
+  const deployment: Deployment = { config: resolved, eventsTable, queueUrl: queue.queueUrl };
+
+  const ingest = wireIngest(
+    deployment,
+    { dynamo: dynamoOf('ingest'), sqs: sqsOf('ingest') },
+    {
+      secrets: new SecretsManagerSource(new SecretsProvider({ awsSdkV3Client: recordCalls(offlineSecretsManager(secrets), calls.ingest, names) })),
+      notifier: new SnsNotifier(
+        recordCalls(new SNSClient({ endpoint: sqsEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS }), calls.ingest, names),
+        topicArn,
+      ),
+    },
+  );
+  // The action and the ledger as the app bundles them (lambdas/demo/payout-action.ts and
+  // payout-ledger.ts), each over a client of its function: those modules make their own
+  // DynamoDBClient, which no middleware could be added to.
+  const executor = wireExecutor(
+    deployment,
+    { dynamo: dynamoOf('executor'), sqs: sqsOf('executor') },
+    { actions: actionRegistryOf({ [DEMO_ACTION]: { default: payoutAction(new DynamoDbLedger(dynamoOf('executor'), ledgerTable)) } }) },
+  );
+  const reconciler = createReconciler({
+    dynamo: dynamoOf('reconciler'),
+    eventsTable,
+    ledgers: ledgersOf({ [DEMO_ACTION]: { default: new DynamoDbLedger(dynamoOf('reconciler'), ledgerTable) } }),
+    sqs: sqsOf('reconciler'),
+    queueUrl: queue.queueUrl,
+    config: resolved,
+    now: () => Date.now() + RECONCILER_AHEAD_MS,
+  });
+
+  // Acting on the deployment: deliveries, event-source rounds, and reading back.
+  const deliver = async (route: ResolvedRoute, key: string, payload: Record<string, unknown> = {}): Promise<number | undefined> => {
+    const body = sampleBody(route, key, { amount: 1250, currency: 'EUR', ...payload });
+    const signed = signSample(route, secrets.get(route.secretName) ?? '', key, body, Math.floor(Date.now() / 1000));
+    const answer = await ingest(httpApiEvent({ route: route.name, body: signed.body, headers: signed.headers }), lambdaContext('retryproof-ingest'));
+    return answer.statusCode;
+  };
+  const doc = documentClient(ddb);
+  const item = async (route: ResolvedRoute, key: string): Promise<Record<string, unknown>> => {
+    const out = await doc.send(new GetCommand({ TableName: eventsTable, Key: { pk: recordPk(route.name, key), sk: RECORD_SK }, ConsistentRead: true }));
+    if (out.Item === undefined) throw new Error(`no record of ${route.name}/${key}`);
+    return out.Item;
+  };
+  /** Event-source rounds (Lambda's receive and delete, unrecorded) until `done` holds. */
+  const runExecutorUntil = (what: string, done: () => Promise<boolean>): Promise<true> =>
+    waitFor(what, async () => {
+      await pollOnce(executor, { sqs, queueUrl: queue.queueUrl, context: () => lambdaContext('retryproof-executor') });
+      return (await done()) ? true : undefined;
+    });
+  const statusOf = async (route: ResolvedRoute, key: string): Promise<unknown> => (await item(route, key)).status;
+  const newKey = (): string => `evt_${randomUUID().replace(/-/g, '')}`;
+  const operations = (fn: FunctionName): string[] => calls[fn].map((c) => c.operation);
+  const reached: Record<string, boolean> = {};
+
+  // Ingest: a new delivery on each route (each route's secret), and a duplicate.
+  for (const route of resolved.routes) {
+    reached[`ingest accepts a new delivery on route ${route.name}`] = (await deliver(route, newKey())) === 202;
+  }
+  const duplicate = newKey();
+  await deliver(other, duplicate);
+  reached['ingest answers a duplicate from its record'] = (await deliver(other, duplicate)) === 202 && (await item(other, duplicate)).hits === 2;
+
+  // Executor, locked: another worker holds the record's lease, so the message is hidden until it ends.
+  const locked = newKey();
+  await deliver(demo, locked);
+  const lockedRecord = await item(demo, locked);
+  await new DynamoDbExecutionStore(ddb, eventsTable).acquireLease({
+    route: demo.name,
+    key: locked,
+    receivedAt: lockedRecord.receivedAt as number,
+    nowMs: Date.now(),
+    leaseMs: 120_000,
+    token: 'another-worker',
+    maxAttempts: demo.maxAttempts,
+  });
+  await runExecutorUntil('the locked message handed back', () => Promise.resolve(operations('executor').includes('sqs:ChangeMessageVisibility')));
+  reached['executor hides a message whose record another worker holds'] = (await item(demo, locked)).leaseToken === 'another-worker';
+
+  // Executor, permanent failure: the record fails and a dead-letter copy goes to the work queue.
+  const permanent = newKey();
+  await deliver(demo, permanent, { simulate: { permanentError: true } });
+  await runExecutorUntil('the permanent failure', async () => (await statusOf(demo, permanent)) === RECORD_STATUS.failed);
+  // The copy is then lost, as when a worker dies between the two writes: the record stays
+  // in the retry partition, a stranded record for the reconciler.
+  reached['executor fails a record and sends its dead-letter copy'] = await loseDeadLetterCopy(sqs, queue.queueUrl, permanent);
+
+  // Executor, completed and retryable.
+  const completed = newKey();
+  await deliver(demo, completed);
+  await runExecutorUntil('the completion', async () => (await statusOf(demo, completed)) === RECORD_STATUS.completed);
+  reached['executor completes a record and posts to the ledger'] = true;
+  const retried = newKey();
+  await deliver(demo, retried, { simulate: { failAttempts: 1 } });
+  await runExecutorUntil('the retryable failure', async () => typeof (await item(demo, retried)).lastError === 'string');
+  reached['executor releases a record after a retryable failure'] = true;
+
+  // Ingest, breaker: a key that comes back `threshold` times after its 2xx pauses the route
+  // and sends the notice; a second key crossing on the paused route reads who paused it.
+  const tripDelivery = async (key: string): Promise<void> => {
+    for (let i = 0; i <= demo.breakerThreshold; i++) await deliver(demo, key);
+  };
+  const [first, second] = [newKey(), newKey()];
+  await tripDelivery(first);
+  const routeState = new DynamoDbRouteStateStore(ddb, eventsTable);
+  const pausedBy = await routeState.get(demo.name);
+  reached['ingest trips the breaker: pauses the route and notifies'] =
+    pausedBy.state === 'paused' && pausedBy.key === first && operations('ingest').includes('sns:Publish');
+  const before = operations('ingest').filter((o) => o === 'sns:Publish').length;
+  await tripDelivery(second);
+  reached['ingest trips the breaker on a route paused already: reads the pause, sends no notice'] =
+    typeof (await item(demo, second)).breakerTrippedAt === 'number' && operations('ingest').filter((o) => o === 'sns:Publish').length === before;
+
+  // Executor, paused route: the work is parked, in a transaction that checks the pause.
+  await runExecutorUntil('the paused route\'s work parked', async () =>
+    (await statusOf(demo, first)) === RECORD_STATUS.parked && (await statusOf(demo, second)) === RECORD_STATUS.parked,
+  );
+  reached['executor parks the work of a paused route'] = true;
+
+  // Reconciler: the route resumed (parked work to unpark), a duplicate effect of a completed
+  // key (as a worker that died after its effect leaves), a stuck record, a stranded one.
+  await routeState.resume(demo.name, Date.now());
+  await new DynamoDbLedger(ddb, ledgerTable).post({ route: demo.name, idempotencyKey: completed, amount: 1250, currency: 'EUR', postedAt: Date.now() });
+  const stuck = newKey();
+  await deliver(other, stuck);
+  const report: ReconcileReport = await reconciler.run();
+  reached['reconciler unparks the work of a resumed route'] =
+    (await statusOf(demo, first)) === RECORD_STATUS.received && (await statusOf(demo, second)) === RECORD_STATUS.received;
+  reached['reconciler re-enqueues stuck work'] = (await item(other, stuck)).resends === 1;
+  const stranded = await item(demo, permanent);
+  reached['reconciler re-sends a stranded record\'s dead-letter copy'] = stranded.resends === 1 && stranded.gsi2pk === undefined;
+  reached['reconciler reverses a duplicate effect in the ledger'] = report.reversals.some((r) => r.key === completed);
+
+  for (const client of [ddb, sqs, sns]) client.destroy();
+  return { calls, reached };
+}
+
+/**
+ * Takes a record's dead-letter copy off the work queue, leaving every other message as it
+ * was. True once the copy was found and deleted.
+ */
+async function loseDeadLetterCopy(sqs: ReturnType<typeof localSqsClient>, queueUrl: string, key: string): Promise<boolean> {
+  return waitFor(`the dead-letter copy of ${key}`, async () => {
+    const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
+    let found: true | undefined;
+    for (const message of out.Messages ?? []) {
+      const body = JSON.parse(message.Body ?? '{}') as { key?: string; deadLetterId?: string };
+      if (body.key === key && body.deadLetterId !== undefined) {
+        await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle }));
+        found = true;
+      } else {
+        await sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle, VisibilityTimeout: 0 }));
+      }
+    }
+    return found;
+  });
+}
