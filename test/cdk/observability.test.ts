@@ -562,7 +562,7 @@ describe('Observability, built from retryproof.config.ts', () => {
     it('warns at synth that nobody hears the alarms, and how to set alarmEmail in retryproof.config.ts', () => {
       const warnings = Annotations.fromStack(built.stack).findWarning(
         `/Retryproof/Default/Alarms`,
-        Match.stringLikeRegexp("no alarmEmail is set.*set alarmEmail: 'you@example.com' in retryproof.config.ts"),
+        Match.stringLikeRegexp("no alarmEmail is set.*set alarmEmail: 'you@example.com' \\(in retryproof.config.ts, or in the WebhookReceiver's props\\)"),
       );
       expect(warnings).toHaveLength(1);
     });

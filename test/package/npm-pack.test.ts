@@ -271,11 +271,21 @@ describe('the npm package, installed in a plain-JavaScript CDK app', () => {
     expect(paths).toContain('dist/lambdas/actions/index.js');
     expect(paths).toContain('dist/lambdas/actions/index.d.ts');
     // npm packs whatever package.json's bin names, whatever `files` says: a TypeScript bin
-    // would become a command in the user's node_modules/.bin that Node refuses to run.
+    // would become a command in the user's node_modules/.bin that Node refuses to run. The
+    // bin is a JavaScript launcher that, installed, says the CLI runs from a checkout.
     expect(paths.filter((p) => p.endsWith('.ts') && !p.endsWith('.d.ts'))).toEqual([]);
-    expect(paths.filter((p) => /^(dist\/)?(test|local|bench|cli|scripts|bin)\//.test(p))).toEqual([]);
-    expect(paths.filter((p) => !/^(dist\/(lib|lambdas)\/|package\.json$|README\.md$|LICENSE$)/.test(p))).toEqual([]);
+    expect(paths.filter((p) => /^(dist\/)?(test|local|bench|cli|scripts|bin)\//.test(p) && p !== 'cli/retryproof.mjs')).toEqual([]);
+    expect(paths.filter((p) => !/^(dist\/(lib|lambdas)\/|cli\/retryproof\.mjs$|package\.json$|README\.md$|LICENSE$)/.test(p))).toEqual([]);
     expect(packedManifest.private).toBeUndefined();
+  });
+
+  it('installs a retryproof command that says the operator CLI runs from a checkout, and exits 2', async () => {
+    const out = await execFileAsync(process.execPath, [join(appDir, 'node_modules', 'retryproof', 'cli', 'retryproof.mjs'), '--help'], { encoding: 'utf8' }).then(
+      () => ({ code: 0, stderr: '' }),
+      (err: { code?: number; stderr?: string }) => ({ code: err.code, stderr: err.stderr ?? '' }),
+    );
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain('the operator CLI runs from a checkout of the retryproof repository');
   });
 
   it('declares every package its JavaScript imports, with aws-cdk-lib and constructs as peers', async () => {
