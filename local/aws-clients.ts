@@ -69,14 +69,19 @@ async function tableExists(client: DynamoDBClient, name: string): Promise<boolea
   }
 }
 
-/** Creates the events and demo ledger tables unless they exist (a restarted stack keeps its data). */
+/**
+ * Creates the events table, and the demo ledger table when one is named, unless they exist
+ * (a restarted stack keeps its data).
+ */
 export async function ensureTables(
   client: DynamoDBClient,
-  names: { eventsTable: string; ledgerTable: string },
+  names: { eventsTable: string; ledgerTable?: string | undefined },
 ): Promise<{ created: string[] }> {
   const created: string[] = [];
   if (!(await tableExists(client, names.eventsTable))) created.push(await createEventsTable(client, names.eventsTable));
-  if (!(await tableExists(client, names.ledgerTable))) created.push(await createLedgerTable(client, names.ledgerTable));
+  if (names.ledgerTable !== undefined && !(await tableExists(client, names.ledgerTable))) {
+    created.push(await createLedgerTable(client, names.ledgerTable));
+  }
   return { created };
 }
 

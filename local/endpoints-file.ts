@@ -6,7 +6,11 @@
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { SignatureConfig } from '../lambdas/config/route-config.ts';
-import { DEFAULT_LOCAL_DIR, LOCAL_ENV } from './local-settings.ts';
+import { LOCAL_REGION } from './local-aws.ts';
+import type { QueuePair } from './local-services.ts';
+import { DEFAULT_LOCAL_DIR, LOCAL_ENV, SettingsError } from './local-settings.ts';
+import type { LocalSettings } from './local-settings.ts';
+import type { LocalEndpointUrls } from './sdk-environment.ts';
 
 export const ENDPOINTS_FILE = 'endpoints.json';
 
@@ -16,18 +20,23 @@ export interface LocalRouteEndpoint {
   /** Local-only secret; the file is written with mode 0600. */
   readonly secret: string;
   readonly leaseSeconds: number;
+  /** The action the route runs. */
+  readonly action: string;
 }
 
 export interface LocalEndpoints {
   readonly version: 1;
   readonly pid: number;
   readonly startedAt: string;
+  /** The configuration file the stack runs. Absolute. */
+  readonly configFile: string;
   readonly httpUrl: string;
   readonly region: string;
   readonly dynamoEndpoint: string;
   readonly sqsEndpoint: string;
   readonly eventsTable: string;
-  readonly ledgerTable: string;
+  /** The demo's ledger table; absent while the demo is off. */
+  readonly ledgerTable?: string;
   readonly queueUrl: string;
   readonly dlqUrl: string;
   readonly queueArn: string;
@@ -39,6 +48,43 @@ export interface LocalEndpoints {
     readonly reconcileEverySeconds: number;
     readonly stuckAfterSeconds: number;
     readonly settleSeconds: number;
+  };
+}
+
+/** What a stack that runs `settings` on these services writes, its pid and start time now. */
+export function localEndpointsOf(
+  settings: LocalSettings,
+  at: { readonly httpUrl: string; readonly services: LocalEndpointUrls & { readonly queues: QueuePair } },
+  tables: { readonly eventsTable: string; readonly ledgerTable?: string | undefined },
+): LocalEndpoints {
+  const { config } = settings;
+  return {
+    version: 1,
+    pid: process.pid,
+    startedAt: new Date().toISOString(),
+    configFile: settings.configFile,
+    httpUrl: at.httpUrl,
+    region: LOCAL_REGION,
+    dynamoEndpoint: at.services.dynamoEndpoint,
+    sqsEndpoint: at.services.sqsEndpoint,
+    eventsTable: tables.eventsTable,
+    ...(tables.ledgerTable === undefined ? {} : { ledgerTable: tables.ledgerTable }),
+    ...at.services.queues,
+    routes: config.routes.map((r) => ({
+      name: r.name,
+      signature: r.signature,
+      // What a sender signs with: the send tool and the storm read it.
+      secret: settings.secrets.find((s) => s.route === r.name)?.signingSecret ?? '',
+      leaseSeconds: r.leaseSeconds,
+      action: r.action,
+    })),
+    settings: {
+      visibilityTimeoutSeconds: config.queue.visibilityTimeoutSeconds,
+      maxReceiveCount: config.queue.maxReceiveCount,
+      reconcileEverySeconds: settings.reconcileEverySeconds,
+      stuckAfterSeconds: config.reconciliation.stuckAfterSeconds,
+      settleSeconds: config.reconciliation.settleSeconds,
+    },
   };
 }
 
@@ -67,6 +113,17 @@ export function isAlive(pid: number): boolean {
   } catch (err) {
     // EPERM: alive, but someone else's.
     return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Refuses to start a second stack on a folder: both would write the same data files.
+ * @throws SettingsError naming the folder and the running stack's pid
+ */
+export async function refuseSecondStack(dir: string): Promise<void> {
+  const previous = await readEndpointsFile(dir).catch(() => undefined);
+  if (previous !== undefined && previous.pid !== process.pid && isAlive(previous.pid)) {
+    throw new SettingsError(`a local stack already runs in ${dir} (pid ${previous.pid}): stop it, or set RETRYPROOF_LOCAL_DIR to another folder`);
   }
 }
 

@@ -132,3 +132,39 @@ export function startPoller(options: PollerOptions): Poller {
     },
   };
 }
+
+/** The executor's event source as the local stack holds it: one poller at a time, which can die mid-run and be replaced. */
+export interface RestartablePoller {
+  /**
+   * Kills the running poller as a killed function dies (its batches in flight end, but
+   * delete nothing) and starts a new one at once.
+   * @returns the batches that were in flight
+   */
+  restart(): number;
+  /** The running poller's work. */
+  running(): RunningWork;
+  /** The running poller's counters, and its batches in flight. */
+  status(): Readonly<PollerStats> & { readonly batchesInFlight: number };
+  /** Stops the running poller (see {@link Poller.stop}); resolves when the killed ones' batches have ended too. */
+  stop(mode: 'drain' | 'abandon'): Promise<void>;
+}
+
+/** @param start starts a poller: the first now, another on each restart */
+export function restartablePoller(start: () => Poller): RestartablePoller {
+  let current = start();
+  const killed: Promise<void>[] = [];
+  return {
+    restart: () => {
+      const old = current;
+      const abandonedBatches = old.inFlight();
+      current = start();
+      killed.push(old.stop('abandon'));
+      return abandonedBatches;
+    },
+    running: () => current.running(),
+    status: () => ({ ...current.stats, batchesInFlight: current.inFlight() }),
+    stop: async (mode) => {
+      await Promise.all([current.stop(mode), ...killed]);
+    },
+  };
+}

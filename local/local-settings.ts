@@ -1,13 +1,14 @@
 /**
- * The local stack's settings: the CDK app's own route configuration (retryproof.config.ts)
- * plus a few environment overrides that make a laptop run fast. Every value is checked
- * here, once, so a bad one stops the start with one line and exit code 2.
+ * The local stack's settings: a route configuration (retryproof.config.ts, the CDK app's,
+ * unless `npm start -- --config <path>` names another) plus a few environment overrides
+ * that make a laptop run fast. Every value is checked here, once, so a bad one stops the
+ * start with one line and exit code 2.
  */
 import { isAbsolute, resolve } from 'node:path';
-import { config as appConfig } from '../retryproof.config.ts';
 import { assertActionsSupplied, ConfigError, DEMO_ACTION, resolveConfig } from '../lambdas/config/resolve-config.ts';
 import type { ResolvedConfig, ResolvedRoute } from '../lambdas/config/resolve-config.ts';
-import type { RetryproofConfig, RouteConfig } from '../lambdas/config/route-config.ts';
+import type { ActionSource, RetryproofConfig, RouteConfig } from '../lambdas/config/route-config.ts';
+import { DEMO_ACTION_SOURCE } from '../lambdas/demo/demo-environment.ts';
 import { standardWebhooksPublicKeyOf } from '../lambdas/domain/signatures/standard-webhooks-keys.ts';
 import { signDelivery } from '../lambdas/domain/signatures/sign-delivery.ts';
 
@@ -32,6 +33,9 @@ export const LOCAL_ENV = {
   actionTime: 'RETRYPROOF_ACTION_TIME_S',
   maxAttempts: 'RETRYPROOF_MAX_ATTEMPTS',
 } as const;
+
+/** The configuration file `npm start` runs without `--config`, relative to the working directory. */
+export const DEFAULT_CONFIG_FILE = 'retryproof.config.ts';
 
 /** The folder the stack keeps its data and endpoints.json in, relative to the working directory. */
 export const DEFAULT_LOCAL_DIR = '.local';
@@ -61,8 +65,9 @@ export interface LocalRouteSecret {
 
 /**
  * One demo route per signature scheme, beside `demo`, so every scheme can be tried locally
- * with `npm run send -- --route demo-github`. Local only: a deployment has the routes of
- * retryproof.config.ts and nothing more. Each runs the demo payout action.
+ * with `npm run send -- --route demo-github`. Local only, and only while the demo is on
+ * (`demo: true`): a deployment has the routes of its configuration and nothing more. Each
+ * runs the demo payout action.
  */
 export const LOCAL_SCHEME_DEMO_ROUTES: readonly RouteConfig[] = (
   [
@@ -92,7 +97,14 @@ export interface LocalSettings {
   readonly port: number;
   /** Absolute. */
   readonly dir: string;
+  /** The configuration file the stack runs. Absolute. */
+  readonly configFile: string;
   readonly config: ResolvedConfig;
+  /**
+   * The modules of every action the executor gets, by name: the configuration's `actions`,
+   * plus the demo's `payout` while the demo is on. Paths are absolute.
+   */
+  readonly actions: Readonly<Record<string, ActionSource>>;
   readonly secrets: readonly LocalRouteSecret[];
   /** 0: no reconcile timer. */
   readonly reconcileEverySeconds: number;
@@ -133,15 +145,26 @@ function checkSecret(route: ResolvedRoute, secret: string): void {
   }
 }
 
+/** The modules of every action: the configuration's own, paths made absolute against `cwd`, and the demo's while it is on. */
+function actionSourcesOf(base: RetryproofConfig, demo: boolean, cwd: string): Record<string, ActionSource> {
+  const own = Object.entries(base.actions ?? {}).map(([name, source]): [string, ActionSource] => [
+    name,
+    { entry: resolve(cwd, source.entry), ...(source.ledger === undefined ? {} : { ledger: resolve(cwd, source.ledger) }) },
+  ]);
+  return Object.fromEntries([...own, ...(demo ? [[DEMO_ACTION, DEMO_ACTION_SOURCE] as const] : [])]);
+}
+
 /**
  * Reads and validates the local settings.
- * @param base the route configuration; the CDK app's by default
+ * @param base the route configuration, as the configuration file exports it
+ * @param configFile that file, absolute or relative to `cwd`: messages name it as given
  * @throws SettingsError with a one-line message
  */
 export function readLocalSettings(
-  env: NodeJS.ProcessEnv = process.env,
-  base: RetryproofConfig = appConfig,
+  env: NodeJS.ProcessEnv,
+  base: RetryproofConfig,
   cwd: string = process.cwd(),
+  configFile: string = DEFAULT_CONFIG_FILE,
 ): LocalSettings {
   const port = wholeNumber(env, LOCAL_ENV.port, 1, 65_535) ?? DEFAULT_PORT;
   const rawDir = env[LOCAL_ENV.dir];
@@ -155,22 +178,26 @@ export function readLocalSettings(
   const actionTime = wholeNumber(env, LOCAL_ENV.actionTime, 1, 290);
   const maxAttempts = wholeNumber(env, LOCAL_ENV.maxAttempts, 1, 100);
 
-  // Overrides that are part of the configuration go through resolveConfig and its checks.
-  const shaped: RetryproofConfig = {
-    ...base,
-    routes: [...base.routes, ...LOCAL_SCHEME_DEMO_ROUTES.filter((d) => !base.routes.some((r) => r.name === d.name))].map((r) => ({
-      ...r,
-      ...(actionTime === undefined ? {} : { actionTimeSeconds: actionTime }),
-      ...(maxAttempts === undefined ? {} : { maxAttempts }),
-    })),
-    queue: { ...base.queue, ...(maxReceiveCount === undefined ? {} : { maxReceiveCount }) },
-  };
   let resolved: ResolvedConfig;
+  let actions: Record<string, ActionSource>;
   try {
+    // The file as written first, so its own mistakes are named before the local additions.
+    const { demo } = resolveConfig(base);
+    // Overrides that are part of the configuration go through resolveConfig and its checks.
+    const shaped: RetryproofConfig = {
+      ...base,
+      routes: [...base.routes, ...(demo ? LOCAL_SCHEME_DEMO_ROUTES.filter((d) => !base.routes.some((r) => r.name === d.name)) : [])].map((r) => ({
+        ...r,
+        ...(actionTime === undefined ? {} : { actionTimeSeconds: actionTime }),
+        ...(maxAttempts === undefined ? {} : { maxAttempts }),
+      })),
+      queue: { ...base.queue, ...(maxReceiveCount === undefined ? {} : { maxReceiveCount }) },
+    };
     resolved = resolveConfig(shaped);
-    assertActionsSupplied(resolved, [...Object.keys(base.actions ?? {}), ...(resolved.demo ? [DEMO_ACTION] : [])]);
+    actions = actionSourcesOf(base, demo, cwd);
+    assertActionsSupplied(resolved, Object.keys(actions));
   } catch (err) {
-    if (err instanceof ConfigError) throw new SettingsError(`retryproof.config.ts: ${err.message}`);
+    if (err instanceof ConfigError) throw new SettingsError(`${configFile}: ${err.message.split('\n').join('; ')}`);
     throw err;
   }
   // Local-only numbers: below what resolveConfig allows for a deployment, on purpose.
@@ -195,7 +222,9 @@ export function readLocalSettings(
   return {
     port,
     dir,
+    configFile: resolve(cwd, configFile),
     config,
+    actions,
     secrets,
     reconcileEverySeconds: reconcileEvery ?? config.reconciliation.everyMinutes * 60,
     demoSecretFromEnv,

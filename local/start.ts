@@ -1,18 +1,53 @@
 /**
- * `npm start`: the local stack in the foreground. Settings come from the environment
- * (local/local-settings.ts); Ctrl-C or SIGTERM stops every part and exits 0. A stop waits
- * for the executor's running actions (it says for how many, and how long at most); a
- * second Ctrl-C abandons them, which loses nothing: their records' leases run out and
- * their messages come back.
+ * `npm start`: the local stack in the foreground, over ./retryproof.config.ts or the file
+ * `--config <path>` names. Settings come from the environment (local/local-settings.ts);
+ * Ctrl-C or SIGTERM stops every part and exits 0. A stop waits for the executor's running
+ * actions (it says for how many, and how long at most); a second Ctrl-C abandons them,
+ * which loses nothing: their records' leases run out and their messages come back.
  *
- * Exit codes: 0 stopped cleanly; 1 a part failed; 2 a setting, the port or Java is wrong;
- * 130 stopped with running actions abandoned (a second Ctrl-C), or a third Ctrl-C.
+ * Exit codes: 0 stopped cleanly; 1 a part failed; 2 the command line, the configuration,
+ * a setting, the port or Java is wrong; 130 stopped with running actions abandoned (a
+ * second Ctrl-C), or a third Ctrl-C.
  */
-import { relative } from 'node:path';
-import { readLocalSettings, SettingsError, DEMO_ROUTE } from './local-settings.ts';
+import { relative, resolve } from 'node:path';
+import { parseFlags } from '../cli/args.ts';
+import { UsageError } from '../cli/errors.ts';
+import { loadConfigFile } from './config-file.ts';
+import type { ConfigFile } from './config-file.ts';
+import { DEFAULT_CONFIG_FILE, DEMO_ROUTE, LOCAL_ENV, readLocalSettings, SettingsError } from './local-settings.ts';
 import type { LocalSettings } from './local-settings.ts';
+import { LocalSetupError } from './local-setup.ts';
 import { PortInUseError, startLocalStack } from './stack.ts';
 import type { LocalStack } from './stack.ts';
+
+/** Words of `text` on lines of at most 90 characters, each starting with `indent`. */
+function wrap(text: string, indent: string): string {
+  const lines: string[] = [];
+  for (const word of text.split(' ')) {
+    const last = lines.at(-1);
+    if (last !== undefined && last.length + word.length < 90) lines[lines.length - 1] = `${last} ${word}`;
+    else lines.push(`${indent}${word}`);
+  }
+  return lines.join('\n');
+}
+
+const USAGE = `usage: npm start -- [--config PATH]
+
+Runs the local stack in the foreground: DynamoDB Local and fauxqs, the ingest behind a
+local gateway on http://127.0.0.1:PORT/webhooks/{route}, the executor and the reconciler.
+Ctrl-C stops it.
+
+  --config PATH   the configuration file to run (default: ./retryproof.config.ts). It
+                  exports \`config\` (a RetryproofConfig) and may export \`localSetup\`
+                  (see local/local-setup.ts), run before the action modules load. The
+                  actions' entry and ledger paths, when relative, are taken from the
+                  current directory, not from the file's folder.
+  -h, --help      this text
+
+Environment (see local/local-settings.ts):
+${wrap(Object.values(LOCAL_ENV).join(', '), '  ')}`;
+
+const OPTIONS = { config: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
 
 // The handlers' EMF metrics would flood the terminal; the local stack prints its own lines.
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
@@ -37,10 +72,14 @@ function masked(secret: string): string {
   return secret.length <= 12 ? '***' : `${secret.slice(0, 10)}...`;
 }
 
-function banner(settings: LocalSettings): void {
+function banner(settings: LocalSettings, file: ConfigFile): void {
   const near = relative(process.cwd(), settings.dir);
   const shown = near === '' ? '.' : near.startsWith('..') ? settings.dir : near;
   const { queue, reconciliation } = settings.config;
+  if (file.path !== resolve(DEFAULT_CONFIG_FILE)) {
+    const actions = Object.keys(settings.actions);
+    out(`retryproof local: config ${file.shown}, actions ${actions.length === 0 ? 'none' : actions.join(', ')}`);
+  }
   out(
     `retryproof local: data in ${shown}/ (DynamoDB Local + fauxqs), visibility ${queue.visibilityTimeoutSeconds} s, ` +
       `maxReceiveCount ${queue.maxReceiveCount}, reconcile ${
@@ -59,10 +98,19 @@ function banner(settings: LocalSettings): void {
   }
 }
 
+let file: ConfigFile;
 let settings: LocalSettings;
 try {
-  settings = readLocalSettings();
+  const { values, positionals } = parseFlags(process.argv.slice(2), OPTIONS, USAGE);
+  if (values.help === true) {
+    out(USAGE);
+    process.exit(0);
+  }
+  if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`, USAGE);
+  file = await loadConfigFile(values.config ?? DEFAULT_CONFIG_FILE);
+  settings = readLocalSettings(process.env, file.config, process.cwd(), file.shown);
 } catch (error) {
+  if (error instanceof UsageError) fail(`${error.message} (npm start -- --help)`, 2);
   if (error instanceof SettingsError) fail(error.message, 2);
   throw error;
 }
@@ -142,13 +190,14 @@ const onSignal = (signal: NodeJS.Signals): void => {
 process.on('SIGINT', onSignal);
 process.on('SIGTERM', onSignal);
 
-banner(settings);
+banner(settings, file);
 try {
-  stack = await startLocalStack({ settings, out, err });
+  stack = await startLocalStack({ settings, localSetup: file.localSetup, out, err });
 } catch (error) {
   if (error instanceof PortInUseError || error instanceof SettingsError) fail(error.message, 2);
   const message = (error as Error).message;
   if (message.startsWith('java was not found')) fail(message, 2);
+  if (error instanceof LocalSetupError) fail(message, 1);
   fail(`the local stack did not start: ${message.split('\n')[0] ?? ''}`, 1);
 }
 

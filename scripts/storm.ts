@@ -14,6 +14,7 @@ import { resolveTarget } from '../cli/target.ts';
 import type { Target } from '../cli/target.ts';
 import { localDir, readRunningEndpoints, StackNotRunningError } from '../local/endpoints-file.ts';
 import type { LocalEndpoints } from '../local/endpoints-file.ts';
+import { DEMO_ACTION } from '../lambdas/config/resolve-config.ts';
 import { DEMO_ROUTE } from '../local/local-settings.ts';
 import type { SampleRoute } from '../local/sample-delivery.ts';
 import { runStorm } from '../local/storm/run-storm.ts';
@@ -162,6 +163,13 @@ async function main(argv: readonly string[]): Promise<number> {
   const known = isLocal ? endpoints?.routes.find((r) => r.name === routeName) : undefined;
   if (isLocal && known === undefined) {
     throw new UsageError(`the local stack has no route ${JSON.stringify(routeName)}; its routes: ${endpoints?.routes.map((r) => r.name).join(', ') ?? ''}`, USAGE);
+  }
+  if (known !== undefined && known.action !== DEMO_ACTION) {
+    throw new UsageError(
+      `route ${JSON.stringify(routeName)} runs the action ${JSON.stringify(known.action)}: the storm drives the demo's ${DEMO_ACTION} action ` +
+        '(its crashes and failures are asked for in the body); start the stack with demo: true and pick a demo route',
+      USAGE,
+    );
   }
   const route: SampleRoute = known ?? { name: routeName, signature: { scheme: (values.scheme ?? 'standard-webhooks') as 'standard-webhooks' } };
   const secret = values.secret ?? known?.secret ?? '';

@@ -1,0 +1,77 @@
+/**
+ * The local stack's own calls, under `/_local/` on its gateway (loopback only): what the
+ * storm and `retryproof --local wait` use to drive and watch the stack. A deployed stack
+ * has none of them.
+ *
+ *   POST /_local/restart-executor  kill the executor's event source mid-run, start a new one
+ *   POST /_local/reconcile         one reconciliation now: {settleSeconds, stuckAfterSeconds, fromMs, toMs}
+ *   GET  /_local/status            the queues' depths and the executor's counters
+ */
+import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { ReconcileReport } from '../lambdas/reconciler/reconcile.ts';
+import type { PollerStats } from './executor-poller.ts';
+import type { AdminHandler } from './http-gateway.ts';
+import type { QueuePair } from './local-services.ts';
+import type { ReconcileRequest } from './reconcile-runs.ts';
+
+export interface AdminTargets {
+  readonly restartExecutor: () => Promise<{ abandonedBatches: number }>;
+  readonly reconcileOnce: (request: ReconcileRequest) => Promise<ReconcileReport>;
+  /** Stuck-after seconds when a reconcile call names none: the stack's own. */
+  readonly stuckAfterSeconds: number;
+  readonly sqs: SQSClient;
+  readonly queues: QueuePair;
+  readonly executor: () => PollerStats & { readonly batchesInFlight: number };
+}
+
+function numberOr(value: unknown, fallback: number): number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : fallback;
+}
+
+async function depth(sqs: SQSClient, queueUrl: string): Promise<{ visible: number; inFlight: number; delayed: number }> {
+  const a = await sqs.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: queueUrl,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'],
+    }),
+  );
+  return {
+    visible: Number(a.Attributes?.ApproximateNumberOfMessages ?? 0),
+    inFlight: Number(a.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0),
+    delayed: Number(a.Attributes?.ApproximateNumberOfMessagesDelayed ?? 0),
+  };
+}
+
+/** The admin calls, by `METHOD /path`, as the gateway serves them. */
+export function adminEndpoints(targets: AdminTargets): ReadonlyMap<string, AdminHandler> {
+  return new Map<string, AdminHandler>([
+    ['POST /_local/restart-executor', async () => ({ status: 200, body: await targets.restartExecutor() })],
+    [
+      'POST /_local/reconcile',
+      async (body) => {
+        const b = (body ?? {}) as Record<string, unknown>;
+        // A call by hand reconciles up to now unless it says otherwise: settle 0.
+        const report = await targets.reconcileOnce({
+          settleSeconds: numberOr(b.settleSeconds, 0),
+          stuckAfterSeconds: numberOr(b.stuckAfterSeconds, targets.stuckAfterSeconds),
+          ...(typeof b.fromMs === 'number' ? { fromMs: b.fromMs } : {}),
+          ...(typeof b.toMs === 'number' ? { toMs: b.toMs } : {}),
+        });
+        return { status: 200, body: report };
+      },
+    ],
+    [
+      'GET /_local/status',
+      async () => ({
+        status: 200,
+        body: {
+          pid: process.pid,
+          queue: await depth(targets.sqs, targets.queues.queueUrl),
+          dlq: await depth(targets.sqs, targets.queues.dlqUrl),
+          executor: targets.executor(),
+        },
+      }),
+    ],
+  ]);
+}
