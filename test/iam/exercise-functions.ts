@@ -114,19 +114,21 @@ export async function exerciseFunctions(config: RetryproofConfig): Promise<Exerc
 
   // Each function's own clients, recording into its own log.
   const calls: Record<FunctionName, RecordedCall[]> = { ingest: [], executor: [], reconciler: [] };
-  const dynamoOf = (fn: FunctionName) => recordCalls(localDynamoClient(dynamoEndpoint), calls[fn], names);
-  const sqsOf = (fn: FunctionName) => recordCalls(localSqsClient(sqsEndpoint), calls[fn], names);
+  const made: { destroy(): void }[] = [ddb, sqs, sns];
+  const recorded = <C extends Parameters<typeof recordCalls>[0]>(fn: FunctionName, client: C): C => {
+    made.push(client);
+    return recordCalls(client, calls[fn], names);
+  };
+  const dynamoOf = (fn: FunctionName) => recorded(fn, localDynamoClient(dynamoEndpoint));
+  const sqsOf = (fn: FunctionName) => recorded(fn, localSqsClient(sqsEndpoint));
   const deployment: Deployment = { config: resolved, eventsTable, queueUrl: queue.queueUrl };
 
   const ingest = wireIngest(
     deployment,
     { dynamo: dynamoOf('ingest'), sqs: sqsOf('ingest') },
     {
-      secrets: new SecretsManagerSource(new SecretsProvider({ awsSdkV3Client: recordCalls(offlineSecretsManager(secrets), calls.ingest, names) })),
-      notifier: new SnsNotifier(
-        recordCalls(new SNSClient({ endpoint: sqsEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS }), calls.ingest, names),
-        topicArn,
-      ),
+      secrets: new SecretsManagerSource(new SecretsProvider({ awsSdkV3Client: recorded('ingest', offlineSecretsManager(secrets)) })),
+      notifier: new SnsNotifier(recorded('ingest', new SNSClient({ endpoint: sqsEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS })), topicArn),
     },
   );
   // The action and the ledger as the app bundles them (lambdas/demo/payout-action.ts and
@@ -249,7 +251,7 @@ export async function exerciseFunctions(config: RetryproofConfig): Promise<Exerc
   reached['reconciler re-sends a stranded record\'s dead-letter copy'] = stranded.resends === 1 && stranded.gsi2pk === undefined;
   reached['reconciler reverses a duplicate effect in the ledger'] = report.reversals.some((r) => r.key === completed);
 
-  for (const client of [ddb, sqs, sns]) client.destroy();
+  for (const client of made) client.destroy();
   return { calls, reached };
 }
 
