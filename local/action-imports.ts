@@ -18,9 +18,25 @@ export interface ImportedActions {
   readonly ledgers: ReadonlyMap<string, Ledger>;
 }
 
-async function importModule(action: string, field: 'entry' | 'ledger', path: string): Promise<unknown> {
+async function assertFile(action: string, field: 'entry' | 'ledger', path: string): Promise<void> {
   const found = await stat(path).catch(() => undefined);
   if (found?.isFile() !== true) throw new SettingsError(`action "${action}": its ${field} ${path} is not a file`);
+}
+
+/**
+ * Checks that every module is there, without loading any: `npm start` calls it before it
+ * starts anything, so a mistyped path fails in milliseconds.
+ * @throws SettingsError naming the action and the path
+ */
+export async function assertActionFiles(sources: Readonly<Record<string, ActionSource>>): Promise<void> {
+  for (const [name, source] of Object.entries(sources)) {
+    await assertFile(name, 'entry', source.entry);
+    if (source.ledger !== undefined) await assertFile(name, 'ledger', source.ledger);
+  }
+}
+
+async function importModule(action: string, field: 'entry' | 'ledger', path: string): Promise<unknown> {
+  await assertFile(action, field, path);
   try {
     return await import(pathToFileURL(path).href);
   } catch (error) {

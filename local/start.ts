@@ -12,6 +12,7 @@
 import { relative, resolve } from 'node:path';
 import { parseFlags } from '../cli/args.ts';
 import { UsageError } from '../cli/errors.ts';
+import { assertActionFiles } from './action-imports.ts';
 import { loadConfigFile } from './config-file.ts';
 import type { ConfigFile } from './config-file.ts';
 import { DEFAULT_CONFIG_FILE, DEMO_ROUTE, LOCAL_ENV, readLocalSettings, SettingsError } from './local-settings.ts';
@@ -109,6 +110,7 @@ try {
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`, USAGE);
   file = await loadConfigFile(values.config ?? DEFAULT_CONFIG_FILE);
   settings = readLocalSettings(process.env, file.config, process.cwd(), file.shown);
+  await assertActionFiles(settings.actions);
 } catch (error) {
   if (error instanceof UsageError) fail(`${error.message} (npm start -- --help)`, 2);
   if (error instanceof SettingsError) fail(error.message, 2);

@@ -9,8 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../cli/errors.ts';
 import { runCli } from '../../cli/main.ts';
-import { freePort } from '../../local/free-port.ts';
-import { runScript, startStack } from '../local/stack-process.ts';
+import { runScript, shutDown, stackEnv, startStack } from '../local/stack-process.ts';
 import type { RunResult, StackProcess } from '../local/stack-process.ts';
 
 describe('retryproof --local wait, with no stack coming', () => {
@@ -75,7 +74,7 @@ describe('the CLI against a local stack started in the background', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'retryproof-cli-e2e-'));
-    env = { ...process.env, PORT: String(await freePort()), RETRYPROOF_LOCAL_DIR: dir, RETRYPROOF_RECONCILE_EVERY_S: '0' };
+    env = await stackEnv(dir);
     // `npm start & npx retryproof --local wait`: the wait starts first, before any endpoints.json.
     const waiting = cli('--local', 'wait', '--timeout', '100');
     stack = await startStack(env);
@@ -85,9 +84,9 @@ describe('the CLI against a local stack started in the background', () => {
   }, 120_000);
 
   afterAll(async () => {
-    await stack?.stop('SIGINT');
+    await shutDown(stack, dir);
     await rm(dir, { recursive: true, force: true });
-  });
+  }, 90_000);
 
   it('wait, started before the stack, exits 0 once the stack is ready, having said what it waited for', () => {
     expect(waited.code, waited.stderr).toBe(EXIT.ok);

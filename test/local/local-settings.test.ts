@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { RetryproofConfig } from '../../lambdas/config/route-config.ts';
+import { DEMO_ACTION_SOURCE } from '../../lambdas/demo/demo-environment.ts';
 import { config } from '../../retryproof.config.ts';
 import {
   DEFAULT_LOCAL_VISIBILITY_SECONDS,
@@ -8,6 +10,13 @@ import {
   readLocalSettings,
   SettingsError,
 } from '../../local/local-settings.ts';
+
+/** A team's own configuration: one route on its own action, no demo. */
+const ORDERS: RetryproofConfig = {
+  routes: [{ name: 'orders', signature: { scheme: 'standard-webhooks' }, secretName: 'orders/webhook', action: 'placeOrder', actionTimeSeconds: 5 }],
+  actions: { placeOrder: { entry: 'src/place-order.ts', ledger: '/srv/orders/ledger.ts' } },
+  demo: false,
+};
 
 describe('readLocalSettings', () => {
   it('runs the CDK app\'s routes with local defaults', () => {
@@ -24,6 +33,46 @@ describe('readLocalSettings', () => {
     expect(s.secrets.find((x) => x.route === 'demo')?.secret).toBe(LOCAL_DEMO_SECRET);
     expect(s.secrets.find((x) => x.route === 'stripe')?.secret).toMatch(/^whsec_local_/);
     expect(s.demoSecretFromEnv).toBe(false);
+  });
+
+  it('gives the executor the demo\'s payout while the demo is on, and names the default configuration file', () => {
+    const s = readLocalSettings({}, config, '/work');
+    expect(s.actions).toEqual({ payout: DEMO_ACTION_SOURCE });
+    expect(s.configFile).toBe('/work/retryproof.config.ts');
+  });
+
+  it('runs a configuration without the demo on its own routes and actions, relative paths taken from the working directory', () => {
+    // Act
+    const s = readLocalSettings({}, ORDERS, '/work/shop', 'config/receiver.ts');
+    // Assess: no demo route of any scheme (they run the demo's payout), no payout.
+    expect(s.config.routes.map((r) => r.name)).toEqual(['orders']);
+    expect(s.actions).toEqual({ placeOrder: { entry: '/work/shop/src/place-order.ts', ledger: '/srv/orders/ledger.ts' } });
+    expect(s.configFile).toBe('/work/shop/config/receiver.ts');
+    expect(s.config.demo).toBe(false);
+  });
+
+  it('refuses a route whose action nobody supplied, naming the configuration file, the route and the action', () => {
+    // Prepare
+    const orphan: RetryproofConfig = { ...ORDERS, routes: [...ORDERS.routes, { ...ORDERS.routes[0]!, name: 'refunds', action: 'refund' }] };
+    // Act
+    const act = () => readLocalSettings({}, orphan, '/work', 'shop.config.ts');
+    // Assess
+    expect(act).toThrow(SettingsError);
+    expect(act).toThrow(
+      'shop.config.ts: route "refunds": action "refund" is not supplied; the actions supplied are: placeOrder ' +
+        "(add it to actions: { refund: { entry: 'src/actions/refund.ts' } })",
+    );
+  });
+
+  it('puts every problem of an invalid configuration on its one line', () => {
+    // Prepare: two mistakes the schema finds on its own.
+    const invalid = { ...ORDERS, routes: [{ ...ORDERS.routes[0]!, actionTimeSeconds: 0, secretName: '' }] };
+    // Act
+    const act = () => readLocalSettings({}, invalid, '/work');
+    // Assess
+    expect(act).toThrow(SettingsError);
+    expect(act).toThrow(/^retryproof\.config\.ts: \S.*; \S/);
+    expect(act).not.toThrow(/\n/);
   });
 
   it('takes every override, fast local timings included, below what a deployment allows', () => {

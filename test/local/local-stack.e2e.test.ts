@@ -13,7 +13,7 @@ import { inspectDelivery } from '../../cli/operations/inspect-delivery.ts';
 import { peekDeadLetters } from '../../cli/operations/dead-letters.ts';
 import { freePort } from '../../local/free-port.ts';
 import type { StormReport } from '../../local/storm/storm-report.ts';
-import { runScript, startStack } from './stack-process.ts';
+import { runScript, shutDown, stackEnv, startStack } from './stack-process.ts';
 import type { StackProcess } from './stack-process.ts';
 
 const MAX_ATTEMPTS = 3;
@@ -51,25 +51,15 @@ describe('the local stack, end to end', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'retryproof-e2e-'));
-    env = {
-      ...process.env,
-      PORT: String(await freePort()),
-      RETRYPROOF_LOCAL_DIR: dir,
-      // 2 s, not 1: on a loaded machine a 1 s visibility lets a slow batch's message come
-      // back while it still runs, and those hand-backs use up the receives.
-      RETRYPROOF_VISIBILITY_TIMEOUT_S: '2',
-      RETRYPROOF_ACTION_TIME_S: '1',
-      RETRYPROOF_MAX_ATTEMPTS: String(MAX_ATTEMPTS),
-      RETRYPROOF_MAX_RECEIVE_COUNT: String(MAX_RECEIVE_COUNT),
-      RETRYPROOF_RECONCILE_EVERY_S: '0',
-    };
+    env = await stackEnv(dir, { RETRYPROOF_MAX_ATTEMPTS: String(MAX_ATTEMPTS), RETRYPROOF_MAX_RECEIVE_COUNT: String(MAX_RECEIVE_COUNT) });
     stack = await startStack(env);
   }, 120_000);
 
   afterAll(async () => {
-    await stack?.stop('SIGKILL');
+    // The last test stops the stack itself; after a failure it may still run.
+    await shutDown(stack, dir);
     await rm(dir, { recursive: true, force: true });
-  });
+  }, 90_000);
 
   it('prints exactly one line with its URL, and answers 404 problem+json off the webhook route', async () => {
     const s = stack!;

@@ -9,9 +9,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveTarget } from '../../cli/target.ts';
 import { inspectDelivery } from '../../cli/operations/inspect-delivery.ts';
-import { freePort } from '../../local/free-port.ts';
 import { LOCAL_SCHEME_DEMO_ROUTES } from '../../local/local-settings.ts';
-import { runScript, startStack } from './stack-process.ts';
+import { runScript, shutDown, stackEnv, startStack } from './stack-process.ts';
 import type { StackProcess } from './stack-process.ts';
 
 describe('the local stack’s demo route of each scheme', () => {
@@ -21,22 +20,14 @@ describe('the local stack’s demo route of each scheme', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'retryproof-schemes-'));
-    env = {
-      ...process.env,
-      PORT: String(await freePort()),
-      RETRYPROOF_LOCAL_DIR: dir,
-      RETRYPROOF_VISIBILITY_TIMEOUT_S: '2',
-      RETRYPROOF_ACTION_TIME_S: '1',
-      RETRYPROOF_RECONCILE_EVERY_S: '0',
-    };
+    env = await stackEnv(dir);
     stack = await startStack(env);
   }, 120_000);
 
   afterAll(async () => {
-    // A clean stop: SIGKILL would leave the stack's DynamoDB Local JVM behind.
-    await stack?.stop('SIGINT');
+    await shutDown(stack, dir);
     await rm(dir, { recursive: true, force: true });
-  });
+  }, 90_000);
 
   it('prints each route’s local secret in the banner, and for v1a the signing key beside the public key', () => {
     const lines = stack!.lines;

@@ -2,11 +2,34 @@
  * The local stack and the project's scripts as child processes, the way a user runs
  * them: Node 24 (this test's own runtime) on the .ts entry points, in the repository.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../../local/free-port.ts';
 
 export const REPO = fileURLToPath(new URL('../../', import.meta.url));
+
+/** The timings a test stack runs with unless a test says otherwise: seconds, not minutes. */
+export const FAST_STACK = {
+  // 2 s, not 1: on a loaded machine a 1 s visibility lets a slow batch's message come
+  // back while it still runs, and those hand-backs use up the receives.
+  RETRYPROOF_VISIBILITY_TIMEOUT_S: '2',
+  RETRYPROOF_ACTION_TIME_S: '1',
+  RETRYPROOF_RECONCILE_EVERY_S: '0',
+} as const;
+
+/**
+ * The environment of a stack of its own: this process's, a free port, `dir` for its data and
+ * endpoints.json, the fast timings, then `overrides` (a variable set to undefined is removed).
+ */
+export async function stackEnv(dir: string, overrides: Readonly<Record<string, string | undefined>> = {}): Promise<NodeJS.ProcessEnv> {
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(await freePort()), RETRYPROOF_LOCAL_DIR: dir, ...FAST_STACK };
+  for (const [name, value] of Object.entries(overrides)) {
+    if (value === undefined) Reflect.deleteProperty(env, name);
+    else env[name] = value;
+  }
+  return env;
+}
 
 export interface RunResult {
   readonly code: number | null;
@@ -44,10 +67,24 @@ export interface StackProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+export interface StartOptions {
+  /** Arguments after `local/start.ts`, such as `--config PATH`. @default none */
+  readonly args?: readonly string[];
+  /** The working directory, which relative paths of a configuration resolve against. @default the repository */
+  readonly cwd?: string;
+  /** @default 90_000 */
+  readonly readyTimeoutMs?: number;
+}
+
 /** Starts `local/start.ts` and resolves once it printed its ready line. */
-export function startStack(env: NodeJS.ProcessEnv, readyTimeoutMs = 90_000): Promise<StackProcess> {
+export function startStack(env: NodeJS.ProcessEnv, options: StartOptions = {}): Promise<StackProcess> {
+  const readyTimeoutMs = options.readyTimeoutMs ?? 90_000;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['local/start.ts'], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [`${REPO}local/start.ts`, ...(options.args ?? [])], {
+      cwd: options.cwd ?? REPO,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const lines: string[] = [];
     let partial = '';
     let stderr = '';
@@ -92,4 +129,41 @@ export function startStack(env: NodeJS.ProcessEnv, readyTimeoutMs = 90_000): Pro
       }
     });
   });
+}
+
+/** The DynamoDB Local JVMs whose command line names `dir` (their data folder is in it). */
+export function dynamoJvmsOf(dir: string): number[] {
+  return execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' })
+    .split('\n')
+    .filter((line) => line.includes('DynamoDBLocal') && line.includes(dir))
+    .map((line) => Number(line.trim().split(/\s+/)[0]));
+}
+
+/**
+ * Stops a test's stack as a person does, with Ctrl-C (SIGINT), and waits for it to exit:
+ * SIGKILL instead would leave its DynamoDB Local JVM behind. A stack still up after
+ * `graceMs` is killed, and any JVM left on `dir` with it.
+ * @returns the exit code, or null when the stack had to be killed
+ */
+export async function shutDown(stack: StackProcess | undefined, dir: string, graceMs = 60_000): Promise<number | null> {
+  let code: number | null = null;
+  if (stack !== undefined) {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => {
+        resolve('late');
+      }, graceMs);
+    });
+    const exited = await Promise.race([stack.stop('SIGINT'), late]);
+    clearTimeout(timer);
+    code = exited === 'late' ? await stack.stop('SIGKILL').then(() => null) : exited;
+  }
+  for (const pid of dynamoJvmsOf(dir)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return code;
 }

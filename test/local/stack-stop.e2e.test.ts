@@ -9,8 +9,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { inspectDelivery } from '../../cli/operations/inspect-delivery.ts';
 import { resolveTarget } from '../../cli/target.ts';
-import { freePort } from '../../local/free-port.ts';
-import { runScript, startStack } from './stack-process.ts';
+import { runScript, shutDown, stackEnv, startStack } from './stack-process.ts';
 import type { StackProcess } from './stack-process.ts';
 
 async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs: number): Promise<T> {
@@ -54,20 +53,14 @@ describe('stopping the local stack while an action runs', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'retryproof-stop-'));
-    env = {
-      ...process.env,
-      PORT: String(await freePort()),
-      RETRYPROOF_LOCAL_DIR: dir,
-      // A 3 s action time: a 9 s lease, the action's deadline about 7 s in.
-      RETRYPROOF_ACTION_TIME_S: '3',
-      RETRYPROOF_VISIBILITY_TIMEOUT_S: '2',
-      RETRYPROOF_RECONCILE_EVERY_S: '0',
-    };
+    // A 3 s action time: a 9 s lease, the action's deadline about 7 s in.
+    env = await stackEnv(dir, { RETRYPROOF_ACTION_TIME_S: '3' });
   });
   afterEach(async () => {
-    await stack?.stop('SIGKILL');
+    // Each test stops its stack; after a failure it may still run.
+    await shutDown(stack, dir);
     stack = undefined;
-  });
+  }, 90_000);
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });
   });

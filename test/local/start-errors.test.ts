@@ -1,7 +1,7 @@
 /** `npm start` refuses what it cannot run with one line and exit code 2, never a stack trace. */
 import { createServer } from 'node:net';
 import type { AddressInfo, Server } from 'node:net';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -47,5 +47,72 @@ describe('npm start on a bad setting, a taken port, or no Java', () => {
     expect(out.code).toBe(2);
     expect(out.stderr).toContain('java was not found: install Java 17 or newer');
     expect(out.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+/** A route of a team's own, on an action it names. */
+const ROUTE = `{ name: 'orders', signature: { scheme: 'standard-webhooks' }, secretName: 'orders/webhook', action: 'placeOrder', actionTimeSeconds: 5 }`;
+
+describe('npm start -- --config PATH on a file it cannot run', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'retryproof-config-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+  /** Writes `text` as the configuration file `name` and runs `npm start -- --config` on it. */
+  const startOn = async (name: string, text: string | undefined) => {
+    const path = join(dir, name);
+    if (text !== undefined) await writeFile(path, text);
+    return { path, out: await runScript('local/start.ts', ['--config', path], { ...process.env, RETRYPROOF_LOCAL_DIR: join(dir, 'data') }) };
+  };
+
+  it('names the route and the action nobody supplied', async () => {
+    // Act
+    const { path, out } = await startOn('orphan.config.ts', `export const config = { routes: [${ROUTE}], demo: false };\n`);
+    // Assess
+    expect(out.code).toBe(2);
+    expect(out.stderr).toBe(
+      `retryproof local: ${path}: route "orders": action "placeOrder" is not supplied; the actions supplied are: none ` +
+        "(add it to actions: { placeOrder: { entry: 'src/actions/placeOrder.ts' } })\n",
+    );
+    expect(out.stdout).toBe('');
+  });
+
+  it('says the file is not there', async () => {
+    const { path, out } = await startOn('missing.config.ts', undefined);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toBe(`retryproof local: config file ${path} not found (give another with --config <path>)\n`);
+  });
+
+  it('says the file exports no config', async () => {
+    const { path, out } = await startOn('unnamed.config.ts', `export const routes = [${ROUTE}];\n`);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toBe(
+      `retryproof local: config file ${path} must export \`config\`, an object (export const config: RetryproofConfig = { routes: [...] }); found no such export\n`,
+    );
+  });
+
+  it('says what is wrong with an invalid configuration, on one line', async () => {
+    const { path, out } = await startOn('invalid.config.ts', `export const config = { routes: [{ ...${ROUTE}, actionTimeSeconds: 0 }], demo: false };\n`);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toMatch(new RegExp(`^retryproof local: ${path}: route "orders": actionTimeSeconds must be an integer from 1 to \\d+ .*, got 0\\n$`));
+  });
+
+  it('names the action whose module is not there, before anything starts', async () => {
+    // Prepare: an absolute path, as a relative one is taken from the working directory.
+    const entry = join(dir, 'place-order.mjs');
+    // Act
+    const { out } = await startOn('typo.config.ts', `export const config = { routes: [${ROUTE}], actions: { placeOrder: { entry: ${JSON.stringify(entry)} } }, demo: false };\n`);
+    // Assess
+    expect(out.code).toBe(2);
+    expect(out.stderr).toBe(`retryproof local: action "placeOrder": its entry ${entry} is not a file\n`);
+  });
+
+  it('says which option it does not know', async () => {
+    const out = await runScript('local/start.ts', ['--confg', 'x.ts'], { ...process.env, RETRYPROOF_LOCAL_DIR: join(dir, 'data') });
+    expect(out.code).toBe(2);
+    expect(out.stderr).toBe('retryproof local: unknown option --confg; did you mean --config? (npm start -- --help)\n');
   });
 });
