@@ -13,7 +13,7 @@ import type { ActionRegistry } from './action-registry.ts';
 export type ModulesByAction = Readonly<Record<string, unknown>>;
 
 function defaultExport(module: unknown): unknown {
-  return typeof module === 'object' && module !== null && 'default' in module ? (module as { default: unknown }).default : undefined;
+  return typeof module === 'object' && module !== null && 'default' in module ? module.default : undefined;
 }
 
 /**

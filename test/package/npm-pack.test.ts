@@ -282,7 +282,7 @@ describe('the npm package, installed in a plain-JavaScript CDK app', () => {
   it('installs a retryproof command that says the operator CLI runs from a checkout, and exits 2', async () => {
     const out = await execFileAsync(process.execPath, [join(appDir, 'node_modules', 'retryproof', 'cli', 'retryproof.mjs'), '--help'], { encoding: 'utf8' }).then(
       () => ({ code: 0, stderr: '' }),
-      (err: { code?: number; stderr?: string }) => ({ code: err.code, stderr: err.stderr ?? '' }),
+      (err: unknown) => ({ code: (err as { code?: number }).code, stderr: (err as { stderr?: string }).stderr ?? '' }),
     );
     expect(out.code).toBe(2);
     expect(out.stderr).toContain('the operator CLI runs from a checkout of the retryproof repository');
