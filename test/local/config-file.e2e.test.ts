@@ -153,6 +153,20 @@ describe('npm start -- --config PATH, on a configuration of a team\'s own', () =
     expect(await linesOf(join(work, 'ledger-reads.log'))).toHaveLength(1);
   }, 60_000);
 
+  it('has no demo for the storm or the ledger command to use, and they say so', async () => {
+    // Act
+    const storm = await runScript('scripts/storm.ts', ['--route', 'orders', '--events', '1'], env);
+    const ledger = await runScript('cli/retryproof.ts', ['--local', 'ledger'], env);
+    // Assess
+    expect(storm.code).toBe(2);
+    expect(storm.stderr.split('\n')[0]).toBe(
+      'storm: route "orders" runs the action "record": the storm drives the demo\'s payout action ' +
+        '(its crashes and failures are asked for in the body); start the stack with demo: true and pick a demo route',
+    );
+    expect(ledger.code).toBe(1);
+    expect(ledger.stderr).toMatch(/has no demo ledger \(demo is off\)/);
+  }, 60_000);
+
   it('stops on SIGINT with exit code 0', async () => {
     expect(await shutDown(stack, dir)).toBe(0);
     stack = undefined;

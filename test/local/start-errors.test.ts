@@ -5,7 +5,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runScript } from './stack-process.ts';
+import { dynamoJvmsOf, runScript } from './stack-process.ts';
 
 describe('npm start on a bad setting, a taken port, or no Java', () => {
   let dir: string;
@@ -109,6 +109,31 @@ describe('npm start -- --config PATH on a file it cannot run', () => {
     expect(out.code).toBe(2);
     expect(out.stderr).toBe(`retryproof local: action "placeOrder": its entry ${entry} is not a file\n`);
   });
+
+  it('says localSetup failed, exit code 1, and leaves no local service running', async () => {
+    // Prepare: a module that exists, so the start gets as far as localSetup.
+    const entry = join(dir, 'noop-action.mjs');
+    await writeFile(entry, 'export default async () => ({});\n');
+    const config = `export const config = { routes: [${ROUTE}], actions: { placeOrder: { entry: ${JSON.stringify(entry)} } }, demo: false };\n`;
+    // Act
+    const { path, out } = await startOn('failing-setup.config.ts', `${config}export async function localSetup() { throw new Error('no orders table today'); }\n`);
+    // Assess
+    expect(out.code).toBe(1);
+    expect(out.stderr).toBe(`retryproof local: localSetup of ${path} failed: no orders table today\n`);
+    expect(dynamoJvmsOf(join(dir, 'data'))).toEqual([]);
+  }, 60_000);
+
+  it('names the action whose module fails as it loads, exit code 2, and leaves no local service running', async () => {
+    // Prepare: the module needs a variable nobody set, as a module reading its settings at load would.
+    const entry = join(dir, 'needy-action.mjs');
+    await writeFile(entry, "if (process.env.ORDERS_TABLE === undefined) throw new Error('ORDERS_TABLE is not set');\nexport default async () => ({});\n");
+    // Act
+    const { out } = await startOn('needy.config.ts', `export const config = { routes: [${ROUTE}], actions: { placeOrder: { entry: ${JSON.stringify(entry)} } }, demo: false };\n`);
+    // Assess
+    expect(out.code).toBe(2);
+    expect(out.stderr).toBe(`retryproof local: action "placeOrder": its entry ${entry} could not be loaded: ORDERS_TABLE is not set\n`);
+    expect(dynamoJvmsOf(join(dir, 'data'))).toEqual([]);
+  }, 60_000);
 
   it('says which option it does not know', async () => {
     const out = await runScript('local/start.ts', ['--confg', 'x.ts'], { ...process.env, RETRYPROOF_LOCAL_DIR: join(dir, 'data') });
