@@ -34,8 +34,13 @@ export type InvocationOutcome<T> = { readonly died: false; readonly value: T } |
 export function invoke<T>(handler: () => Promise<T>): Promise<InvocationOutcome<T>> {
   (globalThis as Record<symbol, LocalLambdaRuntime | undefined>)[LOCAL_LAMBDA_RUNTIME] ??= runtime;
   return new Promise<InvocationOutcome<T>>((resolve, reject) => {
-    current.run({ died: () => resolve({ died: true }) }, () => {
-      handler().then((value) => resolve({ died: false, value }), reject);
+    const died = (): void => {
+      resolve({ died: true });
+    };
+    current.run({ died }, () => {
+      handler().then((value) => {
+        resolve({ died: false, value });
+      }, reject);
     });
   });
 }
