@@ -5,9 +5,10 @@
  * the local stack, after `localSetup` has made what the action needs there.
  */
 import { fileURLToPath } from 'node:url';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 // A user writes `from 'retryproof'`; inside this repository the example imports the source.
 import type { RetryproofConfig } from '../../lib/index.ts';
+// The local stack's type, for `npm start` only; the package does not export it (yet).
+import type { LocalSetup } from '../../local/local-setup.ts';
 import { startFakeOrdersApi } from './src/fake-orders-api.ts';
 import { ensureOrdersLedgerTable } from './src/local-resources.ts';
 import { ORDERS_ENV } from './src/orders-environment.ts';
@@ -43,8 +44,8 @@ export const LOCAL_LEDGER_TABLE = 'orders-app-ledger';
  * API, the one ORDERS_API_URL names, else a fake one in this process. Returns the variables
  * the action and ledger modules read.
  */
-export async function localSetup(local: { readonly dynamo: DynamoDBClient }): Promise<Record<string, string>> {
-  await ensureOrdersLedgerTable(local.dynamo, LOCAL_LEDGER_TABLE);
+export const localSetup: LocalSetup = async ({ dynamo }) => {
+  await ensureOrdersLedgerTable(dynamo, LOCAL_LEDGER_TABLE);
   let apiUrl = process.env[ORDERS_ENV.apiUrl];
   if (apiUrl === undefined || apiUrl === '') {
     const api = await startFakeOrdersApi({
@@ -56,4 +57,4 @@ export async function localSetup(local: { readonly dynamo: DynamoDBClient }): Pr
     apiUrl = api.url;
   }
   return { [ORDERS_ENV.ledgerTable]: LOCAL_LEDGER_TABLE, [ORDERS_ENV.apiUrl]: apiUrl };
-}
+};
