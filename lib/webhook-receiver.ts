@@ -14,6 +14,7 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { TopicGrants } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { NAME_PREFIX, NAME_PREFIX_RULE } from '../lambdas/config/config-schema.ts';
 import { ENV } from '../lambdas/config/env.ts';
 import { ConfigError, assertActionsSupplied, resolveConfig } from '../lambdas/config/resolve-config.ts';
 import type { ResolvedConfig } from '../lambdas/config/resolve-config.ts';
@@ -57,8 +58,6 @@ const RECONCILER_TIMEOUT = Duration.minutes(5);
  * inside API Gateway's 30 s, after which the sender retries and the retry completes.
  */
 const INGEST_TIMEOUT = Duration.seconds(10);
-/** Characters a name prefix may hold: those every named resource accepts. */
-const PREFIX_PATTERN = /^[A-Za-z][A-Za-z0-9-]{0,39}$/;
 
 /**
  * A webhook receiver that makes sender retries harmless, as one construct: an HTTP API
@@ -106,9 +105,10 @@ export class WebhookReceiver extends Construct {
     const actionNames = Object.keys(props.actions);
     assertActionsSupplied(resolved, actionNames);
     const stack = Stack.of(this);
+    // An explicit prefix was checked by resolveConfig; the derived one is checked by the same rule.
     const namePrefix = props.namePrefix ?? defaultNamePrefix(stack.stackName, id);
-    if (!PREFIX_PATTERN.test(namePrefix)) {
-      throw new ConfigError(`namePrefix "${namePrefix}" must start with a letter and hold at most 40 letters, digits and dashes; set namePrefix`);
+    if (!NAME_PREFIX.test(namePrefix)) {
+      throw new ConfigError(`the name prefix derived from the stack and the id, "${namePrefix}", is not ${NAME_PREFIX_RULE}: set namePrefix`);
     }
     this.config = resolved;
     this.namePrefix = namePrefix;

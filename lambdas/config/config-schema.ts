@@ -22,7 +22,9 @@ const HEADER_NAME = /^[a-z0-9!#$%&'*+.^_`|~-]+$/;
 const SECRET_NAME = /^[A-Za-z0-9/_+=.@-]{1,512}$/;
 /** Route actions and the keys of `actions`. */
 const ACTION_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
-const NAME_PREFIX = /^[a-z][a-z0-9-]{0,23}$/;
+/** Every physical name a receiver makes starts with it: what queues, alarms, dashboards and APIs all accept. */
+export const NAME_PREFIX = /^[A-Za-z][A-Za-z0-9-]{0,39}$/;
+export const NAME_PREFIX_RULE = '1 to 40 letters, digits or "-", starting with a letter';
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 /** Names that are object internals to JavaScript and to the DynamoDB marshaller. */
 export const RESERVED_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
@@ -167,7 +169,7 @@ export const RetryproofConfigSchema = strict(
       v.minLength(1, (issue) => `must list at least one route, got ${shown(issue.input)}`),
     ),
     actions: v.optional(actions),
-    namePrefix: v.optional(text(NAME_PREFIX, '1 to 24 lowercase letters, digits or "-", starting with a letter')),
+    namePrefix: v.optional(text(NAME_PREFIX, NAME_PREFIX_RULE)),
     queue: v.optional(queue, {}),
     reconciliation: v.optional(reconciliation, {}),
     api: v.optional(api, {}),

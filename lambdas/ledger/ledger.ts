@@ -11,7 +11,13 @@ export type LedgerStatus = (typeof LEDGER_STATUS)[keyof typeof LEDGER_STATUS];
 
 export interface LedgerEntry {
   readonly entryId: string;
+  /** The route whose action posted it (`ctx.route`). */
   readonly route: string;
+  /**
+   * The sender's key, as the action got it: `ctx.key`, not `ctx.idempotencyKey` (which is
+   * `<route>/<key>`, for downstream APIs). The reconciler matches entries to records by
+   * route and this key; an entry it cannot match is reported as an orphan, never reversed.
+   */
   readonly idempotencyKey: string;
   /** What the entry moved, when it moved money. */
   readonly amount?: number;
@@ -26,6 +32,7 @@ export interface LedgerEntry {
 
 export interface NewLedgerEntry {
   readonly route: string;
+  /** `ctx.key`: see {@link LedgerEntry.idempotencyKey}. */
   readonly idempotencyKey: string;
   readonly amount?: number;
   readonly currency?: string;

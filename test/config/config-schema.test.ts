@@ -299,15 +299,16 @@ describe('actions', () => {
 });
 
 describe('namePrefix', () => {
-  it('accepts 1 to 24 lowercase letters, digits or "-", starting with a letter', () => {
-    expect(() => resolveConfig(withTop({ namePrefix: `r${'-0'.repeat(11)}x` }))).not.toThrow();
+  it('accepts 1 to 40 letters, digits or "-", starting with a letter, as the prefix the construct derives (Retryproof)', () => {
+    expect(() => resolveConfig(withTop({ namePrefix: `R${'-0'.repeat(19)}x` }))).not.toThrow();
     expect(() => resolveConfig(withTop({ namePrefix: 'r' }))).not.toThrow();
+    expect(() => resolveConfig(withTop({ namePrefix: 'OrdersApp-Webhooks' }))).not.toThrow();
   });
 
-  it('refuses 25 characters, an uppercase letter and a leading digit', () => {
-    const rule = 'config: namePrefix must be 1 to 24 lowercase letters, digits or "-", starting with a letter';
-    expect(refusal(withTop({ namePrefix: 'r'.repeat(25) }))).toBe(`${rule}, got "${'r'.repeat(25)}"`);
-    expect(refusal(withTop({ namePrefix: 'Retry' }))).toBe(`${rule}, got "Retry"`);
+  it('refuses 41 characters, an underscore and a leading digit', () => {
+    const rule = 'config: namePrefix must be 1 to 40 letters, digits or "-", starting with a letter';
+    expect(refusal(withTop({ namePrefix: 'r'.repeat(41) }))).toBe(`${rule}, got "${'r'.repeat(41)}"`);
+    expect(refusal(withTop({ namePrefix: 'retry_proof' }))).toBe(`${rule}, got "retry_proof"`);
     expect(refusal(withTop({ namePrefix: '9retry' }))).toBe(`${rule}, got "9retry"`);
   });
 });

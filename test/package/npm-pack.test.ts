@@ -60,7 +60,7 @@ import ledger from '../ledgers/shipments-ledger.js';
 
 export default async function ship(ctx) {
   if (ctx.attempt > 3) throw new RetryableActionError('${MARKER.ship}: carrier busy');
-  const entry = await ledger.post({ route: ctx.route, idempotencyKey: ctx.idempotencyKey, postedAt: Date.now() });
+  const entry = await ledger.post({ route: ctx.route, idempotencyKey: ctx.key, postedAt: Date.now() });
   return { entryId: entry.entryId, by: '${MARKER.ship}' };
 }
 `,
