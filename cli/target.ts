@@ -27,6 +27,11 @@ export interface Target {
    * the file the stack was synthesized from (the stack itself does not list them).
    */
   readonly routes: readonly string[];
+  /**
+   * The local stack's gateway (`--local` only): its reconciler holds the configuration and
+   * the ledger modules the stack runs, which may not be this repository's.
+   */
+  readonly localUrl?: string;
   /** A queue's ARN, asked once. */
   queueArn(url: string): Promise<string>;
   close(): void;
@@ -82,6 +87,7 @@ export async function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv =
         queueUrl: endpoints.queueUrl,
         dlqUrl: endpoints.dlqUrl,
         routes: endpoints.routes.map((r) => r.name),
+        localUrl: endpoints.httpUrl,
         close: () => {
           dynamo.destroy();
           sqs.destroy();

@@ -1,6 +1,8 @@
 /** `retryproof reconcile [--window 24h]`: one reconciliation run now, with its report. */
 import { demoLedgers } from '../../lambdas/demo/dynamodb-ledger.ts';
 import { createReconciler } from '../../lambdas/reconciler/create-reconciler.ts';
+import type { ReconcileReport } from '../../lambdas/reconciler/reconcile.ts';
+import { CliError } from '../errors.ts';
 import { durationFlag } from '../args.ts';
 import type { Command } from '../command.ts';
 import { projectConfig } from '../operations/route-config.ts';
@@ -19,6 +21,17 @@ JSON: the run's report: {"runId", "window", "counts": {"scanned", "reenqueued", 
 "missing", "orphans", "failed", "parked", "needsAttention"}, "needsAttention": [...], "reversals": [...],
 "stoppedEarly", "stoppedAt"?}`;
 
+/** One run by the local stack's reconciler, through its admin call. */
+async function reconcileOnStack(localUrl: string, window: { fromMs: number; toMs: number }): Promise<ReconcileReport> {
+  const answer = await fetch(`${localUrl}/_local/reconcile`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(window),
+  });
+  if (!answer.ok) throw new CliError(`the local stack's reconcile answered ${answer.status}: ${await answer.text()}`);
+  return (await answer.json()) as ReconcileReport;
+}
+
 export const reconcileCommand: Command = {
   name: 'reconcile',
   summary: 'one reconciliation run now, printing its report',
@@ -31,7 +44,10 @@ export const reconcileCommand: Command = {
     const settleMs = durationFlag('settle', values.settle as string | undefined, USAGE, true) ?? config.reconciliation.settleSeconds * 1000;
     const target = await ctx.target();
     const now = ctx.now();
-    const report = await createReconciler({
+    const window = { fromMs: now - windowMs, toMs: now - settleMs };
+    // Locally, the stack's own reconciler runs: it has the routes and ledgers of the
+    // configuration the stack was started with (npm start -- --config), not only the demo's.
+    const report = target.localUrl !== undefined ? await reconcileOnStack(target.localUrl, window) : await createReconciler({
       dynamo: target.dynamo,
       eventsTable: target.eventsTable,
       ...(target.ledgerTable === undefined ? {} : { ledgers: demoLedgers(target.dynamo, target.ledgerTable) }),
@@ -40,8 +56,7 @@ export const reconcileCommand: Command = {
       config,
       now: ctx.now,
     }).run({
-      fromMs: now - windowMs,
-      toMs: now - settleMs,
+      ...window,
       onProgress: ({ pages, records }) => {
         ctx.progress(`reconcile: ${records} records read (${pages} pages)`);
       },

@@ -153,6 +153,15 @@ describe('npm start -- --config PATH, on a configuration of a team\'s own', () =
     expect(await linesOf(join(work, 'ledger-reads.log'))).toHaveLength(1);
   }, 60_000);
 
+  it('reconciles the same way from the CLI: `retryproof --local reconcile` runs the stack\'s own reconciler, with the team\'s ledger', async () => {
+    // Act
+    const out = await runScript('cli/retryproof.ts', ['--local', 'reconcile', '--settle', '0s', '--json'], env);
+    // Assess: the team's record is read and its ledger entry found, which the repository's demo config could not do.
+    expect(out.code).toBe(0);
+    expect((JSON.parse(out.stdout) as { counts: Record<string, number> }).counts).toMatchObject({ scanned: 1, missing: 0, orphans: 0 });
+    expect(await linesOf(join(work, 'ledger-reads.log'))).toHaveLength(2);
+  }, 60_000);
+
   it('has no demo for the storm or the ledger command to use, and they say so', async () => {
     // Act
     const storm = await runScript('scripts/storm.ts', ['--route', 'orders', '--events', '1'], env);
