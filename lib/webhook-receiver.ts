@@ -293,6 +293,20 @@ export class WebhookReceiver extends Construct {
       value: sqsConsoleUrl(stack, work.deadLetterQueue.queueUrl),
     });
 
+    // Metrics are per route in one namespace: two receivers of a stack with a route of the
+    // same name would count into, and alarm on, each other's numbers.
+    this.node.addValidation({
+      validate: () =>
+        Stack.of(this)
+          .node.findAll()
+          .filter((c): c is WebhookReceiver => c instanceof WebhookReceiver && c !== this)
+          .flatMap((other) =>
+            resolved.routes
+              .filter((route) => other.config.routes.some((r) => r.name === route.name))
+              .map((route) => `route "${route.name}" is in the receivers ${this.node.path} and ${other.node.path}: their metrics and alarms would mix; rename one`),
+          ),
+    });
+
     this.api = api.api;
     this.url = api.webhookBaseUrl;
     this.table = events.table;

@@ -77,6 +77,15 @@ describe('WebhookReceiver in a stack of its own', () => {
     expect(readFileSync(join(dir, 'reconciler.mjs'), 'utf8')).toContain('export const handler = reconcilerLambda({  });');
   });
 
+  it('refuses, at synth, two receivers of one stack with a route of the same name: their metrics would mix', () => {
+    const app = new App({ context: NO_BUNDLING });
+    const stack = new Stack(app, 'Twice');
+    new WebhookReceiver(stack, 'A', props('orders'));
+    new WebhookReceiver(stack, 'B', props('orders', { namePrefix: 'twice-b' }));
+    const message = thrownBy(() => app.synth()).message;
+    expect(message).toContain('route "orders" is in the receivers Twice/A and Twice/B: their metrics and alarms would mix; rename one');
+  });
+
   it('refuses a route whose action nobody supplied, naming the route and the action', () => {
     const stack = new Stack(new App({ context: NO_BUNDLING }), 'Missing');
     const err = thrownBy(() => new WebhookReceiver(stack, 'Orders', { ...props('orders'), actions: {} }));
