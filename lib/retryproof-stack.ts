@@ -3,7 +3,7 @@ import type { StackProps } from 'aws-cdk-lib';
 import { TableGrants } from 'aws-cdk-lib/aws-dynamodb';
 import { Grant } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
-import { DEMO_ACTION, resolveConfig } from '../lambdas/config/resolve-config.ts';
+import { ConfigError, DEMO_ACTION, resolveConfig } from '../lambdas/config/resolve-config.ts';
 import type { RetryproofConfig } from '../lambdas/config/route-config.ts';
 import { DEMO_ACTION_SOURCE, DEMO_LEDGER_TABLE_ENV } from '../lambdas/demo/demo-environment.ts';
 import { LEDGER_TABLE } from '../lambdas/store/table-schema.ts';
@@ -29,8 +29,13 @@ export class RetryproofStack extends Stack {
     super(scope, id, props);
     // The whole configuration first, demo included: a route on `payout` without the demo, or
     // an action of the user's own named `payout` beside it, is refused here.
-    resolveConfig(props.config);
+    const resolved = resolveConfig(props.config);
     const { demo, ...config } = props.config;
+    for (const route of resolved.routes) {
+      if (route.action === DEMO_ACTION && demo !== true && config.actions?.[DEMO_ACTION] === undefined) {
+        throw new ConfigError(`route "${route.name}": action "${DEMO_ACTION}" is the demo's, deployed only with demo: true; set demo: true, or give the route an action of yours`);
+      }
+    }
     const ledger = demo === true ? new LedgerTable(this, 'Ledger') : undefined;
     const actions = { ...config.actions, ...(ledger === undefined ? {} : { [DEMO_ACTION]: DEMO_ACTION_SOURCE }) };
     const receiver = new WebhookReceiver(this, 'Default', { ...config, actions });

@@ -186,11 +186,9 @@ export function resolveConfig(config: RetryproofConfig): ResolvedConfig {
     if (seen.has(route.name)) throw new ConfigError(`route "${route.name}": name is used twice`);
     seen.add(route.name);
   }
-  for (const route of routes) {
-    if (route.action === DEMO_ACTION && !demo && parsed.actions?.[DEMO_ACTION] === undefined) {
-      throw new ConfigError(`route "${route.name}": action "${DEMO_ACTION}" needs the demo ledger, but demo is false`);
-    }
-  }
+  // Whether a route's action is supplied is the app's and the construct's question
+  // (assertActionsSupplied), not this one's: the functions re-run resolveConfig at cold
+  // start on a configuration that no longer lists the actions or the demo switch.
   const executorTimeoutSeconds = Math.max(...routes.map((r) => r.leaseSeconds)) + COMPLETION_MARGIN_SECONDS;
   const minVisibility = executorTimeoutSeconds * VISIBILITY_TO_TIMEOUT_FACTOR;
   const visibilityTimeoutSeconds = queue.visibilityTimeoutSeconds ?? minVisibility;

@@ -135,3 +135,27 @@ describe('a route whose action nobody supplied', () => {
     expect(err.message).toBe(`retryproof.config.ts: ${expected}`);
   });
 });
+
+describe('the configuration the functions get', () => {
+  it('resolves at their cold start, in each function of the app: the demo switch and the action paths are not shipped, and nothing needs them', () => {
+    const stack = createRetryproofApp(config, { context: NO_BUNDLING }).stack;
+    const functions = Template.fromStack(stack).findResources('AWS::Lambda::Function') as Record<string, { Properties: { Environment?: { Variables?: Record<string, unknown> } } }>;
+    const shipped = Object.values(functions)
+      .map((f) => f.Properties.Environment?.Variables?.RETRYPROOF_CONFIG)
+      .filter((raw): raw is string => typeof raw === 'string');
+    expect(shipped).toHaveLength(3);
+    for (const raw of shipped) {
+      const parsed = JSON.parse(raw) as RetryproofConfig;
+      expect(parsed.demo).toBeUndefined();
+      expect(parsed.actions).toBeUndefined();
+      expect(resolveConfig(parsed).routes.map((r) => r.action)).toEqual(['payout', 'payout']);
+    }
+  });
+
+  it('refuses, in the app, a route on the demo payout without the demo', () => {
+    const err = thrownBy(() => createRetryproofApp({ ...config, demo: false }, { context: NO_BUNDLING }));
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err.message).toBe('route "demo": action "payout" is the demo\'s, deployed only with demo: true; set demo: true, or give the route an action of yours');
+  });
+});
+
