@@ -6,3 +6,4 @@
 export { WebhookReceiver } from './webhook-receiver.ts';
 export type { WebhookReceiverProps } from './webhook-receiver.ts';
 export type { ActionSource, RetryproofConfig, RouteConfig } from '../lambdas/config/route-config.ts';
+export type { LocalServices, LocalSetup } from '../lambdas/config/config-file.ts';

@@ -6,9 +6,7 @@
  */
 import { fileURLToPath } from 'node:url';
 // A user writes `from 'retryproof'`; inside this repository the example imports the source.
-import type { RetryproofConfig } from '../../lib/index.ts';
-// The local stack's type, for `npm start` only; the package does not export it (yet).
-import type { LocalSetup } from '../../local/local-setup.ts';
+import type { LocalSetup, RetryproofConfig } from '../../lib/index.ts';
 import { startFakeOrdersApi } from './src/fake-orders-api.ts';
 import { ensureOrdersLedgerTable } from './src/local-resources.ts';
 import { ORDERS_ENV } from './src/orders-environment.ts';
