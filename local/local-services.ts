@@ -5,7 +5,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { AwsClients } from '../lambdas/wiring/deployment.ts';
+import type { AwsClients } from '../lambdas/config/deployment.ts';
 import { ensureQueuePair, ensureTables, localDynamoClient, localSqsClient } from './aws-clients.ts';
 import { startLocalDynamo, startLocalSqs } from './local-aws.ts';
 import type { LocalDynamo, LocalSqs } from './local-aws.ts';

@@ -8,7 +8,7 @@
  * delivery post it again under a fresh id, as a new key and one more payout per replay.
  * So their default key is the body's SHA-256, and a template may read only signed headers.
  */
-import type { SignatureSchemeName } from '../config/route-config.ts';
+import type { SignatureSchemeName } from './signatures/signature-config.ts';
 import { InvalidKeyError } from './errors.ts';
 import { parseKeyTemplate, resolveJsonPointer } from './key-template.ts';
 import type { KeyTemplatePart } from './key-template.ts';

@@ -9,8 +9,8 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { actionRegistryOf } from '../actions/action-modules.ts';
 import type { ModulesByAction } from '../actions/action-modules.ts';
 import { assertActionsSupplied } from '../config/resolve-config.ts';
-import { deploymentFromEnv } from '../wiring/deployment.ts';
-import { wireExecutor } from '../wiring/wire-executor.ts';
+import { deploymentFromEnv } from '../config/deployment.ts';
+import { wireExecutor } from './wire-executor.ts';
 
 /**
  * @param actionModules each action's module, by the name routes give it

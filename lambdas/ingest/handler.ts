@@ -5,8 +5,8 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { ENV, requireEnv } from '../config/env.ts';
 import { SnsNotifier } from '../notify/sns-notifier.ts';
 import { SecretsManagerSource } from '../secrets/secrets-manager-source.ts';
-import { deploymentFromEnv } from '../wiring/deployment.ts';
-import { wireIngest } from '../wiring/wire-ingest.ts';
+import { deploymentFromEnv } from '../config/deployment.ts';
+import { wireIngest } from './wire-ingest.ts';
 
 export const handler = wireIngest(
   deploymentFromEnv(),

@@ -16,7 +16,7 @@ import { ledgersOf } from '../actions/action-modules.ts';
 import type { ModulesByAction } from '../actions/action-modules.ts';
 import { SERVICE } from '../observability/metric-catalogue.ts';
 import { createLogger, createMetrics } from '../observability/powertools.ts';
-import { deploymentFromEnv } from '../wiring/deployment.ts';
+import { deploymentFromEnv } from '../config/deployment.ts';
 import { createReconciler, defaultWindow } from './create-reconciler.ts';
 import type { ReconcileReport } from './reconcile.ts';
 import { recordReconcileReport } from './reconciler-metrics.ts';

@@ -164,13 +164,16 @@ describe('the orders-app on the local stack (npm start -- --config examples/orde
     expect(api.requests(`${ROUTE}/${key}`)).toBe(2);
     expect(api.orders().size).toBe(4);
     const booked = await ledgerOf(key);
-    expect(booked.map((e) => e.status)).toEqual(['posted', 'posted']);
+    expect(booked).toHaveLength(2);
 
-    // Act 3: the next reconciliation finds the key booked twice.
+    // Act 3: the next reconciliation finds the key booked twice. The repairing run may have
+    // found it already: its effects check reads the ledger after its re-enqueue, and on a
+    // busy machine the rerun can book its entry in between. Either way one run reversed it.
     const report = await reconcile({ settleSeconds: 0 });
-    // Assess 2: the later entry reversed in the app's own ledger, the first kept.
-    expect(report.counts.reversed).toBe(1);
-    expect(report.reversals).toEqual([expect.objectContaining({ route: ROUTE, key, entryId: booked[1]!.entryId, keptEntryId: booked[0]!.entryId })]);
+    // Assess 2: the later entry reversed in the app's own ledger, once, the first kept.
+    expect([...repair.reversals, ...report.reversals]).toEqual([
+      expect.objectContaining({ route: ROUTE, key, entryId: booked[1]!.entryId, keptEntryId: booked[0]!.entryId }),
+    ]);
     expect((await ledgerOf(key)).map((e) => [e.entryId, e.status])).toEqual([
       [booked[0]!.entryId, 'posted'],
       [booked[1]!.entryId, 'reversed'],

@@ -30,7 +30,7 @@
  *   It covers one scheme of six; the other five are hand-written anyway.
  * Both libraries stay devDependencies: the interop specs hold this code to them.
  */
-import type { SignatureConfig } from '../../config/route-config.ts';
+import type { SignatureConfig } from './signature-config.ts';
 import { createGithubVerifier } from './github.ts';
 import { createHmacSha256Verifier } from './hmac-sha256.ts';
 import { createShopifyVerifier } from './shopify.ts';

@@ -5,7 +5,7 @@
  * are the caller's.
  */
 import { randomUUID } from 'node:crypto';
-import type { SignatureConfig } from '../../config/route-config.ts';
+import type { SignatureConfig } from './signature-config.ts';
 import { GITHUB_SIGNATURE_HEADER, signGithub } from './github.ts';
 import { signHmacSha256 } from './hmac-sha256.ts';
 import { SHOPIFY_SIGNATURE_HEADER, signShopify } from './shopify.ts';

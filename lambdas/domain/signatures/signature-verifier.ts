@@ -1,4 +1,4 @@
-import type { SignatureSchemeName } from '../../config/route-config.ts';
+import type { SignatureSchemeName } from './signature-config.ts';
 
 /** What a verifier sees of a delivery. Header names are lowercase, as API Gateway v2 gives them. */
 export interface SignedDelivery {

@@ -1,9 +1,9 @@
 /** The ingest's one composition root: the Lambda entry and the local stack both build it here. */
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
-import { createIngestHandler } from '../ingest/create-ingest-handler.ts';
-import { prepareRoutes } from '../ingest/prepared-route.ts';
-import type { PreparedRoute } from '../ingest/prepared-route.ts';
+import { createIngestHandler } from './create-ingest-handler.ts';
+import { prepareRoutes } from './prepared-route.ts';
+import type { PreparedRoute } from './prepared-route.ts';
 import { SERVICE } from '../observability/metric-catalogue.ts';
 import { createLogger, createMetrics } from '../observability/powertools.ts';
 import type { Notifier } from '../ports/notifier.ts';
@@ -11,7 +11,7 @@ import type { SecretSource } from '../ports/secret-source.ts';
 import { SqsWorkQueue } from '../queue/sqs-work-queue.ts';
 import { DynamoDbEventStore } from '../store/dynamodb-event-store.ts';
 import { DynamoDbRouteStateStore } from '../store/dynamodb-route-state-store.ts';
-import type { AwsClients, Deployment } from './deployment.ts';
+import type { AwsClients, Deployment } from '../config/deployment.ts';
 
 /** What differs between where the ingest runs: the Lambda, the local stack, a test. */
 export interface IngestWiring {

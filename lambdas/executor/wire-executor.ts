@@ -2,7 +2,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { ActionRegistry } from '../actions/action-registry.ts';
-import { createExecutorHandler } from '../executor/create-executor-handler.ts';
+import { createExecutorHandler } from './create-executor-handler.ts';
 import { SERVICE } from '../observability/metric-catalogue.ts';
 import { createLogger, createMetrics } from '../observability/powertools.ts';
 import type { MessageVisibility } from '../ports/message-visibility.ts';
@@ -10,7 +10,7 @@ import { SqsMessageVisibility } from '../queue/sqs-message-visibility.ts';
 import { SqsWorkQueue } from '../queue/sqs-work-queue.ts';
 import { DynamoDbExecutionStore } from '../store/dynamodb-execution-store.ts';
 import { DynamoDbRouteStateStore } from '../store/dynamodb-route-state-store.ts';
-import type { AwsClients, Deployment } from './deployment.ts';
+import type { AwsClients, Deployment } from '../config/deployment.ts';
 
 /** What differs between where the executor runs: the Lambda, the local stack, a test. */
 export interface ExecutorWiring {

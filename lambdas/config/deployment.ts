@@ -1,13 +1,14 @@
 /**
  * What every function of a deployment shares: its validated configuration, the table and
  * the queue. The Lambdas read it from the environment the construct sets (ENV); the local
- * stack builds it directly. Either way the same wiring (wire-*.ts) builds each function.
+ * stack builds it directly. Either way the same wiring (ingest/wire-ingest.ts,
+ * executor/wire-executor.ts, reconciler/create-reconciler.ts) builds each function.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { ENV, requireEnv } from '../config/env.ts';
-import { loadConfigFromEnv } from '../config/load-config.ts';
-import type { ResolvedConfig } from '../config/resolve-config.ts';
+import { ENV, requireEnv } from './env.ts';
+import { loadConfigFromEnv } from './load-config.ts';
+import type { ResolvedConfig } from './resolve-config.ts';
 
 export interface Deployment {
   readonly config: ResolvedConfig;
