@@ -43,7 +43,10 @@ export interface EventRecord {
   readonly answer: StoredAnswer;
   /** Deliveries of this key, the first included. */
   readonly hits: number;
-  /** Deliveries that came after we had answered 2xx: what the circuit breaker counts. */
+  /**
+   * Deliveries that came after we had answered below 500: what the circuit breaker counts.
+   * The store derives it from `hits` (see store/record-transitions.ts); no write counts it.
+   */
   readonly repeats?: number;
   /** Epoch milliseconds at which this generation of the key tripped its route's circuit breaker. */
   readonly breakerTrippedAt?: number;

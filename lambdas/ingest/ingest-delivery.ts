@@ -66,7 +66,7 @@ export type IngestOutcome =
       readonly replayed: boolean;
       /** The status the previous answer had: 2xx means the ack was lost, 5xx our failure. */
       readonly previousStatus: number;
-      readonly hits: number | undefined;
+      readonly hits: number;
       /** Deliveries of the key that came after we had answered 2xx (lost acknowledgements, replays). */
       readonly repeats: number | undefined;
       readonly ageMs: number;
@@ -168,23 +168,28 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
   if (old.fingerprint !== record.fingerprint) throw new KeyReusedError(id);
 
   // A 5xx we gave before means our own failure, not a real answer: never replay it, and the
-  // sender's retry of it is not a repeat the circuit breaker should count.
+  // sender's retry of it is not a repeat the circuit breaker should count. The claim counted
+  // this delivery already; the counts follow from the record as it stood before it.
   const answeredFailure = old.answer.status >= 500;
-  const counts = await dependency('DynamoDB', () =>
-    deps.store.recordDuplicate(config.name, key, now, { repeat: !answeredFailure }),
-  );
+  const hits = old.hits + 1;
+  const repeats = answeredFailure ? undefined : (old.repeats ?? 0) + 1;
   const resendAfterMs = deps.resendAfterMs ?? 60_000;
   let resent = false;
   if (mayHaveLostItsMessage(old, now, resendAfterMs)) {
     // Of all the duplicates that see the same lost message, one wins this write and sends.
     resent = await dependency('DynamoDB', () =>
-      deps.store.claimResend(config.name, key, { receivedAt: old.receivedAt, nowMs: now, sentBeforeMs: now - resendAfterMs, answer: accepted }),
+      deps.store.claimResend(config.name, key, {
+        receivedAt: old.receivedAt,
+        nowMs: now,
+        sentBeforeMs: now - resendAfterMs,
+        answer: accepted,
+        answeredFailure,
+      }),
     );
     if (resent) await sendOrRecordFailure(deps, old);
   }
   const answer = answeredFailure ? accepted : old.answer;
   let breaker: BreakerResult | undefined;
-  const repeats = counts?.repeats;
   if (deps.breaker !== undefined && repeats !== undefined && crossesThreshold(config, repeats, old.breakerTrippedAt)) {
     const trip = {
       route: config,
@@ -202,8 +207,8 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
     answer,
     replayed: config.duplicateAnswer !== 'strict-409',
     previousStatus: old.answer.status,
-    hits: counts?.hits,
-    repeats: counts?.repeats,
+    hits,
+    repeats,
     ageMs: now - old.receivedAt,
     ttlSeconds: config.ttlSeconds,
     resent,

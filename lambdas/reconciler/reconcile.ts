@@ -202,7 +202,13 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
             flag(full, 'reenqueue-limit', 'left for the next run: the per-run re-enqueue bound was reached');
             continue;
           }
-          const request = { receivedAt: full.receivedAt, nowMs: now, sentBeforeMs: stuckBefore, answer: acceptedAnswer(full.route, full.key) };
+          const request = {
+            receivedAt: full.receivedAt,
+            nowMs: now,
+            sentBeforeMs: stuckBefore,
+            answer: acceptedAnswer(full.route, full.key),
+            answeredFailure: full.answer.status >= 500,
+          };
           if (!(await deps.store.claimResend(full.route, full.key, request))) continue;
           if (await trySend(full, messageFor(full))) {
             await deps.store.clearStranded(full);
@@ -239,11 +245,19 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
         flag(record, 'reenqueue-limit', 'left for the next run: the per-run re-enqueue bound was reached');
         continue;
       }
-      const route = deps.routes.get(record.route);
-      // One resend per window, whoever else tries: the write decides, then we send.
-      if (route === undefined || !(await deps.store.claimResend(record.route, record.key, { receivedAt: record.receivedAt, nowMs: now, sentBeforeMs: stuckBefore, answer: acceptedAnswer(record.route, record.key) }))) continue;
+      if (!deps.routes.has(record.route)) continue;
+      // The whole record: its message needs the body, and the resend the answer it gives now.
       const full = await deps.store.getRecord(record.route, record.key);
       if (full?.receivedAt !== record.receivedAt) continue;
+      // One resend per window, whoever else tries: the write decides, then we send.
+      const request = {
+        receivedAt: record.receivedAt,
+        nowMs: now,
+        sentBeforeMs: stuckBefore,
+        answer: acceptedAnswer(record.route, record.key),
+        answeredFailure: full.answer.status >= 500,
+      };
+      if (!(await deps.store.claimResend(record.route, record.key, request))) continue;
       if (await trySend(record, messageFor(full))) {
         counts.reenqueued++;
         await correction(record, 're-enqueued', { was: record.status });

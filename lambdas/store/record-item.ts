@@ -25,6 +25,8 @@ export function toRecordItem(record: EventRecord): RecordItem {
     answerStatus: record.answer.status,
     answerBody: record.answer.body,
     hits: record.hits,
+    // The deliveries that were not repeats: repeats = hits - repeatBase while we answer below 500.
+    repeatBase: record.hits - (record.repeats ?? 0),
     attempts: record.attempts,
     runs: record.runs,
     redrives: record.redrives,
@@ -72,16 +74,29 @@ export function fromSummaryItem(item: RecordItem): RecordSummary {
   };
 }
 
+/**
+ * The circuit breaker's count of a record (see record-transitions.ts): derived from `hits`
+ * while the answer is below 500, frozen in `repeats` while it is a 5xx of ours. A record
+ * written before repeatBase existed kept its count in `repeats`.
+ */
+function repeatsOf(item: RecordItem, hits: number, answerStatus: number): number | undefined {
+  const base = optNum(item, 'repeatBase');
+  if (answerStatus < 500 && base !== undefined) return hits - base;
+  return optNum(item, 'repeats');
+}
+
 /** Reads a whole record item back: its summary plus the payload. Throws when a required attribute is missing. */
 export function fromRecordItem(item: RecordItem): EventRecord {
+  const hits = optNum(item, 'hits') ?? 1;
+  const answerStatus = num(item, 'answerStatus');
   return {
     ...fromSummaryItem(item),
     body: str(item, 'body'),
     bodyEncoding: optStr(item, 'bodyEncoding') === 'base64' ? 'base64' : 'utf8',
     headers: (item.headers ?? {}) as Record<string, string>,
-    answer: { status: num(item, 'answerStatus'), body: str(item, 'answerBody') },
-    hits: optNum(item, 'hits') ?? 1,
-    repeats: optNum(item, 'repeats'),
+    answer: { status: answerStatus, body: str(item, 'answerBody') },
+    hits,
+    repeats: repeatsOf(item, hits, answerStatus),
     breakerTrippedAt: optNum(item, 'breakerTrippedAt'),
     runs: optNum(item, 'runs') ?? optNum(item, 'attempts') ?? 0,
     redrives: optNum(item, 'redrives') ?? 0,

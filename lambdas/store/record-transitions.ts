@@ -3,7 +3,9 @@
  * (protocol v2; README "The record's state machine"). The stores only send these; no
  * other code moves a record. Each condition is the whole rule for its transition:
  *
- *   claimKey        absent | expired                                   -> RECEIVED    (ingest)
+ *   claimKey        absent -> RECEIVED; live -> the same record, its hit counted (ingest;
+ *                   one UpdateItem for new and duplicate deliveries alike)
+ *   claimExpiredKey expired -> RECEIVED, a new generation (ingest; the rare second request)
  *   acquireLease    RECEIVED | PARKED | EXECUTING with its lease over,
  *                   attempts < maxAttempts                             -> EXECUTING   (executor)
  *   complete        EXECUTING under this lease token                   -> COMPLETED   (executor)
@@ -25,6 +27,15 @@
  *   markStranded    a record the reconciler could not re-send enters the sparse retry
  *                   partition, so it is found again after it leaves the 24 h window
  *   clearStranded   and leaves it once a re-send went out (acquireLease also drops it)
+ *   recordEnqueueFailure  a send failed: the record answers 5xx until a resend is won
+ *
+ * The circuit breaker's `repeats` (deliveries after we had answered below 500) is derived,
+ * never counted by a write of its own: while the answer is below 500, repeats = hits -
+ * repeatBase, where repeatBase is the number of deliveries that were not repeats (the first,
+ * and each retry of a 5xx of ours). recordEnqueueFailure freezes the count into `repeats`
+ * when the answer becomes a 5xx; the resend that ends it (claimResend, answeredFailure)
+ * moves repeatBase so that the count goes on from there. claimKey's one write both counts
+ * the hit and returns the record as it stood, so a duplicate knows its repeat count at once.
  *
  * "This generation" is `receivedAt = :receivedAt`: a key reused after its record expired
  * is a new record, and a message minted for the old one must never touch it.
@@ -70,12 +81,48 @@ function runnable(p: { receivedAt: number; nowMs: number; maxAttempts: number })
 }
 
 /**
- * The ConditionExpression of claimKey, ingest's one conditional PutItem: first writer wins.
- * An expired record counts as absent: TTL deletion lags by up to two days, so the expiry is
- * compared here rather than trusted to be gone.
- *   t0 claim A ok | t1 claim A fails, old A returned | ... | expiresAt | claim A ok again
+ * claimKey, ingest's one UpdateItem for every delivery: it sets each attribute of the new
+ * record only where it is absent (if_not_exists), adds 1 to `hits`, and returns the item as
+ * it stood (ALL_OLD). Nothing came back: the record was created. A live record came back:
+ * this delivery is a duplicate, its hit counted by the same write, and the record is left as
+ * it was otherwise. A live record with another fingerprint refuses the write and comes back
+ * as it was (a 422, no hit counted). An expired record refuses it too (TTL deletion lags by
+ * up to two days, so the expiry is compared here rather than trusted to be gone): then
+ * claimExpiredKey.
+ *   t0 claim A: created | t1 claim A: old A back, hits 2 | t2 claim A': refused, old A back (422)
+ *   ... | expiresAt | claim A: refused, expired -> claimExpiredKey
+ *
+ * Only attributes that no later transition removes may be set here: a duplicate would put a
+ * removed one back.
  */
-export function claimKey(nowMs: number): { ConditionExpression: string; ExpressionAttributeValues: Record<string, unknown> } {
+export function claimKey(p: { item: Readonly<Record<string, unknown>>; nowMs: number }): Transition {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':nowSeconds': seconds(p.nowMs), ':one': 1 };
+  const sets: string[] = [];
+  let i = 0;
+  for (const [name, value] of Object.entries(p.item)) {
+    if (name === 'pk' || name === 'sk' || name === 'hits' || value === undefined) continue;
+    names[`#a${i}`] = name;
+    values[`:a${i}`] = value;
+    sets.push(`#a${i} = if_not_exists(#a${i}, :a${i})`);
+    i++;
+  }
+  values[':fingerprint'] = p.item.fingerprint;
+  return {
+    // A live record with another body is refused too: a 422 leaves the first record untouched.
+    ConditionExpression: 'attribute_not_exists(pk) OR (expiresAt > :nowSeconds AND fingerprint = :fingerprint)',
+    UpdateExpression: `SET ${sets.join(', ')} ADD hits :one`,
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  };
+}
+
+/**
+ * The rare second request of a claim: the record claimKey found has expired, so this
+ * delivery starts a new generation (a whole new item, PutItem). It fails when another
+ * delivery started one first: then this one is a duplicate of that, and claims again.
+ */
+export function claimExpiredKey(nowMs: number): { ConditionExpression: string; ExpressionAttributeValues: Record<string, unknown> } {
   return {
     ConditionExpression: 'attribute_not_exists(pk) OR expiresAt <= :nowSeconds',
     ExpressionAttributeValues: { ':nowSeconds': seconds(nowMs) },
@@ -344,6 +391,12 @@ export interface ResendParams {
   readonly answer: StoredAnswer;
   /** The reconciler also re-sends the dead-letter copy of a FAILED record that never left. */
   readonly includeFailed: boolean;
+  /**
+   * The record answers a 5xx of ours (a send failed): the resend ends that, and the breaker's
+   * repeat count goes on from the value recordEnqueueFailure froze. The write holds only
+   * while the answer is still what the caller saw, so the count never jumps.
+   */
+  readonly answeredFailure: boolean;
 }
 
 /**
@@ -361,13 +414,17 @@ export function claimResend(p: ResendParams): Transition {
     : '';
   return {
     ConditionExpression:
-      `${LIVE} AND (` +
+      `${LIVE} AND answerStatus ${p.answeredFailure ? '>=' : '<'} :serverError AND (` +
       '(#status = :received AND (answerStatus >= :serverError OR lastEnqueuedAt < :before)) OR ' +
       `(#status = :executing AND leaseUntil < :before AND lastEnqueuedAt < :before)${failedBranch})`,
-    UpdateExpression: 'SET lastEnqueuedAt = :now, answerStatus = :answerStatus, answerBody = :answerBody ADD resends :one',
+    UpdateExpression:
+      'SET lastEnqueuedAt = :now, answerStatus = :answerStatus, answerBody = :answerBody' +
+      (p.answeredFailure ? ', repeatBase = hits - if_not_exists(repeats, :zero)' : '') +
+      ' ADD resends :one',
     ExpressionAttributeNames: STATUS,
     ExpressionAttributeValues: {
       ...live(p.receivedAt, p.nowMs),
+      ...(p.answeredFailure ? { ':zero': 0 } : {}),
       ':received': S.received,
       ':executing': S.executing,
       ...(p.includeFailed ? { ':failed': S.failed } : {}),
@@ -383,26 +440,23 @@ export function claimResend(p: ResendParams): Transition {
 
 /**
  * A send failed after the record was written or a resend was won: store the 5xx we answer,
- * so the sender's retry re-sends at once instead of waiting out the window.
+ * so the sender's retry re-sends at once instead of waiting out the window. The breaker's
+ * repeat count is frozen into `repeats`: retries of this 5xx are ours, not the sender's.
+ * A record that answers a 5xx already is left as it is.
  */
 export function recordEnqueueFailure(p: { receivedAt: number; answer: StoredAnswer }): Transition {
   return {
-    ConditionExpression: '#status = :received AND receivedAt = :receivedAt',
-    UpdateExpression: 'SET answerStatus = :status, answerBody = :body',
+    ConditionExpression: '#status = :received AND receivedAt = :receivedAt AND answerStatus < :serverError',
+    UpdateExpression: 'SET answerStatus = :status, answerBody = :body, repeats = hits - if_not_exists(repeatBase, :one)',
     ExpressionAttributeNames: STATUS,
-    ExpressionAttributeValues: { ':received': S.received, ':receivedAt': p.receivedAt, ':status': p.answer.status, ':body': p.answer.body },
-  };
-}
-
-/**
- * One more delivery of a key. `attribute_exists`: an update must never create a half record
- * if TTL removed it. A repeat (it came after we answered 2xx) also counts for the breaker.
- */
-export function countDuplicate(p: { nowMs: number; repeat: boolean }): Omit<Transition, 'ExpressionAttributeNames'> {
-  return {
-    ConditionExpression: 'attribute_exists(pk)',
-    UpdateExpression: p.repeat ? 'SET lastSeenAt = :now ADD hits :one, repeats :one' : 'SET lastSeenAt = :now ADD hits :one',
-    ExpressionAttributeValues: { ':one': 1, ':now': p.nowMs },
+    ExpressionAttributeValues: {
+      ':received': S.received,
+      ':receivedAt': p.receivedAt,
+      ':serverError': 500,
+      ':one': 1,
+      ':status': p.answer.status,
+      ':body': p.answer.body,
+    },
   };
 }
 

@@ -10,6 +10,7 @@ import type { RouteStateStore } from '../../lambdas/ports/route-state-store.ts';
 import { SqsWorkQueue } from '../../lambdas/queue/sqs-work-queue.ts';
 import { documentClient } from '../../lambdas/store/dynamodb-event-store.ts';
 import { DynamoDbRouteStateStore } from '../../lambdas/store/dynamodb-route-state-store.ts';
+import { fromRecordItem } from '../../lambdas/store/record-item.ts';
 import { RECORD_SK, recordPk } from '../../lambdas/store/record-keys.ts';
 import { createEventsTable, localDynamoClient } from '../../local/aws-clients.ts';
 import { ingestFixture, signedDelivery, uniqueKey } from '../support/ingest-fixture.ts';
@@ -57,6 +58,41 @@ describe('the circuit breaker counts a sender’s repeats, not our failures', ()
     expect(await topic.published()).toHaveLength(1);
   });
 
+  it('counts repeats on both sides of a 5xx of ours, and none of the retries of that 5xx', async () => {
+    // Prepare: one table, a clock, and the route's threshold of 3.
+    const t = await ownTable();
+    const topic = await localTopic();
+    let now = Date.now();
+    const breaker = { routeState: t.states, notifier: topic.notifier };
+    const options = { tableName: t.eventsTable, breaker, now: () => now, resendAfterMs: 60_000 };
+    const healthy = await ingestFixture(options);
+    const outage = await ingestFixture({ ...options, queue: new SqsWorkQueue(healthy.sqs, `${healthy.queueUrl}-gone`) });
+    const key = uniqueKey(ROUTE);
+    const deliver = async (fx: typeof healthy): Promise<number> =>
+      (await fx.invoke(signedDelivery(ROUTE, key, { nowSeconds: Math.floor(now / 1000) }))).statusCode ?? 0;
+    const repeats = async (): Promise<number | undefined> => {
+      const out = await documentClient(t.dynamo).send(
+        new GetCommand({ TableName: t.eventsTable, Key: { pk: recordPk(ROUTE, key), sk: RECORD_SK }, ConsistentRead: true }),
+      );
+      return out.Item === undefined ? undefined : fromRecordItem(out.Item).repeats;
+    };
+    // Act: accepted, then one repeat after the 202.
+    const answers = [await deliver(healthy), await deliver(healthy)];
+    const beforeOutage = await repeats();
+    // The record waits past the resend window. The next copy found our 202 (a repeat); its
+    // resend meets an SQS outage and it answers 503, as do the 3 retries of that 503.
+    now += 120_000;
+    for (let i = 0; i < 4; i++) answers.push(await deliver(outage));
+    const duringOutage = await repeats();
+    // SQS is back: the next retry of the 503 re-sends (202, not a repeat); one more copy after that 202 is one.
+    answers.push(await deliver(healthy), await deliver(healthy));
+    const afterOutage = await repeats();
+    // Assess: the four deliveries that found our 503 counted nothing; the count went on from 2 to the threshold.
+    expect(answers).toEqual([202, 202, 503, 503, 503, 503, 202, 202]);
+    expect([beforeOutage, duringOutage, afterOutage]).toEqual([1, 2, 3]);
+    expect((await t.states.get(ROUTE)).state).toBe('paused');
+  });
+
   it('keeps the pause and answers 2xx when the notice cannot be sent', async () => {
     // Prepare: a notifier whose topic is down.
     const t = await ownTable();
@@ -74,7 +110,9 @@ describe('the circuit breaker counts a sender’s repeats, not our failures', ()
       new GetCommand({ TableName: t.eventsTable, Key: { pk: recordPk(ROUTE, key), sk: RECORD_SK } }),
     );
     expect(record.Item?.breakerTrippedAt).toEqual(expect.any(Number));
-    expect(record.Item?.repeats).toBe(3);
+    // No write counts repeats: while the answer is below 500 they are hits - repeatBase.
+    expect(record.Item === undefined ? undefined : fromRecordItem(record.Item).repeats).toBe(3);
+    expect(record.Item?.hits).toBe(4);
   });
 
   it('trips again, threshold + 1 repeats later, when the pause write failed', async () => {
