@@ -23,7 +23,7 @@ import { createNaiveReceiver } from './receivers/naive.ts';
 import { createPowertoolsReceiver } from './receivers/powertools.ts';
 import { BENCH_ROUTE, EffectCounter } from './receivers/receiver.ts';
 import type { IngestHandler, ReceiverName } from './receivers/receiver.ts';
-import { benchConfig, benchMetrics, BENCH_ACTION, CountingNotifier, CountingQueue, createRetryproofReceiver } from './receivers/retryproof.ts';
+import { benchConfig, benchMetrics, BENCH_ACTION, CountingQueue, NoticeCounter, createRetryproofReceiver } from './receivers/retryproof.ts';
 import { countRequests } from '../local/request-counter.ts';
 import type { RequestCounter } from '../local/request-counter.ts';
 import { createNaiveTable, createPowertoolsTable } from './tables.ts';
@@ -100,16 +100,16 @@ export async function createBenchStack(endpoints: { readonly dynamo: string; rea
 
   const rp = client();
   const rpEffects = new EffectCounter();
-  const notifier = new CountingNotifier();
+  const notices = new NoticeCounter();
   const retryproof: BenchReceiver = {
     name: 'retryproof',
     requests: rp.requests,
     effects: rpEffects,
     queueUrl: rpQueues.queueUrl,
-    notices: () => notifier.notices,
+    notices: () => notices.notices,
     invoke: answering(
       createRetryproofReceiver({
-        notifier,
+        notices,
         client: rp.client,
         tableName: eventsTable,
         queue: new CountingQueue(new SqsWorkQueue(sqs, rpQueues.queueUrl), rpEffects),

@@ -419,7 +419,7 @@ export async function runSchedule(tables: SimulationTables, seed: number, ops: r
     secrets: new StaticSecretSource(Object.fromEntries(config.routes.map((r) => [r.secretName, SECRET]))),
     now,
     resendAfterMs,
-    breaker: { routeState, notifier: { notify: () => Promise.resolve() } },
+    breaker: { routeState },
   };
   // The reconciler's store, observed: a resend it wins stores a 2xx answer on the record.
   const realReconcilerStore = new DynamoDbReconcilerStore(dynamo, eventsTable);
