@@ -150,7 +150,15 @@ function recordItemsOf(bodyBytes: number): { claimed: Record<string, unknown>; l
   const claimed = claimedRecordItem(bodyBytes);
   const leased = { ...claimed, status: 'EXECUTING', leaseUntil: now, leaseToken: SAMPLE_KEY, claimedAt: now, attempts: 1, runs: 1 };
   const { leaseUntil: _leaseUntil, ...released } = leased;
-  const completed = { ...released, status: 'COMPLETED', completedAt: now, result: '{"ok":true}' };
+  // The completing attempt is logged on the record: its operation fingerprint and request id (no log item).
+  const completed = {
+    ...released,
+    status: 'COMPLETED',
+    completedAt: now,
+    result: '{"ok":true}',
+    operationFingerprint: 'f'.repeat(64),
+    requestId: '2f1c7e0a-5b9d-4a51-9f3e-1c2d3e4f5a6b',
+  };
   return { claimed, leased, completed };
 }
 
@@ -207,10 +215,9 @@ export interface WriteUnitModel {
     readonly claim: PhaseUnits;
     readonly lease: PhaseUnits;
     readonly completion: PhaseUnits;
-    readonly log: PhaseUnits;
     readonly duplicate: PhaseUnits;
   };
-  /** A new delivery from its claim to its completion (log included, index copies included). */
+  /** A new delivery from its claim to its completion, index copies included (the completing attempt needs no log item). */
   readonly newDeliveryLife: number;
   readonly duplicate: number;
 }
@@ -236,13 +243,12 @@ export function retryproofWriteUnits(bodyBytes: number): WriteUnitModel {
     claim: write(undefined, claimed),
     lease: write(claimed, leased),
     completion: write(leased, completed),
-    log: { table: units(logEntryBytes()), index: 0 },
     duplicate: write(completed, duplicateOf),
   };
   const sum = (p: PhaseUnits): number => p.table + p.index;
   return {
     phases,
-    newDeliveryLife: sum(phases.claim) + sum(phases.lease) + sum(phases.completion) + sum(phases.log),
+    newDeliveryLife: sum(phases.claim) + sum(phases.lease) + sum(phases.completion),
     duplicate: sum(phases.duplicate),
   };
 }
@@ -253,8 +259,8 @@ export const RETRYPROOF_REQUESTS = {
   newDelivery: 1,
   /** The same claim: it finds the record, counts the hit and returns the answer. */
   duplicate: 1,
-  /** The executor: the lease, the fenced completion and the execution-log entry. */
-  execution: 3,
+  /** The executor: the lease and the fenced completion, which logs the attempt on the record. */
+  execution: 2,
 } as const;
 
 /** The reconciler as the stack runs it by default: every hour over the last 24 hours, the byTime index in 8 shards per hour. */
@@ -381,9 +387,9 @@ export function priceMonth(inputs: CostInputs): CostReport {
     batches * readUnits.routeStateReadsPerBatch +
     readUnits.runsPerMonth * readUnits.fixedUnitsPerRun;
 
-  // Storage over the TTL: the record, its small index copy and the log entry; PITR on retryproof's table.
+  // Storage over the TTL: the record and its small index copy (a completed delivery has no log item); PITR on retryproof's table.
   const keptMonths = inputs.ttlDays / DAYS_PER_MONTH;
-  const rpStoredGb = (fresh * keptMonths * (rec + idx + log + 3 * ITEM_OVERHEAD_BYTES)) / GB;
+  const rpStoredGb = (fresh * keptMonths * (rec + idx + 2 * ITEM_OVERHEAD_BYTES)) / GB;
   const ptStoredGb = (fresh * keptMonths * 2 * (pt + ITEM_OVERHEAD_BYTES)) / GB;
 
   // SQS: one send per new delivery; the event source receives and deletes in batches, and polls when idle.
@@ -414,7 +420,7 @@ export function priceMonth(inputs: CostInputs): CostReport {
       powertools: ptWrites * PRICES.dynamoWriteUnit.usd,
       basis:
         `1 KB units; retryproof ${writeUnits.newDeliveryLife} per new delivery's life, ${writeUnits.duplicate} per duplicate ` +
-        `(record ${rec} B, its GSI copy ${idx} B, log ${log} B); Powertools ${4 * units(pt)} and ${units(pt)} (record ${pt} B)`,
+        `(record ${rec} B, its GSI copy ${idx} B; log items only for attempts that did not complete); Powertools ${4 * units(pt)} and ${units(pt)} (record ${pt} B)`,
     },
     {
       item: 'DynamoDB reads',

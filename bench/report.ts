@@ -443,7 +443,7 @@ export function renderReport(m: Measurements): string {
         `(${Object.entries(rpStorm.executed.byOperation)
           .map(([op, c]) => `${op.replace('Command', '')} ${c}`)
           .join(', ')}): ${f2(rpStorm.executed.requests / Math.max(1, rpStorm.executed.messages))} per message ` +
-        '(the lease claim, the fenced completion, the execution-log entry). ' +
+        '(the lease claim, and the fenced completion that logs the attempt on the record). ' +
         `Its circuit breaker announced ${m.stormNotices} alerts (a log line each, and the BreakerTripped alarm's metric): every key crossed the threshold of 3 deliveries. With the default ` +
         "reaction, 'pause', the route would have been paused at the first key and every later one parked for a person to resume.",
     '',

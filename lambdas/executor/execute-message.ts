@@ -279,9 +279,16 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
   }
 
   const endedAt = deps.now();
-  const completed = await deps.store.complete({ ...fence, nowMs: endedAt, result: resultOf(result) });
+  const completed = await deps.store.complete({
+    ...fence,
+    nowMs: endedAt,
+    result: resultOf(result),
+    operationFingerprint: log.operationFingerprint,
+    ...(deps.requestId === undefined ? {} : { requestId: deps.requestId }),
+  });
   const outcome = completed ? EXECUTION_OUTCOME.completed : EXECUTION_OUTCOME.fencedOut;
-  await deps.store.appendLog({ ...log, endedAt, outcome });
+  // The completing attempt is logged on the record by the completion itself; a fenced-out one gets a log item.
+  if (!completed) await deps.store.appendLog({ ...log, endedAt, outcome });
   return { ...base, attempt, outcome, ack: true, leaseShare: (endedAt - startedAt) / (route.leaseSeconds * 1000) };
 }
 

@@ -67,8 +67,11 @@ export interface FencedWrite {
 /** The executor's view of the events table. Every write after the lease is fenced by its token. */
 export interface ExecutionStore {
   acquireLease(request: LeaseRequest): Promise<LeaseOutcome>;
-  /** COMPLETED, only while the token still matches. False: fenced out, nothing written. */
-  complete(write: FencedWrite & { readonly result: string }): Promise<boolean>;
+  /**
+   * COMPLETED, only while the token still matches, with the completing attempt logged on the
+   * record (no log item of its own). False: fenced out, nothing written.
+   */
+  complete(write: FencedWrite & { readonly result: string; readonly operationFingerprint: string; readonly requestId?: string }): Promise<boolean>;
   /** Back to RECEIVED after a retryable error with budget left, keeping attempts and the last error. */
   release(write: FencedWrite & { readonly error: string }): Promise<boolean>;
   /** FAILED after a permanent error or the last allowed attempt, naming its dead-letter copy. */
@@ -83,6 +86,7 @@ export interface ExecutionStore {
   markDeadLettered(route: string, key: string, deadLetterId: string): Promise<void>;
   /** FAILED back to RECEIVED with a fresh budget: true for the one copy that redrives it. */
   redrive(ref: RecordRef & { readonly nowMs: number; readonly deadLetterId: string }): Promise<boolean>;
+  /** A log item: an attempt that did not complete (retryable, permanent, exhausted, fenced out). */
   appendLog(entry: ExecutionLogEntry): Promise<void>;
   /** PARKED, with the sparse `parked` index keys, unless the record is done, failed or leased. Nothing runs. */
   park(request: RecordRef & { readonly nowMs: number; readonly ttlSeconds: number }): Promise<ParkResult>;

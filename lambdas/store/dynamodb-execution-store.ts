@@ -72,7 +72,7 @@ export class DynamoDbExecutionStore implements ExecutionStore {
     return { kind: 'leased', record: fromRecordItem(out.item) };
   }
 
-  async complete(write: FencedWrite & { readonly result: string }): Promise<boolean> {
+  async complete(write: FencedWrite & { readonly result: string; readonly operationFingerprint: string; readonly requestId?: string }): Promise<boolean> {
     return (await this.#apply(write.route, write.key, complete(write))).ok;
   }
 

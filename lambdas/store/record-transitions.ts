@@ -169,12 +169,26 @@ function fenced(token: string, nowMs: number, update: string, values: Record<str
   };
 }
 
-/** EXECUTING (this token) -> COMPLETED. */
-export function complete(p: { token: string; nowMs: number; result: string }): Transition {
-  return fenced(p.token, p.nowMs, 'SET #status = :completed, completedAt = :now, #result = :result REMOVE leaseUntil', {
-    ':completed': S.completed,
-    ':result': p.result,
-  }, { '#result': 'result' });
+/**
+ * EXECUTING (this token) -> COMPLETED. The attempt that completes is logged on the record
+ * itself, not in a log item of its own: its run number (`runs`), start (`claimedAt`, set by
+ * the lease), end (`completedAt`), operation fingerprint and request id. Log items are kept
+ * for the attempts that did not complete, and for repairs (see store/execution-history.ts).
+ */
+export function complete(p: { token: string; nowMs: number; result: string; operationFingerprint: string; requestId?: string }): Transition {
+  const requestId = p.requestId === undefined ? '' : ', requestId = :requestId';
+  return fenced(
+    p.token,
+    p.nowMs,
+    `SET #status = :completed, completedAt = :now, #result = :result, operationFingerprint = :operation${requestId} REMOVE leaseUntil`,
+    {
+      ':completed': S.completed,
+      ':result': p.result,
+      ':operation': p.operationFingerprint,
+      ...(p.requestId === undefined ? {} : { ':requestId': p.requestId }),
+    },
+    { '#result': 'result' },
+  );
 }
 
 /**

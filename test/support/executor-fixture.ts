@@ -10,13 +10,14 @@
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { GetQueueAttributesCommand, ReceiveMessageCommand, DeleteMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
 import type { Action } from '../../lambdas/actions/action.ts';
 import { payoutAction } from '../../lambdas/demo/payout.ts';
 import { workMessageOf } from '../../lambdas/domain/event-record.ts';
 import { fromRecordItem } from '../../lambdas/store/record-item.ts';
 import { RECORD_SK, recordPk } from '../../lambdas/store/record-keys.ts';
+import { historyOf, readLogItems } from '../../lambdas/store/execution-history.ts';
 import { createExecutorHandler } from '../../lambdas/executor/create-executor-handler.ts';
 import { DynamoDbLedger } from '../../lambdas/demo/dynamodb-ledger.ts';
 import type { LedgerEntry } from '../../lambdas/ledger/ledger.ts';
@@ -211,14 +212,8 @@ export async function executorFixture(
       return out.Item;
     },
     async log(key) {
-      const out = await doc.send(
-        new QueryCommand({
-          TableName: table,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :log)',
-          ExpressionAttributeValues: { ':pk': recordPk(ROUTE, key), ':log': 'LOG#' },
-        }),
-      );
-      return out.Items ?? [];
+      // Every attempt, as inspect shows it: the log items, and the completing attempt kept on the record.
+      return historyOf(await readLogItems(doc, table, ROUTE, key), await fx.record(key));
     },
     async ledger(key) {
       // The payout action posts on the real clock, whatever the executor's offset.
