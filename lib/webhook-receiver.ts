@@ -239,10 +239,11 @@ export class WebhookReceiver extends Construct {
       }),
     );
 
-    // Route state and a record to re-send (GetItem), the correction log (PutItem), resends,
-    // unparking and the retry partition (UpdateItem); the window on byTime, parked and
-    // stranded records on parked (Query on those two indexes, never on the table).
-    eventItems.actions(reconciler, 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem');
+    // Route state and a record to re-send (GetItem), the window's open records, read whole
+    // (BatchGetItem), the correction log (PutItem), resends, unparking and the retry partition
+    // (UpdateItem); the window on byTime, parked and stranded records on parked (Query on
+    // those two indexes, never on the table).
+    eventItems.actions(reconciler, 'dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem');
     Grant.addToPrincipal({
       grantee: reconciler,
       actions: ['dynamodb:Query'],

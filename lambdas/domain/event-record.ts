@@ -72,21 +72,14 @@ export interface EventRecord {
   readonly deadLettered?: string;
 }
 
-/** What the reconciler reads of a record through the byTime index: everything but the payload. */
+/**
+ * What the reconciler reads of a record in its window: everything but the payload. A
+ * completed record is read from the byTime index alone, which does not keep its attempts.
+ */
 export type RecordSummary = Pick<
   EventRecord,
-  | 'route'
-  | 'key'
-  | 'status'
-  | 'fingerprint'
-  | 'receivedAt'
-  | 'expiresAt'
-  | 'lastEnqueuedAt'
-  | 'leaseUntil'
-  | 'attempts'
-  | 'lastError'
-  | 'completedAt'
->;
+  'route' | 'key' | 'status' | 'fingerprint' | 'receivedAt' | 'expiresAt' | 'lastEnqueuedAt' | 'leaseUntil' | 'lastError' | 'completedAt'
+> & { readonly attempts?: number };
 
 /** The SQS message: the full operation context, so a DLQ message can be audited without the table. */
 export interface WorkMessage {

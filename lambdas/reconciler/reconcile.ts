@@ -106,7 +106,8 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
       key: record.key,
       receivedAt: record.receivedAt,
       kind: 'reconciliation',
-      attempt: record.attempts,
+      // A completed record read from the index alone has no attempts: its completing attempt is logged on it.
+      attempt: record.attempts ?? 0,
       startedAt: at,
       endedAt: at,
       outcome,

@@ -57,8 +57,8 @@ function optNum(item: RecordItem, name: string): number | undefined {
   return typeof value === 'number' ? value : undefined;
 }
 
-/** Reads a record's summary, as the byTime index projects it (no body, no headers). */
-export function fromSummaryItem(item: RecordItem): RecordSummary {
+/** Reads a record's summary from its item (no body, no headers). */
+export function fromSummaryItem(item: RecordItem): RecordSummary & { readonly attempts: number } {
   return {
     route: str(item, 'route'),
     key: str(item, 'key'),
