@@ -280,16 +280,15 @@ function noticed(m: Measurements): string[] {
     '- **Powertools answers concurrent copies with a 500.** A copy that arrives while the first is running gets ' +
       '`IdempotencyAlreadyInProgressError`, which its docs say is safe to retry; a webhook sender does retry it, which is how the ' +
       'storm turns into second executions. retryproof answers every copy 202 with the stored answer, so no copy is retried at all.',
-    `- **retryproof pays for keeping the body.** Its record carries the body (for the executor, the reconciler and the DLQ audit), and ` +
-      'the claim and the completion rewrite that whole item: each costs as many write units as the record has kilobytes. (The byTime ' +
-      'GSI projects only the small attributes the reconciler reads, never the body.) `npm run cost` ' +
+    `- **retryproof keeps the body out of its hot writes.** The body travels in the work message; the claim writes a record under 1 KB ` +
+      'that the lease, the completion and a duplicate\'s hit rewrite for 1 unit each (the byTime GSI copy is written by the claim and the ' +
+      'completion only). The table keeps a body only where work may have to be sent again from it. `npm run cost` ' +
       `at 10 M deliveries a month, 5% duplicates and 2 KB bodies: API Gateway $${api?.retryproof.toFixed(2) ?? '?'} against ` +
       `$${api?.powertools.toFixed(2) ?? '?'}, but DynamoDB writes $${writes?.retryproof.toFixed(2) ?? '?'} against ` +
       `$${writes?.powertools.toFixed(2) ?? '?'} and storage $${storage?.retryproof.toFixed(2) ?? '?'} against ` +
       `$${storage?.powertools.toFixed(2) ?? '?'}: $${sample.totals.retryproof.toFixed(2)} against $${sample.totals.powertools.toFixed(2)} ` +
-      'in all. What the body buys: Powertools keeps none, so after a crash between its write and its SQS send only the ' +
-      "sender's next retry can bring the work back, once the in-progress record has expired; retryproof's reconciler re-enqueues " +
-      'it from the record, with no sender involved.',
+      'in all. After a crash between the claim and the SQS send, both need the sender\'s retry: Powertools only once its in-progress ' +
+      "record has expired; retryproof from its first retry on, which keeps the payload on the record for the reconciler (or a later retry) to send.",
   ];
 }
 
@@ -400,7 +399,9 @@ export function renderReport(m: Measurements): string {
     '',
     `- **a** ${s.deliveries.a} unique deliveries one at a time; **b** ${s.deliveries.b} unique deliveries at concurrency 16; ` +
       `**c** ${s.deliveries.c} deliveries at concurrency 16, of which ${Math.round(s.duplicateShare * 100)}% repeat a key whose first delivery was ` +
-      'already answered (a retry after a lost ack; the draw is seeded, so every receiver gets the same number of duplicates).',
+      'already answered (a retry after a lost ack; the draw is seeded, so every receiver gets the same number of duplicates). ' +
+      "retryproof's executor polls its queue meanwhile (two pollers, its CPU counted with the ingest's), so a retry finds the work " +
+      'taken, as on AWS; a copy that finds it not yet taken pays one more request, once, to keep the payload.',
     `- **d, the storm**: ${st.keys} keys, ${st.copies} copies of each sent within ${st.jitterMs} ms of each other, ${st.keyConcurrency} keys at a time. ` +
       `A copy answered non-2xx is sent again after each step of the sender's ladder in turn (${st.ladderMs.join(' ms, ')} ms: ` +
       `1 s and 5 s scaled by 1/100). The effect takes ${st.effectMs} ms, longer than every step, so copies land on work still running.`,

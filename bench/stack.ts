@@ -52,6 +52,11 @@ export interface BenchExecutor {
   readonly effects: EffectCounter;
   /** Polls with `pollers` concurrent event-source rounds until the queue is empty. */
   drain(pollers: number, budgetMs: number): Promise<{ messages: number }>;
+  /**
+   * Polls in the background, as the event source does, until stopped: a sender's retry after
+   * a lost answer then finds the work taken by a worker, as it would on AWS.
+   */
+  run(pollers: number): { stop(): Promise<{ messages: number }> };
 }
 
 export interface BenchStack {
@@ -190,6 +195,24 @@ export async function createBenchStack(endpoints: { readonly dynamo: string; rea
   const executor: BenchExecutor = {
     requests: ex.requests,
     effects: exEffects,
+    run(pollers) {
+      let stopped = false;
+      let messages = 0;
+      const loops = Array.from({ length: pollers }, async () => {
+        while (!stopped) {
+          const round = await pollOnce(executorHandler, { sqs, queueUrl: rpQueues.queueUrl, context: () => lambdaContext('bench-executor') });
+          messages += round.received;
+          if (round.received === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      });
+      return {
+        stop: async () => {
+          stopped = true;
+          await Promise.all(loops);
+          return { messages };
+        },
+      };
+    },
     async drain(pollers, budgetMs) {
       const until = Date.now() + budgetMs;
       let messages = 0;

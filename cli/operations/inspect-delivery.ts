@@ -27,6 +27,12 @@ export interface RecordView {
   readonly answerStatus: number;
   readonly fingerprint: string;
   readonly bodyBytes: number;
+  /**
+   * Whether the table keeps the body: only where work may have to be sent again from it (a
+   * failed send, a parked or failed record, a retried lease). Otherwise the body lives in the
+   * work message until the work is done, and in the DLQ for 14 days if it failed.
+   */
+  readonly bodyKept: boolean;
   readonly lastEnqueuedAt?: number;
   readonly leaseUntil?: number;
   readonly lastError?: string;
@@ -85,13 +91,14 @@ export async function inspectDelivery(
       expiresAt: r.expiresAt,
       answerStatus: r.answer.status,
       fingerprint: r.fingerprint,
-      bodyBytes: Buffer.byteLength(r.body, r.bodyEncoding === 'base64' ? 'base64' : 'utf8'),
+      bodyBytes: r.bodyBytes ?? (r.body === undefined ? 0 : Buffer.byteLength(r.body, r.bodyEncoding === 'base64' ? 'base64' : 'utf8')),
+      bodyKept: r.body !== undefined,
       ...(r.lastEnqueuedAt === undefined ? {} : { lastEnqueuedAt: r.lastEnqueuedAt }),
       ...(r.leaseUntil === undefined ? {} : { leaseUntil: r.leaseUntil }),
       ...(r.lastError === undefined ? {} : { lastError: r.lastError }),
       ...(r.completedAt === undefined ? {} : { completedAt: r.completedAt }),
       ...(r.result === undefined ? {} : { result: parseResult(r.result) }),
-      ...(options.withBody === true ? { body: r.body, bodyEncoding: r.bodyEncoding } : {}),
+      ...(options.withBody === true && r.body !== undefined ? { body: r.body, bodyEncoding: r.bodyEncoding ?? 'utf8' } : {}),
     };
   }
   // Keys and bookkeeping of the table are not part of the entry.

@@ -1,4 +1,4 @@
-import type { EventRecord, StoredAnswer } from '../domain/event-record.ts';
+import type { EventRecord, Payload, StoredAnswer } from '../domain/event-record.ts';
 
 /** The outcome of claimKey, the one write that claims a key or counts one more delivery of it. */
 export type ClaimResult =
@@ -37,6 +37,14 @@ export interface IngestEventStore {
   markBreakerTripped(route: string, key: string, receivedAt: number, nowMs: number): Promise<boolean>;
   /** True for the one caller that may re-send this record's message now (see record-transitions.ts, claimResend). */
   claimResend(route: string, key: string, request: ResendRequest): Promise<boolean>;
-  /** Stores a 5xx answer after a failed SQS send, so the sender's retry re-sends at once. */
-  recordEnqueueFailure(route: string, key: string, receivedAt: number, answer: StoredAnswer): Promise<void>;
+  /**
+   * Stores a 5xx answer after a failed SQS send, so the sender's retry re-sends at once, and
+   * keeps the payload, so the reconciler can send it if nobody retries.
+   */
+  recordEnqueueFailure(route: string, key: string, receivedAt: number, answer: StoredAnswer, payload: Payload): Promise<void>;
+  /**
+   * Keeps the payload on a record no worker has taken yet (see record-transitions.ts,
+   * keepPayload): its first message may never have gone out.
+   */
+  keepPayload(route: string, key: string, receivedAt: number, payload: Payload): Promise<void>;
 }

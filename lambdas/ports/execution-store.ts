@@ -1,4 +1,4 @@
-import type { EventRecord } from '../domain/event-record.ts';
+import type { EventRecord, Payload } from '../domain/event-record.ts';
 
 /** The outcome of acquireLease: one conditional update, the record that stood in the way on failure. */
 export type LeaseOutcome =
@@ -28,6 +28,8 @@ export interface LeaseRequest extends RecordRef {
   /** Fresh for every lease; every later write of this attempt is fenced by it. */
   readonly token: string;
   readonly maxAttempts: number;
+  /** Kept on the record: set when this is not the message's first receive (its first run's worker may have died). */
+  readonly payload?: Payload;
 }
 
 /** The outcome of parking a message's record while its route is paused. */
@@ -75,10 +77,10 @@ export interface ExecutionStore {
   /** Back to RECEIVED after a retryable error with budget left, keeping attempts and the last error. */
   release(write: FencedWrite & { readonly error: string }): Promise<boolean>;
   /** FAILED after a permanent error or the last allowed attempt, naming its dead-letter copy. */
-  fail(write: FencedWrite & { readonly receivedAt: number; readonly error: string; readonly deadLetterId: string }): Promise<boolean>;
+  fail(write: FencedWrite & { readonly receivedAt: number; readonly error: string; readonly deadLetterId: string; readonly payload: Payload }): Promise<boolean>;
   /** FAILED for a record whose budget was spent by workers that died; false when someone else moved it first. */
   failExhausted(
-    ref: RecordRef & { readonly nowMs: number; readonly maxAttempts: number; readonly error: string; readonly deadLetterId: string },
+    ref: RecordRef & { readonly nowMs: number; readonly maxAttempts: number; readonly error: string; readonly deadLetterId: string; readonly payload: Payload },
   ): Promise<boolean>;
   /** The record, read consistently; undefined when absent. */
   get(route: string, key: string): Promise<EventRecord | undefined>;
@@ -89,5 +91,5 @@ export interface ExecutionStore {
   /** A log item: an attempt that did not complete (retryable, permanent, exhausted, fenced out). */
   appendLog(entry: ExecutionLogEntry): Promise<void>;
   /** PARKED, with the sparse `parked` index keys, unless the record is done, failed or leased. Nothing runs. */
-  park(request: RecordRef & { readonly nowMs: number; readonly ttlSeconds: number }): Promise<ParkResult>;
+  park(request: RecordRef & { readonly nowMs: number; readonly ttlSeconds: number; readonly payload: Payload }): Promise<ParkResult>;
 }

@@ -4,12 +4,12 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { EventRecord, StoredAnswer } from '../domain/event-record.ts';
+import type { EventRecord, Payload, StoredAnswer } from '../domain/event-record.ts';
 import type { ClaimResult, IngestEventStore, ResendRequest } from '../ports/event-store.ts';
 import { conditionalPut, conditionalUpdate } from './conditional-write.ts';
 import { fromRecordItem, toRecordItem } from './record-item.ts';
 import { RECORD_SK, recordPk } from './record-keys.ts';
-import { claimExpiredKey, claimKey, claimResend, markBreakerTripped, recordEnqueueFailure } from './record-transitions.ts';
+import { claimExpiredKey, claimKey, claimResend, keepPayload, markBreakerTripped, recordEnqueueFailure } from './record-transitions.ts';
 
 /** A document client that leaves `undefined` attributes out instead of failing. */
 export function documentClient(client: DynamoDBClient): DynamoDBDocumentClient {
@@ -71,7 +71,12 @@ export class DynamoDbEventStore implements IngestEventStore {
     return out.ok;
   }
 
-  async recordEnqueueFailure(route: string, key: string, receivedAt: number, answer: StoredAnswer): Promise<void> {
-    await conditionalUpdate(this.#doc, { TableName: this.#table, Key: this.#key(route, key), ...recordEnqueueFailure({ receivedAt, answer }) });
+  async recordEnqueueFailure(route: string, key: string, receivedAt: number, answer: StoredAnswer, payload: Payload): Promise<void> {
+    await conditionalUpdate(this.#doc, { TableName: this.#table, Key: this.#key(route, key), ...recordEnqueueFailure({ receivedAt, answer, payload }) });
+  }
+
+  async keepPayload(route: string, key: string, receivedAt: number, payload: Payload): Promise<void> {
+    // Refused: a worker took the record (its message existed), or the payload is kept already.
+    await conditionalUpdate(this.#doc, { TableName: this.#table, Key: this.#key(route, key), ...keepPayload({ receivedAt, payload }) });
   }
 }

@@ -2,12 +2,16 @@
  * The mapping between an EventRecord and its DynamoDB item. One place, so the ingest,
  * the executor and the reconciler read and write the same attributes.
  */
-import type { EventRecord, RecordStatus, RecordSummary } from '../domain/event-record.ts';
+import { keptPayloadOf } from '../domain/event-record.ts';
+import type { EventRecord, Payload, RecordStatus, RecordSummary } from '../domain/event-record.ts';
 import { RECORD_SK, recordPk, timeIndexKeys } from './record-keys.ts';
 
 export type RecordItem = Record<string, unknown>;
 
-/** The item of a new record, with its table and GSI keys. */
+/**
+ * The item of a record, with its table and GSI keys: as the claim writes it (no payload: the
+ * work message carries it), or with the payload when the record keeps one.
+ */
 export function toRecordItem(record: EventRecord): RecordItem {
   const item: RecordItem = {
     pk: recordPk(record.route, record.key),
@@ -17,9 +21,6 @@ export function toRecordItem(record: EventRecord): RecordItem {
     key: record.key,
     status: record.status,
     fingerprint: record.fingerprint,
-    body: record.body,
-    bodyEncoding: record.bodyEncoding,
-    headers: record.headers,
     receivedAt: record.receivedAt,
     expiresAt: record.expiresAt,
     answerStatus: record.answer.status,
@@ -32,6 +33,9 @@ export function toRecordItem(record: EventRecord): RecordItem {
     redrives: record.redrives,
   };
   if (record.lastEnqueuedAt !== undefined) item.lastEnqueuedAt = record.lastEnqueuedAt;
+  if (record.bodyBytes !== undefined) item.bodyBytes = record.bodyBytes;
+  const payload = keptPayloadOf(record);
+  if (payload !== undefined) Object.assign(item, payloadAttributes(payload));
   return item;
 }
 
@@ -85,15 +89,25 @@ function repeatsOf(item: RecordItem, hits: number, answerStatus: number): number
   return optNum(item, 'repeats');
 }
 
-/** Reads a whole record item back: its summary plus the payload. Throws when a required attribute is missing. */
+/** The attributes a record keeps its payload in. */
+export function payloadAttributes(payload: Payload): RecordItem {
+  return { body: payload.body, bodyEncoding: payload.bodyEncoding, headers: payload.headers };
+}
+
+/** Reads a whole record item back: its summary, and the payload when it keeps one. Throws when a required attribute is missing. */
 export function fromRecordItem(item: RecordItem): EventRecord {
   const hits = optNum(item, 'hits') ?? 1;
   const answerStatus = num(item, 'answerStatus');
   return {
     ...fromSummaryItem(item),
-    body: str(item, 'body'),
-    bodyEncoding: optStr(item, 'bodyEncoding') === 'base64' ? 'base64' : 'utf8',
-    headers: (item.headers ?? {}) as Record<string, string>,
+    ...(typeof item.body === 'string'
+      ? {
+          body: item.body,
+          bodyEncoding: optStr(item, 'bodyEncoding') === 'base64' ? ('base64' as const) : ('utf8' as const),
+          headers: (item.headers ?? {}) as Record<string, string>,
+        }
+      : {}),
+    bodyBytes: optNum(item, 'bodyBytes'),
     answer: { status: answerStatus, body: str(item, 'answerBody') },
     hits,
     repeats: repeatsOf(item, hits, answerStatus),

@@ -28,6 +28,14 @@
  *                   partition, so it is found again after it leaves the 24 h window
  *   clearStranded   and leaves it once a re-send went out (acquireLease also drops it)
  *   recordEnqueueFailure  a send failed: the record answers 5xx until a resend is won
+ *   keepPayload     a duplicate found the work not yet taken by any worker: its first message
+ *                   may never have gone out, so the record keeps the payload before we answer
+ *
+ * The payload (body and kept headers) travels in the work message; the claim does not
+ * write it. The record keeps it where work may have to be sent again from the table alone:
+ * recordEnqueueFailure, keepPayload, park, fail, failExhausted, and a lease taken on a
+ * message's second receive or later (its first run's worker may have died). Once kept, it
+ * is not written again (if_not_exists).
  *
  * The circuit breaker's `repeats` (deliveries after we had answered below 500) is derived,
  * never counted by a write of its own: while the answer is below 500, repeats = hits -
@@ -42,7 +50,7 @@
  */
 import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { RECORD_STATUS } from '../domain/event-record.ts';
-import type { StoredAnswer } from '../domain/event-record.ts';
+import type { Payload, StoredAnswer } from '../domain/event-record.ts';
 import { EVENTS_TABLE } from './table-schema.ts';
 
 /** The condition and update of one transition, without its table and key. */
@@ -53,6 +61,18 @@ export type Transition = Required<
 const S = RECORD_STATUS;
 const PARKED_INDEX = EVENTS_TABLE.parkedIndex;
 const STATUS = { '#status': 'status' } as const;
+
+const PAYLOAD_NAMES = { '#body': 'body', '#bodyEncoding': 'bodyEncoding', '#headers': 'headers' } as const;
+
+/** The SET clauses (each led by a comma) that keep a payload on the record, once: a kept one is never written again. */
+function keep(payload: Payload | undefined): { set: string; names: Record<string, string>; values: Record<string, unknown> } {
+  if (payload === undefined) return { set: '', names: {}, values: {} };
+  return {
+    set: ', #body = if_not_exists(#body, :body), #bodyEncoding = if_not_exists(#bodyEncoding, :bodyEncoding), #headers = if_not_exists(#headers, :headers)',
+    names: PAYLOAD_NAMES,
+    values: { ':body': payload.body, ':bodyEncoding': payload.bodyEncoding, ':headers': payload.headers },
+  };
+}
 
 /** Epoch seconds of an instant, as `expiresAt` holds them. */
 function seconds(ms: number): number {
@@ -136,6 +156,8 @@ export interface LeaseParams {
   /** Fresh for every lease; every later write of the attempt is fenced by it. */
   readonly token: string;
   readonly maxAttempts: number;
+  /** Kept on the record when this is not the message's first receive: its first run's worker may have died. */
+  readonly payload?: Payload;
 }
 
 /**
@@ -144,14 +166,16 @@ export interface LeaseParams {
  * drops the parked index keys of a PARKED record.
  */
 export function acquireLease(p: LeaseParams): Transition {
+  const kept = keep(p.payload);
   return {
     ConditionExpression: `${LIVE} AND attempts < :maxAttempts AND ${RUNNABLE}`,
     UpdateExpression:
-      'SET #status = :executing, leaseUntil = :leaseUntil, leaseToken = :token, claimedAt = :now ' +
+      `SET #status = :executing, leaseUntil = :leaseUntil, leaseToken = :token, claimedAt = :now${kept.set} ` +
       'REMOVE #gsi2pk, #gsi2sk ADD attempts :one, runs :one',
-    ExpressionAttributeNames: { ...STATUS, '#gsi2pk': PARKED_INDEX.partitionKey, '#gsi2sk': PARKED_INDEX.sortKey },
+    ExpressionAttributeNames: { ...STATUS, '#gsi2pk': PARKED_INDEX.partitionKey, '#gsi2sk': PARKED_INDEX.sortKey, ...kept.names },
     ExpressionAttributeValues: {
       ...runnable(p),
+      ...kept.values,
       ':leaseUntil': p.nowMs + p.leaseMs,
       ':token': p.token,
       ':one': 1,
@@ -211,15 +235,26 @@ export function release(p: { token: string; nowMs: number; error: string }): Tra
  * last receive (markDeadLettered): a copy lost with a crashed worker or a failed send is
  * re-sent by the reconciler, however old the record.
  */
-export function fail(p: { route: string; key: string; receivedAt: number; token: string; nowMs: number; error: string; deadLetterId: string }): Transition {
+export function fail(p: {
+  route: string;
+  key: string;
+  receivedAt: number;
+  token: string;
+  nowMs: number;
+  error: string;
+  deadLetterId: string;
+  /** Kept, so the reconciler can send the dead-letter copy again from the table. */
+  payload: Payload;
+}): Transition {
   const retry = strandedIndexKeys(p.route, p.key, p.receivedAt);
+  const kept = keep(p.payload);
   return fenced(
     p.token,
     p.nowMs,
     'SET #status = :failed, lastError = :error, lastErrorAt = :now, failedAt = :now, deadLetterId = :dl, lastEnqueuedAt = :now, ' +
-      '#gsi2pk = :gsi2pk, #gsi2sk = :gsi2sk REMOVE leaseUntil, leaseToken, deadLettered',
-    { ':failed': S.failed, ':error': p.error, ':dl': p.deadLetterId, ':gsi2pk': retry.gsi2pk, ':gsi2sk': retry.gsi2sk },
-    { '#gsi2pk': PARKED_INDEX.partitionKey, '#gsi2sk': PARKED_INDEX.sortKey },
+      `#gsi2pk = :gsi2pk, #gsi2sk = :gsi2sk${kept.set} REMOVE leaseUntil, leaseToken, deadLettered`,
+    { ':failed': S.failed, ':error': p.error, ':dl': p.deadLetterId, ':gsi2pk': retry.gsi2pk, ':gsi2sk': retry.gsi2sk, ...kept.values },
+    { '#gsi2pk': PARKED_INDEX.partitionKey, '#gsi2sk': PARKED_INDEX.sortKey, ...kept.names },
   );
 }
 
@@ -235,16 +270,19 @@ export function failExhausted(p: {
   maxAttempts: number;
   error: string;
   deadLetterId: string;
+  payload: Payload;
 }): Transition {
   const retry = strandedIndexKeys(p.route, p.key, p.receivedAt);
+  const kept = keep(p.payload);
   return {
     ConditionExpression: `${LIVE} AND attempts >= :maxAttempts AND ${RUNNABLE}`,
     UpdateExpression:
       'SET #status = :failed, lastError = :error, lastErrorAt = :now, failedAt = :now, deadLetterId = :dl, lastEnqueuedAt = :now, ' +
-      '#gsi2pk = :gsi2pk, #gsi2sk = :gsi2sk REMOVE leaseUntil, leaseToken, deadLettered',
-    ExpressionAttributeNames: { ...STATUS, '#gsi2pk': PARKED_INDEX.partitionKey, '#gsi2sk': PARKED_INDEX.sortKey },
+      `#gsi2pk = :gsi2pk, #gsi2sk = :gsi2sk${kept.set} REMOVE leaseUntil, leaseToken, deadLettered`,
+    ExpressionAttributeNames: { ...STATUS, '#gsi2pk': PARKED_INDEX.partitionKey, '#gsi2sk': PARKED_INDEX.sortKey, ...kept.names },
     ExpressionAttributeValues: {
       ...runnable(p),
+      ...kept.values,
       ':failed': S.failed,
       ':error': p.error,
       ':dl': p.deadLetterId,
@@ -279,14 +317,17 @@ export function parkedIndexKeys(route: string, key: string, receivedAt: number):
  * route in the same transaction). A parked record is kept a whole TTL from now: work parked
  * on a long pause must not expire before someone resumes the route.
  */
-export function park(p: { route: string; key: string; receivedAt: number; nowMs: number; ttlSeconds: number }): Transition {
+export function park(p: { route: string; key: string; receivedAt: number; nowMs: number; ttlSeconds: number; payload: Payload }): Transition {
   const index = parkedIndexKeys(p.route, p.key, p.receivedAt);
+  const kept = keep(p.payload);
   return {
     ConditionExpression: `${LIVE} AND (#status = :received OR (#status = :executing AND leaseUntil <= :now))`,
     UpdateExpression:
-      'SET #status = :parked, parkedAt = :now, expiresAt = :keepUntil, #gsi2pk = :gsi2pk, #gsi2sk = :gsi2sk REMOVE leaseUntil, leaseToken',
-    ExpressionAttributeNames: { ...STATUS, '#gsi2pk': PARKED_INDEX.partitionKey, '#gsi2sk': PARKED_INDEX.sortKey },
+      `SET #status = :parked, parkedAt = :now, expiresAt = :keepUntil, #gsi2pk = :gsi2pk, #gsi2sk = :gsi2sk${kept.set} ` +
+      'REMOVE leaseUntil, leaseToken',
+    ExpressionAttributeNames: { ...STATUS, '#gsi2pk': PARKED_INDEX.partitionKey, '#gsi2sk': PARKED_INDEX.sortKey, ...kept.names },
     ExpressionAttributeValues: {
+      ...kept.values,
       ...live(p.receivedAt, p.nowMs),
       ':received': S.received,
       ':executing': S.executing,
@@ -458,19 +499,39 @@ export function claimResend(p: ResendParams): Transition {
  * repeat count is frozen into `repeats`: retries of this 5xx are ours, not the sender's.
  * A record that answers a 5xx already is left as it is.
  */
-export function recordEnqueueFailure(p: { receivedAt: number; answer: StoredAnswer }): Transition {
+export function recordEnqueueFailure(p: { receivedAt: number; answer: StoredAnswer; payload: Payload }): Transition {
+  const kept = keep(p.payload);
   return {
+    // A record that answers a 5xx already keeps the payload already.
     ConditionExpression: '#status = :received AND receivedAt = :receivedAt AND answerStatus < :serverError',
-    UpdateExpression: 'SET answerStatus = :status, answerBody = :body, repeats = hits - if_not_exists(repeatBase, :one)',
-    ExpressionAttributeNames: STATUS,
+    UpdateExpression: `SET answerStatus = :status, answerBody = :answerBody, repeats = hits - if_not_exists(repeatBase, :one)${kept.set}`,
+    ExpressionAttributeNames: { ...STATUS, ...kept.names },
     ExpressionAttributeValues: {
+      ...kept.values,
       ':received': S.received,
       ':receivedAt': p.receivedAt,
       ':serverError': 500,
       ':one': 1,
       ':status': p.answer.status,
-      ':body': p.answer.body,
+      ':answerBody': p.answer.body,
     },
+  };
+}
+
+/**
+ * A duplicate found the record RECEIVED, never taken by a worker, its payload not kept: the
+ * first delivery's function may have died between its claim and its send. The record keeps
+ * the payload before this duplicate answers 2xx, so that a record we acknowledged can always
+ * be sent again from the table (by a later duplicate or the reconciler). A refused write
+ * means a worker took it (its message existed) or the payload is kept already.
+ */
+export function keepPayload(p: { receivedAt: number; payload: Payload }): Transition {
+  const kept = keep(p.payload);
+  return {
+    ConditionExpression: 'receivedAt = :receivedAt AND #status = :received AND runs = :zero AND attribute_not_exists(#body)',
+    UpdateExpression: `SET ${kept.set.slice(2)}`,
+    ExpressionAttributeNames: { ...STATUS, ...kept.names },
+    ExpressionAttributeValues: { ':receivedAt': p.receivedAt, ':received': S.received, ':zero': 0, ...kept.values },
   };
 }
 

@@ -112,6 +112,9 @@ describe('write units per delivery, measured on DynamoDB Local against the cost 
     const life = ['claim', 'lease', 'completion'].reduce((sum, phase) => sum + meter.writeUnits(phase), 0);
     expect(life).toBe(model.newDeliveryLife);
     expect(meter.writeUnits('duplicate')).toBe(model.duplicate);
+    // The goals of the lean hot path: at most 5 units a delivery's life, index copies included, and 1 a duplicate.
+    expect(life).toBeLessThanOrEqual(5);
+    expect(meter.writeUnits('duplicate')).toBeLessThanOrEqual(1);
     client.destroy();
   });
 });

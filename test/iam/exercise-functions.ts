@@ -232,8 +232,11 @@ export async function exerciseFunctions(config: RetryproofConfig): Promise<Exerc
   // key (as a worker that died after its effect leaves), a stuck record, a stranded one.
   await routeState.resume(demo.name, Date.now());
   await new DynamoDbLedger(ddb, ledgerTable).post({ route: demo.name, idempotencyKey: completed, amount: 1250, currency: 'EUR', postedAt: Date.now() });
+  // The stuck record: a copy arrived before any worker took it, so the record keeps the payload the reconciler re-sends.
   const stuck = newKey();
   await deliver(other, stuck);
+  await deliver(other, stuck);
+  reached['ingest keeps the payload for a copy that found the work not yet taken'] = typeof (await item(other, stuck)).body === 'string';
   const report: ReconcileReport = await reconciler.run();
   reached['reconciler unparks the work of a resumed route'] =
     (await statusOf(demo, first)) === RECORD_STATUS.received && (await statusOf(demo, second)) === RECORD_STATUS.received;
