@@ -2,7 +2,7 @@
  * The mapping between an EventRecord and its DynamoDB item. One place, so the ingest,
  * the executor and the reconciler read and write the same attributes.
  */
-import { keptPayloadOf } from '../domain/event-record.ts';
+import { acceptedAnswer, keptPayloadOf } from '../domain/event-record.ts';
 import type { EventRecord, Payload, RecordStatus, RecordSummary } from '../domain/event-record.ts';
 import { RECORD_SK, recordPk, timeIndexKeys } from './record-keys.ts';
 
@@ -24,7 +24,6 @@ export function toRecordItem(record: EventRecord): RecordItem {
     receivedAt: record.receivedAt,
     expiresAt: record.expiresAt,
     answerStatus: record.answer.status,
-    answerBody: record.answer.body,
     hits: record.hits,
     // The deliveries that were not repeats: repeats = hits - repeatBase while we answer below 500.
     repeatBase: record.hits - (record.repeats ?? 0),
@@ -34,6 +33,8 @@ export function toRecordItem(record: EventRecord): RecordItem {
   };
   if (record.lastEnqueuedAt !== undefined) item.lastEnqueuedAt = record.lastEnqueuedAt;
   if (record.bodyBytes !== undefined) item.bodyBytes = record.bodyBytes;
+  // The accepted answer follows from the route and the key: only another one is stored.
+  if (record.answer.body !== acceptedAnswer(record.route, record.key).body) item.answerBody = record.answer.body;
   const payload = keptPayloadOf(record);
   if (payload !== undefined) Object.assign(item, payloadAttributes(payload));
   return item;
@@ -108,7 +109,7 @@ export function fromRecordItem(item: RecordItem): EventRecord {
         }
       : {}),
     bodyBytes: optNum(item, 'bodyBytes'),
-    answer: { status: answerStatus, body: str(item, 'answerBody') },
+    answer: { status: answerStatus, body: optStr(item, 'answerBody') ?? acceptedAnswer(str(item, 'route'), str(item, 'key')).body },
     hits,
     repeats: repeatsOf(item, hits, answerStatus),
     breakerTrippedAt: optNum(item, 'breakerTrippedAt'),
