@@ -60,6 +60,11 @@ export const PRICES = {
     per: 'write request unit (on demand, 1 KB; each GSI write counts too)',
     source: 'https://aws.amazon.com/dynamodb/pricing/on-demand/',
   },
+  dynamoReadUnit: {
+    usd: 0.125 / 1e6,
+    per: 'read request unit (on demand: 4 KB strongly consistent, or 8 KB eventually consistent; a Query sums its items)',
+    source: 'https://aws.amazon.com/dynamodb/pricing/on-demand/',
+  },
   dynamoStorage: { usd: 0.25, per: 'GB-month (Standard table class)', source: 'https://aws.amazon.com/dynamodb/pricing/on-demand/' },
   dynamoPitr: { usd: 0.2, per: 'GB-month of continuous backup (PITR)', source: 'https://aws.amazon.com/dynamodb/pricing/on-demand/' },
   sqsRequests: {
@@ -129,21 +134,49 @@ export function itemBytes(value: unknown): number {
   return 0;
 }
 
-/**
- * A completed retryproof record for a body of `bodyBytes`: what ingest writes, plus what the
- * executor adds to the same item (a lease, a token, timestamps and the result).
- */
-function completedRecordItem(bodyBytes: number): Record<string, unknown> {
+const KB = 1024;
+const GB = 1024 ** 3;
+/** DynamoDB adds this much to every stored item (and to every index copy). */
+const ITEM_OVERHEAD_BYTES = 100;
+const DAYS_PER_MONTH = 30.4375;
+const units = (bytes: number): number => Math.max(1, Math.ceil(bytes / KB));
+
+/** The sample key of the model's records: a Stripe-like event id. */
+const SAMPLE_KEY = 'msg_2f1c7e0a-5b9d-4a51-9f3e-1c2d3e4f5a6b';
+
+/** The record at each point of its life for a body of `bodyBytes`: as the claim writes it, leased, completed. */
+function recordItemsOf(bodyBytes: number): { claimed: Record<string, unknown>; leased: Record<string, unknown>; completed: Record<string, unknown> } {
   const now = Date.UTC(2026, 0, 1);
-  const key = 'msg_2f1c7e0a-5b9d-4a51-9f3e-1c2d3e4f5a6b';
+  const claimed = claimedRecordItem(bodyBytes);
+  const leased = { ...claimed, status: 'EXECUTING', leaseUntil: now, leaseToken: SAMPLE_KEY, claimedAt: now, attempts: 1, runs: 1 };
+  const { leaseUntil: _leaseUntil, ...released } = leased;
+  // The completing attempt is logged on the record: its operation fingerprint and request id (no log item).
+  const completed = {
+    ...released,
+    status: 'COMPLETED',
+    completedAt: now,
+    result: '{"ok":true}',
+    operationFingerprint: 'f'.repeat(64),
+    requestId: '2f1c7e0a-5b9d-4a51-9f3e-1c2d3e4f5a6b',
+  };
+  return { claimed, leased, completed };
+}
+
+/**
+ * The record as ingest's claim writes it for a body of `bodyBytes`: without the body, which
+ * travels in the work message (only its size is kept). The record keeps the payload on rare
+ * paths only (a failed send, a copy racing the first send, parked or failed work, a retried
+ * run), which this model of the happy path leaves out.
+ */
+function claimedRecordItem(bodyBytes: number): Record<string, unknown> {
+  const now = Date.UTC(2026, 0, 1);
+  const key = SAMPLE_KEY;
   const record: EventRecord = {
     route: 'orders',
     key,
     status: 'RECEIVED',
     fingerprint: 'f'.repeat(64),
-    body: 'x'.repeat(bodyBytes),
-    bodyEncoding: 'utf8',
-    headers: { 'content-type': 'application/json' },
+    bodyBytes,
     receivedAt: now,
     expiresAt: Math.floor(now / 1000) + 35 * 86_400,
     answer: { status: 202, body: JSON.stringify({ id: `orders/${key}`, status: 'accepted' }) },
@@ -153,20 +186,113 @@ function completedRecordItem(bodyBytes: number): Record<string, unknown> {
     redrives: 0,
     lastEnqueuedAt: now,
   };
-  const executorAdds = { leaseUntil: now, leaseToken: key, claimedAt: now, completedAt: now, result: '{"ok":true}' };
-  return { ...toRecordItem(record), ...executorAdds };
+  return toRecordItem(record);
 }
 
-/** The item of a retryproof record for a body of `bodyBytes`. */
+/** The item of a completed retryproof record for a body of `bodyBytes`. */
 export function retryproofRecordBytes(bodyBytes: number): number {
-  return itemBytes(completedRecordItem(bodyBytes));
+  return itemBytes(recordItemsOf(bodyBytes).completed);
 }
 
-/** The byTime index's copy of a record: its keys and the projected attributes, never the body. */
-export function retryproofIndexBytes(bodyBytes: number): number {
+/** The byTime index's copy of an item: its keys and the projected attributes, never the body. */
+function indexCopyOf(item: Record<string, unknown>): Record<string, unknown> {
   const index = EVENTS_TABLE.byTimeIndex;
   const kept = new Set<string>([EVENTS_TABLE.partitionKey, EVENTS_TABLE.sortKey, index.partitionKey, index.sortKey, ...index.projection]);
-  return itemBytes(Object.fromEntries(Object.entries(completedRecordItem(bodyBytes)).filter(([name]) => kept.has(name))));
+  return Object.fromEntries(Object.entries(item).filter(([name]) => kept.has(name)));
+}
+
+/** The byTime index's copy of a completed record. */
+export function retryproofIndexBytes(bodyBytes: number): number {
+  return itemBytes(indexCopyOf(recordItemsOf(bodyBytes).completed));
+}
+
+/** Write units of one call: on the table, and on its index copies. */
+export interface PhaseUnits {
+  readonly table: number;
+  readonly index: number;
+}
+
+/** Write units of a delivery's life, phase by phase, and what one duplicate costs. */
+export interface WriteUnitModel {
+  readonly phases: {
+    readonly claim: PhaseUnits;
+    readonly lease: PhaseUnits;
+    readonly completion: PhaseUnits;
+    readonly duplicate: PhaseUnits;
+  };
+  /** A new delivery from its claim to its completion, index copies included (the completing attempt needs no log item). */
+  readonly newDeliveryLife: number;
+  readonly duplicate: number;
+}
+
+/**
+ * What DynamoDB charges each write of a delivery's life, by its rules: a write costs 1 unit
+ * per KB of the larger of the item before and after it; an index copy is written (1 unit per
+ * KB of the copy) when the item enters the index or a projected attribute changes, and not
+ * at all when neither happens. test/bench/write-units.test.ts measures the same phases on
+ * DynamoDB Local.
+ */
+export function retryproofWriteUnits(bodyBytes: number): WriteUnitModel {
+  const { claimed, leased, completed } = recordItemsOf(bodyBytes);
+  const write = (before: Record<string, unknown> | undefined, after: Record<string, unknown>): PhaseUnits => {
+    const table = units(Math.max(before === undefined ? 0 : itemBytes(before), itemBytes(after)));
+    const copyBefore = before === undefined ? undefined : JSON.stringify(indexCopyOf(before));
+    const index = copyBefore === JSON.stringify(indexCopyOf(after)) ? 0 : units(itemBytes(indexCopyOf(after)));
+    return { table, index };
+  };
+  // A duplicate's claim adds 1 to hits (not projected) and sets nothing that is absent.
+  const duplicateOf = { ...completed, hits: 2 };
+  const phases = {
+    claim: write(undefined, claimed),
+    lease: write(claimed, leased),
+    completion: write(leased, completed),
+    duplicate: write(completed, duplicateOf),
+  };
+  const sum = (p: PhaseUnits): number => p.table + p.index;
+  return {
+    phases,
+    newDeliveryLife: sum(phases.claim) + sum(phases.lease) + sum(phases.completion),
+    duplicate: sum(phases.duplicate),
+  };
+}
+
+/** DynamoDB requests per delivery, as counted on the wire (test/ingest/ingest-request-count.test.ts and the bench). */
+export const RETRYPROOF_REQUESTS = {
+  /** The claim. */
+  newDelivery: 1,
+  /** The same claim: it finds the record, counts the hit and returns the answer. */
+  duplicate: 1,
+  /** The executor: the lease and the fenced completion, which logs the attempt on the record. */
+  execution: 2,
+} as const;
+
+/** The reconciler as the stack runs it by default: every hour over the last 24 hours, the byTime index in 8 shards per hour. */
+const RECONCILER = { everyHours: 1, windowHours: 24, timeShards: EVENTS_TABLE.timeShards } as const;
+const QUERY_KB = 4;
+
+/** Read units a month, and where they go. */
+export interface ReadUnitModel {
+  /** Each hourly run reads the whole window again: a record is read windowHours / everyHours times (its index copy only). */
+  readonly windowReadsPerDelivery: number;
+  /** Each window read of one record: its index copy, eventually consistent, 0.5 unit per 4 KB a Query returns. */
+  readonly windowReadUnitsPerRecordRead: number;
+  /** The executor reads each route's state once per batch (strongly consistent, 1 unit). */
+  readonly routeStateReadsPerBatch: number;
+  /** The least each run's Queries cost however little they find: one per hour bucket and shard, 0.5 unit each. */
+  readonly fixedUnitsPerRun: number;
+  readonly runsPerMonth: number;
+}
+
+/** The read units of the design: reads are not metered on the hot path at all, but the reconciler reads every window again each hour. */
+export function retryproofReadUnits(bodyBytes: number): ReadUnitModel {
+  const copy = itemBytes(indexCopyOf(recordItemsOf(bodyBytes).completed));
+  return {
+    windowReadsPerDelivery: RECONCILER.windowHours / RECONCILER.everyHours,
+    windowReadUnitsPerRecordRead: (copy / (QUERY_KB * KB)) * 0.5,
+    routeStateReadsPerBatch: 1,
+    fixedUnitsPerRun: (RECONCILER.windowHours + 1) * RECONCILER.timeShards * 0.5,
+    runsPerMonth: (24 / RECONCILER.everyHours) * DAYS_PER_MONTH,
+  };
 }
 
 /** An execution-log entry (one per attempt): keys, times, outcome and the operation fingerprint. */
@@ -200,12 +326,6 @@ export function powertoolsRecordBytes(): number {
   });
 }
 
-const KB = 1024;
-const GB = 1024 ** 3;
-/** DynamoDB adds this much to every stored item (and to every index copy). */
-const ITEM_OVERHEAD_BYTES = 100;
-const DAYS_PER_MONTH = 30.4375;
-const units = (bytes: number): number => Math.max(1, Math.ceil(bytes / KB));
 
 export interface CostLine {
   readonly item: string;
@@ -227,11 +347,12 @@ export interface CostReport {
  * Prices a month. Both stacks verify, claim the key, queue the work and run the action in
  * an SQS consumer; they differ in the API, in what each write carries and in how many
  * writes there are:
- * - retryproof: HTTP API; ingest makes 1 conditional PutItem per new delivery and 2 writes per
- *   duplicate (the failed conditional put, then the hit count); the executor claims, completes
- *   (both on the record) and appends a log entry. The record carries the body; the byTime GSI
- *   projects only the small attributes the reconciler reads, so a write that changes them also
- *   pays for that small index copy (the duplicate's hit count is not projected).
+ * - retryproof: HTTP API; ingest makes 1 conditional UpdateItem per delivery, new or duplicate
+ *   (RETRYPROOF_REQUESTS); the write units of each phase of a delivery's life are
+ *   retryproofWriteUnits', checked against DynamoDB Local by test/bench/write-units.test.ts.
+ *   Reads: the hourly reconciler reads its whole 24 h window again on every run, so each
+ *   record's index copy is read 24 times (retryproofReadUnits), and the executor reads the
+ *   route's state once per batch.
  * - Powertools: REST API; PutItem (in progress) and UpdateItem (completed) per new delivery, one
  *   failed conditional PutItem per duplicate (its docs count this as a read; DynamoDB charges a
  *   failed conditional write as a write). Its consumer is made idempotent the way its docs show
@@ -243,6 +364,9 @@ export function priceMonth(inputs: CostInputs): CostReport {
   const fresh = n - dup;
   const rec = retryproofRecordBytes(inputs.bodyBytes);
   const idx = retryproofIndexBytes(inputs.bodyBytes);
+  const writeUnits = retryproofWriteUnits(inputs.bodyBytes);
+  const readUnits = retryproofReadUnits(inputs.bodyBytes);
+  const req = RETRYPROOF_REQUESTS;
   const log = logEntryBytes();
   const pt = powertoolsRecordBytes();
   const ms = (d: number): number => Math.ceil(d);
@@ -250,23 +374,25 @@ export function priceMonth(inputs: CostInputs): CostReport {
 
   // Invocations and GB-seconds.
   const rpIngestGbs =
-    gbs(fresh, inputs.overheadMs + inputs.dynamoMs + inputs.sqsMs) + gbs(dup, inputs.overheadMs + 2 * inputs.dynamoMs);
+    gbs(fresh, inputs.overheadMs + req.newDelivery * inputs.dynamoMs + inputs.sqsMs) + gbs(dup, inputs.overheadMs + req.duplicate * inputs.dynamoMs);
   const ptIngestGbs = gbs(fresh, inputs.overheadMs + 2 * inputs.dynamoMs + inputs.sqsMs) + gbs(dup, inputs.overheadMs + inputs.dynamoMs);
   const batches = fresh / inputs.batchFill;
   // Records of a batch run concurrently: an invocation lasts about one record's time.
-  const rpExecutorGbs = gbs(batches, inputs.overheadMs + 3 * inputs.dynamoMs + inputs.actionMs);
+  const rpExecutorGbs = gbs(batches, inputs.overheadMs + req.execution * inputs.dynamoMs + inputs.actionMs);
   const ptExecutorGbs = gbs(batches, inputs.overheadMs + 2 * inputs.dynamoMs + inputs.actionMs);
 
-  // Write request units, GSI copies included.
-  // New: the put (table + index copy). Duplicate: the refused put, then the hit count (table only).
-  // Executor: claim and completion (table + index copy each), and the log entry.
-  const rpWrites =
-    fresh * (units(rec) + units(idx)) + dup * 2 * units(rec) + fresh * (2 * (units(rec) + units(idx)) + units(log));
+  // Write request units, GSI copies included: each phase of a new delivery's life, and each duplicate.
+  const rpWrites = fresh * writeUnits.newDeliveryLife + dup * writeUnits.duplicate;
   const ptWrites = fresh * 2 * units(pt) + dup * units(pt) + fresh * 2 * units(pt);
+  // Read request units: the reconciler's window, read again every run, and the executor's route-state reads.
+  const rpReads =
+    fresh * readUnits.windowReadsPerDelivery * readUnits.windowReadUnitsPerRecordRead +
+    batches * readUnits.routeStateReadsPerBatch +
+    readUnits.runsPerMonth * readUnits.fixedUnitsPerRun;
 
-  // Storage over the TTL: the record, its small index copy and the log entry; PITR on retryproof's table.
+  // Storage over the TTL: the record and its small index copy (a completed delivery has no log item); PITR on retryproof's table.
   const keptMonths = inputs.ttlDays / DAYS_PER_MONTH;
-  const rpStoredGb = (fresh * keptMonths * (rec + idx + log + 3 * ITEM_OVERHEAD_BYTES)) / GB;
+  const rpStoredGb = (fresh * keptMonths * (rec + idx + 2 * ITEM_OVERHEAD_BYTES)) / GB;
   const ptStoredGb = (fresh * keptMonths * 2 * (pt + ITEM_OVERHEAD_BYTES)) / GB;
 
   // SQS: one send per new delivery; the event source receives and deletes in batches, and polls when idle.
@@ -295,7 +421,17 @@ export function priceMonth(inputs: CostInputs): CostReport {
       item: 'DynamoDB writes',
       retryproof: rpWrites * PRICES.dynamoWriteUnit.usd,
       powertools: ptWrites * PRICES.dynamoWriteUnit.usd,
-      basis: `1 KB units; retryproof record ${rec} B, its GSI copy ${idx} B, log ${log} B; Powertools record ${pt} B`,
+      basis:
+        `1 KB units; retryproof ${writeUnits.newDeliveryLife} per new delivery's life, ${writeUnits.duplicate} per duplicate ` +
+        `(record ${rec} B, its GSI copy ${idx} B; log items only for attempts that did not complete); Powertools ${4 * units(pt)} and ${units(pt)} (record ${pt} B)`,
+    },
+    {
+      item: 'DynamoDB reads',
+      retryproof: rpReads * PRICES.dynamoReadUnit.usd,
+      powertools: 0,
+      basis:
+        `retryproof: the hourly reconciler reads each record's ${idx} B index copy ${readUnits.windowReadsPerDelivery} times ` +
+        `(${(readUnits.windowReadsPerDelivery * readUnits.windowReadUnitsPerRecordRead).toFixed(2)} units), the executor a route state per batch; Powertools reads nothing`,
     },
     {
       item: 'DynamoDB storage (+PITR)',
@@ -327,6 +463,7 @@ export function priceMonth(inputs: CostInputs): CostReport {
       lambdaInvocations: { retryproof: n + batches, powertools: n + batches },
       lambdaGbSeconds: { retryproof: rpIngestGbs + rpExecutorGbs, powertools: ptIngestGbs + ptExecutorGbs },
       dynamoWriteUnits: { retryproof: rpWrites, powertools: ptWrites },
+      dynamoReadUnits: { retryproof: rpReads, powertools: 0 },
       dynamoStoredGb: { retryproof: rpStoredGb, powertools: ptStoredGb },
       sqsRequests: { retryproof: sqsRequests, powertools: sqsRequests },
     },

@@ -103,6 +103,9 @@ export function costTable(report: CostReport): string {
     `${inputs.deliveriesPerMonth.toLocaleString('en-US')} deliveries, ${(inputs.duplicateShare * 100).toFixed(1)}% duplicates, ${inputs.bodyBytes} B bodies, ` +
       `${inputs.memoryMb} MB arm64, action ${inputs.actionMs} ms, TTL ${inputs.ttlDays} days`,
     '',
+    `retryproof costs ${ratio(report.totals.retryproof, report.totals.powertools)} the REST API + Powertools pipeline: ` +
+      `${usd(report.totals.retryproof)} against ${usd(report.totals.powertools)} a month.`,
+    '',
     line(header),
     ...rows.slice(1).map(line),
     '',
@@ -123,7 +126,10 @@ function main(argv: readonly string[]): number {
   try {
     const { inputs, json } = costInputsOf(argv);
     const report = priceMonth(inputs);
-    process.stdout.write(`${json ? JSON.stringify({ pricesTaken: PRICES_TAKEN, prices: PRICES, ...report }, finite, 2) : costTable(report)}\n`);
+    const ratioToPowertools = report.totals.powertools === 0 ? null : report.totals.retryproof / report.totals.powertools;
+    process.stdout.write(
+      `${json ? JSON.stringify({ pricesTaken: PRICES_TAKEN, prices: PRICES, ratioToPowertools, ...report }, finite, 2) : costTable(report)}\n`,
+    );
     return 0;
   } catch (err) {
     if (err instanceof UsageError) {

@@ -161,10 +161,10 @@ function goals(m: Measurements, f: Figures): string[] {
   out.push(
     `- **DynamoDB requests per new delivery: retryproof ≤ 1 against Powertools' 2.** ${reqOk ? 'Met' : 'Missed'}: ` +
       `${f2(f.requestsPerNew.retryproof)} against ${f2(f.requestsPerNew.powertools)} (counted on the wire, workload b). ` +
-      `The other side of that trade: a duplicate costs retryproof ${f2(f.requestsPerDuplicate.retryproof)} requests ` +
-      `(the refused conditional put, then the hit count the circuit breaker reads) against Powertools' ${f2(f.requestsPerDuplicate.powertools)}; ` +
-      `at 30% duplicates that is ${f2(f.requestsAtShare.retryproof)} against ${f2(f.requestsAtShare.powertools)} per delivery. ` +
-      `Powertools wins on duplicates; ${breakEven(f)}.`,
+      `A duplicate costs retryproof ${f2(f.requestsPerDuplicate.retryproof)} requests ` +
+      `(the same UpdateItem counts its hit and returns the record the answer and the circuit breaker read) against Powertools' ${f2(f.requestsPerDuplicate.powertools)}; ` +
+      `at 30% duplicates that is ${f2(f.requestsAtShare.retryproof)} against ${f2(f.requestsAtShare.powertools)} per delivery` +
+      `${f.requestsPerDuplicate.retryproof > f.requestsPerDuplicate.powertools ? `; Powertools wins on duplicates; ${breakEven(f)}` : ''}.`,
   );
   const r = f.p50.b.retryproof / f.p50.b.powertools;
   const cpuR = f.cpuPerDelivery.b.retryproof / f.cpuPerDelivery.b.powertools;
@@ -280,16 +280,15 @@ function noticed(m: Measurements): string[] {
     '- **Powertools answers concurrent copies with a 500.** A copy that arrives while the first is running gets ' +
       '`IdempotencyAlreadyInProgressError`, which its docs say is safe to retry; a webhook sender does retry it, which is how the ' +
       'storm turns into second executions. retryproof answers every copy 202 with the stored answer, so no copy is retried at all.',
-    `- **retryproof pays for keeping the body.** Its record carries the body (for the executor, the reconciler and the DLQ audit), and ` +
-      'the claim and the completion rewrite that whole item: each costs as many write units as the record has kilobytes. (The byTime ' +
-      'GSI projects only the small attributes the reconciler reads, never the body.) `npm run cost` ' +
+    `- **retryproof keeps the body out of its hot writes.** The body travels in the work message; the claim writes a record under 1 KB ` +
+      'that the lease, the completion and a duplicate\'s hit rewrite for 1 unit each (the byTime GSI copy is written by the claim and the ' +
+      'completion only). The table keeps a body only where work may have to be sent again from it. `npm run cost` ' +
       `at 10 M deliveries a month, 5% duplicates and 2 KB bodies: API Gateway $${api?.retryproof.toFixed(2) ?? '?'} against ` +
       `$${api?.powertools.toFixed(2) ?? '?'}, but DynamoDB writes $${writes?.retryproof.toFixed(2) ?? '?'} against ` +
       `$${writes?.powertools.toFixed(2) ?? '?'} and storage $${storage?.retryproof.toFixed(2) ?? '?'} against ` +
       `$${storage?.powertools.toFixed(2) ?? '?'}: $${sample.totals.retryproof.toFixed(2)} against $${sample.totals.powertools.toFixed(2)} ` +
-      'in all. What the body buys: Powertools keeps none, so after a crash between its write and its SQS send only the ' +
-      "sender's next retry can bring the work back, once the in-progress record has expired; retryproof's reconciler re-enqueues " +
-      'it from the record, with no sender involved.',
+      'in all. After a crash between the claim and the SQS send, both need the sender\'s retry: Powertools only once its in-progress ' +
+      "record has expired; retryproof from its first retry on, which keeps the payload on the record for the reconciler (or a later retry) to send.",
   ];
 }
 
@@ -372,8 +371,8 @@ export function renderReport(m: Measurements): string {
       '`SqsWorkQueue`) on a queue of their own, and have a DynamoDB table and a DynamoDB client of their own on the same DynamoDB Local.',
     '',
     '- **retryproof**: the real ingest, `createIngestHandler` over `DynamoDbEventStore`, `SqsWorkQueue` and `StaticSecretSource`, ' +
-      'with its middy stack (Powertools Logger and Metrics, problem+json errors) and its circuit breaker. One conditional PutItem ' +
-      'claims a new key; a duplicate gets the stored answer back from that same write, then one UpdateItem counts the hit. ' +
+      'with its middy stack (Powertools Logger and Metrics, problem+json errors) and its circuit breaker. One UpdateItem ' +
+      'claims a new key (each attribute set only where absent); on a duplicate that same write counts the hit and returns the stored answer. ' +
       "The route keeps every default except `breakerReaction: 'alert'` (see the storm). Logs are silenced and metrics disabled, " +
       "as in the test configuration; the Metrics instance's warnings (many concurrent invocations share it in one process, which " +
       'never happens in Lambda) are silenced too.',
@@ -400,7 +399,9 @@ export function renderReport(m: Measurements): string {
     '',
     `- **a** ${s.deliveries.a} unique deliveries one at a time; **b** ${s.deliveries.b} unique deliveries at concurrency 16; ` +
       `**c** ${s.deliveries.c} deliveries at concurrency 16, of which ${Math.round(s.duplicateShare * 100)}% repeat a key whose first delivery was ` +
-      'already answered (a retry after a lost ack; the draw is seeded, so every receiver gets the same number of duplicates).',
+      'already answered (a retry after a lost ack; the draw is seeded, so every receiver gets the same number of duplicates). ' +
+      "retryproof's executor polls its queue meanwhile (two pollers, its CPU counted with the ingest's), so a retry finds the work " +
+      'taken, as on AWS; a copy that finds it not yet taken pays one more request, once, to keep the payload.',
     `- **d, the storm**: ${st.keys} keys, ${st.copies} copies of each sent within ${st.jitterMs} ms of each other, ${st.keyConcurrency} keys at a time. ` +
       `A copy answered non-2xx is sent again after each step of the sender's ladder in turn (${st.ladderMs.join(' ms, ')} ms: ` +
       `1 s and 5 s scaled by 1/100). The effect takes ${st.effectMs} ms, longer than every step, so copies land on work still running.`,
@@ -443,8 +444,8 @@ export function renderReport(m: Measurements): string {
         `(${Object.entries(rpStorm.executed.byOperation)
           .map(([op, c]) => `${op.replace('Command', '')} ${c}`)
           .join(', ')}): ${f2(rpStorm.executed.requests / Math.max(1, rpStorm.executed.messages))} per message ` +
-        '(the lease claim, the fenced completion, the execution-log entry). ' +
-        `Its circuit breaker sent ${m.stormNotices} alerts: every key crossed the threshold of 3 deliveries. With the default ` +
+        '(the lease claim, and the fenced completion that logs the attempt on the record). ' +
+        `Its circuit breaker announced ${m.stormNotices} alerts (a log line each, and the BreakerTripped alarm's metric): every key crossed the threshold of 3 deliveries. With the default ` +
         "reaction, 'pause', the route would have been paused at the first key and every later one parked for a person to resume.",
     '',
     f.stormKeysTwice.powertools === 0
@@ -505,7 +506,7 @@ export function renderReport(m: Measurements): string {
       ]),
     ),
     '',
-    '- A duplicate turns it around: retryproof makes two requests where Powertools makes one.',
+    '- A duplicate costs both one request: retryproof\'s claim counts the hit in the write that finds the record.',
     "- Cold init on Lambda adds the runtime's own start and the code download; a smaller bundle helps there beyond the import time measured here.",
     "- The storm's outcome does not depend on speed: Powertools' delete on the in-progress path and the naive read-then-write are races that real " +
       'network delays widen, not narrow.',

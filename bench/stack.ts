@@ -23,7 +23,7 @@ import { createNaiveReceiver } from './receivers/naive.ts';
 import { createPowertoolsReceiver } from './receivers/powertools.ts';
 import { BENCH_ROUTE, EffectCounter } from './receivers/receiver.ts';
 import type { IngestHandler, ReceiverName } from './receivers/receiver.ts';
-import { benchConfig, benchMetrics, BENCH_ACTION, CountingNotifier, CountingQueue, createRetryproofReceiver } from './receivers/retryproof.ts';
+import { benchConfig, benchMetrics, BENCH_ACTION, CountingQueue, NoticeCounter, createRetryproofReceiver } from './receivers/retryproof.ts';
 import { countRequests } from '../local/request-counter.ts';
 import type { RequestCounter } from '../local/request-counter.ts';
 import { createNaiveTable, createPowertoolsTable } from './tables.ts';
@@ -52,6 +52,11 @@ export interface BenchExecutor {
   readonly effects: EffectCounter;
   /** Polls with `pollers` concurrent event-source rounds until the queue is empty. */
   drain(pollers: number, budgetMs: number): Promise<{ messages: number }>;
+  /**
+   * Polls in the background, as the event source does, until stopped: a sender's retry after
+   * a lost answer then finds the work taken by a worker, as it would on AWS.
+   */
+  run(pollers: number): { stop(): Promise<{ messages: number }> };
 }
 
 export interface BenchStack {
@@ -100,16 +105,16 @@ export async function createBenchStack(endpoints: { readonly dynamo: string; rea
 
   const rp = client();
   const rpEffects = new EffectCounter();
-  const notifier = new CountingNotifier();
+  const notices = new NoticeCounter();
   const retryproof: BenchReceiver = {
     name: 'retryproof',
     requests: rp.requests,
     effects: rpEffects,
     queueUrl: rpQueues.queueUrl,
-    notices: () => notifier.notices,
+    notices: () => notices.notices,
     invoke: answering(
       createRetryproofReceiver({
-        notifier,
+        notices,
         client: rp.client,
         tableName: eventsTable,
         queue: new CountingQueue(new SqsWorkQueue(sqs, rpQueues.queueUrl), rpEffects),
@@ -190,6 +195,24 @@ export async function createBenchStack(endpoints: { readonly dynamo: string; rea
   const executor: BenchExecutor = {
     requests: ex.requests,
     effects: exEffects,
+    run(pollers) {
+      let stopped = false;
+      let messages = 0;
+      const loops = Array.from({ length: pollers }, async () => {
+        while (!stopped) {
+          const round = await pollOnce(executorHandler, { sqs, queueUrl: rpQueues.queueUrl, context: () => lambdaContext('bench-executor') });
+          messages += round.received;
+          if (round.received === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      });
+      return {
+        stop: async () => {
+          stopped = true;
+          await Promise.all(loops);
+          return { messages };
+        },
+      };
+    },
     async drain(pollers, budgetMs) {
       const until = Date.now() + budgetMs;
       let messages = 0;

@@ -11,7 +11,6 @@ import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
-import { TopicGrants } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { NAME_PREFIX, NAME_PREFIX_RULE } from '../lambdas/config/config-schema.ts';
@@ -165,8 +164,9 @@ export class WebhookReceiver extends Construct {
       // start stay well under the sender's patience, at a cost of fractions of a cent.
       memorySize: 512,
       logRetentionDays,
-      // The circuit breaker's pause notice goes to the alarm topic.
-      environment: { ...shared, [ENV.alarmTopicArn]: alarms.topic.topicArn },
+      // No alarm topic: a breaker trip is its log line and the route state, and the alarm on
+      // its metric (RoutePaused, or BreakerTripped on an alerting route) tells the topic.
+      environment: shared,
     });
     const executor = new RetryproofFunction(this, 'Executor', {
       serviceName: SERVICE.executor,
@@ -196,8 +196,9 @@ export class WebhookReceiver extends Construct {
     // test/cdk/least-privilege.test.ts derives each function's list from the calls its code makes.
     const eventItems = new TableGrants({ table: events.table, hasIndex: false });
 
-    // Claim (PutItem), duplicate count and breaker mark (UpdateItem), the breaker's pause
-    // (PutItem), and the route's state when a key trips a route paused already (GetItem).
+    // Claim and duplicate count, resend and breaker mark (UpdateItem), a new generation over an
+    // expired record and the breaker's pause (PutItem), and the route's state when a key trips
+    // a route paused already (GetItem).
     eventItems.actions(ingest, 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem');
     work.queue.grant(ingest, 'sqs:SendMessage');
     for (const route of resolved.routes) {
@@ -221,9 +222,6 @@ export class WebhookReceiver extends Construct {
     }
     // An imported secret under a customer-managed key: without this, every delivery is a 503.
     secretsKey?.grantDecrypt(ingest);
-    // The breaker's pause notice. grantPublish() would add kms:GenerateDataKey*, a wildcard;
-    // SNS needs only these two. The ingest is the only function that publishes.
-    TopicGrants.fromTopic(alarms.topic).actions(ingest, ['sns:Publish'], { keyActions: ['kms:Decrypt', 'kms:GenerateDataKey'] });
 
     // Route state (GetItem), claim and fenced writes (UpdateItem), the execution log (PutItem),
     // and parking, a transaction that checks the route is still paused (ConditionCheckItem).
@@ -241,10 +239,11 @@ export class WebhookReceiver extends Construct {
       }),
     );
 
-    // Route state and a record to re-send (GetItem), the correction log (PutItem), resends,
-    // unparking and the retry partition (UpdateItem); the window on byTime, parked and
-    // stranded records on parked (Query on those two indexes, never on the table).
-    eventItems.actions(reconciler, 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem');
+    // Route state and a record to re-send (GetItem), the window's open records, read whole
+    // (BatchGetItem), the correction log (PutItem), resends, unparking and the retry partition
+    // (UpdateItem); the window on byTime, parked and stranded records on parked (Query on
+    // those two indexes, never on the table).
+    eventItems.actions(reconciler, 'dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem');
     Grant.addToPrincipal({
       grantee: reconciler,
       actions: ['dynamodb:Query'],

@@ -36,7 +36,7 @@ import type { ReconcileRequest } from './reconcile-runs.ts';
 import { useLocalSdk } from './sdk-environment.ts';
 import { openStackGateway } from './stack-gateway.ts';
 import { StaticSecretSource } from './static-secret-source.ts';
-import { deliveryLines, executorLogger, terminalNotifier } from './terminal-output.ts';
+import { deliveryLines, executorLogger } from './terminal-output.ts';
 import type { Terminal } from './terminal-output.ts';
 
 export { PortInUseError } from './stack-gateway.ts';
@@ -134,8 +134,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
   const ingest = wireIngest(deployment, clients, {
     secrets: new StaticSecretSource(Object.fromEntries(settings.secrets.map((s) => [s.secretName, s.secret]))),
-    // The circuit breaker as deployed; its notices go to this terminal instead of SNS.
-    notifier: terminalNotifier(terminal),
+    // The circuit breaker as deployed; its notices (its log line) are printed to this terminal.
     resumeCommand: (route) => `npx retryproof --local routes resume ${route}`,
     routes,
     logger: lines.ingestLogger,

@@ -1,14 +1,14 @@
 /**
  * What the local stack prints, in place of CloudWatch Logs and the alarm topic: one line
  * per delivery (a 401's with the reason the sender is never told), one per execution
- * attempt, and the circuit breaker's notices. The handlers keep their real logging calls;
- * these loggers only print differently.
+ * attempt, and the circuit breaker's notices (read from the same log line as deployed,
+ * where the RoutePaused alarm tells the topic). The handlers keep their real logging
+ * calls; these loggers only print differently.
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { ResolvedRoute } from '../lambdas/config/resolve-config.ts';
 import type { PreparedRoute } from '../lambdas/ingest/prepared-route.ts';
 import { SERVICE } from '../lambdas/observability/metric-catalogue.ts';
-import type { Notifier } from '../lambdas/ports/notifier.ts';
 import { LineLogger } from './line-logger.ts';
 import { deliveryIdOfAnswer, deliveryLine, executionLine, unauthorizedDetail } from './log-lines.ts';
 
@@ -59,6 +59,9 @@ export function deliveryLines(routes: readonly ResolvedRoute[], prepared: Readon
     (entry) => {
       if (entry.message === 'delivery refused' && typeof entry.reason === 'string' && typeof entry.function_request_id === 'string') {
         refusals.set(entry.function_request_id, entry.reason);
+      } else if (entry.message === 'circuit breaker tripped' && typeof entry.notice === 'object' && entry.notice !== null) {
+        const { subject, ...notice } = entry.notice as { subject?: unknown };
+        terminal.out(`notice: ${String(subject)} ${JSON.stringify(notice)}`);
       } else if (entry.level === 'ERROR') {
         terminal.err(`ingest ${entry.level}: ${String(entry.message)} ${JSON.stringify(entry.error ?? '')}`);
       }
@@ -93,14 +96,4 @@ export function executorLogger(terminal: Terminal): LineLogger {
     if (line !== undefined) terminal.out(line);
     else if (entry.level === 'ERROR') terminal.err(`executor error: ${String(entry.message)}`);
   });
-}
-
-/** The circuit breaker's notices, printed instead of sent to the alarm topic. */
-export function terminalNotifier(terminal: Terminal): Notifier {
-  return {
-    notify: (subject, message) => {
-      terminal.out(`notice: ${subject} ${JSON.stringify(message)}`);
-      return Promise.resolve();
-    },
-  };
 }

@@ -11,7 +11,6 @@ import { prepareRoutes } from '../../lambdas/ingest/prepared-route.ts';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { METRICS_NAMESPACE } from '../../lambdas/observability/metric-catalogue.ts';
 import { createLogger } from '../../lambdas/observability/powertools.ts';
-import type { Notifier } from '../../lambdas/ports/notifier.ts';
 import type { SecretSource } from '../../lambdas/ports/secret-source.ts';
 import type { WorkQueue } from '../../lambdas/ports/work-queue.ts';
 import { DynamoDbEventStore } from '../../lambdas/store/dynamodb-event-store.ts';
@@ -71,12 +70,22 @@ export function benchMetrics(serviceName: string): Metrics {
   });
 }
 
-/** Operator notices, counted: there is no SNS locally, and production sends one per tripped key. */
-export class CountingNotifier implements Notifier {
+/** The circuit breaker's announcements, counted: one per key that trips (the delivery that marks the key announces it). */
+export class NoticeCounter {
   notices = 0;
-  notify(): Promise<void> {
-    this.notices++;
-    return Promise.resolve();
+}
+
+/** The events table, with every won markBreakerTripped counted: each is one trip's announcement. */
+class CountingEventStore extends DynamoDbEventStore {
+  readonly #counter: NoticeCounter;
+  constructor(client: DynamoDBClient, tableName: string, counter: NoticeCounter) {
+    super(client, tableName);
+    this.#counter = counter;
+  }
+  override async markBreakerTripped(route: string, key: string, receivedAt: number, nowMs: number): Promise<boolean> {
+    const won = await super.markBreakerTripped(route, key, receivedAt, nowMs);
+    if (won) this.#counter.notices++;
+    return won;
   }
 }
 
@@ -85,16 +94,16 @@ export function createRetryproofReceiver(deps: {
   readonly tableName: string;
   readonly queue: WorkQueue;
   readonly secrets: SecretSource;
-  readonly notifier: Notifier;
+  readonly notices: NoticeCounter;
 }): IngestHandler {
   const config = resolveConfig(benchConfig());
   return createIngestHandler({
     routes: prepareRoutes(config.routes),
-    store: new DynamoDbEventStore(deps.client, deps.tableName),
+    store: new CountingEventStore(deps.client, deps.tableName, deps.notices),
     queue: deps.queue,
     secrets: deps.secrets,
     now: Date.now,
-    breaker: { routeState: new DynamoDbRouteStateStore(deps.client, deps.tableName), notifier: deps.notifier },
+    breaker: { routeState: new DynamoDbRouteStateStore(deps.client, deps.tableName) },
     logger: createLogger('retryproof-ingest-bench'),
     metrics: benchMetrics('retryproof-ingest-bench'),
   });

@@ -9,7 +9,10 @@ const USAGE = `retryproof inspect <route> <key> [--with-body] (--local | --stack
 
 Exit code 1 when the stack has no record of the key (never received, or expired).
 
-  --with-body   include the stored body, between marker lines (left out by default: it carries customer data)
+  --with-body   include the stored body, between marker lines (left out by default: it carries customer data).
+                The table keeps a body only where work may have to be sent again from it (a failed
+                send, parked or failed work, a retried run); otherwise it lives in the work message
+                until the work is done, and in the DLQ's copy for 14 days if the work failed.
 
 JSON: {"record": {status, hits, attempts, receivedAt, ...} | null, "log": [...], "ledger": [...]}`;
 
@@ -66,7 +69,7 @@ export const inspectCommand: Command = {
           ...(r.leaseUntil === undefined ? [] : [`  lease to   ${formatTime(r.leaseUntil)}`]),
           ...(r.lastError === undefined ? [] : [`  last error ${r.lastError}`]),
           `  expires    ${formatTime(r.expiresAt * 1000)}`,
-          ...(r.body === undefined ? [] : bodyBlock(r)),
+          ...(values['with-body'] !== true ? [] : r.body === undefined ? [`  body       ${r.bodyBytes} bytes, not kept in the table (it travels in the work message)`] : bodyBlock(r)),
           '',
         ].join('\n'),
       );

@@ -30,7 +30,7 @@ export const routesListCommand: Command = {
   summary: 'each route and whether it is active or paused (and why)',
   usage: `retryproof routes list (--local | --stack NAME) [--json]
 
-JSON: [{"route", "state": "active" | "paused", "reason"?, "key"?, "pausedAt"?, "pausedBy"?, "resumedAt"?}]`,
+JSON: [{"route", "state": "active" | "paused", "reason"?, "key"?, "pausedAt"?, "pausedBy"?, "resumedAt"?, "repeats"?, "threshold"?, "whatNow"?}]`,
   options: {},
   args: [],
   async run(ctx) {
@@ -51,6 +51,8 @@ JSON: [{"route", "state": "active" | "paused", "reason"?, "key"?, "pausedAt"?, "
         ]),
       )}\n`,
     );
+    // The breaker's own word on what to do, kept with the pause: the alarm points here.
+    for (const s of states) if (s.state === 'paused' && s.whatNow !== undefined) ctx.print(`${s.route}: ${s.whatNow}\n`);
     return 0;
   },
 };

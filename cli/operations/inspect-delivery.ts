@@ -3,7 +3,8 @@
  * reconciler corrections) and its ledger entries. The body is left out unless asked
  * for: operators share this output, and bodies carry customer data.
  */
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { historyOf, readLogItems } from '../../lambdas/store/execution-history.ts';
 import { RECORD_SK, recordPk } from '../../lambdas/store/record-keys.ts';
 import { DynamoDbLedger } from '../../lambdas/demo/dynamodb-ledger.ts';
 import type { LedgerEntry } from '../../lambdas/ledger/ledger.ts';
@@ -26,6 +27,12 @@ export interface RecordView {
   readonly answerStatus: number;
   readonly fingerprint: string;
   readonly bodyBytes: number;
+  /**
+   * Whether the table keeps the body: only where work may have to be sent again from it (a
+   * failed send, a parked or failed record, a retried lease). Otherwise the body lives in the
+   * work message until the work is done, and in the DLQ for 14 days if it failed.
+   */
+  readonly bodyKept: boolean;
   readonly lastEnqueuedAt?: number;
   readonly leaseUntil?: number;
   readonly lastError?: string;
@@ -67,23 +74,7 @@ export async function inspectDelivery(
   const pk = recordPk(route, key);
   const [item, logItems] = await Promise.all([
     doc.send(new GetCommand({ TableName: target.eventsTable, Key: { pk, sk: RECORD_SK }, ConsistentRead: true })),
-    (async () => {
-      const items: Record<string, unknown>[] = [];
-      let start: Record<string, unknown> | undefined;
-      do {
-        const page = await doc.send(
-          new QueryCommand({
-            TableName: target.eventsTable,
-            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :log)',
-            ExpressionAttributeValues: { ':pk': pk, ':log': 'LOG#' },
-            ExclusiveStartKey: start,
-          }),
-        );
-        items.push(...(page.Items ?? []));
-        start = page.LastEvaluatedKey;
-      } while (start !== undefined);
-      return items;
-    })(),
+    readLogItems(doc, target.eventsTable, route, key),
   ]);
   let record: RecordView | null = null;
   if (item.Item !== undefined) {
@@ -100,18 +91,20 @@ export async function inspectDelivery(
       expiresAt: r.expiresAt,
       answerStatus: r.answer.status,
       fingerprint: r.fingerprint,
-      bodyBytes: Buffer.byteLength(r.body, r.bodyEncoding === 'base64' ? 'base64' : 'utf8'),
+      bodyBytes: r.bodyBytes ?? (r.body === undefined ? 0 : Buffer.byteLength(r.body, r.bodyEncoding === 'base64' ? 'base64' : 'utf8')),
+      bodyKept: r.body !== undefined,
       ...(r.lastEnqueuedAt === undefined ? {} : { lastEnqueuedAt: r.lastEnqueuedAt }),
       ...(r.leaseUntil === undefined ? {} : { leaseUntil: r.leaseUntil }),
       ...(r.lastError === undefined ? {} : { lastError: r.lastError }),
       ...(r.completedAt === undefined ? {} : { completedAt: r.completedAt }),
       ...(r.result === undefined ? {} : { result: parseResult(r.result) }),
-      ...(options.withBody === true ? { body: r.body, bodyEncoding: r.bodyEncoding } : {}),
+      ...(options.withBody === true && r.body !== undefined ? { body: r.body, bodyEncoding: r.bodyEncoding ?? 'utf8' } : {}),
     };
   }
   // Keys and bookkeeping of the table are not part of the entry.
   const hidden: ReadonlySet<string> = new Set(['pk', 'sk', 'route', 'key', 'expiresAt']);
-  const log = logItems.map((item) => Object.fromEntries(Object.entries(item).filter(([name]) => !hidden.has(name))));
+  // Every attempt: the completing one is on the record, the others and the repairs are log items.
+  const log = historyOf(logItems, item.Item).map((item) => Object.fromEntries(Object.entries(item).filter(([name]) => !hidden.has(name))));
   let ledger: LedgerEntry[] = [];
   if (target.ledgerTable !== undefined) {
     const from = Math.max((record?.receivedAt ?? now - DAY_MS) - 60_000, now - LEDGER_LOOKBACK_MS);

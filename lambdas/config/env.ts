@@ -7,7 +7,6 @@ export const ENV = {
   config: 'RETRYPROOF_CONFIG',
   eventsTable: 'RETRYPROOF_EVENTS_TABLE',
   queueUrl: 'RETRYPROOF_QUEUE_URL',
-  alarmTopicArn: 'RETRYPROOF_ALARM_TOPIC_ARN',
 } as const;
 
 /**

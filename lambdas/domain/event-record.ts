@@ -25,17 +25,34 @@ export interface StoredAnswer {
   readonly body: string;
 }
 
-/** Everything needed to execute the work later, or to re-enqueue it from the table alone. */
+/** A delivery's payload: what its action runs on. */
+export interface Payload {
+  readonly body: string;
+  readonly bodyEncoding: 'utf8' | 'base64';
+  /** The headers the route keeps for its action (lowercase names). */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/**
+ * A delivery's record: its state, and its payload only where the table must carry it. The
+ * payload travels in the work message (to the executor, and in a dead-letter copy to the
+ * DLQ); the claim does not write it, so no write of a delivery's way to completion carries
+ * or rewrites it. The record keeps it (`body`, `bodyEncoding`, `headers`) only when work
+ * may have to be sent again from the table: a failed send, a duplicate that found the work
+ * not yet taken, a parked or failed record, a retried lease.
+ */
 export interface EventRecord {
   readonly route: string;
   readonly key: string;
   readonly status: RecordStatus;
   /** SHA-256 of the raw body, hex. */
   readonly fingerprint: string;
-  readonly body: string;
-  readonly bodyEncoding: 'utf8' | 'base64';
-  /** The headers the route keeps for its action (lowercase names). */
-  readonly headers: Readonly<Record<string, string>>;
+  /** The body's size in bytes, kept whether the body is or not. */
+  readonly bodyBytes?: number;
+  /** The payload, when the record keeps it (see above). */
+  readonly body?: string;
+  readonly bodyEncoding?: 'utf8' | 'base64';
+  readonly headers?: Readonly<Record<string, string>>;
   /** Epoch milliseconds. */
   readonly receivedAt: number;
   /** Epoch seconds; DynamoDB's TTL attribute, and compared in every write condition. */
@@ -43,7 +60,10 @@ export interface EventRecord {
   readonly answer: StoredAnswer;
   /** Deliveries of this key, the first included. */
   readonly hits: number;
-  /** Deliveries that came after we had answered 2xx: what the circuit breaker counts. */
+  /**
+   * Deliveries that came after we had answered below 500: what the circuit breaker counts.
+   * The store derives it from `hits` (see store/record-transitions.ts); no write counts it.
+   */
   readonly repeats?: number;
   /** Epoch milliseconds at which this generation of the key tripped its route's circuit breaker. */
   readonly breakerTrippedAt?: number;
@@ -69,21 +89,14 @@ export interface EventRecord {
   readonly deadLettered?: string;
 }
 
-/** What the reconciler reads of a record through the byTime index: everything but the payload. */
+/**
+ * What the reconciler reads of a record in its window: everything but the payload. A
+ * completed record is read from the byTime index alone, which does not keep its attempts.
+ */
 export type RecordSummary = Pick<
   EventRecord,
-  | 'route'
-  | 'key'
-  | 'status'
-  | 'fingerprint'
-  | 'receivedAt'
-  | 'expiresAt'
-  | 'lastEnqueuedAt'
-  | 'leaseUntil'
-  | 'attempts'
-  | 'lastError'
-  | 'completedAt'
->;
+  'route' | 'key' | 'status' | 'fingerprint' | 'receivedAt' | 'expiresAt' | 'lastEnqueuedAt' | 'leaseUntil' | 'lastError' | 'completedAt'
+> & { readonly attempts?: number };
 
 /** The SQS message: the full operation context, so a DLQ message can be audited without the table. */
 export interface WorkMessage {
@@ -122,16 +135,27 @@ export function hourBucket(epochMs: number): string {
   return new Date(epochMs).toISOString().slice(0, 13);
 }
 
-/** Builds the message for a record, as ingest sends it and the reconciler re-sends it. */
-export function workMessageOf(record: EventRecord): WorkMessage {
+/** The payload a record keeps, or undefined when it keeps none (its work message carries it). */
+export function keptPayloadOf(record: EventRecord): Payload | undefined {
+  if (record.body === undefined) return undefined;
+  return { body: record.body, bodyEncoding: record.bodyEncoding ?? 'utf8', headers: record.headers ?? {} };
+}
+
+/** The payload a work message carries. */
+export function payloadOfMessage(message: WorkMessage): Payload {
+  return { body: message.body, bodyEncoding: message.bodyEncoding, headers: message.headers };
+}
+
+/** Builds the message for a record and its payload, as ingest sends it and the reconciler re-sends it. */
+export function workMessageOf(record: EventRecord, payload: Payload): WorkMessage {
   return {
     v: 1,
     route: record.route,
     key: record.key,
     fingerprint: record.fingerprint,
     receivedAt: record.receivedAt,
-    body: record.body,
-    bodyEncoding: record.bodyEncoding,
-    headers: record.headers,
+    body: payload.body,
+    bodyEncoding: payload.bodyEncoding,
+    headers: payload.headers,
   };
 }

@@ -8,8 +8,8 @@ import type { ResolvedRoute } from '../config/resolve-config.ts';
 import { PermanentActionError } from '../actions/action.ts';
 import type { ActionResult } from '../actions/action.ts';
 import type { ActionRegistry } from '../actions/action-registry.ts';
-import { deliveryId } from '../domain/event-record.ts';
-import type { EventRecord, WorkMessage } from '../domain/event-record.ts';
+import { deliveryId, payloadOfMessage } from '../domain/event-record.ts';
+import type { Payload, WorkMessage } from '../domain/event-record.ts';
 import { operationFingerprint } from '../domain/operation-fingerprint.ts';
 import type { ExecutionStore } from '../ports/execution-store.ts';
 import type { WorkQueue } from '../ports/work-queue.ts';
@@ -106,12 +106,13 @@ export function parseWorkMessage(body: string): WorkMessage | undefined {
   return ok ? (m as WorkMessage) : undefined;
 }
 
-function parseBody(record: EventRecord): unknown {
-  if (record.bodyEncoding === 'base64') return record.body;
+/** The action's body: the message carries the payload (the record keeps it only on some paths). */
+function parseBody(payload: Payload): unknown {
+  if (payload.bodyEncoding === 'base64') return payload.body;
   try {
-    return JSON.parse(record.body) as unknown;
+    return JSON.parse(payload.body) as unknown;
   } catch {
-    return record.body;
+    return payload.body;
   }
 }
 
@@ -134,6 +135,9 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
     return { outcome: EXECUTION_OUTCOME.unreadable, ack: false, visibilitySeconds: 0, deadLetterReason: 'unreadable message' };
   }
   const base = { route: work.route, key: work.key };
+  // The message is the payload's carrier: the work runs on it, and the paths that may have to
+  // send it again from the table keep it on the record.
+  const payload = payloadOfMessage(work);
   const route = deps.routes.get(work.route);
   const action = route === undefined ? undefined : deps.actions.get(route.action);
   /** Sends a dead-letter copy with the whole context, and acknowledges this message. */
@@ -172,7 +176,7 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
 
   if ((await deps.isPaused?.(work.route)) === true) {
     // The route is paused: keep the work, run nothing. Resuming the route re-enqueues it.
-    const parked = await deps.store.park({ ...ref, nowMs: deps.now(), ttlSeconds: route.ttlSeconds });
+    const parked = await deps.store.park({ ...ref, nowMs: deps.now(), ttlSeconds: route.ttlSeconds, payload });
     switch (parked.kind) {
       case 'parked':
       case 'already-parked':
@@ -198,6 +202,9 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
     leaseMs: route.leaseSeconds * 1000,
     token,
     maxAttempts: route.maxAttempts,
+    // Not the first receive: the worker of an earlier one may have died, so keep the payload
+    // where the reconciler finds it, should this message too be lost (the queue's backstop).
+    ...(message.receiveCount > 1 ? { payload } : {}),
   });
   switch (lease.kind) {
     case 'completed':
@@ -213,7 +220,7 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
       const attempts = lease.record.attempts;
       const lastError = lease.record.lastError ?? 'the worker of the last attempt stopped without an answer';
       const deadLetterId = newId();
-      const owned = await deps.store.failExhausted({ ...ref, nowMs: startedAt, maxAttempts: route.maxAttempts, error: lastError, deadLetterId });
+      const owned = await deps.store.failExhausted({ ...ref, nowMs: startedAt, maxAttempts: route.maxAttempts, error: lastError, deadLetterId, payload });
       if (!owned) return { ...base, outcome: EXECUTION_OUTCOME.fencedOut, ack: true };
       return toPeople(`retries exhausted after ${attempts} attempts`, EXECUTION_OUTCOME.exhausted, { attempts, lastError, deadLetterId });
     }
@@ -247,8 +254,8 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
       route: work.route,
       key: work.key,
       idempotencyKey: deliveryId(work.route, work.key),
-      body: parseBody(record),
-      headers: record.headers,
+      body: parseBody(payload),
+      headers: payload.headers,
       attempt,
       deadline: startedAt + budgetMs,
       signal,
@@ -262,7 +269,7 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
     const endedAt = deps.now();
     if (permanent || exhausted) {
       const deadLetterId = newId();
-      const owned = await deps.store.fail({ ...fence, receivedAt: record.receivedAt, nowMs: endedAt, error: errorText, deadLetterId });
+      const owned = await deps.store.fail({ ...fence, receivedAt: record.receivedAt, nowMs: endedAt, error: errorText, deadLetterId, payload });
       const outcome = !owned ? EXECUTION_OUTCOME.fencedOut : permanent ? EXECUTION_OUTCOME.permanent : EXECUTION_OUTCOME.exhausted;
       await deps.store.appendLog({ ...log, endedAt, outcome, error: described });
       if (!owned) return { ...base, attempt, outcome, ack: true, error: errorText };
@@ -279,9 +286,16 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
   }
 
   const endedAt = deps.now();
-  const completed = await deps.store.complete({ ...fence, nowMs: endedAt, result: resultOf(result) });
+  const completed = await deps.store.complete({
+    ...fence,
+    nowMs: endedAt,
+    result: resultOf(result),
+    operationFingerprint: log.operationFingerprint,
+    ...(deps.requestId === undefined ? {} : { requestId: deps.requestId }),
+  });
   const outcome = completed ? EXECUTION_OUTCOME.completed : EXECUTION_OUTCOME.fencedOut;
-  await deps.store.appendLog({ ...log, endedAt, outcome });
+  // The completing attempt is logged on the record by the completion itself; a fenced-out one gets a log item.
+  if (!completed) await deps.store.appendLog({ ...log, endedAt, outcome });
   return { ...base, attempt, outcome, ack: true, leaseShare: (endedAt - startedAt) / (route.leaseSeconds * 1000) };
 }
 

@@ -79,6 +79,17 @@ export function createIngestHandler(deps: IngestHandlerDeps) {
         return { statusCode: outcome.answer.status, headers: { 'content-type': 'application/json' }, body: outcome.answer.body };
       }
       recordDuplicate(metrics, outcome);
+      if (outcome.breaker !== undefined) {
+        // The trip's notice lives here and in the route state; the RoutePaused (or, on an
+        // alerting route, BreakerTripped) alarm tells the alarm topic and points to both.
+        const { notice } = outcome.breaker;
+        logger.warn('circuit breaker tripped', {
+          breaker: outcome.breaker.outcome,
+          repeats: outcome.repeats,
+          hits: outcome.hits,
+          ...(notice === undefined ? {} : { notice }),
+        });
+      }
       if (!outcome.replayed) {
         const problem = problemOf(new DuplicateDeliveryError(deliveryId(outcome.route, outcome.key)), event.rawPath);
         recordAnswer(metrics, outcome.route, problem.status);
@@ -86,11 +97,6 @@ export function createIngestHandler(deps: IngestHandlerDeps) {
         return problemResponse(problem);
       }
       recordAnswer(metrics, outcome.route, outcome.answer.status);
-      if (outcome.breaker !== undefined) {
-        logger.warn('circuit breaker tripped', { breaker: outcome.breaker.outcome, repeats: outcome.repeats, hits: outcome.hits });
-        // The pause stands and RoutePaused is counted; only the SNS notice is missing.
-        if (outcome.breaker.noticeError !== undefined) logger.error('circuit breaker notice failed', { error: outcome.breaker.noticeError });
-      }
       logger.info('duplicate replayed', {
         status: outcome.answer.status,
         previousStatus: outcome.previousStatus,

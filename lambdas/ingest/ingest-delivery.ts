@@ -2,7 +2,7 @@
  * The ingest use case: verify, derive the key, claim it with one conditional write,
  * queue new work, and answer. It knows nothing of API Gateway, middy or the SDK.
  */
-import type { EventRecord, StoredAnswer } from '../domain/event-record.ts';
+import type { EventRecord, Payload, StoredAnswer } from '../domain/event-record.ts';
 import { RECORD_STATUS, acceptedAnswer, deliveryId, workMessageOf } from '../domain/event-record.ts';
 import {
   DependencyError,
@@ -66,7 +66,7 @@ export type IngestOutcome =
       readonly replayed: boolean;
       /** The status the previous answer had: 2xx means the ack was lost, 5xx our failure. */
       readonly previousStatus: number;
-      readonly hits: number | undefined;
+      readonly hits: number;
       /** Deliveries of the key that came after we had answered 2xx (lost acknowledgements, replays). */
       readonly repeats: number | undefined;
       readonly ageMs: number;
@@ -136,14 +136,19 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
   const id = deliveryId(config.name, key);
   const accepted = acceptedAnswer(config.name, key);
 
+  // The payload travels in the work message, not in the record the claim writes: no write on
+  // the way to completion carries it (see domain/event-record.ts for where it is kept).
+  const payload: Payload = {
+    body: delivery.bodyEncoding === 'base64' ? delivery.rawBody.toString('base64') : delivery.rawBody.toString('utf8'),
+    bodyEncoding: delivery.bodyEncoding,
+    headers: keptHeaders(delivery.headers, config.keepHeaders),
+  };
   const record: EventRecord = {
     route: config.name,
     key,
     status: RECORD_STATUS.received,
     fingerprint: bodyFingerprint,
-    body: delivery.bodyEncoding === 'base64' ? delivery.rawBody.toString('base64') : delivery.rawBody.toString('utf8'),
-    bodyEncoding: delivery.bodyEncoding,
-    headers: keptHeaders(delivery.headers, config.keepHeaders),
+    bodyBytes: delivery.rawBody.length,
     receivedAt: now,
     expiresAt: Math.floor(now / 1000) + config.ttlSeconds,
     answer: accepted,
@@ -155,36 +160,50 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
   };
 
   // Refuse what SQS cannot carry before anything is written: a 503 on every retry would never heal.
-  const unqueueable = unqueueableReason(JSON.stringify(workMessageOf(record)));
+  const unqueueable = unqueueableReason(JSON.stringify(workMessageOf(record, payload)));
   if (unqueueable !== undefined) throw new UnqueueableBodyError(unqueueable);
 
   const claim: ClaimResult = await dependency('DynamoDB', () => deps.store.claimKey(record, now));
   if (claim.kind === 'created') {
-    await sendOrRecordFailure(deps, record);
+    await sendOrRecordFailure(deps, record, payload);
     return { kind: 'accepted', route: config.name, key, answer: accepted };
   }
 
   const old = claim.record;
   if (old.fingerprint !== record.fingerprint) throw new KeyReusedError(id);
+  if (old.status === RECORD_STATUS.received && old.runs === 0 && old.body === undefined) {
+    // No worker has taken the record, and the table does not keep its payload: the first
+    // delivery's function may have died between its claim and its send. Keep the payload
+    // before this copy is answered 2xx, so acknowledged work can always be sent again from
+    // the table. The same fingerprint means the same bytes. (Copies racing the first one's
+    // send pay this second request; a sender's retry after our answer finds the work taken.)
+    await dependency('DynamoDB', () => deps.store.keepPayload(config.name, key, old.receivedAt, payload));
+  }
 
   // A 5xx we gave before means our own failure, not a real answer: never replay it, and the
-  // sender's retry of it is not a repeat the circuit breaker should count.
+  // sender's retry of it is not a repeat the circuit breaker should count. The claim counted
+  // this delivery already; the counts follow from the record as it stood before it.
   const answeredFailure = old.answer.status >= 500;
-  const counts = await dependency('DynamoDB', () =>
-    deps.store.recordDuplicate(config.name, key, now, { repeat: !answeredFailure }),
-  );
+  const hits = old.hits + 1;
+  const repeats = answeredFailure ? undefined : (old.repeats ?? 0) + 1;
   const resendAfterMs = deps.resendAfterMs ?? 60_000;
   let resent = false;
   if (mayHaveLostItsMessage(old, now, resendAfterMs)) {
     // Of all the duplicates that see the same lost message, one wins this write and sends.
     resent = await dependency('DynamoDB', () =>
-      deps.store.claimResend(config.name, key, { receivedAt: old.receivedAt, nowMs: now, sentBeforeMs: now - resendAfterMs, answer: accepted }),
+      deps.store.claimResend(config.name, key, {
+        receivedAt: old.receivedAt,
+        nowMs: now,
+        sentBeforeMs: now - resendAfterMs,
+        answer: accepted,
+        answeredFailure,
+      }),
     );
-    if (resent) await sendOrRecordFailure(deps, old);
+    // The same fingerprint means the same bytes: this copy's payload is the record's.
+    if (resent) await sendOrRecordFailure(deps, old, payload);
   }
   const answer = answeredFailure ? accepted : old.answer;
   let breaker: BreakerResult | undefined;
-  const repeats = counts?.repeats;
   if (deps.breaker !== undefined && repeats !== undefined && crossesThreshold(config, repeats, old.breakerTrippedAt)) {
     const trip = {
       route: config,
@@ -202,8 +221,8 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
     answer,
     replayed: config.duplicateAnswer !== 'strict-409',
     previousStatus: old.answer.status,
-    hits: counts?.hits,
-    repeats: counts?.repeats,
+    hits,
+    repeats,
     ageMs: now - old.receivedAt,
     ttlSeconds: config.ttlSeconds,
     resent,
@@ -223,17 +242,17 @@ function mayHaveLostItsMessage(record: EventRecord, nowMs: number, windowMs: num
 }
 
 /**
- * Sends the record's message. On failure the record stays (never delete on an error path)
- * and keeps a 5xx answer, so the sender's retry re-sends at once; the reconciler re-sends
- * RECEIVED work that nobody retries.
+ * Sends the record's message. On failure the record stays (never delete on an error path),
+ * keeps a 5xx answer, so the sender's retry re-sends at once, and keeps the payload, so the
+ * reconciler re-sends RECEIVED work that nobody retries.
  */
-async function sendOrRecordFailure(deps: IngestDeps, record: EventRecord): Promise<void> {
+async function sendOrRecordFailure(deps: IngestDeps, record: EventRecord, payload: Payload): Promise<void> {
   try {
-    await deps.queue.send(workMessageOf(record));
+    await deps.queue.send(workMessageOf(record, payload));
   } catch (sendError) {
     const failure = new DependencyError('SQS', { cause: sendError });
     await dependency('DynamoDB', () =>
-      deps.store.recordEnqueueFailure(record.route, record.key, record.receivedAt, { status: failure.status, body: failure.message }),
+      deps.store.recordEnqueueFailure(record.route, record.key, record.receivedAt, { status: failure.status, body: failure.message }, payload),
     ).catch((recordError: unknown) => {
       throw new DependencyError('SQS', { cause: new AggregateError([sendError, recordError]) });
     });

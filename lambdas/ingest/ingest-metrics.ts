@@ -34,5 +34,9 @@ export function recordDuplicate(metrics: Metrics, outcome: Extract<IngestOutcome
     .addDimensions({ route: outcome.route, previousStatus: String(outcome.previousStatus) })
     .addMetric(INGEST_METRIC.retryCause, MetricUnit.Count, 1);
   if (outcome.breaker !== undefined) metrics.addMetric(INGEST_METRIC.breakerTripped, MetricUnit.Count, 1);
-  if (outcome.breaker?.outcome === 'paused') metrics.addMetric(INGEST_METRIC.routePaused, MetricUnit.Count, 1);
+  // The RoutePaused alarm is the pause's announcement: counted by the delivery that paused the
+  // route, and again by a retried trip of the same key, whose first count may have died with its function.
+  if (outcome.breaker?.outcome === 'paused' || outcome.breaker?.notice?.reaction === 'pause') {
+    metrics.addMetric(INGEST_METRIC.routePaused, MetricUnit.Count, 1);
+  }
 }

@@ -6,7 +6,6 @@ import { prepareRoutes } from './prepared-route.ts';
 import type { PreparedRoute } from './prepared-route.ts';
 import { SERVICE } from '../observability/metric-catalogue.ts';
 import { createLogger, createMetrics } from '../observability/powertools.ts';
-import type { Notifier } from '../ports/notifier.ts';
 import type { SecretSource } from '../ports/secret-source.ts';
 import { SqsWorkQueue } from '../queue/sqs-work-queue.ts';
 import { DynamoDbEventStore } from '../store/dynamodb-event-store.ts';
@@ -17,9 +16,7 @@ import type { AwsClients, Deployment } from '../config/deployment.ts';
 export interface IngestWiring {
   /** Where signing secrets come from: Secrets Manager when deployed. */
   readonly secrets: SecretSource;
-  /** Where the breaker's pause notice goes: the alarm topic when deployed. */
-  readonly notifier: Notifier;
-  /** The command a notice tells a person to run. @default - the deployed form */
+  /** The command a breaker's notice tells a person to run. @default - the deployed form */
   readonly resumeCommand?: (route: string) => string;
   /** Routes prepared once already (the local gateway reads them too). @default - prepared here */
   readonly routes?: ReadonlyMap<string, PreparedRoute>;
@@ -42,7 +39,6 @@ export function wireIngest(deployment: Deployment, clients: AwsClients, wiring: 
     resendAfterMs: config.queue.resendAfterSeconds * 1000,
     breaker: {
       routeState: new DynamoDbRouteStateStore(clients.dynamo, eventsTable),
-      notifier: wiring.notifier,
       ...(wiring.resumeCommand === undefined ? {} : { resumeCommand: wiring.resumeCommand }),
     },
     logger: wiring.logger ?? createLogger(SERVICE.ingest),

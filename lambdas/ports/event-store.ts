@@ -1,21 +1,14 @@
-import type { EventRecord, StoredAnswer } from '../domain/event-record.ts';
+import type { EventRecord, Payload, StoredAnswer } from '../domain/event-record.ts';
 
-/** The outcome of claimKey, the one conditional write that claims a key. */
+/** The outcome of claimKey, the one write that claims a key or counts one more delivery of it. */
 export type ClaimResult =
   | { readonly kind: 'created' }
-  /** The key is taken and live: the existing record, returned by the same write. */
-  | { readonly kind: 'exists'; readonly record: EventRecord };
-
-/** A key's delivery counts after one more duplicate. */
-export interface DuplicateCounts {
-  /** Every delivery of the key, the first included. */
-  readonly hits: number;
   /**
-   * Deliveries that came after we had answered 2xx: the ones the circuit breaker counts.
-   * Undefined when this delivery was not one (it retried our 5xx), so it was not counted.
+   * The key is taken and live: the record as it stood before this delivery, returned by
+   * the same write, which also counted this delivery's hit (unless the fingerprints differ:
+   * then it wrote nothing).
    */
-  readonly repeats: number | undefined;
-}
+  | { readonly kind: 'exists'; readonly record: EventRecord };
 
 /** A request to send one more message for a record, at most once per window. */
 export interface ResendRequest {
@@ -25,20 +18,18 @@ export interface ResendRequest {
   readonly sentBeforeMs: number;
   /** The answer duplicates get once the work is on its way again. */
   readonly answer: StoredAnswer;
+  /** The caller saw a 5xx of ours on the record: the resend ends it (see record-transitions.ts, claimResend). */
+  readonly answeredFailure: boolean;
 }
 
 /** The ingest's view of the events table. */
 export interface IngestEventStore {
   /**
-   * Creates the record if the key is absent or expired, in ONE conditional write.
-   * Otherwise returns the existing record from that same write, with no extra read.
+   * Creates the record if the key is absent, in ONE write; on a live key the same write
+   * counts the delivery and returns the record as it stood, with no extra read or write.
+   * Only an expired record costs a second request (it is replaced by a new generation).
    */
   claimKey(record: EventRecord, nowMs: number): Promise<ClaimResult>;
-  /**
-   * Counts one more delivery of a key; a `repeat` (it came after we answered 2xx) is also
-   * counted for the circuit breaker. Returns the new counts, or undefined if the record is gone.
-   */
-  recordDuplicate(route: string, key: string, nowMs: number, options: { readonly repeat: boolean }): Promise<DuplicateCounts | undefined>;
   /**
    * True for the one caller that marks this generation of the key as having tripped its
    * route's circuit breaker (see record-transitions.ts, markBreakerTripped).
@@ -46,6 +37,14 @@ export interface IngestEventStore {
   markBreakerTripped(route: string, key: string, receivedAt: number, nowMs: number): Promise<boolean>;
   /** True for the one caller that may re-send this record's message now (see record-transitions.ts, claimResend). */
   claimResend(route: string, key: string, request: ResendRequest): Promise<boolean>;
-  /** Stores a 5xx answer after a failed SQS send, so the sender's retry re-sends at once. */
-  recordEnqueueFailure(route: string, key: string, receivedAt: number, answer: StoredAnswer): Promise<void>;
+  /**
+   * Stores a 5xx answer after a failed SQS send, so the sender's retry re-sends at once, and
+   * keeps the payload, so the reconciler can send it if nobody retries.
+   */
+  recordEnqueueFailure(route: string, key: string, receivedAt: number, answer: StoredAnswer, payload: Payload): Promise<void>;
+  /**
+   * Keeps the payload on a record no worker has taken yet (see record-transitions.ts,
+   * keepPayload): its first message may never have gone out.
+   */
+  keepPayload(route: string, key: string, receivedAt: number, payload: Payload): Promise<void>;
 }

@@ -1,4 +1,4 @@
-import type { EventRecord } from '../domain/event-record.ts';
+import type { EventRecord, Payload } from '../domain/event-record.ts';
 
 /** The outcome of acquireLease: one conditional update, the record that stood in the way on failure. */
 export type LeaseOutcome =
@@ -28,6 +28,8 @@ export interface LeaseRequest extends RecordRef {
   /** Fresh for every lease; every later write of this attempt is fenced by it. */
   readonly token: string;
   readonly maxAttempts: number;
+  /** Kept on the record: set when this is not the message's first receive (its first run's worker may have died). */
+  readonly payload?: Payload;
 }
 
 /** The outcome of parking a message's record while its route is paused. */
@@ -67,15 +69,18 @@ export interface FencedWrite {
 /** The executor's view of the events table. Every write after the lease is fenced by its token. */
 export interface ExecutionStore {
   acquireLease(request: LeaseRequest): Promise<LeaseOutcome>;
-  /** COMPLETED, only while the token still matches. False: fenced out, nothing written. */
-  complete(write: FencedWrite & { readonly result: string }): Promise<boolean>;
+  /**
+   * COMPLETED, only while the token still matches, with the completing attempt logged on the
+   * record (no log item of its own). False: fenced out, nothing written.
+   */
+  complete(write: FencedWrite & { readonly result: string; readonly operationFingerprint: string; readonly requestId?: string }): Promise<boolean>;
   /** Back to RECEIVED after a retryable error with budget left, keeping attempts and the last error. */
   release(write: FencedWrite & { readonly error: string }): Promise<boolean>;
   /** FAILED after a permanent error or the last allowed attempt, naming its dead-letter copy. */
-  fail(write: FencedWrite & { readonly receivedAt: number; readonly error: string; readonly deadLetterId: string }): Promise<boolean>;
+  fail(write: FencedWrite & { readonly receivedAt: number; readonly error: string; readonly deadLetterId: string; readonly payload: Payload }): Promise<boolean>;
   /** FAILED for a record whose budget was spent by workers that died; false when someone else moved it first. */
   failExhausted(
-    ref: RecordRef & { readonly nowMs: number; readonly maxAttempts: number; readonly error: string; readonly deadLetterId: string },
+    ref: RecordRef & { readonly nowMs: number; readonly maxAttempts: number; readonly error: string; readonly deadLetterId: string; readonly payload: Payload },
   ): Promise<boolean>;
   /** The record, read consistently; undefined when absent. */
   get(route: string, key: string): Promise<EventRecord | undefined>;
@@ -83,7 +88,8 @@ export interface ExecutionStore {
   markDeadLettered(route: string, key: string, deadLetterId: string): Promise<void>;
   /** FAILED back to RECEIVED with a fresh budget: true for the one copy that redrives it. */
   redrive(ref: RecordRef & { readonly nowMs: number; readonly deadLetterId: string }): Promise<boolean>;
+  /** A log item: an attempt that did not complete (retryable, permanent, exhausted, fenced out). */
   appendLog(entry: ExecutionLogEntry): Promise<void>;
   /** PARKED, with the sparse `parked` index keys, unless the record is done, failed or leased. Nothing runs. */
-  park(request: RecordRef & { readonly nowMs: number; readonly ttlSeconds: number }): Promise<ParkResult>;
+  park(request: RecordRef & { readonly nowMs: number; readonly ttlSeconds: number; readonly payload: Payload }): Promise<ParkResult>;
 }

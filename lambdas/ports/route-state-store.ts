@@ -8,6 +8,11 @@ export interface RouteState {
   readonly pausedAt?: number;
   readonly pausedBy?: string;
   readonly resumedAt?: number;
+  /** The breaker's counts when it paused the route: the key's repeats, and the threshold they reached. */
+  readonly repeats?: number;
+  readonly threshold?: number;
+  /** What to do, with the command that resumes the route. */
+  readonly whatNow?: string;
 }
 
 export interface PauseRequest {
@@ -16,6 +21,9 @@ export interface PauseRequest {
   readonly at: number;
   /** `circuit-breaker` or `operator`. */
   readonly by: string;
+  readonly repeats?: number;
+  readonly threshold?: number;
+  readonly whatNow?: string;
 }
 
 export interface RouteStateStore {

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ResolvedRoute } from '../config/resolve-config.ts';
-import { RECORD_STATUS, acceptedAnswer, workMessageOf } from '../domain/event-record.ts';
+import { RECORD_STATUS, acceptedAnswer, keptPayloadOf, workMessageOf } from '../domain/event-record.ts';
 import type { EventRecord, RecordSummary, WorkMessage } from '../domain/event-record.ts';
 import { operationFingerprint } from '../domain/operation-fingerprint.ts';
 import type { Ledger, LedgerEntry } from '../ledger/ledger.ts';
@@ -47,6 +47,8 @@ export type Finding =
   | 'orphan-entry'
   | 'reenqueue-limit'
   | 'reenqueue-failed'
+  /** Stuck, and the record keeps no payload to send again: see messageFor. */
+  | 'payload-not-kept'
   | 'duplicate-reversed';
 
 export interface ReconcileReport {
@@ -106,7 +108,8 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
       key: record.key,
       receivedAt: record.receivedAt,
       kind: 'reconciliation',
-      attempt: record.attempts,
+      // A completed record read from the index alone has no attempts: its completing attempt is logged on it.
+      attempt: record.attempts ?? 0,
       startedAt: at,
       endedAt: at,
       outcome,
@@ -143,17 +146,28 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
       return false;
     }
   };
-  /** The message a stuck record needs: its work, or the dead-letter copy a FAILED record never got out. */
-  const messageFor = (full: EventRecord): WorkMessage =>
-    full.status === RECORD_STATUS.failed
+  /**
+   * The message a stuck record needs: its work, or the dead-letter copy a FAILED record never
+   * got out. Undefined, and reported, when the record keeps no payload: then its work message
+   * was sent and has not been lost (it waits in the queue, or in the DLQ after workers died on
+   * it), or no delivery of it was acknowledged yet and the sender's retry brings it.
+   */
+  const messageFor = (full: EventRecord): WorkMessage | undefined => {
+    const payload = keptPayloadOf(full);
+    if (payload === undefined) {
+      flag(full, 'payload-not-kept', 'its work message is in the queue or the DLQ, or no delivery of it was acknowledged yet');
+      return undefined;
+    }
+    return full.status === RECORD_STATUS.failed
       ? {
-          ...workMessageOf(full),
+          ...workMessageOf(full, payload),
           attempts: full.attempts,
           ...(full.lastError === undefined ? {} : { lastError: full.lastError }),
           reason: `failed after ${full.attempts} attempts; dead-letter copy re-sent by the reconciler`,
           deadLetterId: full.deadLetterId ?? '',
         }
-      : workMessageOf(full);
+      : workMessageOf(full, payload);
+  };
 
   // 1. Parked work of any age, through the sparse `parked` index: re-enqueue it on an
   //    active route (sent first, then unparked, so a failed send leaves it findable), keep
@@ -170,7 +184,9 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
       }
       for (const record of page) {
         if (active && counts.reenqueued < options.maxReenqueue) {
-          if (!(await trySend(record, workMessageOf(record)))) continue;
+          // park keeps the payload: a parked record can always be sent from the table.
+          const message = messageFor(record);
+          if (message === undefined || !(await trySend(record, message))) continue;
           if (await deps.store.unpark(record, deps.now())) {
             counts.reenqueued++;
             await correction(record, 'unparked', { reason: 'parked on a route that is active again' });
@@ -202,9 +218,24 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
             flag(full, 'reenqueue-limit', 'left for the next run: the per-run re-enqueue bound was reached');
             continue;
           }
-          const request = { receivedAt: full.receivedAt, nowMs: now, sentBeforeMs: stuckBefore, answer: acceptedAnswer(full.route, full.key) };
+          const request = {
+            receivedAt: full.receivedAt,
+            nowMs: now,
+            sentBeforeMs: stuckBefore,
+            answer: acceptedAnswer(full.route, full.key),
+            answeredFailure: full.answer.status >= 500,
+          };
+          // fail keeps the payload; a record kept here for want of one is re-sent once a copy kept it.
+          const message = messageFor(full);
+          if (message === undefined) {
+            // No copy was answered 2xx, or its message waits in the DLQ: watched for as long as its
+            // sender may still retry, then left to the DLQ and to the sender.
+            const windowMs = (deps.routes.get(full.route)?.senderRetryWindowSeconds ?? 0) * 1000;
+            if (now - full.receivedAt > windowMs + options.stuckAfterMs) await deps.store.clearStranded(full);
+            continue;
+          }
           if (!(await deps.store.claimResend(full.route, full.key, request))) continue;
-          if (await trySend(full, messageFor(full))) {
+          if (await trySend(full, message)) {
             await deps.store.clearStranded(full);
             counts.reenqueued++;
             await correction(full, 're-enqueued', { was: full.status, from: 'retry partition' });
@@ -239,12 +270,26 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
         flag(record, 'reenqueue-limit', 'left for the next run: the per-run re-enqueue bound was reached');
         continue;
       }
-      const route = deps.routes.get(record.route);
-      // One resend per window, whoever else tries: the write decides, then we send.
-      if (route === undefined || !(await deps.store.claimResend(record.route, record.key, { receivedAt: record.receivedAt, nowMs: now, sentBeforeMs: stuckBefore, answer: acceptedAnswer(record.route, record.key) }))) continue;
+      if (!deps.routes.has(record.route)) continue;
+      // The whole record: its message needs the body, and the resend the answer it gives now.
       const full = await deps.store.getRecord(record.route, record.key);
       if (full?.receivedAt !== record.receivedAt) continue;
-      if (await trySend(record, messageFor(full))) {
+      const message = messageFor(full);
+      if (message === undefined) {
+        // Watched beyond the window (the retry partition): a later copy may keep the payload.
+        await deps.store.markStranded(full);
+        continue;
+      }
+      // One resend per window, whoever else tries: the write decides, then we send.
+      const request = {
+        receivedAt: record.receivedAt,
+        nowMs: now,
+        sentBeforeMs: stuckBefore,
+        answer: acceptedAnswer(record.route, record.key),
+        answeredFailure: full.answer.status >= 500,
+      };
+      if (!(await deps.store.claimResend(record.route, record.key, request))) continue;
+      if (await trySend(record, message)) {
         counts.reenqueued++;
         await correction(record, 're-enqueued', { was: record.status });
       } else {

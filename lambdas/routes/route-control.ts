@@ -5,7 +5,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
-import { workMessageOf } from '../domain/event-record.ts';
+import { keptPayloadOf, workMessageOf } from '../domain/event-record.ts';
 import type { ParkedRecords } from '../ports/parked-records.ts';
 import type { RouteState, RouteStateStore } from '../ports/route-state-store.ts';
 import type { WorkQueue } from '../ports/work-queue.ts';
@@ -56,7 +56,10 @@ export function routeControl(deps: RouteControlDeps): RouteControl {
           // Send first, then unpark: if the send fails the record stays PARKED and in the
           // index, where the next resume or the reconciler finds it. Two resumes at once
           // may both send; the second message is a harmless duplicate wake-up.
-          await deps.queue.send(workMessageOf(record));
+          // park keeps the payload; a record without one stays parked, and the reconciler reports it.
+          const payload = keptPayloadOf(record);
+          if (payload === undefined) continue;
+          await deps.queue.send(workMessageOf(record, payload));
           if (!(await deps.parked.unpark(record, deps.now()))) continue;
           reenqueued++;
           onProgress?.(reenqueued);

@@ -8,7 +8,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { RECORD_STATUS } from '../domain/event-record.ts';
-import type { EventRecord } from '../domain/event-record.ts';
+import type { EventRecord, Payload } from '../domain/event-record.ts';
 import type {
   ExecutionLogEntry,
   ExecutionStore,
@@ -72,7 +72,7 @@ export class DynamoDbExecutionStore implements ExecutionStore {
     return { kind: 'leased', record: fromRecordItem(out.item) };
   }
 
-  async complete(write: FencedWrite & { readonly result: string }): Promise<boolean> {
+  async complete(write: FencedWrite & { readonly result: string; readonly operationFingerprint: string; readonly requestId?: string }): Promise<boolean> {
     return (await this.#apply(write.route, write.key, complete(write))).ok;
   }
 
@@ -80,12 +80,14 @@ export class DynamoDbExecutionStore implements ExecutionStore {
     return (await this.#apply(write.route, write.key, release(write))).ok;
   }
 
-  async fail(write: FencedWrite & { readonly receivedAt: number; readonly error: string; readonly deadLetterId: string }): Promise<boolean> {
+  async fail(
+    write: FencedWrite & { readonly receivedAt: number; readonly error: string; readonly deadLetterId: string; readonly payload: Payload },
+  ): Promise<boolean> {
     return (await this.#apply(write.route, write.key, fail(write))).ok;
   }
 
   async failExhausted(
-    ref: RecordRef & { readonly nowMs: number; readonly maxAttempts: number; readonly error: string; readonly deadLetterId: string },
+    ref: RecordRef & { readonly nowMs: number; readonly maxAttempts: number; readonly error: string; readonly deadLetterId: string; readonly payload: Payload },
   ): Promise<boolean> {
     return (await this.#apply(ref.route, ref.key, failExhausted(ref))).ok;
   }
@@ -106,7 +108,7 @@ export class DynamoDbExecutionStore implements ExecutionStore {
     return (await this.#apply(ref.route, ref.key, redrive(ref))).ok;
   }
 
-  async park(request: RecordRef & { readonly nowMs: number; readonly ttlSeconds: number }): Promise<ParkResult> {
+  async park(request: RecordRef & { readonly nowMs: number; readonly ttlSeconds: number; readonly payload: Payload }): Promise<ParkResult> {
     const key = { pk: recordPk(request.route, request.key), sk: RECORD_SK };
     try {
       await this.#doc.send(

@@ -1,13 +1,15 @@
 /**
  * The reconciler's reads and writes on the events table. A window is read through the
  * byTime GSI: one Query per hour bucket and shard, bounded by the window's instants in
- * the sort key, so no record outside the window is ever read.
+ * the sort key, so no record outside the window is ever read. The index keeps only what the
+ * lease never changes (so the lease writes no index copy): a completed record is judged from
+ * its copy alone, and the few open ones of a page are read whole with one BatchGetItem.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { hourBucket } from '../domain/event-record.ts';
-import type { EventRecord } from '../domain/event-record.ts';
+import { RECORD_STATUS, hourBucket } from '../domain/event-record.ts';
+import type { EventRecord, RecordSummary } from '../domain/event-record.ts';
 import type { ResendRequest } from '../ports/event-store.ts';
 import type { ExecutionLogEntry, RecordRef } from '../ports/execution-store.ts';
 import type { ReconcilerStore, WindowPage } from '../ports/reconciler-store.ts';
@@ -21,6 +23,30 @@ import { claimResend, clearStranded, markStranded, strandedPartition } from './r
 import { EVENTS_TABLE } from './table-schema.ts';
 
 const HOUR_MS = 3_600_000;
+/** BatchGetItem reads at most this many keys a request. */
+const BATCH_GET = 100;
+
+/**
+ * A completed record as its byTime copy shows it: route and key from pk (EVT#<route>#<key>;
+ * a route name has no '#'), receivedAt from the sort key (<ISO instant>#...), and the
+ * projected fingerprint, expiry and completion time. Undefined for a record still open.
+ */
+function completedFromIndex(item: Record<string, unknown>): RecordSummary | undefined {
+  const { pk, gsi1sk, fingerprint, expiresAt, completedAt } = item;
+  if (typeof completedAt !== 'number' || typeof pk !== 'string' || typeof gsi1sk !== 'string') return undefined;
+  if (typeof fingerprint !== 'string' || typeof expiresAt !== 'number') return undefined;
+  const scoped = pk.slice('EVT#'.length);
+  const cut = scoped.indexOf('#');
+  return {
+    route: scoped.slice(0, cut),
+    key: scoped.slice(cut + 1),
+    status: RECORD_STATUS.completed,
+    fingerprint,
+    receivedAt: Date.parse(gsi1sk.slice(0, 24)),
+    expiresAt,
+    completedAt,
+  };
+}
 
 /** The hour buckets a window touches, oldest first. */
 export function bucketsOf(fromMs: number, toMs: number): string[] {
@@ -61,12 +87,29 @@ export class DynamoDbReconcilerStore implements ReconcilerStore {
               ExclusiveStartKey: startKey,
             }),
           );
-          const records = (page.Items ?? []).map((item) => fromSummaryItem(item)).filter((r) => r.receivedAt < toMs);
+          const items = page.Items ?? [];
+          const done = items.map(completedFromIndex).filter((r) => r !== undefined);
+          const open = await this.#readWhole(items.filter((item) => completedFromIndex(item) === undefined));
+          const records = [...done, ...open].filter((r) => r.receivedAt < toMs);
           yield { bucket, shard, records };
           startKey = page.LastEvaluatedKey;
         } while (startKey !== undefined);
       }
     }
+  }
+
+  /** The records of some index copies, read whole from the table (all but the payload is used). */
+  async #readWhole(copies: readonly Record<string, unknown>[]): Promise<RecordSummary[]> {
+    const out: RecordSummary[] = [];
+    for (let i = 0; i < copies.length; i += BATCH_GET) {
+      let keys: Record<string, unknown>[] = copies.slice(i, i + BATCH_GET).map((c) => ({ pk: c.pk, sk: c.sk }));
+      while (keys.length > 0) {
+        const page = await this.#doc.send(new BatchGetCommand({ RequestItems: { [this.#table]: { Keys: keys } } }));
+        out.push(...(page.Responses?.[this.#table] ?? []).map((item) => fromSummaryItem(item)));
+        keys = page.UnprocessedKeys?.[this.#table]?.Keys ?? [];
+      }
+    }
+    return out;
   }
 
   async getRecord(route: string, key: string): Promise<EventRecord | undefined> {

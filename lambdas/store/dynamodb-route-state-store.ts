@@ -35,6 +35,9 @@ export class DynamoDbRouteStateStore implements RouteStateStore {
       ...(typeof item.pausedAt === 'number' ? { pausedAt: item.pausedAt } : {}),
       ...(typeof item.pausedBy === 'string' ? { pausedBy: item.pausedBy } : {}),
       ...(typeof item.resumedAt === 'number' ? { resumedAt: item.resumedAt } : {}),
+      ...(typeof item.repeats === 'number' ? { repeats: item.repeats } : {}),
+      ...(typeof item.threshold === 'number' ? { threshold: item.threshold } : {}),
+      ...(typeof item.whatNow === 'string' ? { whatNow: item.whatNow } : {}),
     };
   }
 
@@ -52,6 +55,9 @@ export class DynamoDbRouteStateStore implements RouteStateStore {
             ...(request.key === undefined ? {} : { key: request.key }),
             pausedAt: request.at,
             pausedBy: request.by,
+            ...(request.repeats === undefined ? {} : { repeats: request.repeats }),
+            ...(request.threshold === undefined ? {} : { threshold: request.threshold }),
+            ...(request.whatNow === undefined ? {} : { whatNow: request.whatNow }),
           },
           // One pause event per pause: concurrent trips race here and one wins.
           ConditionExpression: 'attribute_not_exists(pk) OR #state <> :paused',

@@ -2,12 +2,16 @@
  * The mapping between an EventRecord and its DynamoDB item. One place, so the ingest,
  * the executor and the reconciler read and write the same attributes.
  */
-import type { EventRecord, RecordStatus, RecordSummary } from '../domain/event-record.ts';
+import { acceptedAnswer, keptPayloadOf } from '../domain/event-record.ts';
+import type { EventRecord, Payload, RecordStatus, RecordSummary } from '../domain/event-record.ts';
 import { RECORD_SK, recordPk, timeIndexKeys } from './record-keys.ts';
 
 export type RecordItem = Record<string, unknown>;
 
-/** The item of a new record, with its table and GSI keys. */
+/**
+ * The item of a record, with its table and GSI keys: as the claim writes it (no payload: the
+ * work message carries it), or with the payload when the record keeps one.
+ */
 export function toRecordItem(record: EventRecord): RecordItem {
   const item: RecordItem = {
     pk: recordPk(record.route, record.key),
@@ -17,19 +21,22 @@ export function toRecordItem(record: EventRecord): RecordItem {
     key: record.key,
     status: record.status,
     fingerprint: record.fingerprint,
-    body: record.body,
-    bodyEncoding: record.bodyEncoding,
-    headers: record.headers,
     receivedAt: record.receivedAt,
     expiresAt: record.expiresAt,
     answerStatus: record.answer.status,
-    answerBody: record.answer.body,
     hits: record.hits,
+    // The deliveries that were not repeats: repeats = hits - repeatBase while we answer below 500.
+    repeatBase: record.hits - (record.repeats ?? 0),
     attempts: record.attempts,
     runs: record.runs,
     redrives: record.redrives,
   };
   if (record.lastEnqueuedAt !== undefined) item.lastEnqueuedAt = record.lastEnqueuedAt;
+  if (record.bodyBytes !== undefined) item.bodyBytes = record.bodyBytes;
+  // The accepted answer follows from the route and the key: only another one is stored.
+  if (record.answer.body !== acceptedAnswer(record.route, record.key).body) item.answerBody = record.answer.body;
+  const payload = keptPayloadOf(record);
+  if (payload !== undefined) Object.assign(item, payloadAttributes(payload));
   return item;
 }
 
@@ -55,8 +62,8 @@ function optNum(item: RecordItem, name: string): number | undefined {
   return typeof value === 'number' ? value : undefined;
 }
 
-/** Reads a record's summary, as the byTime index projects it (no body, no headers). */
-export function fromSummaryItem(item: RecordItem): RecordSummary {
+/** Reads a record's summary from its item (no body, no headers). */
+export function fromSummaryItem(item: RecordItem): RecordSummary & { readonly attempts: number } {
   return {
     route: str(item, 'route'),
     key: str(item, 'key'),
@@ -72,16 +79,39 @@ export function fromSummaryItem(item: RecordItem): RecordSummary {
   };
 }
 
-/** Reads a whole record item back: its summary plus the payload. Throws when a required attribute is missing. */
+/**
+ * The circuit breaker's count of a record (see record-transitions.ts): derived from `hits`
+ * while the answer is below 500, frozen in `repeats` while it is a 5xx of ours. A record
+ * written before repeatBase existed kept its count in `repeats`.
+ */
+function repeatsOf(item: RecordItem, hits: number, answerStatus: number): number | undefined {
+  const base = optNum(item, 'repeatBase');
+  if (answerStatus < 500 && base !== undefined) return hits - base;
+  return optNum(item, 'repeats');
+}
+
+/** The attributes a record keeps its payload in. */
+export function payloadAttributes(payload: Payload): RecordItem {
+  return { body: payload.body, bodyEncoding: payload.bodyEncoding, headers: payload.headers };
+}
+
+/** Reads a whole record item back: its summary, and the payload when it keeps one. Throws when a required attribute is missing. */
 export function fromRecordItem(item: RecordItem): EventRecord {
+  const hits = optNum(item, 'hits') ?? 1;
+  const answerStatus = num(item, 'answerStatus');
   return {
     ...fromSummaryItem(item),
-    body: str(item, 'body'),
-    bodyEncoding: optStr(item, 'bodyEncoding') === 'base64' ? 'base64' : 'utf8',
-    headers: (item.headers ?? {}) as Record<string, string>,
-    answer: { status: num(item, 'answerStatus'), body: str(item, 'answerBody') },
-    hits: optNum(item, 'hits') ?? 1,
-    repeats: optNum(item, 'repeats'),
+    ...(typeof item.body === 'string'
+      ? {
+          body: item.body,
+          bodyEncoding: optStr(item, 'bodyEncoding') === 'base64' ? ('base64' as const) : ('utf8' as const),
+          headers: (item.headers ?? {}) as Record<string, string>,
+        }
+      : {}),
+    bodyBytes: optNum(item, 'bodyBytes'),
+    answer: { status: answerStatus, body: optStr(item, 'answerBody') ?? acceptedAnswer(str(item, 'route'), str(item, 'key')).body },
+    hits,
+    repeats: repeatsOf(item, hits, answerStatus),
     breakerTrippedAt: optNum(item, 'breakerTrippedAt'),
     runs: optNum(item, 'runs') ?? optNum(item, 'attempts') ?? 0,
     redrives: optNum(item, 'redrives') ?? 0,

@@ -3,7 +3,9 @@
  * (protocol v2; README "The record's state machine"). The stores only send these; no
  * other code moves a record. Each condition is the whole rule for its transition:
  *
- *   claimKey        absent | expired                                   -> RECEIVED    (ingest)
+ *   claimKey        absent -> RECEIVED; live -> the same record, its hit counted (ingest;
+ *                   one UpdateItem for new and duplicate deliveries alike)
+ *   claimExpiredKey expired -> RECEIVED, a new generation (ingest; the rare second request)
  *   acquireLease    RECEIVED | PARKED | EXECUTING with its lease over,
  *                   attempts < maxAttempts                             -> EXECUTING   (executor)
  *   complete        EXECUTING under this lease token                   -> COMPLETED   (executor)
@@ -25,13 +27,30 @@
  *   markStranded    a record the reconciler could not re-send enters the sparse retry
  *                   partition, so it is found again after it leaves the 24 h window
  *   clearStranded   and leaves it once a re-send went out (acquireLease also drops it)
+ *   recordEnqueueFailure  a send failed: the record answers 5xx until a resend is won
+ *   keepPayload     a duplicate found the work not yet taken by any worker: its first message
+ *                   may never have gone out, so the record keeps the payload before we answer
+ *
+ * The payload (body and kept headers) travels in the work message; the claim does not
+ * write it. The record keeps it where work may have to be sent again from the table alone:
+ * recordEnqueueFailure, keepPayload, park, fail, failExhausted, and a lease taken on a
+ * message's second receive or later (its first run's worker may have died). Once kept, it
+ * is not written again (if_not_exists).
+ *
+ * The circuit breaker's `repeats` (deliveries after we had answered below 500) is derived,
+ * never counted by a write of its own: while the answer is below 500, repeats = hits -
+ * repeatBase, where repeatBase is the number of deliveries that were not repeats (the first,
+ * and each retry of a 5xx of ours). recordEnqueueFailure freezes the count into `repeats`
+ * when the answer becomes a 5xx; the resend that ends it (claimResend, answeredFailure)
+ * moves repeatBase so that the count goes on from there. claimKey's one write both counts
+ * the hit and returns the record as it stood, so a duplicate knows its repeat count at once.
  *
  * "This generation" is `receivedAt = :receivedAt`: a key reused after its record expired
  * is a new record, and a message minted for the old one must never touch it.
  */
 import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { RECORD_STATUS } from '../domain/event-record.ts';
-import type { StoredAnswer } from '../domain/event-record.ts';
+import type { Payload, StoredAnswer } from '../domain/event-record.ts';
 import { EVENTS_TABLE } from './table-schema.ts';
 
 /** The condition and update of one transition, without its table and key. */
@@ -42,6 +61,18 @@ export type Transition = Required<
 const S = RECORD_STATUS;
 const PARKED_INDEX = EVENTS_TABLE.parkedIndex;
 const STATUS = { '#status': 'status' } as const;
+
+const PAYLOAD_NAMES = { '#body': 'body', '#bodyEncoding': 'bodyEncoding', '#headers': 'headers' } as const;
+
+/** The SET clauses (each led by a comma) that keep a payload on the record, once: a kept one is never written again. */
+function keep(payload: Payload | undefined): { set: string; names: Record<string, string>; values: Record<string, unknown> } {
+  if (payload === undefined) return { set: '', names: {}, values: {} };
+  return {
+    set: ', #body = if_not_exists(#body, :body), #bodyEncoding = if_not_exists(#bodyEncoding, :bodyEncoding), #headers = if_not_exists(#headers, :headers)',
+    names: PAYLOAD_NAMES,
+    values: { ':body': payload.body, ':bodyEncoding': payload.bodyEncoding, ':headers': payload.headers },
+  };
+}
 
 /** Epoch seconds of an instant, as `expiresAt` holds them. */
 function seconds(ms: number): number {
@@ -70,12 +101,48 @@ function runnable(p: { receivedAt: number; nowMs: number; maxAttempts: number })
 }
 
 /**
- * The ConditionExpression of claimKey, ingest's one conditional PutItem: first writer wins.
- * An expired record counts as absent: TTL deletion lags by up to two days, so the expiry is
- * compared here rather than trusted to be gone.
- *   t0 claim A ok | t1 claim A fails, old A returned | ... | expiresAt | claim A ok again
+ * claimKey, ingest's one UpdateItem for every delivery: it sets each attribute of the new
+ * record only where it is absent (if_not_exists), adds 1 to `hits`, and returns the item as
+ * it stood (ALL_OLD). Nothing came back: the record was created. A live record came back:
+ * this delivery is a duplicate, its hit counted by the same write, and the record is left as
+ * it was otherwise. A live record with another fingerprint refuses the write and comes back
+ * as it was (a 422, no hit counted). An expired record refuses it too (TTL deletion lags by
+ * up to two days, so the expiry is compared here rather than trusted to be gone): then
+ * claimExpiredKey.
+ *   t0 claim A: created | t1 claim A: old A back, hits 2 | t2 claim A': refused, old A back (422)
+ *   ... | expiresAt | claim A: refused, expired -> claimExpiredKey
+ *
+ * Only attributes that no later transition removes may be set here: a duplicate would put a
+ * removed one back.
  */
-export function claimKey(nowMs: number): { ConditionExpression: string; ExpressionAttributeValues: Record<string, unknown> } {
+export function claimKey(p: { item: Readonly<Record<string, unknown>>; nowMs: number }): Transition {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':nowSeconds': seconds(p.nowMs), ':one': 1 };
+  const sets: string[] = [];
+  let i = 0;
+  for (const [name, value] of Object.entries(p.item)) {
+    if (name === 'pk' || name === 'sk' || name === 'hits' || value === undefined) continue;
+    names[`#a${i}`] = name;
+    values[`:a${i}`] = value;
+    sets.push(`#a${i} = if_not_exists(#a${i}, :a${i})`);
+    i++;
+  }
+  values[':fingerprint'] = p.item.fingerprint;
+  return {
+    // A live record with another body is refused too: a 422 leaves the first record untouched.
+    ConditionExpression: 'attribute_not_exists(pk) OR (expiresAt > :nowSeconds AND fingerprint = :fingerprint)',
+    UpdateExpression: `SET ${sets.join(', ')} ADD hits :one`,
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  };
+}
+
+/**
+ * The rare second request of a claim: the record claimKey found has expired, so this
+ * delivery starts a new generation (a whole new item, PutItem). It fails when another
+ * delivery started one first: then this one is a duplicate of that, and claims again.
+ */
+export function claimExpiredKey(nowMs: number): { ConditionExpression: string; ExpressionAttributeValues: Record<string, unknown> } {
   return {
     ConditionExpression: 'attribute_not_exists(pk) OR expiresAt <= :nowSeconds',
     ExpressionAttributeValues: { ':nowSeconds': seconds(nowMs) },
@@ -89,6 +156,8 @@ export interface LeaseParams {
   /** Fresh for every lease; every later write of the attempt is fenced by it. */
   readonly token: string;
   readonly maxAttempts: number;
+  /** Kept on the record when this is not the message's first receive: its first run's worker may have died. */
+  readonly payload?: Payload;
 }
 
 /**
@@ -97,14 +166,16 @@ export interface LeaseParams {
  * drops the parked index keys of a PARKED record.
  */
 export function acquireLease(p: LeaseParams): Transition {
+  const kept = keep(p.payload);
   return {
     ConditionExpression: `${LIVE} AND attempts < :maxAttempts AND ${RUNNABLE}`,
     UpdateExpression:
-      'SET #status = :executing, leaseUntil = :leaseUntil, leaseToken = :token, claimedAt = :now ' +
+      `SET #status = :executing, leaseUntil = :leaseUntil, leaseToken = :token, claimedAt = :now${kept.set} ` +
       'REMOVE #gsi2pk, #gsi2sk ADD attempts :one, runs :one',
-    ExpressionAttributeNames: { ...STATUS, '#gsi2pk': PARKED_INDEX.partitionKey, '#gsi2sk': PARKED_INDEX.sortKey },
+    ExpressionAttributeNames: { ...STATUS, '#gsi2pk': PARKED_INDEX.partitionKey, '#gsi2sk': PARKED_INDEX.sortKey, ...kept.names },
     ExpressionAttributeValues: {
       ...runnable(p),
+      ...kept.values,
       ':leaseUntil': p.nowMs + p.leaseMs,
       ':token': p.token,
       ':one': 1,
@@ -122,12 +193,26 @@ function fenced(token: string, nowMs: number, update: string, values: Record<str
   };
 }
 
-/** EXECUTING (this token) -> COMPLETED. */
-export function complete(p: { token: string; nowMs: number; result: string }): Transition {
-  return fenced(p.token, p.nowMs, 'SET #status = :completed, completedAt = :now, #result = :result REMOVE leaseUntil', {
-    ':completed': S.completed,
-    ':result': p.result,
-  }, { '#result': 'result' });
+/**
+ * EXECUTING (this token) -> COMPLETED. The attempt that completes is logged on the record
+ * itself, not in a log item of its own: its run number (`runs`), start (`claimedAt`, set by
+ * the lease), end (`completedAt`), operation fingerprint and request id. Log items are kept
+ * for the attempts that did not complete, and for repairs (see store/execution-history.ts).
+ */
+export function complete(p: { token: string; nowMs: number; result: string; operationFingerprint: string; requestId?: string }): Transition {
+  const requestId = p.requestId === undefined ? '' : ', requestId = :requestId';
+  return fenced(
+    p.token,
+    p.nowMs,
+    `SET #status = :completed, completedAt = :now, #result = :result, operationFingerprint = :operation${requestId} REMOVE leaseUntil`,
+    {
+      ':completed': S.completed,
+      ':result': p.result,
+      ':operation': p.operationFingerprint,
+      ...(p.requestId === undefined ? {} : { ':requestId': p.requestId }),
+    },
+    { '#result': 'result' },
+  );
 }
 
 /**
@@ -150,15 +235,26 @@ export function release(p: { token: string; nowMs: number; error: string }): Tra
  * last receive (markDeadLettered): a copy lost with a crashed worker or a failed send is
  * re-sent by the reconciler, however old the record.
  */
-export function fail(p: { route: string; key: string; receivedAt: number; token: string; nowMs: number; error: string; deadLetterId: string }): Transition {
+export function fail(p: {
+  route: string;
+  key: string;
+  receivedAt: number;
+  token: string;
+  nowMs: number;
+  error: string;
+  deadLetterId: string;
+  /** Kept, so the reconciler can send the dead-letter copy again from the table. */
+  payload: Payload;
+}): Transition {
   const retry = strandedIndexKeys(p.route, p.key, p.receivedAt);
+  const kept = keep(p.payload);
   return fenced(
     p.token,
     p.nowMs,
     'SET #status = :failed, lastError = :error, lastErrorAt = :now, failedAt = :now, deadLetterId = :dl, lastEnqueuedAt = :now, ' +
-      '#gsi2pk = :gsi2pk, #gsi2sk = :gsi2sk REMOVE leaseUntil, leaseToken, deadLettered',
-    { ':failed': S.failed, ':error': p.error, ':dl': p.deadLetterId, ':gsi2pk': retry.gsi2pk, ':gsi2sk': retry.gsi2sk },
-    { '#gsi2pk': PARKED_INDEX.partitionKey, '#gsi2sk': PARKED_INDEX.sortKey },
+      `#gsi2pk = :gsi2pk, #gsi2sk = :gsi2sk${kept.set} REMOVE leaseUntil, leaseToken, deadLettered`,
+    { ':failed': S.failed, ':error': p.error, ':dl': p.deadLetterId, ':gsi2pk': retry.gsi2pk, ':gsi2sk': retry.gsi2sk, ...kept.values },
+    { '#gsi2pk': PARKED_INDEX.partitionKey, '#gsi2sk': PARKED_INDEX.sortKey, ...kept.names },
   );
 }
 
@@ -174,16 +270,19 @@ export function failExhausted(p: {
   maxAttempts: number;
   error: string;
   deadLetterId: string;
+  payload: Payload;
 }): Transition {
   const retry = strandedIndexKeys(p.route, p.key, p.receivedAt);
+  const kept = keep(p.payload);
   return {
     ConditionExpression: `${LIVE} AND attempts >= :maxAttempts AND ${RUNNABLE}`,
     UpdateExpression:
       'SET #status = :failed, lastError = :error, lastErrorAt = :now, failedAt = :now, deadLetterId = :dl, lastEnqueuedAt = :now, ' +
-      '#gsi2pk = :gsi2pk, #gsi2sk = :gsi2sk REMOVE leaseUntil, leaseToken, deadLettered',
-    ExpressionAttributeNames: { ...STATUS, '#gsi2pk': PARKED_INDEX.partitionKey, '#gsi2sk': PARKED_INDEX.sortKey },
+      `#gsi2pk = :gsi2pk, #gsi2sk = :gsi2sk${kept.set} REMOVE leaseUntil, leaseToken, deadLettered`,
+    ExpressionAttributeNames: { ...STATUS, '#gsi2pk': PARKED_INDEX.partitionKey, '#gsi2sk': PARKED_INDEX.sortKey, ...kept.names },
     ExpressionAttributeValues: {
       ...runnable(p),
+      ...kept.values,
       ':failed': S.failed,
       ':error': p.error,
       ':dl': p.deadLetterId,
@@ -218,14 +317,17 @@ export function parkedIndexKeys(route: string, key: string, receivedAt: number):
  * route in the same transaction). A parked record is kept a whole TTL from now: work parked
  * on a long pause must not expire before someone resumes the route.
  */
-export function park(p: { route: string; key: string; receivedAt: number; nowMs: number; ttlSeconds: number }): Transition {
+export function park(p: { route: string; key: string; receivedAt: number; nowMs: number; ttlSeconds: number; payload: Payload }): Transition {
   const index = parkedIndexKeys(p.route, p.key, p.receivedAt);
+  const kept = keep(p.payload);
   return {
     ConditionExpression: `${LIVE} AND (#status = :received OR (#status = :executing AND leaseUntil <= :now))`,
     UpdateExpression:
-      'SET #status = :parked, parkedAt = :now, expiresAt = :keepUntil, #gsi2pk = :gsi2pk, #gsi2sk = :gsi2sk REMOVE leaseUntil, leaseToken',
-    ExpressionAttributeNames: { ...STATUS, '#gsi2pk': PARKED_INDEX.partitionKey, '#gsi2sk': PARKED_INDEX.sortKey },
+      `SET #status = :parked, parkedAt = :now, expiresAt = :keepUntil, #gsi2pk = :gsi2pk, #gsi2sk = :gsi2sk${kept.set} ` +
+      'REMOVE leaseUntil, leaseToken',
+    ExpressionAttributeNames: { ...STATUS, '#gsi2pk': PARKED_INDEX.partitionKey, '#gsi2sk': PARKED_INDEX.sortKey, ...kept.names },
     ExpressionAttributeValues: {
+      ...kept.values,
       ...live(p.receivedAt, p.nowMs),
       ':received': S.received,
       ':executing': S.executing,
@@ -344,6 +446,12 @@ export interface ResendParams {
   readonly answer: StoredAnswer;
   /** The reconciler also re-sends the dead-letter copy of a FAILED record that never left. */
   readonly includeFailed: boolean;
+  /**
+   * The record answers a 5xx of ours (a send failed): the resend ends that, and the breaker's
+   * repeat count goes on from the value recordEnqueueFailure froze. The write holds only
+   * while the answer is still what the caller saw, so the count never jumps.
+   */
+  readonly answeredFailure: boolean;
 }
 
 /**
@@ -361,13 +469,17 @@ export function claimResend(p: ResendParams): Transition {
     : '';
   return {
     ConditionExpression:
-      `${LIVE} AND (` +
+      `${LIVE} AND answerStatus ${p.answeredFailure ? '>=' : '<'} :serverError AND (` +
       '(#status = :received AND (answerStatus >= :serverError OR lastEnqueuedAt < :before)) OR ' +
       `(#status = :executing AND leaseUntil < :before AND lastEnqueuedAt < :before)${failedBranch})`,
-    UpdateExpression: 'SET lastEnqueuedAt = :now, answerStatus = :answerStatus, answerBody = :answerBody ADD resends :one',
+    UpdateExpression:
+      'SET lastEnqueuedAt = :now, answerStatus = :answerStatus, answerBody = :answerBody' +
+      (p.answeredFailure ? ', repeatBase = hits - if_not_exists(repeats, :zero)' : '') +
+      ' ADD resends :one',
     ExpressionAttributeNames: STATUS,
     ExpressionAttributeValues: {
       ...live(p.receivedAt, p.nowMs),
+      ...(p.answeredFailure ? { ':zero': 0 } : {}),
       ':received': S.received,
       ':executing': S.executing,
       ...(p.includeFailed ? { ':failed': S.failed } : {}),
@@ -383,26 +495,43 @@ export function claimResend(p: ResendParams): Transition {
 
 /**
  * A send failed after the record was written or a resend was won: store the 5xx we answer,
- * so the sender's retry re-sends at once instead of waiting out the window.
+ * so the sender's retry re-sends at once instead of waiting out the window. The breaker's
+ * repeat count is frozen into `repeats`: retries of this 5xx are ours, not the sender's.
+ * A record that answers a 5xx already is left as it is.
  */
-export function recordEnqueueFailure(p: { receivedAt: number; answer: StoredAnswer }): Transition {
+export function recordEnqueueFailure(p: { receivedAt: number; answer: StoredAnswer; payload: Payload }): Transition {
+  const kept = keep(p.payload);
   return {
-    ConditionExpression: '#status = :received AND receivedAt = :receivedAt',
-    UpdateExpression: 'SET answerStatus = :status, answerBody = :body',
-    ExpressionAttributeNames: STATUS,
-    ExpressionAttributeValues: { ':received': S.received, ':receivedAt': p.receivedAt, ':status': p.answer.status, ':body': p.answer.body },
+    // A record that answers a 5xx already keeps the payload already.
+    ConditionExpression: '#status = :received AND receivedAt = :receivedAt AND answerStatus < :serverError',
+    UpdateExpression: `SET answerStatus = :status, answerBody = :answerBody, repeats = hits - if_not_exists(repeatBase, :one)${kept.set}`,
+    ExpressionAttributeNames: { ...STATUS, ...kept.names },
+    ExpressionAttributeValues: {
+      ...kept.values,
+      ':received': S.received,
+      ':receivedAt': p.receivedAt,
+      ':serverError': 500,
+      ':one': 1,
+      ':status': p.answer.status,
+      ':answerBody': p.answer.body,
+    },
   };
 }
 
 /**
- * One more delivery of a key. `attribute_exists`: an update must never create a half record
- * if TTL removed it. A repeat (it came after we answered 2xx) also counts for the breaker.
+ * A duplicate found the record RECEIVED, never taken by a worker, its payload not kept: the
+ * first delivery's function may have died between its claim and its send. The record keeps
+ * the payload before this duplicate answers 2xx, so that a record we acknowledged can always
+ * be sent again from the table (by a later duplicate or the reconciler). A refused write
+ * means a worker took it (its message existed) or the payload is kept already.
  */
-export function countDuplicate(p: { nowMs: number; repeat: boolean }): Omit<Transition, 'ExpressionAttributeNames'> {
+export function keepPayload(p: { receivedAt: number; payload: Payload }): Transition {
+  const kept = keep(p.payload);
   return {
-    ConditionExpression: 'attribute_exists(pk)',
-    UpdateExpression: p.repeat ? 'SET lastSeenAt = :now ADD hits :one, repeats :one' : 'SET lastSeenAt = :now ADD hits :one',
-    ExpressionAttributeValues: { ':one': 1, ':now': p.nowMs },
+    ConditionExpression: 'receivedAt = :receivedAt AND #status = :received AND runs = :zero AND attribute_not_exists(#body)',
+    UpdateExpression: `SET ${kept.set.slice(2)}`,
+    ExpressionAttributeNames: { ...STATUS, ...kept.names },
+    ExpressionAttributeValues: { ':receivedAt': p.receivedAt, ':received': S.received, ':zero': 0, ...kept.values },
   };
 }
 

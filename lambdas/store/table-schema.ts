@@ -5,8 +5,10 @@
  * Events table items (one table, on demand, PITR, TTL on `expiresAt`):
  *   record         pk = EVT#<route>#<key>   sk = RECORD
  *   execution log  pk = EVT#<route>#<key>   sk = LOG#<receivedAt>#<startedAt>#<attempt>#<kind>#<unique>
+ *                  (attempts that did not complete, and repairs: the completing attempt is on the record)
  *   route state    pk = ROUTE#<route>       sk = STATE
- * GSI `byTime` (sharded hour buckets, so a busy hour is not a hot partition; INCLUDE projection):
+ * GSI `byTime` (sharded hour buckets, so a busy hour is not a hot partition; INCLUDE projection
+ * of what never changes on the way to completion, and completedAt):
  *   gsi1pk = T#<yyyy-mm-ddThh>#<shard>     gsi1sk = <receivedAt ISO>#<route>#<key>
  * GSI `parked` (sparse), read whole by resume and by every reconciler run, whatever the age:
  *   gsi2pk = PARKED#<route>                gsi2sk = <receivedAt ISO>#<key>   (PARKED records)
@@ -27,25 +29,14 @@ export const EVENTS_TABLE = {
     partitionKey: 'gsi1pk',
     sortKey: 'gsi1sk',
     /**
-     * What the reconciler needs to judge a record, and nothing more: no body, no headers.
-     * An ALL projection would copy the body into the index and pay every record write
-     * twice; the rare re-enqueue reads the full record with one GetItem instead. `hits` is
-     * left out on purpose: a duplicate's count update then writes the table only.
+     * Only attributes that no write on a delivery's way to completion changes, and
+     * `completedAt`: the index copy is written by the claim and by the completion, never by
+     * the lease or a duplicate's hit (a lease that changed a projected attribute would pay
+     * one more index write per delivery). A window read tells completed records (the ledger
+     * check needs nothing more of them) from the few open ones, which the reconciler reads
+     * whole (BatchGetItem). Route, key and receivedAt are in the keys (pk and gsi1sk).
      */
-    projection: [
-      'route',
-      'key',
-      'status',
-      'fingerprint',
-      'receivedAt',
-      'expiresAt',
-      'lastEnqueuedAt',
-      'reenqueuedAt',
-      'leaseUntil',
-      'attempts',
-      'lastError',
-      'completedAt',
-    ],
+    projection: ['fingerprint', 'expiresAt', 'completedAt'],
   },
   parkedIndex: { name: 'parked', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
   /** Shards per hour bucket of the byTime index. */

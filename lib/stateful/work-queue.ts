@@ -67,6 +67,10 @@ export class WorkQueue extends Construct {
     const queue = new Queue(this, 'Queue', {
       queueName,
       visibilityTimeout: props.visibilityTimeout,
+      // The longest SQS allows, as the DLQ's: the work message carries the payload, which the
+      // table keeps only on the paths that may need it again, so a message must outlast a long
+      // executor outage (the queue-age alarm fires within the hour).
+      retentionPeriod: Duration.seconds(DLQ_RETENTION_SECONDS),
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       deadLetterQueue: { queue: dlq, maxReceiveCount: props.maxReceiveCount },

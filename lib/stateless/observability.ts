@@ -147,20 +147,35 @@ export class Observability extends Construct {
       treatMissingData: TreatMissingData.NOT_BREACHING,
       recovers: true,
     });
+    // The circuit breaker's announcements: the ingest sends no notice itself (it has no SNS
+    // client); these alarms do, and point to where the notice is kept.
     for (const route of resolved.routes) {
-      // A route whose breaker only alerts is never paused, so it has nothing to alarm on here.
-      if (route.breakerReaction !== 'pause') continue;
-      addAlarm(`RoutePaused-${route.name}`, {
-        name: `route-paused-${route.name}`,
-        description:
-          `Route "${route.name}" was paused: one key came more than ${route.breakerThreshold} times, and its new work is parked, not lost; ` +
-          'this alarm is an event, sent once per pause, and is OK again a minute later although the route stays paused until someone resumes it. ' +
-          'First read the pause notice on this topic (it names the key), find why the sender repeats that key, then resume the route.',
-        metric: ingestMetric(INGEST_METRIC.routePaused, route.name, { period: Duration.minutes(1) }),
-        threshold: 0,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-        recovers: false,
-      });
+      if (route.breakerReaction === 'pause') {
+        addAlarm(`RoutePaused-${route.name}`, {
+          name: `route-paused-${route.name}`,
+          description:
+            `Route "${route.name}" was paused: one key came more than ${route.breakerThreshold} times, and its new work is parked, not lost; ` +
+            'this alarm is an event, sent once per pause, and is OK again a minute later although the route stays paused until someone resumes it. ' +
+            'First run `npx retryproof --stack <name> routes list` (the pause names the key, its counts and the reason, and how to resume; ' +
+            'the ingest log line "circuit breaker tripped" carries the same notice), find why the sender repeats that key, then resume the route.',
+          metric: ingestMetric(INGEST_METRIC.routePaused, route.name, { period: Duration.minutes(1) }),
+          threshold: 0,
+          treatMissingData: TreatMissingData.NOT_BREACHING,
+          recovers: false,
+        });
+      } else {
+        addAlarm(`BreakerAlert-${route.name}`, {
+          name: `breaker-alert-${route.name}`,
+          description:
+            `A key of route "${route.name}" came back ${route.breakerThreshold} times after we had answered it; the route only alerts, so its work still runs, ` +
+            'and this alarm is an event, OK again a minute later. First find the key and its counts in the ingest log line "circuit breaker tripped" ' +
+            `(Logs Insights on the ingest's log group: filter message = "circuit breaker tripped" and route = "${route.name}"), then find why the sender repeats it.`,
+          metric: ingestMetric(INGEST_METRIC.breakerTripped, route.name, { period: Duration.minutes(1) }),
+          threshold: 0,
+          treatMissingData: TreatMissingData.NOT_BREACHING,
+          recovers: false,
+        });
+      }
     }
     resolved.routes.forEach((route, i) => {
       addAlarm(`DuplicateStorm-${route.name}`, {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { costInputsOf, costTable } from '../../bench/cost.ts';
-import { DEFAULT_INPUTS, PRICES, priceMonth, tiered } from '../../bench/cost-model.ts';
+import { DEFAULT_INPUTS, PRICES, priceMonth, retryproofReadUnits, tiered } from '../../bench/cost-model.ts';
 import { UsageError } from '../../bench/flags.ts';
 
 describe('the cost model', () => {
@@ -22,6 +22,27 @@ describe('the cost model', () => {
     expect(report.lines.find((l) => l.item === 'API Gateway')).toMatchObject({ retryproof: 1.0, powertools: 3.5 });
     expect(report.totals.retryproof).toBeCloseTo(report.lines.reduce((s, l) => s + l.retryproof, 0), 9);
     expect(costTable(report)).toContain('total a month');
+  });
+
+  it('prices the reconciler\'s reads: every hourly run reads the whole 24 h window again, so each record\'s index copy is read 24 times', () => {
+    // Prepare
+    const reads = retryproofReadUnits(2048);
+    const inputs = { ...DEFAULT_INPUTS, deliveriesPerMonth: 1_000_000, duplicateShare: 0 };
+    // Act
+    const report = priceMonth(inputs);
+    // Assess: 24 reads of a copy under 4 KB, half a unit per 4 KB each (eventually consistent), plus the fixed Queries and the route-state reads.
+    expect(reads.windowReadsPerDelivery).toBe(24);
+    expect(reads.windowReadUnitsPerRecordRead).toBeLessThan(0.5);
+    const expected =
+      1_000_000 * 24 * reads.windowReadUnitsPerRecordRead + (1_000_000 / inputs.batchFill) * 1 + reads.runsPerMonth * reads.fixedUnitsPerRun;
+    expect(report.usage.dynamoReadUnits?.retryproof).toBeCloseTo(expected, 3);
+    expect(report.lines.find((l) => l.item === 'DynamoDB reads')?.retryproof).toBeCloseTo(expected * PRICES.dynamoReadUnit.usd, 9);
+  });
+
+  it('prints the ratio to the REST API + Powertools pipeline', () => {
+    const report = priceMonth({ ...DEFAULT_INPUTS, deliveriesPerMonth: 10_000_000, duplicateShare: 0.05 });
+    const ratio = (report.totals.retryproof / report.totals.powertools).toFixed(2);
+    expect(costTable(report)).toContain(`retryproof costs ${ratio}x the REST API + Powertools pipeline`);
   });
 
   it('refuses bad flags with a message that names the flag', () => {

@@ -8,12 +8,13 @@ import { describe, expect, inject, it } from 'vitest';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { RouteStateStore } from '../../lambdas/ports/route-state-store.ts';
 import { SqsWorkQueue } from '../../lambdas/queue/sqs-work-queue.ts';
-import { documentClient } from '../../lambdas/store/dynamodb-event-store.ts';
+import { DynamoDbEventStore, documentClient } from '../../lambdas/store/dynamodb-event-store.ts';
 import { DynamoDbRouteStateStore } from '../../lambdas/store/dynamodb-route-state-store.ts';
+import { fromRecordItem } from '../../lambdas/store/record-item.ts';
 import { RECORD_SK, recordPk } from '../../lambdas/store/record-keys.ts';
 import { createEventsTable, localDynamoClient } from '../../local/aws-clients.ts';
 import { ingestFixture, signedDelivery, uniqueKey } from '../support/ingest-fixture.ts';
-import { localTopic } from '../support/local-topic.ts';
+import { noticeLog } from '../support/breaker-notices.ts';
 
 const ROUTE = 'stripe';
 
@@ -27,12 +28,13 @@ describe('the circuit breaker counts a sender’s repeats, not our failures', ()
   it('leaves the route active through 10 retries during an SQS outage, and pauses it on repeats after a 2xx', async () => {
     // Prepare: one table; during the outage the ingest's queue does not exist.
     const t = await ownTable();
-    const topic = await localTopic();
-    const breaker = { routeState: t.states, notifier: topic.notifier };
-    const healthy = await ingestFixture({ tableName: t.eventsTable, breaker });
+    const log = noticeLog();
+    const breaker = { routeState: t.states };
+    const healthy = await ingestFixture({ tableName: t.eventsTable, breaker, logger: log.logger });
     const outage = await ingestFixture({
       tableName: t.eventsTable,
       breaker,
+      logger: log.logger,
       queue: new SqsWorkQueue(healthy.sqs, `${healthy.queueUrl}-gone`),
     });
     const delivery = signedDelivery(ROUTE, uniqueKey(ROUTE));
@@ -54,33 +56,83 @@ describe('the circuit breaker counts a sender’s repeats, not our failures', ()
     expect(recovered.statusCode).toBe(202);
     // Threshold 3: the third repeat after the 2xx is the fourth delivery counted.
     expect(states).toEqual(['active', 'active', 'paused', 'paused', 'paused']);
-    expect(await topic.published()).toHaveLength(1);
+    expect(log.notices()).toHaveLength(1);
   });
 
-  it('keeps the pause and answers 2xx when the notice cannot be sent', async () => {
-    // Prepare: a notifier whose topic is down.
+  it('counts repeats on both sides of a 5xx of ours, and none of the retries of that 5xx', async () => {
+    // Prepare: one table, a clock, and the route's threshold of 3.
     const t = await ownTable();
-    const notifier = { notify: () => Promise.reject(new Error('SNS is down')) };
-    const fx = await ingestFixture({ tableName: t.eventsTable, breaker: { routeState: t.states, notifier } });
+    let now = Date.now();
+    const breaker = { routeState: t.states };
+    const options = { tableName: t.eventsTable, breaker, now: () => now, resendAfterMs: 60_000 };
+    const healthy = await ingestFixture(options);
+    const outage = await ingestFixture({ ...options, queue: new SqsWorkQueue(healthy.sqs, `${healthy.queueUrl}-gone`) });
+    const key = uniqueKey(ROUTE);
+    const deliver = async (fx: typeof healthy): Promise<number> =>
+      (await fx.invoke(signedDelivery(ROUTE, key, { nowSeconds: Math.floor(now / 1000) }))).statusCode ?? 0;
+    const repeats = async (): Promise<number | undefined> => {
+      const out = await documentClient(t.dynamo).send(
+        new GetCommand({ TableName: t.eventsTable, Key: { pk: recordPk(ROUTE, key), sk: RECORD_SK }, ConsistentRead: true }),
+      );
+      return out.Item === undefined ? undefined : fromRecordItem(out.Item).repeats;
+    };
+    // Act: accepted, then one repeat after the 202.
+    const answers = [await deliver(healthy), await deliver(healthy)];
+    const beforeOutage = await repeats();
+    // The record waits past the resend window. The next copy found our 202 (a repeat); its
+    // resend meets an SQS outage and it answers 503, as do the 3 retries of that 503.
+    now += 120_000;
+    for (let i = 0; i < 4; i++) answers.push(await deliver(outage));
+    const duringOutage = await repeats();
+    // SQS is back: the next retry of the 503 re-sends (202, not a repeat); one more copy after that 202 is one.
+    answers.push(await deliver(healthy), await deliver(healthy));
+    const afterOutage = await repeats();
+    // Assess: the four deliveries that found our 503 counted nothing; the count went on from 2 to the threshold.
+    expect(answers).toEqual([202, 202, 503, 503, 503, 503, 202, 202]);
+    expect([beforeOutage, duringOutage, afterOutage]).toEqual([1, 2, 3]);
+    expect((await t.states.get(ROUTE)).state).toBe('paused');
+  });
+
+  it('announces a trip again when it died after its pause, before its mark: the first announcement died with it', async () => {
+    // Prepare: the key's mark fails once, after the route was paused (the function dies there).
+    const t = await ownTable();
+    const log = noticeLog();
+    let failures = 1;
+    class DyingStore extends DynamoDbEventStore {
+      override markBreakerTripped(route: string, key: string, receivedAt: number, nowMs: number): Promise<boolean> {
+        if (failures-- > 0) return Promise.reject(new Error('the function died here'));
+        return super.markBreakerTripped(route, key, receivedAt, nowMs);
+      }
+    }
+    const fx = await ingestFixture({
+      tableName: t.eventsTable,
+      store: new DyingStore(t.dynamo, t.eventsTable),
+      breaker: { routeState: t.states },
+      logger: log.logger,
+    });
     const key = uniqueKey(ROUTE);
     const delivery = signedDelivery(ROUTE, key);
     // Act
     const answers: number[] = [];
-    for (let i = 0; i < 4; i++) answers.push((await fx.invoke(delivery)).statusCode ?? 0);
-    // Assess: the sender never sees our notice failure, the route is paused, the key marked.
-    expect(answers).toEqual([202, 202, 202, 202]);
+    for (let i = 0; i < 8; i++) answers.push((await fx.invoke(delivery)).statusCode ?? 0);
+    // Assess: the route stayed paused from the first trip; its retry, 4 repeats later, marked the key and announced it.
+    expect(answers).toEqual([202, 202, 202, 503, 202, 202, 202, 202]);
     expect((await t.states.get(ROUTE)).state).toBe('paused');
+    const notices = log.notices();
+    expect(notices.map((n) => [n.key, n.repeats, n.reaction])).toEqual([[key, 7, 'pause']]);
     const record = await documentClient(t.dynamo).send(
       new GetCommand({ TableName: t.eventsTable, Key: { pk: recordPk(ROUTE, key), sk: RECORD_SK } }),
     );
     expect(record.Item?.breakerTrippedAt).toEqual(expect.any(Number));
-    expect(record.Item?.repeats).toBe(3);
+    // No write counts repeats: while the answer is below 500 they are hits - repeatBase.
+    expect(record.Item === undefined ? undefined : fromRecordItem(record.Item).repeats).toBe(7);
+    expect(record.Item?.hits).toBe(8);
   });
 
   it('trips again, threshold + 1 repeats later, when the pause write failed', async () => {
     // Prepare: the route-state store fails its first pause.
     const t = await ownTable();
-    const topic = await localTopic();
+    const log = noticeLog();
     let failures = 1;
     const flaky: RouteStateStore = {
       get: (route) => t.states.get(route),
@@ -90,7 +142,7 @@ describe('the circuit breaker counts a sender’s repeats, not our failures', ()
         return t.states.pause(route, request);
       },
     };
-    const fx = await ingestFixture({ tableName: t.eventsTable, breaker: { routeState: flaky, notifier: topic.notifier } });
+    const fx = await ingestFixture({ tableName: t.eventsTable, breaker: { routeState: flaky }, logger: log.logger });
     const delivery = signedDelivery(ROUTE, uniqueKey(ROUTE));
     // Act
     const answers: number[] = [];
@@ -102,14 +154,14 @@ describe('the circuit breaker counts a sender’s repeats, not our failures', ()
     // Assess: the failed trip answered 503 (the sender retries); the 7th repeat (3 + 4) tripped again.
     expect(answers).toEqual([202, 202, 202, 503, 202, 202, 202, 202]);
     expect(states).toEqual(['active', 'active', 'active', 'active', 'active', 'active', 'active', 'paused']);
-    expect(await topic.published()).toHaveLength(1);
+    expect(log.notices()).toHaveLength(1);
   });
 
-  it('sends one notice for the pause, not one per key that crosses while the route is paused', async () => {
+  it('announces the pause once, not once per key that crosses while the route is paused', async () => {
     // Prepare
     const t = await ownTable();
-    const topic = await localTopic();
-    const fx = await ingestFixture({ tableName: t.eventsTable, breaker: { routeState: t.states, notifier: topic.notifier } });
+    const log = noticeLog();
+    const fx = await ingestFixture({ tableName: t.eventsTable, breaker: { routeState: t.states }, logger: log.logger });
     // Act: two keys, each delivered four times (three repeats after the 202).
     const keys = [uniqueKey(ROUTE), uniqueKey(ROUTE)];
     for (const key of keys) {
@@ -117,8 +169,7 @@ describe('the circuit breaker counts a sender’s repeats, not our failures', ()
       for (let i = 0; i < 4; i++) await fx.invoke(delivery);
     }
     // Assess: the first key paused the route and says so; the second found it paused.
-    const notices = await topic.published();
-    expect(notices.map((n) => n.key)).toEqual([keys[0]]);
+    expect(log.notices().map((n) => n.key)).toEqual([keys[0]]);
     expect((await t.states.get(ROUTE)).key).toBe(keys[0]);
   });
 });

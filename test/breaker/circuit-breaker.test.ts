@@ -6,7 +6,7 @@ import { DynamoDbRouteStateStore } from '../../lambdas/store/dynamodb-route-stat
 import { createEventsTable, createLedgerTable, localDynamoClient, localSqsClient } from '../../local/aws-clients.ts';
 import { executorFixture, ROUTE } from '../support/executor-fixture.ts';
 import { ingestFixture, SCHEME_ROUTES, signedDelivery, uniqueKey } from '../support/ingest-fixture.ts';
-import { localTopic } from '../support/local-topic.ts';
+import { noticeLog } from '../support/breaker-notices.ts';
 import { testConfig } from '../support/test-config.ts';
 
 async function ownTables() {
@@ -23,32 +23,32 @@ describe('the circuit breaker, parked work and resume', () => {
   it('pauses the route exactly once when 5 copies of one key arrive at once, and records why', async () => {
     // Prepare
     const t = await ownTables();
-    const topic = await localTopic();
+    const log = noticeLog();
     const states = new DynamoDbRouteStateStore(t.dynamo, t.eventsTable);
-    const fx = await ingestFixture({ tableName: t.eventsTable, breaker: { routeState: states, notifier: topic.notifier } });
+    const fx = await ingestFixture({ tableName: t.eventsTable, breaker: { routeState: states }, logger: log.logger });
     const key = uniqueKey(ROUTE);
     const delivery = signedDelivery(ROUTE, key);
     // Act
     const answers = await Promise.all(Array.from({ length: 5 }, () => fx.invoke(delivery)));
-    // Assess: every copy is still acknowledged; one pause event, one notice.
+    // Assess: every copy is still acknowledged; one pause event, one notice, kept with the pause too.
     expect(answers.map((a) => a.statusCode)).toEqual([202, 202, 202, 202, 202]);
     const state = await states.get(ROUTE);
-    expect(state).toMatchObject({ state: 'paused', key, pausedBy: 'circuit-breaker' });
+    expect(state).toMatchObject({ state: 'paused', key, pausedBy: 'circuit-breaker', repeats: 3, threshold: 3 });
     expect(state.reason).toBe(`key "${key}" came back 3 times after we had answered it (4 deliveries), reaching the route's threshold of 3`);
-    const notices = await topic.published();
+    expect(state.whatNow).toMatch(new RegExp(`routes resume ${ROUTE}$`));
+    const notices = log.notices();
     expect(notices).toHaveLength(1);
-    expect(notices[0]).toMatchObject({ route: ROUTE, key, reaction: 'pause' });
+    expect(notices[0]).toMatchObject({ route: ROUTE, key, repeats: 3, threshold: 3, reason: state.reason, reaction: 'pause', whatNow: state.whatNow });
   });
 
   it('accepts and parks new work on a paused route, then runs it exactly once after resume', async () => {
     // Prepare: pause the route through the breaker.
     const t = await ownTables();
-    const topic = await localTopic();
     const states = new DynamoDbRouteStateStore(t.dynamo, t.eventsTable);
     const fx = await executorFixture({
       eventsTable: t.eventsTable,
       ledgerTable: t.ledgerTable,
-      breaker: { routeState: states, notifier: topic.notifier },
+      breaker: { routeState: states },
     });
     const noisy = await fx.deliver({ amount: 1 });
     for (let i = 0; i < 4; i++) await fx.ingest.invoke(signedDelivery(ROUTE, noisy, { payload: { amount: 1 } }));
@@ -80,15 +80,16 @@ describe('the circuit breaker, parked work and resume', () => {
 
   it('never pauses a route whose reaction is alert, and alerts once per key', async () => {
     const t = await ownTables();
-    const topic = await localTopic();
+    const log = noticeLog();
     const states = new DynamoDbRouteStateStore(t.dynamo, t.eventsTable);
     const routes = SCHEME_ROUTES.map((r) => (r.name === 'stripe' ? { ...r, breakerReaction: 'alert' as const } : r));
-    const fx = await ingestFixture({ routes, tableName: t.eventsTable, breaker: { routeState: states, notifier: topic.notifier } });
+    const fx = await ingestFixture({ routes, tableName: t.eventsTable, breaker: { routeState: states }, logger: log.logger });
     const delivery = signedDelivery('stripe', uniqueKey('stripe'));
     for (let i = 0; i < 8; i++) await fx.invoke(delivery);
     expect((await states.get('stripe')).state).toBe('active');
-    const notices = await topic.published();
+    const notices = log.notices();
     expect(notices).toHaveLength(1);
     expect(notices[0]).toMatchObject({ route: 'stripe', reaction: 'alert' });
+    expect(notices[0]?.whatNow).toBeUndefined();
   });
 });

@@ -20,6 +20,7 @@ import type { SynthesizedApp } from './stack-fixture.ts';
 
 const ROLE: Readonly<Record<FunctionName, string>> = { ingest: 'IngestRole', executor: 'ExecutorRole', reconciler: 'ReconcilerRole' };
 const FUNCTION_ROLES = Object.values(ROLE);
+const ALARM_TOPIC = 'alarm topic';
 const ALARM_TOPIC_KEY = 'alarm topic key';
 const logsOf = (fn: FunctionName): string => `${fn} logs`;
 
@@ -45,15 +46,6 @@ const PLATFORM: Readonly<Record<FunctionName, readonly { readonly grants: readon
   ]),
 ) as Record<FunctionName, { grants: GrantLine[]; why: string }[]>;
 
-/** Grants a call needs beyond its own action: what the service does with the caller's permissions. */
-const IMPLIED: readonly { readonly call: GrantLine; readonly grants: readonly GrantLine[]; readonly why: string }[] = [
-  {
-    call: `sns:Publish on ${RESOURCE.alarmTopic}`,
-    grants: [`kms:Decrypt on ${ALARM_TOPIC_KEY}`, `kms:GenerateDataKey on ${ALARM_TOPIC_KEY}`],
-    why: "the topic is encrypted with its own key, which SNS uses with the publisher's permissions",
-  },
-];
-
 /**
  * The operations a function's modules import but never send, each with why: the module is
  * shared, and this function calls only part of it.
@@ -76,7 +68,6 @@ const ENTRIES: Readonly<Record<FunctionName, readonly string[]>> = {
 /** What a function's role must allow: what its calls need, what they imply, and the platform's. */
 function requiredFor(fn: FunctionName, calls: readonly RecordedCall[]): Set<GrantLine> {
   const needed = new Set(calls.flatMap((c) => c.needs.map((n) => `${n.action} on ${n.resource}`)));
-  for (const implied of IMPLIED) if (needed.has(implied.call)) for (const g of implied.grants) needed.add(g);
   for (const platform of PLATFORM[fn]) for (const g of platform.grants) needed.add(g);
   return needed;
 }
@@ -88,7 +79,7 @@ function grantedTo(built: SynthesizedApp, fn: FunctionName): Set<GrantLine> {
     [id('Events/Table'), RESOURCE.eventsTable],
     [id('Work/Queue'), RESOURCE.workQueue],
     [id('Work/DeadLetterQueue'), RESOURCE.deadLetterQueue],
-    [id('Alarms/Topic'), RESOURCE.alarmTopic],
+    [id('Alarms/Topic'), ALARM_TOPIC],
     [id('Alarms/Key'), ALARM_TOPIC_KEY],
     ...FUNCTIONS.map((f) => [id(`${f[0]!.toUpperCase()}${f.slice(1)}Logs`), logsOf(f)] as const),
     ...built.stack.receiver.config.routes.map((r) => [id(`Secrets/${r.name}`), RESOURCE.secretOf(r.name)] as const),
@@ -160,23 +151,23 @@ describe('IAM of the retryproof functions', () => {
     }
   });
 
-  it('lets only the ingest publish to the alarm topic (the breaker\'s pause notice), and no function touch the DLQ', () => {
+  it('lets no function publish to the alarm topic (alarms do, the breaker\'s pause too) or touch the DLQ', () => {
     const topic = id('Alarms/Topic');
     const dlq = id('Work/DeadLetterQueue');
     for (const role of FUNCTION_ROLES) {
       const grants = grantsOf(built, role);
-      expect(grants.some((g) => g.resource === topic), role).toBe(role === ROLE.ingest);
+      expect(grants.filter((g) => g.resource === topic), role).toEqual([]);
       expect(grants.filter((g) => g.resource === dlq), role).toEqual([]);
     }
   });
 
-  it('gives no function the DLQ\'s URL, and the alarm topic\'s ARN to the ingest only', () => {
+  it('gives no function the DLQ\'s URL or the alarm topic\'s ARN', () => {
     const variables = (fn: string) =>
       (built.template.findResources('AWS::Lambda::Function')[id(fn)] as { Properties: { Environment: { Variables: Record<string, unknown> } } })
         .Properties.Environment.Variables;
     for (const fn of ['Ingest', 'Executor', 'Reconciler']) {
       expect(variables(fn), fn).not.toHaveProperty('RETRYPROOF_DLQ_URL');
-      expect(Object.hasOwn(variables(fn), 'RETRYPROOF_ALARM_TOPIC_ARN'), fn).toBe(fn === 'Ingest');
+      expect(variables(fn), fn).not.toHaveProperty('RETRYPROOF_ALARM_TOPIC_ARN');
     }
   });
 

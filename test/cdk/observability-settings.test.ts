@@ -60,11 +60,15 @@ describe('Observability, built from a configuration with its own alarm settings'
     });
   });
 
-  it('has a route-paused alarm only for routes whose breaker pauses', () => {
+  it('has a route-paused alarm for routes whose breaker pauses, and a breaker-alert alarm for the one that only alerts', () => {
     expect(alarmNames().filter((n) => n.includes('route-paused')).sort()).toEqual([
       'Retryproof-route-paused-demo',
       'Retryproof-route-paused-shop-orders',
     ]);
+    expect(alarmNames().filter((n) => n.includes('breaker-alert'))).toEqual(['Retryproof-breaker-alert-stripe']);
+    // The ingest sends no notice of its own: this alarm is the alert, on BreakerTripped, an event.
+    expect(alarmNamed('breaker-alert-stripe')).toMatchObject({ MetricName: 'BreakerTripped', Period: 60, Threshold: 0 });
+    expect(alarmNamed('breaker-alert-stripe').OKActions).toBeUndefined();
   });
 
   it('alarms on a message older than the longest retry budget of any route: its attempts, each a lease plus the visibility timeout', () => {

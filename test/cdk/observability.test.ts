@@ -52,7 +52,7 @@ function descriptionOf(alarm: Resource): string {
 }
 
 /** Alarms that report an event, not a state: they notify on ALARM only, since their OK does not mean it is over. */
-const EVENT_ALARMS = /route-paused|reconciler-throttled|reconcile-schedule-failed/;
+const EVENT_ALARMS = /route-paused|breaker-alert|reconciler-throttled|reconcile-schedule-failed/;
 
 describe('Observability, built from retryproof.config.ts', () => {
   const resolved = resolveConfig(config);

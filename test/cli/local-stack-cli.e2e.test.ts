@@ -122,10 +122,28 @@ describe('the CLI against a local stack started in the background', () => {
     expect(out.stderr.split('\n')[0]).toBe(`retryproof routes pause: unknown route "strip" (did you mean "stripe"?); the routes of the local stack in ${dir}: ${routes}`);
   });
 
-  it('inspect --with-body prints the stored body between marker lines, and only when asked', async () => {
-    // Prepare: one delivery with a known key.
-    const sent = await runScript('scripts/send.ts', ['--id', 'order-body-1', '--amount', '4200'], env);
+  it('inspect --with-body says a completed delivery\'s body is not kept in the table', async () => {
+    // Prepare: one delivery that completes.
+    const sent = await runScript('scripts/send.ts', ['--id', 'order-body-0', '--amount', '4200'], env);
     expect(sent.code, sent.stderr).toBe(0);
+    for (let i = 0; i < 100 && !(await cli('--local', 'inspect', 'demo', 'order-body-0')).stdout.includes('COMPLETED'); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    // Act
+    const withBody = await cli('--local', 'inspect', 'demo', 'order-body-0', '--with-body');
+    // Assess: its size, and where it was: in the work message, gone with it once the work was done.
+    expect(withBody.stdout).toContain('COMPLETED');
+    expect(withBody.stdout).toMatch(/ {2}body {7}\d+ bytes, not kept in the table \(it travels in the work message\)/);
+    expect(withBody.stdout).not.toContain('----- body of');
+  });
+
+  it('inspect --with-body prints the stored body between marker lines, and only when asked', async () => {
+    // Prepare: one delivery with a known key that fails for good: a FAILED record keeps its body.
+    const sent = await runScript('scripts/send.ts', ['--id', 'order-body-1', '--amount', '4200', '--simulate', '{"permanentError":true}'], env);
+    expect(sent.code, sent.stderr).toBe(0);
+    for (let i = 0; i < 100 && !(await cli('--local', 'inspect', 'demo', 'order-body-1')).stdout.includes('FAILED'); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
     // Act
     const withBody = await cli('--local', 'inspect', 'demo', 'order-body-1', '--with-body');
     const without = await cli('--local', 'inspect', 'demo', 'order-body-1');

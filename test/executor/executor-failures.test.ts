@@ -93,17 +93,7 @@ describe('the executor on failing actions, the DLQ and redrives', () => {
     const fx = await executorFixture();
     const key = await fx.deliver({ amount: 9 });
     await fx.drain();
-    const record = await fx.record(key);
-    await fx.redrive({
-      v: 1,
-      route: 'standard-webhooks',
-      key,
-      fingerprint: record?.fingerprint,
-      receivedAt: record?.receivedAt,
-      body: record?.body,
-      bodyEncoding: 'utf8',
-      headers: {},
-    });
+    await fx.redrive(await fx.workMessage(key));
     const round = await fx.poll();
     expect(round).toMatchObject({ received: 1, deleted: 1 });
     expect(await fx.ledger(key)).toHaveLength(1);

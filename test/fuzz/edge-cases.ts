@@ -433,9 +433,6 @@ function paddedDocument(route: FuzzRoute, key: KeyRecipe, pad: NonNullable<Extra
         key: keyText(key) ?? '',
         status: 'RECEIVED',
         fingerprint: '0'.repeat(64),
-        body: '',
-        bodyEncoding: 'utf8',
-        headers: keptHeaders,
         receivedAt: 1_700_000_000_000,
         expiresAt: 0,
         answer: { status: 202, body: '' },
@@ -443,7 +440,7 @@ function paddedDocument(route: FuzzRoute, key: KeyRecipe, pad: NonNullable<Extra
         attempts: 0,
         runs: 0,
         redrives: 0,
-      }),
+      }, { body: '', bodyEncoding: 'utf8', headers: keptHeaders }),
     );
     const room = SQS_MAX_MESSAGE_BYTES - QUEUE_RESERVE_BYTES + pad.delta - Buffer.byteLength(message) - escapedBytes(bare);
     units = Math.floor(room / escapedBytes(unit));

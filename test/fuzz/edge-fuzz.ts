@@ -197,10 +197,7 @@ export async function startEdgeFuzz(options: EdgeFuzzOptions): Promise<EdgeFuzz>
     secrets,
     now: Date.now,
     resendAfterMs: RESEND_AFTER_MS,
-    breaker: {
-      routeState: new DynamoDbRouteStateStore(ddb, table),
-      notifier: { notify: () => Promise.resolve() },
-    },
+    breaker: { routeState: new DynamoDbRouteStateStore(ddb, table) },
     // Every level is captured, so the handler's log calls run with real attributes.
     logger: new LineLogger('retryproof-ingest-fuzz', (entry) => logs.push(entry), 'INFO'),
     metrics: createMetrics('retryproof-ingest-fuzz'),

@@ -4,8 +4,8 @@
  * Local and fauxqs, each over clients of its own that record every call it makes
  * (recorded-calls.ts), through scenarios that reach every call each function can make.
  *
- * The functions share one deployment: an events table, a ledger table, a queue pair and an
- * alarm topic (a real SNS topic on fauxqs) of this run's own. The signing secrets come from
+ * The functions share one deployment: an events table, a ledger table and a queue pair of
+ * this run's own (no function publishes to the alarm topic: alarms do). The signing secrets come from
  * the one stand-in, offlineSecretsManager. What a function does not make itself is made
  * through clients that record nothing: the event source's receives and deletes (Lambda's,
  * not our code's), and each scenario's preparation and reading back.
@@ -13,7 +13,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
-import { CreateTopicCommand, SNSClient } from '@aws-sdk/client-sns';
 import { ChangeMessageVisibilityCommand, DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { actionRegistryOf, ledgersOf } from '../../lambdas/actions/action-modules.ts';
@@ -23,7 +22,6 @@ import type { RetryproofConfig } from '../../lambdas/config/route-config.ts';
 import { DynamoDbLedger } from '../../lambdas/demo/dynamodb-ledger.ts';
 import { payoutAction } from '../../lambdas/demo/payout.ts';
 import { RECORD_STATUS } from '../../lambdas/domain/event-record.ts';
-import { SnsNotifier } from '../../lambdas/notify/sns-notifier.ts';
 import { createReconciler } from '../../lambdas/reconciler/create-reconciler.ts';
 import type { ReconcileReport } from '../../lambdas/reconciler/reconcile.ts';
 import { SecretsManagerSource } from '../../lambdas/secrets/secrets-manager-source.ts';
@@ -36,7 +34,6 @@ import { wireExecutor } from '../../lambdas/executor/wire-executor.ts';
 import { wireIngest } from '../../lambdas/ingest/wire-ingest.ts';
 import { createEventsTable, createLedgerTable, createQueuePair, localDynamoClient, localSqsClient } from '../../local/aws-clients.ts';
 import { httpApiEvent, lambdaContext } from '../../local/http-api-event.ts';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/local-aws.ts';
 import { sampleBody, signSample } from '../../local/sample-delivery.ts';
 import { pollOnce } from '../../local/sqs-event-source.ts';
 import { waitFor } from '../support/executor-fixture.ts';
@@ -53,7 +50,6 @@ export const RESOURCE = {
   ledgerTable: 'ledger table',
   workQueue: 'work queue',
   deadLetterQueue: 'dead-letter queue',
-  alarmTopic: 'alarm topic',
   secretOf: (route: string) => `secret of route ${route}`,
 } as const;
 
@@ -92,7 +88,6 @@ export async function exerciseFunctions(config: RetryproofConfig): Promise<Exerc
   // Prepare the deployment, through clients that record nothing.
   const ddb = localDynamoClient(dynamoEndpoint);
   const sqs = localSqsClient(sqsEndpoint);
-  const sns = new SNSClient({ endpoint: sqsEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
   const suffix = randomUUID().slice(0, 8);
   const eventsTable = await createEventsTable(ddb, `iam-events-${suffix}`);
   const ledgerTable = await createLedgerTable(ddb, `iam-ledger-${suffix}`);
@@ -101,20 +96,18 @@ export async function exerciseFunctions(config: RetryproofConfig): Promise<Exerc
     maxReceiveCount: resolved.queue.maxReceiveCount,
     visibilityTimeoutSeconds: 1,
   });
-  const topicArn = (await sns.send(new CreateTopicCommand({ Name: `iam-alarms-${suffix}` }))).TopicArn ?? '';
   const secrets = new Map(resolved.routes.map((r) => [r.secretName, secretFor(r)]));
   const names: ResourceNames = new Map([
     [eventsTable, RESOURCE.eventsTable],
     [ledgerTable, RESOURCE.ledgerTable],
     [queue.queueUrl, RESOURCE.workQueue],
     [queue.dlqUrl, RESOURCE.deadLetterQueue],
-    [topicArn, RESOURCE.alarmTopic],
     ...resolved.routes.map((r) => [r.secretName, RESOURCE.secretOf(r.name)] as const),
   ]);
 
   // Each function's own clients, recording into its own log.
   const calls: Record<FunctionName, RecordedCall[]> = { ingest: [], executor: [], reconciler: [] };
-  const made: { destroy(): void }[] = [ddb, sqs, sns];
+  const made: { destroy(): void }[] = [ddb, sqs];
   const recorded = <C extends Parameters<typeof recordCalls>[0]>(fn: FunctionName, client: C): C => {
     made.push(client);
     return recordCalls(client, calls[fn], names);
@@ -128,7 +121,6 @@ export async function exerciseFunctions(config: RetryproofConfig): Promise<Exerc
     { dynamo: dynamoOf('ingest'), sqs: sqsOf('ingest') },
     {
       secrets: new SecretsManagerSource(new SecretsProvider({ awsSdkV3Client: recorded('ingest', offlineSecretsManager(secrets)) })),
-      notifier: new SnsNotifier(recorded('ingest', new SNSClient({ endpoint: sqsEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS })), topicArn),
     },
   );
   // The action and the ledger as the app bundles them (lambdas/demo/payout-action.ts and
@@ -216,7 +208,7 @@ export async function exerciseFunctions(config: RetryproofConfig): Promise<Exerc
   reached['executor releases a record after a retryable failure'] = true;
 
   // Ingest, breaker: a key that comes back `threshold` times after its 2xx pauses the route
-  // and sends the notice; a second key crossing on the paused route reads who paused it.
+  // (the alarm on RoutePaused announces it); a second key crossing on the paused route reads who paused it.
   const tripDelivery = async (key: string): Promise<void> => {
     for (let i = 0; i <= demo.breakerThreshold; i++) await deliver(demo, key);
   };
@@ -224,12 +216,11 @@ export async function exerciseFunctions(config: RetryproofConfig): Promise<Exerc
   await tripDelivery(first);
   const routeState = new DynamoDbRouteStateStore(ddb, eventsTable);
   const pausedBy = await routeState.get(demo.name);
-  reached['ingest trips the breaker: pauses the route and notifies'] =
-    pausedBy.state === 'paused' && pausedBy.key === first && operations('ingest').includes('sns:Publish');
-  const before = operations('ingest').filter((o) => o === 'sns:Publish').length;
+  reached['ingest trips the breaker: pauses the route'] = pausedBy.state === 'paused' && pausedBy.key === first;
+  const before = operations('ingest').filter((o) => o === 'dynamodb:GetItem').length;
   await tripDelivery(second);
-  reached['ingest trips the breaker on a route paused already: reads the pause, sends no notice'] =
-    typeof (await item(demo, second)).breakerTrippedAt === 'number' && operations('ingest').filter((o) => o === 'sns:Publish').length === before;
+  reached['ingest trips the breaker on a route paused already: reads who paused it'] =
+    typeof (await item(demo, second)).breakerTrippedAt === 'number' && operations('ingest').filter((o) => o === 'dynamodb:GetItem').length > before;
 
   // Executor, paused route: the work is parked, in a transaction that checks the pause.
   await runExecutorUntil('the paused route\'s work parked', async () =>
@@ -241,8 +232,11 @@ export async function exerciseFunctions(config: RetryproofConfig): Promise<Exerc
   // key (as a worker that died after its effect leaves), a stuck record, a stranded one.
   await routeState.resume(demo.name, Date.now());
   await new DynamoDbLedger(ddb, ledgerTable).post({ route: demo.name, idempotencyKey: completed, amount: 1250, currency: 'EUR', postedAt: Date.now() });
+  // The stuck record: a copy arrived before any worker took it, so the record keeps the payload the reconciler re-sends.
   const stuck = newKey();
   await deliver(other, stuck);
+  await deliver(other, stuck);
+  reached['ingest keeps the payload for a copy that found the work not yet taken'] = typeof (await item(other, stuck)).body === 'string';
   const report: ReconcileReport = await reconciler.run();
   reached['reconciler unparks the work of a resumed route'] =
     (await statusOf(demo, first)) === RECORD_STATUS.received && (await statusOf(demo, second)) === RECORD_STATUS.received;

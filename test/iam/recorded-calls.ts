@@ -71,6 +71,10 @@ function needsOf(service: string, operation: string, input: Input, names: Resour
           }),
         );
       }
+      if (operation === 'BatchGetItem') {
+        // Checked as its own action on each table it reads.
+        return Object.keys(input.RequestItems as Input).map((table) => ({ action, resource: nameOf(names, table) }));
+      }
       if (typeof input.TableName !== 'string') {
         throw new Error(`${action} names no TableName: teach test/iam/recorded-calls.ts what IAM checks it on`);
       }

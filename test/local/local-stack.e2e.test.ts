@@ -85,7 +85,10 @@ describe('the local stack, end to end', () => {
     expect(second.stderr).toMatch(/^retryproof local: a local stack already runs in .* \(pid \d+\)/);
   }, 60_000);
 
-  it('answers `send --dup 3` with one 202 and three replays, and posts one ledger entry', async () => {
+  /** The key of `send --dup 3`: its work runs once, before the breaker's pause or after the resume. */
+  let dupKey = '';
+
+  it('answers `send --dup 3` with one 202 and three replays, one line each', async () => {
     // Act
     const sent = await runScript('scripts/send.ts', ['--dup', '3', '--json'], env);
     // Assess
@@ -97,20 +100,13 @@ describe('the local stack, end to end', () => {
       [202, true],
       [202, true],
     ]);
-    await completed('demo', out.key);
-    const ledger = await runScript('cli/retryproof.ts', ['--local', 'ledger', '--json'], env);
-    expect(ledger.code, ledger.stderr).toBe(0);
-    const entries = JSON.parse(ledger.stdout) as { idempotencyKey: string; status: string; amount: number }[];
-    expect(entries.filter((e) => e.idempotencyKey === out.key)).toEqual([
-      expect.objectContaining({ idempotencyKey: out.key, status: 'posted', amount: 1250 }),
-    ]);
-    expect(entries).toHaveLength(1);
+    dupKey = out.key;
     // One compact line per delivery in the stack's output, naming the key, never the body.
     expect(stack!.lines.filter((l) => l.includes(`demo/${out.key}`) && / in /.test(l))).toHaveLength(4);
     expect(stack!.lines.join('\n')).not.toContain('payout.requested');
   }, 60_000);
 
-  it('lets the fourth copy trip the demo route\'s circuit breaker (threshold 3); `routes resume` reopens it', async () => {
+  it('lets the fourth copy trip the demo route\'s circuit breaker (threshold 3); `routes resume` reopens it, and the work has run once', async () => {
     // Assess: the copies of the previous test were 4 deliveries of one key.
     const listed = await runScript('cli/retryproof.ts', ['--local', 'routes', 'list', '--json'], env);
     const states = JSON.parse(listed.stdout) as { route: string; state: string; pausedBy?: string }[];
@@ -121,6 +117,15 @@ describe('the local stack, end to end', () => {
     // Assess
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(JSON.parse(resumed.stdout)).toMatchObject({ route: 'demo', resumed: true });
+    // The work ran before the pause, or was parked and ran after the resume: either way once.
+    await completed('demo', dupKey);
+    const ledger = await runScript('cli/retryproof.ts', ['--local', 'ledger', '--json'], env);
+    expect(ledger.code, ledger.stderr).toBe(0);
+    const entries = JSON.parse(ledger.stdout) as { idempotencyKey: string; status: string; amount: number }[];
+    expect(entries.filter((e) => e.idempotencyKey === dupKey)).toEqual([
+      expect.objectContaining({ idempotencyKey: dupKey, status: 'posted', amount: 1250 }),
+    ]);
+    expect(entries).toHaveLength(1);
   }, 60_000);
 
   it('shows a delivery that fails beyond maxAttempts in `dlq list`; `dlq redrive` completes it once', async () => {

@@ -14,7 +14,6 @@ import { config } from '../../retryproof.config.ts';
 import { synthesize } from '../cdk/stack-fixture.ts';
 import { MAX_RECEIVE_COUNT, ROUTE } from '../support/executor-fixture.ts';
 import { previousSecretOf, SCHEME_ROUTES, signedDelivery, uniqueKey } from '../support/ingest-fixture.ts';
-import { localTopic } from '../support/local-topic.ts';
 import { reconcilerFixture } from '../support/reconciler-fixture.ts';
 import { captureEmf, reconcilerEnvironmentOf, runReconcilerHandler } from './emf-capture.ts';
 import type { EmittedMetric } from './emf-capture.ts';
@@ -76,9 +75,8 @@ describe('every alarm on a Retryproof metric reads one the functions emit, under
 
     // Act: the real handlers, on tables and a queue of their own, with the service names the
     // Lambdas use. The ingest is wired as lambdas/ingest/handler.ts wires it, with local secrets
-    // (no Secrets Manager here) and a local topic for the breaker's notice.
+    // (no Secrets Manager here).
     const rf = await reconcilerFixture();
-    const topic = await localTopic();
     const sqs = localSqsClient(inject('sqsEndpoint'));
     const fixtureConfig = testConfig(rf.fx.routes, { queue: { maxReceiveCount: MAX_RECEIVE_COUNT }, reconciliation: { settleSeconds: 1 } });
     const secrets = new StaticSecretSource(
@@ -91,7 +89,7 @@ describe('every alarm on a Retryproof metric reads one the functions emit, under
         queue: new SqsWorkQueue(sqs, rf.fx.queueUrl),
         secrets,
         now: Date.now,
-        breaker: { routeState: new DynamoDbRouteStateStore(rf.dynamo, rf.eventsTable), notifier: topic.notifier },
+        breaker: { routeState: new DynamoDbRouteStateStore(rf.dynamo, rf.eventsTable) },
         logger: createLogger(SERVICE.ingest),
         metrics: createMetrics(SERVICE.ingest),
       });

@@ -8,7 +8,7 @@ import type { WorkQueue } from '../../lambdas/ports/work-queue.ts';
 import { SqsWorkQueue } from '../../lambdas/queue/sqs-work-queue.ts';
 import { reconcile } from '../../lambdas/reconciler/reconcile.ts';
 import type { ReconcileReport } from '../../lambdas/reconciler/reconcile.ts';
-import { documentClient } from '../../lambdas/store/dynamodb-event-store.ts';
+import { DynamoDbEventStore, documentClient } from '../../lambdas/store/dynamodb-event-store.ts';
 import { DynamoDbExecutionStore } from '../../lambdas/store/dynamodb-execution-store.ts';
 import { DynamoDbReconcilerStore } from '../../lambdas/store/dynamodb-reconciler-store.ts';
 import { toRecordItem } from '../../lambdas/store/record-item.ts';
@@ -45,7 +45,7 @@ async function setup() {
   const put = (item: Record<string, unknown>) => documentClient(dynamo).send(new PutCommand({ TableName: eventsTable, Item: item }));
   const raw = async (key: string) =>
     (await documentClient(dynamo).send(new GetCommand({ TableName: eventsTable, Key: { pk: recordPk(ROUTE, key), sk: RECORD_SK } }))).Item;
-  return { queue, run, received, put, raw, store: new DynamoDbExecutionStore(dynamo, eventsTable) };
+  return { queue, run, received, put, raw, dynamo, eventsTable, store: new DynamoDbExecutionStore(dynamo, eventsTable) };
 }
 
 function record(key: string, receivedAt: number, extra: Partial<EventRecord> = {}): EventRecord {
@@ -53,6 +53,41 @@ function record(key: string, receivedAt: number, extra: Partial<EventRecord> = {
 }
 
 describe('the reconciler and work that waits longer than its window', () => {
+  it('watches a stuck record that keeps no payload beyond its window, and sends it once a copy of it kept the payload', async () => {
+    // Prepare: a claimed record with no payload and no message (its first copy's function died before the send).
+    const s = await setup();
+    const t0 = Date.UTC(2026, 10, 21, 10, 0);
+    const { body: _body, bodyEncoding: _encoding, headers: _headers, ...bare } = record('unsent-1', t0);
+    await s.put(toRecordItem(bare));
+    // Act: a run finds it stuck with nothing to send; two days on, after the sender's retry kept the payload, another run.
+    const first = await s.run(t0 + HOUR);
+    const sentFirst = await s.received();
+    const ingest = new DynamoDbEventStore(s.dynamo, s.eventsTable);
+    await ingest.keepPayload(ROUTE, 'unsent-1', t0, { body: '{"amount":1}', bodyEncoding: 'utf8', headers: {} });
+    const later = await s.run(t0 + 48 * HOUR);
+    const sentLater = await s.received();
+    // Assess: reported, kept in the retry partition past the 24 h window, then sent once, from there.
+    expect(first.needsAttention).toEqual([expect.objectContaining({ key: 'unsent-1', finding: 'payload-not-kept' }) as unknown]);
+    expect(sentFirst).toEqual([]);
+    expect(later.counts.reenqueued).toBe(1);
+    expect(sentLater.map((m) => [m.key, m.body])).toEqual([['unsent-1', '{"amount":1}']]);
+    expect((await s.raw('unsent-1'))?.gsi2pk).toBeUndefined();
+  });
+
+  it('stops watching a record that keeps no payload once its sender can no longer retry it', async () => {
+    const s = await setup();
+    const t0 = Date.UTC(2026, 10, 1, 10, 0);
+    const { body: _body, bodyEncoding: _encoding, headers: _headers, ...bare } = record('unsent-2', t0);
+    await s.put(toRecordItem(bare));
+    await s.run(t0 + HOUR);
+    const watched: unknown = (await s.raw('unsent-2'))?.gsi2pk;
+    // Standard Webhooks senders retry for 3 days and 3 hours.
+    const after = await s.run(t0 + 4 * 24 * HOUR);
+    expect(watched).toBe(strandedIndexKeys(ROUTE, 'unsent-2', t0).gsi2pk);
+    expect(after.needsAttention).toEqual([expect.objectContaining({ key: 'unsent-2', finding: 'payload-not-kept' }) as unknown]);
+    expect((await s.raw('unsent-2'))?.gsi2pk).toBeUndefined();
+  });
+
   it('keeps a record whose re-send failed, and re-sends it once SQS is back, after the record left the 24 h window', async () => {
     // Prepare: a RECEIVED record whose message was lost; SQS is down at the first run.
     const s = await setup();

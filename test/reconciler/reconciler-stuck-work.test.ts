@@ -1,24 +1,29 @@
 import { describe, expect, it } from 'vitest';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { GetQueueAttributesCommand, PurgeQueueCommand, ReceiveMessageCommand, DeleteMessageCommand } from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand, PurgeQueueCommand } from '@aws-sdk/client-sqs';
 import { inject } from 'vitest';
 import { localSqsClient } from '../../local/aws-clients.ts';
 import type { EventRecord } from '../../lambdas/domain/event-record.ts';
+import { SqsWorkQueue } from '../../lambdas/queue/sqs-work-queue.ts';
 import { documentClient } from '../../lambdas/store/dynamodb-event-store.ts';
 import { toRecordItem } from '../../lambdas/store/record-item.ts';
 import { MAX_ATTEMPTS, ROUTE } from '../support/executor-fixture.ts';
-import { uniqueKey } from '../support/ingest-fixture.ts';
+import { ingestFixture, signedDelivery, uniqueKey } from '../support/ingest-fixture.ts';
 import { reconcilerFixture, recentWindow } from '../support/reconciler-fixture.ts';
 import { sampleRecord } from '../support/event-records.ts';
 
 describe('the reconciler and stuck work', () => {
-  it('re-enqueues a RECEIVED record whose message was lost, once, and it then executes exactly once', async () => {
-    // Prepare: accept a delivery, then lose its message, as a failed send or a lost message would.
+  it('re-enqueues a RECEIVED record whose send failed and whose sender never retried, once, and it then executes exactly once', async () => {
+    // Prepare: the delivery's send fails (a 503): the record keeps its payload, and nobody retries.
     const rf = await reconcilerFixture();
     const sqs = localSqsClient(inject('sqsEndpoint'));
-    const key = await rf.fx.deliver({ amount: 40 });
-    const lost = await sqs.send(new ReceiveMessageCommand({ QueueUrl: rf.fx.queueUrl, MaxNumberOfMessages: 10 }));
-    for (const m of lost.Messages ?? []) await sqs.send(new DeleteMessageCommand({ QueueUrl: rf.fx.queueUrl, ReceiptHandle: m.ReceiptHandle }));
+    const outage = await ingestFixture({
+      routes: rf.fx.routes,
+      tableName: rf.eventsTable,
+      queue: new SqsWorkQueue(sqs, `${rf.fx.queueUrl}-gone`),
+    });
+    const key = uniqueKey(ROUTE);
+    expect((await outage.invoke(signedDelivery(ROUTE, key, { payload: { amount: 40 } }))).statusCode).toBe(503);
     // Act: a run 20 minutes later (past stuckAfter 900 s), and a second run right after it.
     rf.fx.clockOffsetMs = 20 * 60_000;
     const first = await rf.reconciler().run(recentWindow(rf.fx));
@@ -28,7 +33,6 @@ describe('the reconciler and stuck work', () => {
     );
     await rf.fx.drain();
     // Assess
-    expect(lost.Messages).toHaveLength(1);
     expect(first.counts.reenqueued).toBe(1);
     expect(second.counts.reenqueued).toBe(0);
     expect(queued.Attributes?.ApproximateNumberOfMessages).toBe('1');
@@ -47,7 +51,8 @@ describe('the reconciler and stuck work', () => {
   });
 
   it('re-enqueues an EXECUTING record whose lease expired, and it completes once', async () => {
-    // Prepare: a worker claims, posts and dies (crashAfterEffect); then its message is lost too.
+    // Prepare: a worker claims on the message's second receive (so the record keeps the
+    // payload), and dies; then the message is lost too, as when SQS's backstop moves it to the DLQ.
     const rf = await reconcilerFixture();
     const sqs = localSqsClient(inject('sqsEndpoint'));
     const key = await rf.fx.deliver({ amount: 8 });
@@ -62,6 +67,7 @@ describe('the reconciler and stuck work', () => {
       leaseMs: 15_000,
       token: 'dead-worker',
       maxAttempts: MAX_ATTEMPTS,
+      payload: { body: JSON.stringify({ amount: 8 }), bodyEncoding: 'utf8', headers: { 'content-type': 'application/json' } },
     });
     await sqs.send(new PurgeQueueCommand({ QueueUrl: rf.fx.queueUrl }));
     // Act: the lease ran out longer ago than stuckAfter (900 s); the reconciler re-enqueues; the executor completes.
@@ -75,6 +81,22 @@ describe('the reconciler and stuck work', () => {
     expect(again.counts.reenqueued).toBe(0);
     expect(await rf.fx.record(key)).toMatchObject({ status: 'COMPLETED', attempts: 2 });
     expect(await rf.fx.ledger(key)).toHaveLength(1);
+  });
+
+  it('reports a stuck record that keeps no payload, and sends nothing: its message waits in the queue or the DLQ, or its sender retries', async () => {
+    // Prepare: an accepted delivery whose message nobody has taken in 20 minutes (the executor is behind, or its message went to the DLQ).
+    const rf = await reconcilerFixture();
+    const sqs = localSqsClient(inject('sqsEndpoint'));
+    const key = await rf.fx.deliver({ amount: 3 });
+    await sqs.send(new PurgeQueueCommand({ QueueUrl: rf.fx.queueUrl }));
+    rf.fx.clockOffsetMs = 20 * 60_000;
+    // Act
+    const report = await rf.reconciler().run(recentWindow(rf.fx));
+    // Assess: a finding for people; the record and the queue are left as they were.
+    expect(report.counts).toMatchObject({ scanned: 1, reenqueued: 0 });
+    expect(report.needsAttention).toEqual([expect.objectContaining({ key, finding: 'payload-not-kept' }) as unknown]);
+    expect(await rf.fx.record(key)).toMatchObject({ status: 'RECEIVED', attempts: 0 });
+    expect((await rf.fx.record(key))?.body).toBeUndefined();
   });
 
   it('counts FAILED records and lists them for people without touching them', async () => {

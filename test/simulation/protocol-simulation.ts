@@ -6,6 +6,8 @@
  * port call, crashes at any of them, clock steps and jumps, reconciler runs, pauses and
  * resumes, DLQ redrives (the console's move task and the CLI's receive-send-delete) and SQS
  * outages. After the schedule, faults stop, the system settles, and invariants are checked.
+ * Senders behave as webhook senders do: a key none of whose copies got a 2xx is sent again
+ * while settling (a claimed record nobody was answered 2xx for is not accepted yet).
  *
  * The schedule is a list of operations that do not depend on the state (an operation that
  * does not apply is skipped), so a failing schedule shrinks by deleting operations.
@@ -227,6 +229,10 @@ interface KeyState {
    * own outage, not by its sender.
    */
   acked: boolean;
+  /** A delivery of the key got a 2xx answer: its sender stops retrying. */
+  answered: boolean;
+  /** The token of the last lease a worker took on the key's record. */
+  leaseToken?: string;
   /** Deliveries of the key in flight now. */
   inFlight: number;
   /** Two deliveries of the key were ever in flight at once: one may read the other's 2xx claim. */
@@ -365,6 +371,12 @@ export async function runSchedule(tables: SimulationTables, seed: number, ops: r
             stats.redrives++;
           }
           if (prop === 'complete' && out === false) k.excused++;
+          // Fenced writes land only under the latest lease: the token of the last lease taken.
+          if (prop === 'acquireLease' && (out as { kind?: string }).kind === 'leased') k.leaseToken = (arg as { token?: string }).token;
+          const fencedWrite = prop === 'complete' || prop === 'release' || prop === 'fail';
+          if (fencedWrite && out === true && (arg as { token?: string }).token !== k.leaseToken) {
+            violations.push(`${k.key}: ${prop} landed under lease token ${String((arg as { token?: string }).token)}, not the latest lease's`);
+          }
         }
         return out;
       };
@@ -419,7 +431,7 @@ export async function runSchedule(tables: SimulationTables, seed: number, ops: r
     secrets: new StaticSecretSource(Object.fromEntries(config.routes.map((r) => [r.secretName, SECRET]))),
     now,
     resendAfterMs,
-    breaker: { routeState, notifier: { notify: () => Promise.resolve() } },
+    breaker: { routeState },
   };
   // The reconciler's store, observed: a resend it wins stores a 2xx answer on the record.
   const realReconcilerStore = new DynamoDbReconcilerStore(dynamo, eventsTable);
@@ -456,6 +468,7 @@ export async function runSchedule(tables: SimulationTables, seed: number, ops: r
       duplicateWindows: new Set(),
       delivered: 0,
       acked: false,
+      answered: false,
       inFlight: 0,
       concurrent: false,
     });
@@ -483,6 +496,7 @@ export async function runSchedule(tables: SimulationTables, seed: number, ops: r
         try {
           await ingestDelivery(ingestDeps, { method: 'POST', routeName: k.route, headers, rawBody: k.body, bodyEncoding: 'utf8' });
           k.acked = true;
+          k.answered = true;
         } catch (error) {
           // A 5xx (SQS down) or a 4xx: the sender retries, as later duplicates of the schedule.
           // A 5xx whose record still says 2xx (its resend found the record past RECEIVED): the
@@ -724,6 +738,17 @@ export async function runSchedule(tables: SimulationTables, seed: number, ops: r
 
   // ---- settle: no more faults; let every actor end, then let the queue and the reconciler do their work.
   sqsDown = false;
+  // A sender retries a delivery until it gets a 2xx: a key none of whose copies was answered
+  // (each died, or got our 5xx) comes once more, as its sender's next retry.
+  const answerEveryKey = async (): Promise<void> => {
+    for (let round = 0; round < 3; round++) {
+      await drainActors();
+      const unanswered = [...keys.values()].filter((k) => !k.answered);
+      if (unanswered.length === 0) return;
+      for (const k of unanswered) await deliver(k);
+    }
+    await drainActors();
+  };
   const drainActors = async (): Promise<void> => {
     for (let i = 0; i < 20_000; i++) {
       const actor = sched.parked()[0];
@@ -743,7 +768,7 @@ export async function runSchedule(tables: SimulationTables, seed: number, ops: r
     }
     violations.push(`the work queue did not drain while settling (${queue.depth} messages left)`);
   };
-  await drainActors();
+  await answerEveryKey();
   for (let round = 0; round < 3; round++) {
     await drainQueue();
     advance((STUCK_AFTER_SECONDS + config.queue.resendAfterSeconds + 60) * 1000);

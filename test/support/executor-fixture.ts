@@ -10,13 +10,14 @@
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { GetQueueAttributesCommand, ReceiveMessageCommand, DeleteMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
 import type { Action } from '../../lambdas/actions/action.ts';
 import { payoutAction } from '../../lambdas/demo/payout.ts';
-import { workMessageOf } from '../../lambdas/domain/event-record.ts';
+import { keptPayloadOf, workMessageOf } from '../../lambdas/domain/event-record.ts';
 import { fromRecordItem } from '../../lambdas/store/record-item.ts';
 import { RECORD_SK, recordPk } from '../../lambdas/store/record-keys.ts';
+import { historyOf, readLogItems } from '../../lambdas/store/execution-history.ts';
 import { createExecutorHandler } from '../../lambdas/executor/create-executor-handler.ts';
 import { DynamoDbLedger } from '../../lambdas/demo/dynamodb-ledger.ts';
 import type { LedgerEntry } from '../../lambdas/ledger/ledger.ts';
@@ -152,6 +153,8 @@ export async function executorFixture(
   const ledgerClient = new DynamoDbLedger(ddb, options.ledgerTable ?? inject('ledgerTable'));
   const doc = documentClient(ddb);
   const visibility = new RecordingVisibility(new SqsMessageVisibility(sqs, pair.queueUrl));
+  /** The body of each key this fixture delivered. */
+  const delivered = new Map<string, string>();
   const fx: ExecutorFixture = {
     ingest,
     queueUrl: pair.queueUrl,
@@ -176,7 +179,9 @@ export async function executorFixture(
       metrics: createMetrics('retryproof-executor-test'),
     }),
     async deliver(payload, key = uniqueKey(ROUTE)) {
-      const answer = await ingest.invoke(signedDelivery(ROUTE, key, { payload }));
+      const delivery = signedDelivery(ROUTE, key, { payload });
+      delivered.set(key, delivery.body);
+      const answer = await ingest.invoke(delivery);
       if (answer.statusCode !== 202) throw new Error(`ingest answered ${String(answer.statusCode)}: ${String(answer.body)}`);
       return key;
     },
@@ -211,14 +216,8 @@ export async function executorFixture(
       return out.Item;
     },
     async log(key) {
-      const out = await doc.send(
-        new QueryCommand({
-          TableName: table,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :log)',
-          ExpressionAttributeValues: { ':pk': recordPk(ROUTE, key), ':log': 'LOG#' },
-        }),
-      );
-      return out.Items ?? [];
+      // Every attempt, as inspect shows it: the log items, and the completing attempt kept on the record.
+      return historyOf(await readLogItems(doc, table, ROUTE, key), await fx.record(key));
     },
     async ledger(key) {
       // The payout action posts on the real clock, whatever the executor's offset.
@@ -242,7 +241,12 @@ export async function executorFixture(
     async workMessage(key) {
       const item = await fx.record(key);
       if (item === undefined) throw new Error(`no record for ${key}`);
-      return { ...workMessageOf(fromRecordItem(item)) };
+      const record = fromRecordItem(item);
+      // The record keeps no payload on the happy path: the body is the one this fixture delivered.
+      const body = delivered.get(key);
+      const payload = keptPayloadOf(record) ?? (body === undefined ? undefined : { body, bodyEncoding: 'utf8' as const, headers: { 'content-type': 'application/json' } });
+      if (payload === undefined) throw new Error(`no payload for ${key}: neither kept nor delivered here`);
+      return { ...workMessageOf(record, payload) };
     },
   };
   return fx;

@@ -7,6 +7,7 @@ import { inject } from 'vitest';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
 import type { RouteConfig, SignatureConfig } from '../../lambdas/config/route-config.ts';
@@ -116,6 +117,8 @@ export interface IngestFixture {
 /** Builds the real handler against the local services, with its own queue pair. */
 export async function ingestFixture(
   overrides: Partial<Pick<IngestDeps, 'now' | 'resendAfterMs' | 'queue' | 'store' | 'breaker' | 'secrets'>> & {
+    /** @default - Powertools' logger, silent in tests */
+    logger?: Logger;
     routes?: readonly RouteConfig[];
     queueUrl?: string;
     tableName?: string;
@@ -144,7 +147,7 @@ export async function ingestFixture(
     now: overrides.now ?? Date.now,
     ...(overrides.resendAfterMs === undefined ? {} : { resendAfterMs: overrides.resendAfterMs }),
     ...(overrides.breaker === undefined ? {} : { breaker: overrides.breaker }),
-    logger: createLogger('retryproof-ingest-test'),
+    logger: overrides.logger ?? createLogger('retryproof-ingest-test'),
     metrics: createMetrics('retryproof-ingest-test'),
   });
   return {
