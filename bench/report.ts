@@ -162,7 +162,7 @@ function goals(m: Measurements, f: Figures): string[] {
     `- **DynamoDB requests per new delivery: retryproof ≤ 1 against Powertools' 2.** ${reqOk ? 'Met' : 'Missed'}: ` +
       `${f2(f.requestsPerNew.retryproof)} against ${f2(f.requestsPerNew.powertools)} (counted on the wire, workload b). ` +
       `A duplicate costs retryproof ${f2(f.requestsPerDuplicate.retryproof)} requests ` +
-      `(the same UpdateItem counts its hit and returns the record the answer and the circuit breaker read) against Powertools' ${f2(f.requestsPerDuplicate.powertools)}; ` +
+      `(the claim's own UpdateItem counts its hit and returns the record the answer and the circuit breaker read: one request once a worker has taken the work; a copy that finds the work not yet taken pays a second, keeping the body on the record, once per record, and this workload sends its copies right behind the first) against Powertools' ${f2(f.requestsPerDuplicate.powertools)}; ` +
       `at 30% duplicates that is ${f2(f.requestsAtShare.retryproof)} against ${f2(f.requestsAtShare.powertools)} per delivery` +
       `${f.requestsPerDuplicate.retryproof > f.requestsPerDuplicate.powertools ? `; Powertools wins on duplicates; ${breakEven(f)}` : ''}.`,
   );
@@ -177,7 +177,7 @@ function goals(m: Measurements, f: Figures): string[] {
       `other jobs included), so an answer's wait follows the CPU each delivery costs (Little's law) rather than its own ` +
       `round trips. Node CPU per delivery in workload b: retryproof ${f1(f.cpuPerDelivery.b.retryproof / 1000)} ms, ` +
       `Powertools ${f1(f.cpuPerDelivery.b.powertools / 1000)} ms (${cpuR.toFixed(2)}x). retryproof saves one request but ` +
-      `marshals a bigger item (the body is kept for the executor and the reconciler) and runs Powertools Logger and ` +
+      `runs Powertools Logger and ` +
       `Metrics and its problem+json edge in every invocation; the peer runs none of those.`,
   );
   for (const mode of ['sdk-bundled', 'sdk-external'] as const) {
