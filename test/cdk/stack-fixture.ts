@@ -137,3 +137,13 @@ export function withOwnAction(config: RetryproofConfig, route: Partial<Retryproo
     routes: config.routes.map((r) => ({ ...r, ...route, action: OWN_ACTION })),
   };
 }
+
+/** Runs `act` and returns what it threw; fails the test if it threw nothing. */
+export function thrownBy(act: () => unknown): Error {
+  try {
+    act();
+  } catch (err) {
+    return err as Error;
+  }
+  throw new Error('expected a throw, got none');
+}

@@ -9,18 +9,9 @@ import { logRetention } from '../../lib/log-retention.ts';
 import { WorkQueue } from '../../lib/stateful/work-queue.ts';
 import { CONFIG_ENV_MAX_BYTES, configEnvironmentValue } from '../../lib/stateless/config-environment.ts';
 import { config } from '../../retryproof.config.ts';
-import { NO_BUNDLING, withOwnAction } from './stack-fixture.ts';
+import { NO_BUNDLING, thrownBy, withOwnAction } from './stack-fixture.ts';
 import { readLocalSettings, SettingsError } from '../../local/local-settings.ts';
 
-/** Runs `act` and returns what it threw; fails the test if it threw nothing. */
-function thrownBy(act: () => unknown): Error {
-  try {
-    act();
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error('expected a throw, got none');
-}
 
 const withStripe = (patch: Partial<RetryproofConfig['routes'][number]>): RetryproofConfig => ({
   ...config,

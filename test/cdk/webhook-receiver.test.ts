@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../lambdas/config/resolve-config.ts';
 import { WebhookReceiver, generatedEntriesOf } from '../../lib/webhook-receiver.ts';
 import type { WebhookReceiverProps } from '../../lib/webhook-receiver.ts';
-import { CDK_JSON_CONTEXT, NO_BUNDLING } from './stack-fixture.ts';
+import { CDK_JSON_CONTEXT, NO_BUNDLING, thrownBy } from './stack-fixture.ts';
 
 const NOTIFY = fileURLToPath(new URL('../support/fixtures/notify-action.ts', import.meta.url));
 
@@ -23,14 +23,6 @@ function props(route: string, more: Partial<WebhookReceiverProps> = {}): Webhook
   };
 }
 
-function thrownBy(act: () => unknown): Error {
-  try {
-    act();
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error('expected a throw, got none');
-}
 
 /** Every physical name a resource of `template` sets, as `Type.Property=value`. */
 function physicalNames(template: Template): string[] {

@@ -21,21 +21,12 @@ import type { FakeOrdersApi } from '../../examples/orders-app/src/fake-orders-ap
 import { DynamoDbOrdersLedger } from '../../examples/orders-app/src/dynamodb-orders-ledger.ts';
 import { localDynamoClient } from '../../local/aws-clients.ts';
 import { readEndpointsFile } from '../../local/endpoints-file.ts';
-import { dynamoJvmsOf, runScript, shutDown, stackEnv, startStack } from '../local/stack-process.ts';
+import { dynamoJvmsOf, runScript, shutDown, stackEnv, startStack, until } from '../local/stack-process.ts';
 import type { StackProcess } from '../local/stack-process.ts';
 
 const CONFIG = 'examples/orders-app/retryproof.config.ts';
 const ROUTE = 'orders';
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 function isAlive(pid: number): boolean {
   try {

@@ -12,7 +12,7 @@ import { inspectDelivery } from '../../cli/operations/inspect-delivery.ts';
 import { resolveTarget } from '../../cli/target.ts';
 import { readEndpointsFile } from '../../local/endpoints-file.ts';
 import type { LocalEndpoints } from '../../local/endpoints-file.ts';
-import { runScript, shutDown, stackEnv, startStack } from './stack-process.ts';
+import { runScript, shutDown, stackEnv, startStack, until } from './stack-process.ts';
 import type { StackProcess } from './stack-process.ts';
 
 /**
@@ -69,15 +69,6 @@ export default {
 };
 `;
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 const linesOf = async (path: string): Promise<string[]> =>
   (await readFile(path, 'utf8').catch(() => '')).split('\n').filter((line) => line !== '');

@@ -13,21 +13,12 @@ import { inspectDelivery } from '../../cli/operations/inspect-delivery.ts';
 import { peekDeadLetters } from '../../cli/operations/dead-letters.ts';
 import { freePort } from '../../local/free-port.ts';
 import type { StormReport } from '../../local/storm/storm-report.ts';
-import { runScript, shutDown, stackEnv, startStack } from './stack-process.ts';
+import { runScript, shutDown, stackEnv, startStack, until } from './stack-process.ts';
 import type { StackProcess } from './stack-process.ts';
 
 const MAX_ATTEMPTS = 3;
 const MAX_RECEIVE_COUNT = 8;
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 describe('the local stack, end to end', () => {
   let dir: string;
