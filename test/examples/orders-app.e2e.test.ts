@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inspectDelivery } from '../../cli/operations/inspect-delivery.ts';
-import { resolveTarget } from '../../cli/target.ts';
+import type { Target } from '../../cli/target.ts';
 import type { LedgerEntry } from '../../lambdas/actions/index.ts';
 import type { ReconcileReport } from '../../lambdas/reconciler/reconcile.ts';
 import { LOCAL_LEDGER_TABLE } from '../../examples/orders-app/retryproof.config.ts';
@@ -21,7 +21,7 @@ import type { FakeOrdersApi } from '../../examples/orders-app/src/fake-orders-ap
 import { DynamoDbOrdersLedger } from '../../examples/orders-app/src/dynamodb-orders-ledger.ts';
 import { localDynamoClient } from '../../local/aws-clients.ts';
 import { readEndpointsFile } from '../../local/endpoints-file.ts';
-import { dynamoJvmsOf, runScript, shutDown, stackEnv, startStack, until } from '../local/stack-process.ts';
+import { dynamoJvmsOf, runScript, shutDown, stackEnv, startStack, until, withLocalTarget } from '../local/stack-process.ts';
 import type { StackProcess } from '../local/stack-process.ts';
 
 const CONFIG = 'examples/orders-app/retryproof.config.ts';
@@ -45,14 +45,8 @@ describe('the orders-app on the local stack (npm start -- --config examples/orde
   /** The orders API's key whose first request kills the stack, once. */
   let crashOn: string | undefined;
 
-  const withTarget = async <T>(work: (t: Awaited<ReturnType<typeof resolveTarget>>) => Promise<T>): Promise<T> => {
-    const target = await resolveTarget({ local: true }, env);
-    try {
-      return await work(target);
-    } finally {
-      target.close();
-    }
-  };
+  const withTarget = <T>(work: (t: Target) => Promise<T>): Promise<T> => withLocalTarget(env, work);
+
   const statusOf = (key: string) => withTarget(async (t) => (await inspectDelivery(t, ROUTE, key)).record?.status);
   const completed = (key: string) =>
     until(`${ROUTE}/${key} to complete`, async () => ((await statusOf(key)) === 'COMPLETED' ? true : undefined), 60_000);

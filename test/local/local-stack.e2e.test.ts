@@ -8,12 +8,12 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveTarget } from '../../cli/target.ts';
+import type { Target } from '../../cli/target.ts';
 import { inspectDelivery } from '../../cli/operations/inspect-delivery.ts';
 import { peekDeadLetters } from '../../cli/operations/dead-letters.ts';
 import { freePort } from '../../local/free-port.ts';
 import type { StormReport } from '../../local/storm/storm-report.ts';
-import { runScript, shutDown, stackEnv, startStack, until } from './stack-process.ts';
+import { runScript, shutDown, stackEnv, startStack, until, withLocalTarget } from './stack-process.ts';
 import type { StackProcess } from './stack-process.ts';
 
 const MAX_ATTEMPTS = 3;
@@ -25,14 +25,8 @@ describe('the local stack, end to end', () => {
   let env: NodeJS.ProcessEnv;
   let stack: StackProcess | undefined;
 
-  const withTarget = async <T>(work: (t: Awaited<ReturnType<typeof resolveTarget>>) => Promise<T>): Promise<T> => {
-    const target = await resolveTarget({ local: true }, env);
-    try {
-      return await work(target);
-    } finally {
-      target.close();
-    }
-  };
+  const withTarget = <T>(work: (t: Target) => Promise<T>): Promise<T> => withLocalTarget(env, work);
+
   const completed = (route: string, key: string) =>
     until(
       `${route}/${key} to complete`,

@@ -6,6 +6,8 @@ import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../local/free-port.ts';
+import { resolveTarget } from '../../cli/target.ts';
+import type { Target } from '../../cli/target.ts';
 
 export const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -176,5 +178,15 @@ export async function until<T>(what: string, probe: () => Promise<T | undefined>
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** Runs `work` on the CLI's view of the local stack in `env`'s folder, and closes its clients. */
+export async function withLocalTarget<T>(env: NodeJS.ProcessEnv, work: (target: Target) => Promise<T>): Promise<T> {
+  const target = await resolveTarget({ local: true }, env);
+  try {
+    return await work(target);
+  } finally {
+    target.close();
   }
 }
