@@ -1,12 +1,14 @@
 /** What one benchmark run measured, in the shape the report reads. */
 import type { BundleFigure } from './bundles.ts';
 import type { ReceiverName } from './receivers/receiver.ts';
+import { percentile } from './stats.ts';
 import type { KeyReuseResult, LoadResult, StormResult } from './workloads.ts';
 
 export const WORKLOADS = {
   a: 'unique deliveries, sequential',
   b: 'unique deliveries, concurrency 16',
   c: '30% duplicates, concurrency 16',
+  e: "retries after a lost answer, once the work is done, sequential",
 } as const;
 export type LoadWorkload = keyof typeof WORKLOADS;
 
@@ -15,6 +17,8 @@ export interface MergedLoad extends LoadResult {
   readonly rounds: number;
   /** Node CPU (user + system) of this process over the rounds, harness included. */
   readonly cpuMicros: number;
+  /** Each round's p50 answer latency, in round order: the spread of a ratio between receivers. */
+  readonly roundP50s: readonly number[];
 }
 
 export interface RunSettings {
@@ -25,6 +29,8 @@ export interface RunSettings {
   readonly concurrency: Readonly<Record<LoadWorkload, number>>;
   readonly duplicateShare: number;
   readonly bodyBytes: number;
+  /** Workload e's body: the write-unit goals are set at 2 KB. */
+  readonly retryBodyBytes: number;
   readonly storm: {
     readonly keys: number;
     readonly copies: number;
@@ -48,6 +54,11 @@ export interface Measurements {
   /** A key reused for another body, then the genuine retry. */
   readonly keyReuse: Readonly<Record<ReceiverName, KeyReuseResult>>;
   readonly bundles: readonly BundleFigure[];
+  /**
+   * retryproof's write units on DynamoDB Local in workload e, index copies included: a new
+   * delivery's whole life (claim, lease, completion) and a duplicate once the work is done.
+   */
+  readonly writeUnits: { readonly newDeliveryLife: number; readonly duplicate: number; readonly deliveries: number } | undefined;
 }
 
 /** Merges rounds of one workload for one receiver. */
@@ -71,8 +82,10 @@ export function mergeLoads(results: readonly LoadResult[], cpuMicros: number): M
     statuses: merge((r) => r.statuses),
     errors: merge((r) => r.errors),
     requests: sum((r) => r.requests),
+    requestMs: sum((r) => r.requestMs),
     byOperation: merge((r) => r.byOperation),
     executions: sum((r) => r.executions),
     cpuMicros,
+    roundP50s: results.map((r) => percentile(r.latenciesMs, 50)),
   };
 }

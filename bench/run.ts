@@ -18,7 +18,7 @@ import { renderReport } from './report.ts';
 import { createBenchStack } from './stack.ts';
 import type { BenchReceiver } from './stack.ts';
 import { percentile } from './stats.ts';
-import { runKeyReuse, runLoad, runStorm } from './workloads.ts';
+import { runKeyReuse, runLoad, runRetries, runStorm } from './workloads.ts';
 import type { KeyReuseResult, LoadResult, StormResult } from './workloads.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -28,10 +28,11 @@ export function settingsFor(quick: boolean): RunSettings {
     quick,
     rounds: quick ? 3 : 6,
     warmup: quick ? 100 : 400,
-    deliveries: quick ? { a: 60, b: 300, c: 300 } : { a: 600, b: 3000, c: 3000 },
-    concurrency: { a: 1, b: 16, c: 16 },
+    deliveries: quick ? { a: 60, b: 300, c: 300, e: 60 } : { a: 600, b: 3000, c: 3000, e: 600 },
+    concurrency: { a: 1, b: 16, c: 16, e: 1 },
     duplicateShare: 0.3,
     bodyBytes: 1024,
+    retryBodyBytes: 2048,
     storm: {
       keys: quick ? 30 : 200,
       copies: 10,
@@ -88,11 +89,21 @@ async function benchmark(settings: RunSettings): Promise<Measurements> {
   const stack = await createBenchStack(services);
   try {
     const receivers = stack.receivers;
+    const retryproofQueue = receivers.find((r) => r.name === 'retryproof')?.queueUrl;
+    if (retryproofQueue === undefined) throw new Error('the bench stack has no retryproof receiver');
     log(`warming up: ${settings.warmup} deliveries per receiver`);
     for (const r of receivers) await runLoad(r, { deliveries: settings.warmup, concurrency: 8, bodyBytes: settings.bodyBytes });
 
     const loads = {} as Record<LoadWorkload, Record<ReceiverName, MergedLoad>>;
+    let writeUnits: Measurements['writeUnits'];
     for (const w of Object.keys(WORKLOADS) as LoadWorkload[]) {
+      if (w === 'c' || w === 'e') {
+        // The earlier workloads' messages are never executed here: an executor busy with that
+        // backlog would leave the work of c and e untaken, as no deployment's would be.
+        await stack.purge(retryproofQueue);
+      }
+      const meter = w === 'e' ? stack.meterRetryproofWrites() : undefined;
+      const metered = { first: 0, retry: 0 };
       const rounds = new Map<ReceiverName, { results: LoadResult[]; cpu: number }>(receivers.map((r) => [r.name, { results: [], cpu: 0 }]));
       const perRound = Math.ceil(settings.deliveries[w] / settings.rounds);
       for (let round = 0; round < settings.rounds; round++) {
@@ -101,21 +112,42 @@ async function benchmark(settings: RunSettings): Promise<Measurements> {
           // retry after a lost answer comes after a worker took the work (Powertools completes
           // its record in the ingest itself). Its requests are the executor's, not the ingest's.
           const worker = w === 'c' && r.name === 'retryproof' ? stack.executor.run(2) : undefined;
+          const isRetryproof = r.name === 'retryproof';
           const cpu0 = process.cpuUsage();
-          const result = await runLoad(r, {
-            deliveries: perRound,
-            concurrency: settings.concurrency[w],
-            bodyBytes: settings.bodyBytes,
-            duplicateShare: w === 'c' ? settings.duplicateShare : 0,
-            seed: 1000 + round,
-          });
+          const result =
+            w === 'e'
+              ? await runRetries(r, {
+                  deliveries: perRound,
+                  bodyBytes: settings.retryBodyBytes,
+                  settle: isRetryproof ? () => stack.executor.drain(2, 120_000) : undefined,
+                  phase: isRetryproof ? (name) => meter?.phase(name) : undefined,
+                })
+              : await runLoad(r, {
+                  deliveries: perRound,
+                  concurrency: settings.concurrency[w],
+                  bodyBytes: settings.bodyBytes,
+                  duplicateShare: w === 'c' ? settings.duplicateShare : 0,
+                  seed: 1000 + round,
+                });
           const cpu = process.cpuUsage(cpu0);
           await worker?.stop();
+          if (w === 'e' && isRetryproof) {
+            metered.first += perRound;
+            metered.retry += result.deliveries;
+          }
           const bucket = rounds.get(r.name);
           bucket?.results.push(result);
-          if (bucket !== undefined) bucket.cpu += cpu.user + cpu.system;
+          if (bucket !== undefined) bucket.cpu += result.cpuMicros ?? cpu.user + cpu.system;
           log(`[${w}] round ${round + 1}/${settings.rounds} ${r.name.padEnd(10)} ${describeLoad(result)}`);
         }
+      }
+      if (meter !== undefined) {
+        meter.stop();
+        writeUnits = {
+          newDeliveryLife: meter.writeUnits('first') / metered.first,
+          duplicate: meter.writeUnits('retry') / metered.retry,
+          deliveries: metered.first,
+        };
       }
       loads[w] = Object.fromEntries(
         receivers.map((r) => {
@@ -158,6 +190,7 @@ async function benchmark(settings: RunSettings): Promise<Measurements> {
       stormNotices,
       keyReuse,
       bundles,
+      writeUnits,
     };
   } finally {
     stack.destroy();

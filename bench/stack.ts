@@ -24,6 +24,7 @@ import { createPowertoolsReceiver } from './receivers/powertools.ts';
 import { BENCH_ROUTE, EffectCounter } from './receivers/receiver.ts';
 import type { IngestHandler, ReceiverName } from './receivers/receiver.ts';
 import { benchConfig, benchMetrics, BENCH_ACTION, CountingQueue, NoticeCounter, createRetryproofReceiver } from './receivers/retryproof.ts';
+import { CAPACITY_METER, meterCapacity } from '../local/capacity-meter.ts';
 import { countRequests } from '../local/request-counter.ts';
 import type { RequestCounter } from '../local/request-counter.ts';
 import { createNaiveTable, createPowertoolsTable } from './tables.ts';
@@ -59,6 +60,14 @@ export interface BenchExecutor {
   run(pollers: number): { stop(): Promise<{ messages: number }> };
 }
 
+export interface RetryproofWriteMeter {
+  /** Labels the calls that go out from now on, on both clients. */
+  phase(label: string): void;
+  /** Write units of a phase, table and index copies together, both clients. */
+  writeUnits(label: string): number;
+  stop(): void;
+}
+
 export interface BenchStack {
   readonly receivers: readonly BenchReceiver[];
   readonly executor: BenchExecutor;
@@ -66,6 +75,11 @@ export interface BenchStack {
   messagesInQueue(queueUrl: string): Promise<number>;
   /** Empties a queue, so the executor sees only what comes next. */
   purge(queueUrl: string): Promise<void>;
+  /**
+   * Meters the write units retryproof's ingest and executor consume on its table, per phase
+   * (DynamoDB Local reports them per table and index), until stopped.
+   */
+  meterRetryproofWrites(): RetryproofWriteMeter;
   destroy(): void;
 }
 
@@ -238,6 +252,18 @@ export async function createBenchStack(endpoints: { readonly dynamo: string; rea
     executor,
     sqs,
     messagesInQueue,
+    meterRetryproofWrites() {
+      const meters = [rp.client, ex.client].map((c) => meterCapacity(c, eventsTable));
+      return {
+        phase: (label) => {
+          for (const m of meters) m.phase(label);
+        },
+        writeUnits: (label) => meters.reduce((sum, m) => sum + m.writeUnits(label), 0),
+        stop: () => {
+          for (const c of [rp.client, ex.client]) c.middlewareStack.remove(CAPACITY_METER);
+        },
+      };
+    },
     purge: async (queueUrl) => {
       await sqs.send(new PurgeQueueCommand({ QueueUrl: queueUrl }));
     },

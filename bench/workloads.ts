@@ -24,6 +24,10 @@ export interface LoadResult {
   readonly byOperation: Record<string, number>;
   /** Effect executions (see BenchReceiver.effects). */
   readonly executions: number;
+  /** Node CPU of the measured part alone, when the workload has an unmeasured part (e). */
+  readonly cpuMicros?: number;
+  /** Time spent in DynamoDB requests, from send to parsed answer, summed. */
+  readonly requestMs: number;
 }
 
 /** Runs `count` tasks with at most `concurrency` in flight. */
@@ -96,10 +100,75 @@ export async function runLoad(receiver: BenchReceiver, options: LoadOptions): Pr
     statuses,
     errors,
     requests: receiver.requests.total(),
+    requestMs: receiver.requests.elapsedMs(),
     byOperation: Object.fromEntries(receiver.requests.byOperation),
     executions: receiver.effects.total(),
   };
 }
+
+export interface RetryOptions {
+  /** Keys delivered first (unmeasured), then each delivered again once, sequentially (measured). */
+  readonly deliveries: number;
+  readonly bodyBytes: number;
+  /**
+   * Runs between the first deliveries and their retries: retryproof's executor finishes the
+   * work, as it has on AWS by the time a sender retries (1 s at the earliest on a ladder).
+   */
+  readonly settle?: () => Promise<unknown>;
+  /** Called before the first deliveries and again before the retries, with the phase's name. */
+  readonly phase?: (name: 'first' | 'retry') => void;
+}
+
+/**
+ * A sender's retry after it lost our answer: every key is delivered once (unmeasured), the
+ * work settles, then every key is delivered again, one at a time. Only the retries are
+ * measured: the latency, requests and executions of a duplicate alone, on an idle machine.
+ */
+export async function runRetries(receiver: BenchReceiver, options: RetryOptions): Promise<LoadResult> {
+  const firsts = Array.from({ length: options.deliveries }, () => {
+    const key = `msg_${randomUUID()}`;
+    return { key, body: payloadOf(key, options.bodyBytes) };
+  });
+  options.phase?.('first');
+  await pool(firsts.length, 8, async (i) => {
+    const first = firsts[i];
+    if (first !== undefined) await receiver.invoke(signedEvent(first.key, first.body));
+  });
+  await options.settle?.();
+  options.phase?.('retry');
+  receiver.requests.reset();
+  receiver.effects.reset();
+  const latenciesMs: number[] = [];
+  const statuses: Record<string, number> = {};
+  const errors: Record<string, number> = {};
+  const started = performance.now();
+  const cpu0 = process.cpuUsage();
+  for (const { key, body } of firsts) {
+    const event = signedEvent(key, body);
+    const t0 = performance.now();
+    const answer = await receiver.invoke(event);
+    latenciesMs.push(performance.now() - t0);
+    tally(statuses, String(answer.status));
+    if (answer.error !== undefined) tally(errors, answer.error);
+  }
+  return {
+    receiver: receiver.name,
+    deliveries: firsts.length,
+    newDeliveries: 0,
+    duplicateDeliveries: firsts.length,
+    wallMs: performance.now() - started,
+    latenciesMs,
+    statuses,
+    errors,
+    requests: receiver.requests.total(),
+    requestMs: receiver.requests.elapsedMs(),
+    byOperation: Object.fromEntries(receiver.requests.byOperation),
+    executions: receiver.effects.total(),
+    cpuMicros: cpuOf(process.cpuUsage(cpu0)),
+  };
+}
+
+const cpuOf = (usage: NodeJS.CpuUsage): number => usage.user + usage.system;
 
 export interface StormOptions {
   readonly keys: number;

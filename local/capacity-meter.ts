@@ -28,6 +28,9 @@ interface ConsumedCapacity {
   readonly GlobalSecondaryIndexes?: Record<string, { readonly CapacityUnits?: number; readonly ReadCapacityUnits?: number; readonly WriteCapacityUnits?: number }>;
 }
 
+/** The meter's middleware, by name: `client.middlewareStack.remove(CAPACITY_METER)` takes it off. */
+export const CAPACITY_METER = 'retryproofCapacityMeter';
+
 const WRITES = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'BatchWriteItemCommand', 'TransactWriteItemsCommand']);
 
 /**
@@ -62,7 +65,7 @@ export function meterCapacity(client: DynamoDBClient, tableName: string): Capaci
       for (const c of Array.isArray(consumed) ? consumed : consumed === undefined ? [] : [consumed]) add(command, c);
       return out;
     },
-    { step: 'initialize', name: 'retryproofCapacityMeter', priority: 'high' },
+    { step: 'initialize', name: CAPACITY_METER, priority: 'high' },
   );
   return {
     byPhase,

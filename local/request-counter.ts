@@ -4,6 +4,8 @@ export interface RequestCounter {
   /** Requests per SDK command name, retries included. */
   readonly byOperation: Map<string, number>;
   total(): number;
+  /** Wall time the requests took, from send to parsed answer, summed; overlapping requests each count whole. */
+  elapsedMs(): number;
   reset(): void;
 }
 
@@ -14,19 +16,27 @@ export interface RequestCounter {
  */
 export function countRequests(client: DynamoDBClient): RequestCounter {
   const byOperation = new Map<string, number>();
+  let elapsed = 0;
   client.middlewareStack.add(
     (next, context) => async (args) => {
       const name = context.commandName ?? 'unknown';
       byOperation.set(name, (byOperation.get(name) ?? 0) + 1);
-      return next(args);
+      const t0 = performance.now();
+      try {
+        return await next(args);
+      } finally {
+        elapsed += performance.now() - t0;
+      }
     },
     { step: 'finalizeRequest', name: 'retryproofRequestCounter', priority: 'low' },
   );
   return {
     byOperation,
     total: () => [...byOperation.values()].reduce((a, b) => a + b, 0),
+    elapsedMs: () => elapsed,
     reset: () => {
       byOperation.clear();
+      elapsed = 0;
     },
   };
 }

@@ -3,7 +3,7 @@ import { payloadOf, signedEvent } from '../../bench/deliveries.ts';
 import type { ReceiverName } from '../../bench/receivers/receiver.ts';
 import { createBenchStack } from '../../bench/stack.ts';
 import type { BenchReceiver, BenchStack } from '../../bench/stack.ts';
-import { runKeyReuse, runStorm } from '../../bench/workloads.ts';
+import { runKeyReuse, runRetries, runStorm } from '../../bench/workloads.ts';
 
 async function stackOnLocalServices(): Promise<BenchStack> {
   return createBenchStack({ dynamo: inject('dynamoEndpoint'), sqs: inject('sqsEndpoint') });
@@ -95,6 +95,38 @@ describe('the benchmark harness', () => {
       // Powertools refuses it too, but its onError deletes the record, so the retry runs the effect again.
       expect(powertools).toMatchObject({ statuses: [202, 500, 202], errors: ['IdempotencyValidationError'], executions: 2 });
       expect(powertools.byOperation.DeleteItemCommand).toBe(1);
+    } finally {
+      stack.destroy();
+    }
+  });
+
+  it('measures retries after a lost answer alone: one request each, nothing run again, and retryproof\'s write units per phase', async () => {
+    // Prepare
+    const stack = await stackOnLocalServices();
+    const meter = stack.meterRetryproofWrites();
+    try {
+      // Act
+      const retryproof = await runRetries(receiver(stack, 'retryproof'), {
+        deliveries: 4,
+        bodyBytes: 2048,
+        settle: () => stack.executor.drain(1, 10_000),
+        phase: (name) => {
+          meter.phase(name);
+        },
+      });
+      meter.stop();
+      const powertools = await runRetries(receiver(stack, 'powertools'), { deliveries: 4, bodyBytes: 2048 });
+      // Assess: only the retries are counted, each one request that finds the key; none queues or runs anything again.
+      expect(retryproof).toMatchObject({ deliveries: 4, duplicateDeliveries: 4, newDeliveries: 0, statuses: { 202: 4 }, executions: 0 });
+      expect(retryproof.byOperation).toEqual({ UpdateItemCommand: 4 });
+      expect(retryproof.latenciesMs).toHaveLength(4);
+      expect(retryproof.requestMs).toBeGreaterThan(0);
+      expect(powertools).toMatchObject({ statuses: { 202: 4 }, executions: 0, byOperation: { PutItemCommand: 4 } });
+      // The executor took every first delivery's work before the retries: claim, lease, completion.
+      expect(stack.executor.effects.total()).toBe(4);
+      // Write units, index copies included: 5 over a new delivery's life, 1 per duplicate.
+      expect(meter.writeUnits('first')).toBe(4 * 5);
+      expect(meter.writeUnits('retry')).toBe(4 * 1);
     } finally {
       stack.destroy();
     }
