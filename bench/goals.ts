@@ -97,7 +97,7 @@ function coldInitGoal(m: Measurements, f: Figures, mode: SdkMode): Goal {
             'will not hand-write for a few milliseconds once per container. '
           : "What it would take: retryproof's own code near the naive receiver's size, that is the parts named under the bundle goal " +
             'and more (its verifiers, circuit breaker and problem+json answers are what make it retryproof). ') +
-        `${rp.initMs.length < 15 ? `This run took ${rp.initMs.length} samples; the goal asks for 15 or more. ` : ''}` +
+        (rp.initMs.length < 15 ? `This run took ${rp.initMs.length} samples; the goal asks for 15 or more. ` : '') +
         `By CPU time of the same imports: ${f1(f.coldInitCpu[mode].retryproof)} ms against ${f1(f.coldInitCpu[mode].powertools)} ms.`,
   };
 }
