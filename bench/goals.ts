@@ -137,15 +137,17 @@ export function goalsOf(m: Measurements, f: Figures): Goal[] {
       ? undefined
       : `Both answer a duplicate with one request (retryproof: ${f2(f.requestsPerRetry.retryproof)}, Powertools: ` +
         `${f2(f.requestsPerRetry.powertools)}). The request itself takes longer: ${f2(requestMs('retryproof'))} ms against ` +
-        `${f2(requestMs('powertools'))} ms from send to parsed answer. retryproof's is an UpdateItem that sets each of the record's ` +
-        "attributes only where absent, adds the hit and returns the whole old record; Powertools' is a PutItem of a small item refused by " +
-        'its condition. DynamoDB Local (SQLite under a JVM) spends the difference evaluating the longer expression; whether DynamoDB itself ' +
-        'does can only be measured on AWS. The rest is handler CPU: ' +
+        `${f2(requestMs('powertools'))} ms from send to parsed answer. A duplicate's claim is a write that succeeds: it counts the hit ` +
+        "the circuit breaker reads, and returns the whole old record. Powertools' is a PutItem refused by its condition, which writes " +
+        'nothing. On DynamoDB Local (SQLite under a JVM) a write that succeeds costs more than a refused one whatever its expression: in ' +
+        'a separate run on this machine an UpdateItem that only added the hit took 0.15-0.3 ms longer than the refused PutItem, and the ' +
+        "claim's if_not_exists on each attribute 0.1-0.3 ms more. On DynamoDB either request is a few milliseconds of network; how much " +
+        'of the service\'s own time differs only a run on AWS can tell. The rest is handler CPU: ' +
         `${f2(f.cpuPerDelivery.e.retryproof / 1000)} ms against ${f2(f.cpuPerDelivery.e.powertools / 1000)} ms of Node CPU per duplicate, the ` +
         "sender's signing included: retryproof runs Powertools Logger and Metrics and its circuit breaker on every duplicate, the peer neither. " +
-        'What it would take: a claim that writes fewer attributes (a record split into a small key item and the rest, which costs the ' +
-        'new delivery a second write), or a per-container cache of answers, which would answer a retry that comes back to the same ' +
-        'container with no request at all, but then the circuit breaker, whose repeat count lives on the record, would not see it.',
+        'What it would take: a duplicate that writes nothing, which means not counting its hit on the record (the circuit breaker, which ' +
+        'pauses a route when one key keeps coming back, would go blind), or a per-container cache of answers that replies to a retry ' +
+        'reaching the same container with no request at all, and the breaker would miss every retry it answered. The breaker was kept.',
   });
   const c16 = latencyGoal(m, f, 'b', 0.6, 'p50 at concurrency 16, unique (b)');
   const cpuR = f.cpuPerDelivery.b.retryproof / f.cpuPerDelivery.b.powertools;
