@@ -10,6 +10,7 @@ import { RECORD_STATUS, acceptedAnswer, keptPayloadOf, workMessageOf } from '../
 import type { EventRecord, RecordSummary, WorkMessage } from '../domain/event-record.ts';
 import { operationFingerprint } from '../domain/operation-fingerprint.ts';
 import type { Ledger, LedgerEntry } from '../ledger/ledger.ts';
+import type { ResendRequest } from '../ports/event-store.ts';
 import type { ReconcilerStore } from '../ports/reconciler-store.ts';
 import type { RouteStateStore } from '../ports/route-state-store.ts';
 import type { WorkQueue } from '../ports/work-queue.ts';
@@ -133,6 +134,14 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
 
   const now = deps.now();
   const stuckBefore = now - options.stuckAfterMs;
+  /** What a re-send of this record claims: one per window, answered as accepted from now on. */
+  const resendRequestOf = (full: EventRecord): ResendRequest => ({
+    receivedAt: full.receivedAt,
+    nowMs: now,
+    sentBeforeMs: stuckBefore,
+    answer: acceptedAnswer(full.route, full.key),
+    answeredFailure: full.answer.status >= 500,
+  });
   /**
    * Sends a message, and says so in the report when SQS refuses it: one record SQS cannot
    * carry (an old, oversized body, say) must not end the run for every other record.
@@ -218,13 +227,6 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
             flag(full, 'reenqueue-limit', 'left for the next run: the per-run re-enqueue bound was reached');
             continue;
           }
-          const request = {
-            receivedAt: full.receivedAt,
-            nowMs: now,
-            sentBeforeMs: stuckBefore,
-            answer: acceptedAnswer(full.route, full.key),
-            answeredFailure: full.answer.status >= 500,
-          };
           // fail keeps the payload; a record kept here for want of one is re-sent once a copy kept it.
           const message = messageFor(full);
           if (message === undefined) {
@@ -234,7 +236,7 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
             if (now - full.receivedAt > windowMs + options.stuckAfterMs) await deps.store.clearStranded(full);
             continue;
           }
-          if (!(await deps.store.claimResend(full.route, full.key, request))) continue;
+          if (!(await deps.store.claimResend(full.route, full.key, resendRequestOf(full)))) continue;
           if (await trySend(full, message)) {
             await deps.store.clearStranded(full);
             counts.reenqueued++;
@@ -281,14 +283,7 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
         continue;
       }
       // One resend per window, whoever else tries: the write decides, then we send.
-      const request = {
-        receivedAt: record.receivedAt,
-        nowMs: now,
-        sentBeforeMs: stuckBefore,
-        answer: acceptedAnswer(record.route, record.key),
-        answeredFailure: full.answer.status >= 500,
-      };
-      if (!(await deps.store.claimResend(record.route, record.key, request))) continue;
+      if (!(await deps.store.claimResend(record.route, record.key, resendRequestOf(full)))) continue;
       if (await trySend(record, message)) {
         counts.reenqueued++;
         await correction(record, 're-enqueued', { was: record.status });
