@@ -5,10 +5,12 @@
  *
  *   POST /_local/restart-executor  kill the executor's event source mid-run, start a new one
  *   POST /_local/reconcile         one reconciliation now: {settleSeconds, stuckAfterSeconds, fromMs, toMs}
+ *   POST /_local/ledger            the entries of every ledger the stack's actions declare: {fromMs, toMs}
  *   GET  /_local/status            the queues' depths and the executor's counters
  */
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { Ledger, LedgerEntry } from '../lambdas/ledger/ledger.ts';
 import type { ReconcileReport } from '../lambdas/reconciler/reconcile.ts';
 import type { PollerStats } from './executor-poller.ts';
 import type { AdminHandler } from './http-gateway.ts';
@@ -18,6 +20,8 @@ import type { ReconcileRequest } from './reconcile-runs.ts';
 export interface AdminTargets {
   readonly restartExecutor: () => Promise<{ abandonedBatches: number }>;
   readonly reconcileOnce: (request: ReconcileRequest) => Promise<ReconcileReport>;
+  /** The stack's ledgers, by action: those of the configuration it was started with, the demo's or a user's. */
+  readonly ledgers: ReadonlyMap<string, Ledger>;
   /** Stuck-after seconds when a reconcile call names none: the stack's own. */
   readonly stuckAfterSeconds: number;
   readonly sqs: SQSClient;
@@ -43,6 +47,15 @@ async function depth(sqs: SQSClient, queueUrl: string): Promise<{ visible: numbe
   };
 }
 
+/** Every entry of the ledgers in [fromMs, toMs), once each: actions may share a ledger. */
+async function ledgerEntries(ledgers: ReadonlyMap<string, Ledger>, fromMs: number, toMs: number): Promise<LedgerEntry[]> {
+  const distinct = [...new Set(ledgers.values())];
+  const lists = await Promise.all(distinct.map((l) => l.listWindow(fromMs, toMs)));
+  const byId = new Map<string, LedgerEntry>();
+  for (const entry of lists.flat()) byId.set(entry.entryId, entry);
+  return [...byId.values()];
+}
+
 /** The admin calls, by `METHOD /path`, as the gateway serves them. */
 export function adminEndpoints(targets: AdminTargets): ReadonlyMap<string, AdminHandler> {
   return new Map<string, AdminHandler>([
@@ -59,6 +72,17 @@ export function adminEndpoints(targets: AdminTargets): ReadonlyMap<string, Admin
           ...(typeof b.toMs === 'number' ? { toMs: b.toMs } : {}),
         });
         return { status: 200, body: report };
+      },
+    ],
+    [
+      'POST /_local/ledger',
+      async (body) => {
+        const b = (body ?? {}) as Record<string, unknown>;
+        const { fromMs, toMs } = b;
+        if (typeof fromMs !== 'number' || typeof toMs !== 'number' || !(fromMs <= toMs)) {
+          return { status: 400, body: { error: 'fromMs and toMs are required: epoch milliseconds, fromMs <= toMs' } };
+        }
+        return { status: 200, body: { ledgers: new Set(targets.ledgers.values()).size, entries: await ledgerEntries(targets.ledgers, fromMs, toMs) } };
       },
     ],
     [

@@ -185,6 +185,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     admin: adminEndpoints({
       restartExecutor,
       reconcileOnce: reconcile.once,
+      ledgers: imported.ledgers,
       stuckAfterSeconds: config.reconciliation.stuckAfterSeconds,
       sqs: clients.sqs,
       queues,

@@ -1,4 +1,4 @@
-/** `retryproof ledger`: the demo ledger's entries over a window. */
+/** `retryproof ledger`: the ledgers' entries over a window (locally the stack's own ledgers, deployed the demo's). */
 import { durationFlag } from '../args.ts';
 import type { Command } from '../command.ts';
 import { listLedger } from '../operations/ledger-entries.ts';
@@ -14,7 +14,7 @@ JSON: [{"entryId", "route", "idempotencyKey", "amount", "currency", "status": "p
 
 export const ledgerCommand: Command = {
   name: 'ledger',
-  summary: "the demo ledger's entries (posted and reversed) over a window",
+  summary: "ledger entries (posted and reversed) over a window: locally every ledger the stack's actions declare, deployed the demo's",
   usage: USAGE,
   options: { window: { type: 'string' }, route: { type: 'string' }, key: { type: 'string' } },
   args: [],

@@ -6,11 +6,11 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { historyOf, readLogItems } from '../../lambdas/store/execution-history.ts';
 import { RECORD_SK, recordPk } from '../../lambdas/store/record-keys.ts';
-import { DynamoDbLedger } from '../../lambdas/demo/dynamodb-ledger.ts';
 import type { LedgerEntry } from '../../lambdas/ledger/ledger.ts';
 import { documentClient } from '../../lambdas/store/dynamodb-event-store.ts';
 import { fromRecordItem } from '../../lambdas/store/record-item.ts';
 import type { Target } from '../target.ts';
+import { ledgerWindow } from './ledger-entries.ts';
 
 export interface RecordView {
   readonly route: string;
@@ -105,11 +105,8 @@ export async function inspectDelivery(
   const hidden: ReadonlySet<string> = new Set(['pk', 'sk', 'route', 'key', 'expiresAt']);
   // Every attempt: the completing one is on the record, the others and the repairs are log items.
   const log = historyOf(logItems, item.Item).map((item) => Object.fromEntries(Object.entries(item).filter(([name]) => !hidden.has(name))));
-  let ledger: LedgerEntry[] = [];
-  if (target.ledgerTable !== undefined) {
-    const from = Math.max((record?.receivedAt ?? now - DAY_MS) - 60_000, now - LEDGER_LOOKBACK_MS);
-    const entries = await new DynamoDbLedger(target.dynamo, target.ledgerTable).listWindow(from, now + 60_000);
-    ledger = entries.filter((e) => e.route === route && e.idempotencyKey === key);
-  }
+  const from = Math.max((record?.receivedAt ?? now - DAY_MS) - 60_000, now - LEDGER_LOOKBACK_MS);
+  const entries = (await ledgerWindow(target, from, now + 60_000)) ?? [];
+  const ledger = entries.filter((e) => e.route === route && e.idempotencyKey === key);
   return { record, log, ledger };
 }

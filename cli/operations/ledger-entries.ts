@@ -1,4 +1,8 @@
-/** The demo ledger's entries over a window, in posting order. */
+/**
+ * Ledger entries over a window, in posting order. Locally they come from the stack, which
+ * holds the ledgers of the configuration it was started with (the demo's, or a team's own);
+ * on a deployed stack the CLI can read the demo's ledger table only.
+ */
 import { DynamoDbLedger } from '../../lambdas/demo/dynamodb-ledger.ts';
 import type { LedgerEntry } from '../../lambdas/ledger/ledger.ts';
 import { CliError } from '../errors.ts';
@@ -20,20 +24,43 @@ export interface LedgerRow {
 }
 
 /**
+ * Every entry of the target's ledgers posted in [fromMs, toMs); undefined when it has none
+ * the CLI can read.
+ * @throws CliError when the local stack refuses the call
+ */
+export async function ledgerWindow(target: Target, fromMs: number, toMs: number): Promise<readonly LedgerEntry[] | undefined> {
+  if (target.localUrl !== undefined) {
+    const answer = await fetch(`${target.localUrl}/_local/ledger`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ fromMs, toMs }),
+    });
+    if (!answer.ok) throw new CliError(`the local stack's ledger call answered ${answer.status}: ${await answer.text()}`);
+    const { ledgers, entries } = (await answer.json()) as { ledgers: number; entries: LedgerEntry[] };
+    return ledgers === 0 ? undefined : entries;
+  }
+  if (target.ledgerTable === undefined) return undefined;
+  return new DynamoDbLedger(target.dynamo, target.ledgerTable).listWindow(fromMs, toMs);
+}
+
+/**
  * Entries posted in the last `windowMs` (plus the margin).
- * @throws CliError when the stack has no demo ledger
+ * @throws CliError when the stack has no ledger the CLI can read
  */
 export async function listLedger(
   target: Target,
   windowMs: number,
   filter: { route?: string; key?: string; now?: number } = {},
 ): Promise<LedgerRow[]> {
-  if (target.ledgerTable === undefined) throw new CliError(`${target.description} has no demo ledger (demo is off)`);
   const now = filter.now ?? Date.now();
-  const entries: readonly LedgerEntry[] = await new DynamoDbLedger(target.dynamo, target.ledgerTable).listWindow(
-    now - windowMs - LEDGER_MARGIN_MS,
-    now + LEDGER_MARGIN_MS,
-  );
+  const entries = await ledgerWindow(target, now - windowMs - LEDGER_MARGIN_MS, now + LEDGER_MARGIN_MS);
+  if (entries === undefined) {
+    throw new CliError(
+      target.localUrl === undefined
+        ? `${target.description} has no demo ledger (demo is off); on a deployed stack the CLI reads the demo's ledger only`
+        : `${target.description} has no ledger: none of its routes' actions declares one`,
+    );
+  }
   return entries
     .filter((e) => (filter.route === undefined || e.route === filter.route) && (filter.key === undefined || e.idempotencyKey === filter.key))
     .sort((a, b) => a.postedAt - b.postedAt || a.entryId.localeCompare(b.entryId))

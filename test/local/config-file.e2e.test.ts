@@ -135,36 +135,52 @@ describe('npm start -- --config PATH, on a configuration of a team\'s own', () =
   }, 60_000);
 
   it('reconciles against the team\'s own ledger, and finds the one run accounted for', async () => {
+    // Prepare: inspect, polled above, reads the ledger too.
+    const readsBefore = (await linesOf(join(work, 'ledger-reads.log'))).length;
     // Act: one reconciliation by hand, as the storm asks for it.
     const answer = await fetch(`${stack!.url}/_local/reconcile`, { method: 'POST', body: JSON.stringify({ settleSeconds: 0 }) });
     // Assess
     expect(answer.status).toBe(200);
     const report = (await answer.json()) as { counts: Record<string, number> };
     expect(report.counts).toMatchObject({ scanned: 1, missing: 0, orphans: 0, reversed: 0 });
-    expect(await linesOf(join(work, 'ledger-reads.log'))).toHaveLength(1);
+    expect(await linesOf(join(work, 'ledger-reads.log'))).toHaveLength(readsBefore + 1);
   }, 60_000);
 
   it('reconciles the same way from the CLI: `retryproof --local reconcile` runs the stack\'s own reconciler, with the team\'s ledger', async () => {
+    // Prepare
+    const readsBefore = (await linesOf(join(work, 'ledger-reads.log'))).length;
     // Act
     const out = await runScript('cli/retryproof.ts', ['--local', 'reconcile', '--settle', '0s', '--json'], env);
     // Assess: the team's record is read and its ledger entry found, which the repository's demo config could not do.
     expect(out.code).toBe(0);
     expect((JSON.parse(out.stdout) as { counts: Record<string, number> }).counts).toMatchObject({ scanned: 1, missing: 0, orphans: 0 });
-    expect(await linesOf(join(work, 'ledger-reads.log'))).toHaveLength(2);
+    expect(await linesOf(join(work, 'ledger-reads.log'))).toHaveLength(readsBefore + 1);
   }, 60_000);
 
-  it('has no demo for the storm or the ledger command to use, and they say so', async () => {
+  it('has no demo for the storm to drive, and says so', async () => {
     // Act
     const storm = await runScript('scripts/storm.ts', ['--route', 'orders', '--events', '1'], env);
-    const ledger = await runScript('cli/retryproof.ts', ['--local', 'ledger'], env);
     // Assess
     expect(storm.code).toBe(2);
     expect(storm.stderr.split('\n')[0]).toBe(
       'storm: route "orders" runs the action "record": the storm drives the demo\'s payout action ' +
         '(its crashes and failures are asked for in the body); start the stack with demo: true and pick a demo route',
     );
-    expect(ledger.code).toBe(1);
-    expect(ledger.stderr).toMatch(/has no demo ledger \(demo is off\)/);
+  }, 60_000);
+
+  it('shows the team\'s own ledger in `retryproof --local ledger` and `inspect`, read through the stack', async () => {
+    // Prepare: the one key delivered above.
+    const [run] = (await linesOf(join(work, 'effects.log'))).map((line) => JSON.parse(line) as { key: string });
+    const readsBefore = (await linesOf(join(work, 'ledger-reads.log'))).length;
+    // Act
+    const ledger = await runScript('cli/retryproof.ts', ['--local', 'ledger', '--json'], env);
+    const inspect = await runScript('cli/retryproof.ts', ['--local', 'inspect', 'orders', run?.key ?? '', '--json'], env);
+    // Assess: the team's module answered both (each read leaves a line), not the demo's table.
+    expect(ledger.code, ledger.stderr).toBe(0);
+    expect(JSON.parse(ledger.stdout)).toEqual([expect.objectContaining({ route: 'orders', idempotencyKey: run?.key, status: 'posted' })]);
+    expect(inspect.code, inspect.stderr).toBe(0);
+    expect((JSON.parse(inspect.stdout) as { ledger: unknown[] }).ledger).toEqual([expect.objectContaining({ idempotencyKey: run?.key })]);
+    expect(await linesOf(join(work, 'ledger-reads.log'))).toHaveLength(readsBefore + 2);
   }, 60_000);
 
   it('stops on SIGINT with exit code 0', async () => {
