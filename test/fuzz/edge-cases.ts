@@ -221,6 +221,7 @@ const RAW_TARGETS = [
   '/webhooks/a b',
   '/webhooks/generic#frag',
   '/_local/reconcile',
+  '/_local/ledger',
   '/_local/',
   '//a:b',
   '//[',
