@@ -27,6 +27,7 @@ import { RouteSecrets } from './stateful/route-secrets.ts';
 import { WorkQueue } from './stateful/work-queue.ts';
 import { configEnvironmentValue } from './stateless/config-environment.ts';
 import { Observability } from './stateless/observability.ts';
+import { ReceiverMetrics } from './stateless/retryproof-metrics.ts';
 import { ReconcileSchedule } from './stateless/reconcile-schedule.ts';
 import { RetryproofFunction, generatedEntriesDir, lambdaEntry } from './stateless/retryproof-function.ts';
 import { WebhookApi } from './stateless/webhook-api.ts';
@@ -153,10 +154,14 @@ export class WebhookReceiver extends Construct {
       [ENV.queueUrl]: work.queue.queueUrl,
     };
     const logRetentionDays = resolved.logRetentionDays;
+    // Each receiver's metrics in a namespace of its own, named like its resources: two
+    // receivers never count into, alarm on or keep alive each other's numbers.
+    const metrics = new ReceiverMetrics(namePrefix);
     const entries = new GeneratedEntries(this);
 
     const ingest = new RetryproofFunction(this, 'Ingest', {
       serviceName: SERVICE.ingest,
+      metricNamespace: metrics.namespace,
       entry: lambdaEntry('ingest/handler'),
       description: 'retryproof: verifies, records and enqueues each webhook delivery',
       timeout: INGEST_TIMEOUT,
@@ -170,6 +175,7 @@ export class WebhookReceiver extends Construct {
     });
     const executor = new RetryproofFunction(this, 'Executor', {
       serviceName: SERVICE.executor,
+      metricNamespace: metrics.namespace,
       entry: entries.write('executor', lambdaEntry('executor/lambda'), 'executorLambda', mapValues(sources, (s) => s.entry)),
       description: 'retryproof: claims each accepted delivery and runs its action once',
       // The longest lease plus the completion margin: a live worker never outlives its lease.
@@ -181,6 +187,7 @@ export class WebhookReceiver extends Construct {
     const ledgers = new Map([...sources].flatMap(([name, s]) => (s.ledger === undefined ? [] : [[name, s.ledger] as const])));
     const reconciler = new RetryproofFunction(this, 'Reconciler', {
       serviceName: SERVICE.reconciler,
+      metricNamespace: metrics.namespace,
       entry: entries.write('reconciler', lambdaEntry('reconciler/lambda'), 'reconcilerLambda', ledgers),
       description: 'retryproof: re-enqueues stuck work and reverses duplicate effects',
       timeout: RECONCILER_TIMEOUT,
@@ -272,6 +279,7 @@ export class WebhookReceiver extends Construct {
       alarmTopic: alarms.topic,
       resolved,
       namePrefix,
+      metrics,
       // Dashboards are account-wide, unlike the alarms and the queue: the region keeps a
       // second region's receiver from taking this one's dashboard.
       dashboardName: `${namePrefix}-${stack.region}`,
@@ -292,18 +300,13 @@ export class WebhookReceiver extends Construct {
       value: sqsConsoleUrl(stack, work.deadLetterQueue.queueUrl),
     });
 
-    // Metrics are per route in one namespace: two receivers of a stack with a route of the
-    // same name would count into, and alarm on, each other's numbers.
+    // Two receivers of one stack with one prefix would share physical names, and metrics.
     this.node.addValidation({
       validate: () =>
         Stack.of(this)
           .node.findAll()
-          .filter((c): c is WebhookReceiver => c instanceof WebhookReceiver && c !== this)
-          .flatMap((other) =>
-            resolved.routes
-              .filter((route) => other.config.routes.some((r) => r.name === route.name))
-              .map((route) => `route "${route.name}" is in the receivers ${this.node.path} and ${other.node.path}: their metrics and alarms would mix; rename one`),
-          ),
+          .filter((c): c is WebhookReceiver => c instanceof WebhookReceiver && c !== this && c.namePrefix === namePrefix)
+          .map((other) => `the receivers ${this.node.path} and ${other.node.path} both have the name prefix "${namePrefix}": their resources' names and metrics would collide; set namePrefix on one`),
     });
 
     this.api = api.api;

@@ -1,8 +1,10 @@
 /**
- * Every metric name, namespace and service dimension, in one place. The functions emit
+ * Every metric name and service dimension, and the local namespace, in one place (a
+ * deployed receiver's namespace is its name prefix: lib/stateless/retryproof-metrics.ts). The functions emit
  * them (Powertools Metrics, EMF) and the CDK dashboard and alarms read them; one list,
  * so the two cannot drift. Powertools adds the `service` dimension to every metric.
  */
+/** The namespace when POWERTOOLS_METRICS_NAMESPACE is unset (the local stack, the tests), and the app's own receiver's. */
 export const METRICS_NAMESPACE = 'Retryproof';
 
 export const SERVICE = {

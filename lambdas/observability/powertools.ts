@@ -46,7 +46,12 @@ export class QuietMetrics extends Metrics {
   }
 }
 
-/** The project's Metrics for one service, in the `Retryproof` namespace; an empty flush is silent. */
+/**
+ * The project's Metrics for one service, in its receiver's namespace (POWERTOOLS_METRICS_NAMESPACE,
+ * which the construct sets to the receiver's name prefix; `Retryproof` when unset, as
+ * locally); an empty flush is silent.
+ */
 export function createMetrics(serviceName: string): Metrics {
-  return new QuietMetrics({ namespace: METRICS_NAMESPACE, serviceName });
+  const namespace = process.env.POWERTOOLS_METRICS_NAMESPACE;
+  return new QuietMetrics({ namespace: namespace === undefined || namespace === '' ? METRICS_NAMESPACE : namespace, serviceName });
 }

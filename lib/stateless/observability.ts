@@ -28,10 +28,8 @@ import {
   DEFAULT_PERIOD,
   RETRY_CAUSE_STATUSES,
   UNKNOWN_ROUTE,
-  executorMetric,
-  ingestMetric,
-  reconcilerMetric,
 } from './retryproof-metrics.ts';
+import type { ReceiverMetrics } from './retryproof-metrics.ts';
 
 /** Props of {@link Observability}. */
 export interface ObservabilityProps {
@@ -55,6 +53,8 @@ export interface ObservabilityProps {
   readonly resolved: ResolvedConfig;
   /** The receiver's name prefix: every alarm's name starts with it. */
   readonly namePrefix: string;
+  /** The receiver's metrics, in the namespace its functions emit into. */
+  readonly metrics: ReceiverMetrics;
   /** Dashboards are account-wide: the name must be unique across regions and receivers. */
   readonly dashboardName: string;
 }
@@ -113,7 +113,7 @@ export class Observability extends Construct {
 
   constructor(scope: Construct, id: string, props: ObservabilityProps) {
     super(scope, id);
-    const { resolved } = props;
+    const { resolved, metrics } = props;
     const routes = resolved.routes.map((r) => r.name);
     const { duplicateStormShare, duplicateStormMinDeliveries } = resolved.alarms;
     const action = new SnsAction(props.alarmTopic);
@@ -158,7 +158,7 @@ export class Observability extends Construct {
             'this alarm is an event, sent once per pause, and is OK again a minute later although the route stays paused until someone resumes it. ' +
             'First run `npx retryproof --stack <name> routes list` (the pause names the key, its counts and the reason, and how to resume; ' +
             'the ingest log line "circuit breaker tripped" carries the same notice), find why the sender repeats that key, then resume the route.',
-          metric: ingestMetric(INGEST_METRIC.routePaused, route.name, { period: Duration.minutes(1) }),
+          metric: metrics.ingest(INGEST_METRIC.routePaused, route.name, { period: Duration.minutes(1) }),
           threshold: 0,
           treatMissingData: TreatMissingData.NOT_BREACHING,
           recovers: false,
@@ -170,7 +170,7 @@ export class Observability extends Construct {
             `A key of route "${route.name}" came back ${route.breakerThreshold} times after we had answered it; the route only alerts, so its work still runs, ` +
             'and this alarm is an event, OK again a minute later. First find the key and its counts in the ingest log line "circuit breaker tripped" ' +
             `(Logs Insights on the ingest's log group: filter message = "circuit breaker tripped" and route = "${route.name}"), then find why the sender repeats it.`,
-          metric: ingestMetric(INGEST_METRIC.breakerTripped, route.name, { period: Duration.minutes(1) }),
+          metric: metrics.ingest(INGEST_METRIC.breakerTripped, route.name, { period: Duration.minutes(1) }),
           threshold: 0,
           treatMissingData: TreatMissingData.NOT_BREACHING,
           recovers: false,
@@ -187,8 +187,8 @@ export class Observability extends Construct {
         metric: new MathExpression({
           expression: `IF(deliveries${i} >= ${duplicateStormMinDeliveries}, duplicates${i} / deliveries${i}, 0)`,
           usingMetrics: {
-            [`deliveries${i}`]: ingestMetric(INGEST_METRIC.deliveries, route.name),
-            [`duplicates${i}`]: ingestMetric(INGEST_METRIC.duplicates, route.name),
+            [`deliveries${i}`]: metrics.ingest(INGEST_METRIC.deliveries, route.name),
+            [`duplicates${i}`]: metrics.ingest(INGEST_METRIC.duplicates, route.name),
           },
           label: `duplicate share, ${route.name}`,
           period: DEFAULT_PERIOD,
@@ -209,10 +209,10 @@ export class Observability extends Construct {
       metric: new MathExpression({
         expression: 'reversed + needsAttention + missing + orphans',
         usingMetrics: {
-          reversed: reconcilerMetric(RECONCILER_METRIC.reversed),
-          needsAttention: reconcilerMetric(RECONCILER_METRIC.needsAttention),
-          missing: reconcilerMetric(RECONCILER_METRIC.missing),
-          orphans: reconcilerMetric(RECONCILER_METRIC.orphans),
+          reversed: metrics.reconciler(RECONCILER_METRIC.reversed),
+          needsAttention: metrics.reconciler(RECONCILER_METRIC.needsAttention),
+          missing: metrics.reconciler(RECONCILER_METRIC.missing),
+          orphans: metrics.reconciler(RECONCILER_METRIC.orphans),
         },
         label: 'reconciler corrections and findings',
         period: DEFAULT_PERIOD,
@@ -277,14 +277,14 @@ export class Observability extends Construct {
             // No duplicate in a period leaves no data point; FILL makes that a rate of 0.
             expression: `FILL(duplicates${i}, 0) / deliveries${i}`,
             usingMetrics: {
-              [`duplicates${i}`]: ingestMetric(INGEST_METRIC.duplicates, route),
-              [`deliveries${i}`]: ingestMetric(INGEST_METRIC.deliveries, route),
+              [`duplicates${i}`]: metrics.ingest(INGEST_METRIC.duplicates, route),
+              [`deliveries${i}`]: metrics.ingest(INGEST_METRIC.deliveries, route),
             },
             label: route,
             period: period ?? DEFAULT_PERIOD,
           }),
       );
-    const intervention = interventionExpressions(routes);
+    const intervention = interventionExpressions(metrics, routes);
 
     const dashboard = new Dashboard(this, 'Dashboard', {
       dashboardName: props.dashboardName,
@@ -343,7 +343,7 @@ export class Observability extends Construct {
         new GraphWidget({
           title: `Retry causes: ${route}`,
           left: RETRY_CAUSE_STATUSES.map(({ status, cause }) =>
-            ingestMetric(INGEST_METRIC.retryCause, route, {
+            metrics.ingest(INGEST_METRIC.retryCause, route, {
               dimensions: { previousStatus: String(status) },
               label: `answered ${status} before (${cause})`,
             }),
@@ -352,16 +352,16 @@ export class Observability extends Construct {
           width: 8,
           height: 6,
         }),
-        answersWidget(route, `Answers by status: ${route}`, 16),
+        answersWidget(metrics, route, `Answers by status: ${route}`, 16),
       );
     }
-    dashboard.addWidgets(answersWidget(UNKNOWN_ROUTE, 'Answers by status: unknown routes', 24));
+    dashboard.addWidgets(answersWidget(metrics, UNKNOWN_ROUTE, 'Answers by status: unknown routes', 24));
     dashboard.addWidgets(
       new GraphWidget({
         title: 'TTL coverage: duplicate age as % of TTL',
         left: routes.flatMap((route) =>
           [Stats.p(99), Stats.MAXIMUM].map((statistic) =>
-            ingestMetric(INGEST_METRIC.duplicateAgeShareOfTtl, route, { statistic, label: `${route} ${statistic}` }),
+            metrics.ingest(INGEST_METRIC.duplicateAgeShareOfTtl, route, { statistic, label: `${route} ${statistic}` }),
           ),
         ),
         leftYAxis: { min: 0, max: 100, label: '% of TTL', showUnits: false },
@@ -373,7 +373,7 @@ export class Observability extends Construct {
         title: 'Lease coverage: action time as % of lease',
         left: routes.flatMap((route) =>
           [Stats.p(99), Stats.MAXIMUM].map((statistic) =>
-            executorMetric(EXECUTOR_METRIC.actionShareOfLease, route, { statistic, label: `${route} ${statistic}` }),
+            metrics.executor(EXECUTOR_METRIC.actionShareOfLease, route, { statistic, label: `${route} ${statistic}` }),
           ),
         ),
         leftYAxis: { min: 0, label: '% of lease', showUnits: false },
@@ -459,7 +459,7 @@ function addReconcilerHeartbeat(scope: Construct, addAlarm: (alarmId: string, sp
       'First look at the reconciler-errors, reconciler-throttled and reconcile-schedule-failed alarms and the reconciler\'s log; the next run that completes clears this alarm.',
     // One data point per clock hour; an hour without a completed run is missing data, and
     // missing counts as breaching, so the alarm needs no run to fire: its whole point.
-    metric: reconcilerMetric(RECONCILER_METRIC.runs, { period: Duration.hours(1) }),
+    metric: props.metrics.reconciler(RECONCILER_METRIC.runs, { period: Duration.hours(1) }),
     threshold: 1,
     below: true,
     evaluationPeriods: hours,
@@ -512,11 +512,11 @@ function addReconcilerHeartbeat(scope: Construct, addAlarm: (alarmId: string, sp
 }
 
 /** Answers by status code, one line per status in {@link ANSWER_STATUSES}, for one `route` dimension value. */
-function answersWidget(route: string, title: string, width: number): GraphWidget {
+function answersWidget(metrics: ReceiverMetrics, route: string, title: string, width: number): GraphWidget {
   return new GraphWidget({
     title,
     left: ANSWER_STATUSES.map((status) =>
-      ingestMetric(INGEST_METRIC.answers, route, { dimensions: { status: String(status) }, label: String(status) }),
+      metrics.ingest(INGEST_METRIC.answers, route, { dimensions: { status: String(status) }, label: String(status) }),
     ),
     leftYAxis: { min: 0, label: 'answers', showUnits: false },
     width,
@@ -530,7 +530,7 @@ function answersWidget(route: string, title: string, width: number): GraphWidget
  * A route that had nothing in a period has no data point there; FILL counts it as 0.
  * Routes are numbered in the ids (`dlq0`), because a route's name may hold a dash.
  */
-function interventionExpressions(routes: readonly string[]): { rate: MathExpression; parts: MathExpression[] } {
+function interventionExpressions(metrics: ReceiverMetrics, routes: readonly string[]): { rate: MathExpression; parts: MathExpression[] } {
   const sumOver = (label: string, prefix: string, metricOf: (route: string) => IMetric) => {
     const usingMetrics = Object.fromEntries(routes.map((route, i) => [`${prefix}${i}`, metricOf(route)]));
     return new MathExpression({
@@ -540,13 +540,13 @@ function interventionExpressions(routes: readonly string[]): { rate: MathExpress
       period: DEFAULT_PERIOD,
     });
   };
-  const dlq = sumOver('DLQ arrivals', 'dlq', (route) => executorMetric(EXECUTOR_METRIC.dlqArrivals, route));
-  const failed = sumOver('FAILED', 'failed', (route) => executorMetric(EXECUTOR_METRIC.failed, route));
-  const parked = sumOver('PARKED', 'parked', (route) => executorMetric(EXECUTOR_METRIC.parked, route));
-  const deliveries = sumOver('deliveries', 'deliveries', (route) => ingestMetric(INGEST_METRIC.deliveries, route));
+  const dlq = sumOver('DLQ arrivals', 'dlq', (route) => metrics.executor(EXECUTOR_METRIC.dlqArrivals, route));
+  const failed = sumOver('FAILED', 'failed', (route) => metrics.executor(EXECUTOR_METRIC.failed, route));
+  const parked = sumOver('PARKED', 'parked', (route) => metrics.executor(EXECUTOR_METRIC.parked, route));
+  const deliveries = sumOver('deliveries', 'deliveries', (route) => metrics.ingest(INGEST_METRIC.deliveries, route));
   const attention = new MathExpression({
     expression: 'FILL(needsAttention, 0)',
-    usingMetrics: { needsAttention: reconcilerMetric(RECONCILER_METRIC.needsAttention) },
+    usingMetrics: { needsAttention: metrics.reconciler(RECONCILER_METRIC.needsAttention) },
     label: 'reconciler needs attention',
     period: DEFAULT_PERIOD,
   });

@@ -66,6 +66,8 @@ export interface RetryproofFunctionProps {
    * @default 'retryproof'
    */
   readonly serviceName?: string;
+  /** The CloudWatch namespace its metrics go to: its receiver's (ReceiverMetrics), so its alarms read them. */
+  readonly metricNamespace: string;
 }
 
 /**
@@ -106,7 +108,7 @@ export class RetryproofFunction extends NodejsFunction {
       environment: {
         NODE_OPTIONS: '--enable-source-maps',
         POWERTOOLS_SERVICE_NAME: props.serviceName ?? 'retryproof',
-        POWERTOOLS_METRICS_NAMESPACE: 'Retryproof',
+        POWERTOOLS_METRICS_NAMESPACE: props.metricNamespace,
         ...props.environment,
       },
       bundling: {

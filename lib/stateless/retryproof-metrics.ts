@@ -1,6 +1,6 @@
 import { Duration } from 'aws-cdk-lib';
 import { Metric, Stats } from 'aws-cdk-lib/aws-cloudwatch';
-import { METRICS_NAMESPACE, SERVICE } from '../../lambdas/observability/metric-catalogue.ts';
+import { SERVICE } from '../../lambdas/observability/metric-catalogue.ts';
 import type { EXECUTOR_METRIC, INGEST_METRIC, RECONCILER_METRIC } from '../../lambdas/observability/metric-catalogue.ts';
 
 /**
@@ -46,32 +46,42 @@ export interface RetryproofMetricOptions {
   readonly dimensions?: Readonly<Record<string, string>>;
 }
 
-function retryproofMetric(
-  metricName: string,
-  dimensions: Readonly<Record<string, string>>,
-  options: RetryproofMetricOptions,
-): Metric {
-  return new Metric({
-    namespace: METRICS_NAMESPACE,
-    metricName,
-    dimensionsMap: { ...dimensions, ...options.dimensions },
-    statistic: options.statistic ?? Stats.SUM,
-    period: options.period ?? DEFAULT_PERIOD,
-    ...(options.label === undefined ? {} : { label: options.label }),
-  });
-}
+/**
+ * The metrics of one receiver, in its own namespace: receivers of one account and region
+ * never count into each other's metrics, alarms or heartbeat, whatever their routes are
+ * called. The functions emit into the same namespace (POWERTOOLS_METRICS_NAMESPACE).
+ */
+export class ReceiverMetrics {
+  /** The CloudWatch namespace: the receiver's name prefix (`Retryproof` for the app's own receiver). */
+  readonly namespace: string;
 
-/** An ingest metric of one route: dimensions {service: retryproof-ingest, route, ...options.dimensions}. */
-export function ingestMetric(name: IngestMetricName, route: string, options: RetryproofMetricOptions = {}): Metric {
-  return retryproofMetric(name, { service: SERVICE.ingest, route }, options);
-}
+  constructor(namespace: string) {
+    this.namespace = namespace;
+  }
 
-/** An executor metric of one route: dimensions {service: retryproof-executor, route, ...options.dimensions}. */
-export function executorMetric(name: ExecutorMetricName, route: string, options: RetryproofMetricOptions = {}): Metric {
-  return retryproofMetric(name, { service: SERVICE.executor, route }, options);
-}
+  /** An ingest metric of one route: dimensions {service: retryproof-ingest, route, ...options.dimensions}. */
+  ingest(name: IngestMetricName, route: string, options: RetryproofMetricOptions = {}): Metric {
+    return this.#metric(name, { service: SERVICE.ingest, route }, options);
+  }
 
-/** A reconciler metric: dimensions {service: retryproof-reconciler}; its runs are not per route. */
-export function reconcilerMetric(name: ReconcilerMetricName, options: RetryproofMetricOptions = {}): Metric {
-  return retryproofMetric(name, { service: SERVICE.reconciler }, options);
+  /** An executor metric of one route: dimensions {service: retryproof-executor, route, ...options.dimensions}. */
+  executor(name: ExecutorMetricName, route: string, options: RetryproofMetricOptions = {}): Metric {
+    return this.#metric(name, { service: SERVICE.executor, route }, options);
+  }
+
+  /** A reconciler metric: dimensions {service: retryproof-reconciler}; its runs are not per route. */
+  reconciler(name: ReconcilerMetricName, options: RetryproofMetricOptions = {}): Metric {
+    return this.#metric(name, { service: SERVICE.reconciler }, options);
+  }
+
+  #metric(metricName: string, dimensions: Readonly<Record<string, string>>, options: RetryproofMetricOptions): Metric {
+    return new Metric({
+      namespace: this.namespace,
+      metricName,
+      dimensionsMap: { ...dimensions, ...options.dimensions },
+      statistic: options.statistic ?? Stats.SUM,
+      period: options.period ?? DEFAULT_PERIOD,
+      ...(options.label === undefined ? {} : { label: options.label }),
+    });
+  }
 }

@@ -69,13 +69,46 @@ describe('WebhookReceiver in a stack of its own', () => {
     expect(readFileSync(join(dir, 'reconciler.mjs'), 'utf8')).toContain('export const handler = reconcilerLambda({  });');
   });
 
-  it('refuses, at synth, two receivers of one stack with a route of the same name: their metrics would mix', () => {
+  it('keeps the metrics of two receivers apart, same route names or not: each alarm reads the namespace its own functions emit into', () => {
+    const app = new App({ context: NO_BUNDLING });
+    const stack = new Stack(app, 'Shop');
+    const orders = new WebhookReceiver(stack, 'Orders', props('orders'));
+    const again = new WebhookReceiver(stack, 'Again', { ...props('orders'), routes: [{ ...props('orders').routes[0]!, secretName: 'again/signing' }] });
+    // Synth passes: a route name two receivers share mixes nothing.
+    app.synth();
+    const template = Template.fromStack(stack);
+    const resources = Object.values(template.toJSON().Resources as Record<string, { Type: string; Properties: Record<string, unknown> }>);
+    // Each receiver's functions emit into its namespace, its name prefix.
+    const emitters = resources
+      .filter((r) => r.Type === 'AWS::Lambda::Function')
+      .map((r) => (r.Properties.Environment as { Variables: Record<string, string> } | undefined)?.Variables.POWERTOOLS_METRICS_NAMESPACE)
+      .filter((n) => n !== undefined);
+    expect([...new Set(emitters)].sort()).toEqual(['Shop-Again', 'Shop-Orders']);
+    expect(emitters).toHaveLength(6);
+    // Each alarm on a retryproof metric reads its own receiver's namespace only (AWS/* metrics are the services' own).
+    const alarms = resources.filter((r) => r.Type === 'AWS::CloudWatch::Alarm');
+    let checked = 0;
+    for (const alarm of alarms) {
+      const name = alarm.Properties.AlarmName as string;
+      const owner = [orders, again].find((r) => name.startsWith(`${r.namePrefix}-`));
+      expect(owner, name).toBeDefined();
+      const math = (alarm.Properties.Metrics as { MetricStat?: { Metric: { Namespace: string } } }[] | undefined) ?? [];
+      const namespaces = [alarm.Properties.Namespace as string | undefined, ...math.map((m) => m.MetricStat?.Metric.Namespace)]
+        .filter((n): n is string => n !== undefined && !n.startsWith('AWS/'));
+      for (const namespace of namespaces) expect(namespace, name).toBe(owner?.namePrefix);
+      checked += namespaces.length;
+    }
+    // The heartbeat, the findings, the breaker and the duplicate-storm alarms of both receivers at least.
+    expect(checked).toBeGreaterThanOrEqual(8);
+  });
+
+  it('refuses, at synth, two receivers of one stack with the same name prefix: their names and metrics would collide', () => {
     const app = new App({ context: NO_BUNDLING });
     const stack = new Stack(app, 'Twice');
-    new WebhookReceiver(stack, 'A', props('orders'));
-    new WebhookReceiver(stack, 'B', props('orders', { namePrefix: 'twice-b' }));
+    new WebhookReceiver(stack, 'A', props('orders', { namePrefix: 'twice' }));
+    new WebhookReceiver(stack, 'B', props('refunds', { namePrefix: 'twice' }));
     const message = thrownBy(() => app.synth()).message;
-    expect(message).toContain('route "orders" is in the receivers Twice/A and Twice/B: their metrics and alarms would mix; rename one');
+    expect(message).toContain('the receivers Twice/A and Twice/B both have the name prefix "twice": their resources\' names and metrics would collide; set namePrefix on one');
   });
 
   it('refuses a route whose action nobody supplied, naming the route and the action', () => {

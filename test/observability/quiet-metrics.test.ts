@@ -64,4 +64,26 @@ describe('createMetrics', () => {
     const metrics = createMetrics('retryproof-test').setThrowOnEmptyMetrics(true);
     expect(() => metrics.publishStoredMetrics()).toThrow(/metrics/i);
   });
+
+  it.each([
+    ['the receiver\'s namespace the construct sets', 'Shop-Orders', 'Shop-Orders'],
+    ['Retryproof when none is set, as on the local stack', undefined, 'Retryproof'],
+  ])('emits into %s', (_what, set, expected) => {
+    // Prepare
+    const before = process.env.POWERTOOLS_METRICS_NAMESPACE;
+    if (set === undefined) delete process.env.POWERTOOLS_METRICS_NAMESPACE;
+    else process.env.POWERTOOLS_METRICS_NAMESPACE = set;
+    try {
+      const metrics = createMetrics('retryproof-test');
+      // Act
+      metrics.addMetric('Deliveries', MetricUnit.Count, 1);
+      metrics.publishStoredMetrics();
+    } finally {
+      if (before === undefined) delete process.env.POWERTOOLS_METRICS_NAMESPACE;
+      else process.env.POWERTOOLS_METRICS_NAMESPACE = before;
+    }
+    // Assess
+    const [document] = written.join('').split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { _aws: { CloudWatchMetrics: { Namespace: string }[] } });
+    expect(document?._aws.CloudWatchMetrics[0]?.Namespace).toBe(expected);
+  });
 });
