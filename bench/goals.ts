@@ -179,30 +179,38 @@ export function goalsOf(m: Measurements, f: Figures): Goal[] {
   };
   const ptNew = ptUnits(0) / 1_000_000;
   const ptDup = (ptUnits(0.5) - 500_000 * ptNew) / 500_000;
-  const measuredNote = (v: number | undefined): string =>
-    v === undefined ? 'model only (no measurement in this run)' : `model; measured ${f2(v)} on DynamoDB Local (e, ${measured?.deliveries ?? 0} deliveries)`;
-  const newUnits = Math.max(wcu.newDeliveryLife, measured?.newDeliveryLife ?? 0);
-  goals.push({
-    figure: `write units per new delivery, whole life, ${COST_GOAL_MONTH.bodyBytes / 1024} KB body, index copies included`,
-    goal: '≤ 5',
-    retryproof: String(wcu.newDeliveryLife),
-    powertools: String(ptNew),
-    ratio: x(wcu.newDeliveryLife / ptNew),
-    spread: measuredNote(measured?.newDeliveryLife),
-    met: newUnits <= 5,
-    missed: 'The claim, the lease and the completion should each write the small record once (and the index copy twice); more means a hot write grew.',
+  const unitsGoal = (figure: string, limit: number, model: number, peer: number, measuredUnits: number | undefined, missed: string): Goal => ({
+    figure,
+    goal: `≤ ${limit}`,
+    retryproof: String(model),
+    powertools: String(peer),
+    ratio: x(model / peer),
+    spread:
+      measuredUnits === undefined
+        ? 'model only (no measurement in this run)'
+        : `model; measured ${f2(measuredUnits)} on DynamoDB Local (e, ${measured?.deliveries ?? 0} deliveries)`,
+    // Met only when the model and the measurement both are.
+    met: Math.max(model, measuredUnits ?? 0) <= limit,
+    missed,
   });
-  const dupUnits = Math.max(wcu.duplicate, measured?.duplicate ?? 0);
-  goals.push({
-    figure: 'write units per duplicate',
-    goal: '≤ 1',
-    retryproof: String(wcu.duplicate),
-    powertools: String(ptDup),
-    ratio: x(wcu.duplicate / ptDup),
-    spread: measuredNote(measured?.duplicate),
-    met: dupUnits <= 1,
-    missed: "A duplicate's hit count should rewrite a record under 1 KB and touch no index copy.",
-  });
+  goals.push(
+    unitsGoal(
+      `write units per new delivery, whole life, ${COST_GOAL_MONTH.bodyBytes / 1024} KB body, index copies included`,
+      5,
+      wcu.newDeliveryLife,
+      ptNew,
+      measured?.newDeliveryLife,
+      'The claim, the lease and the completion should each write the small record once (and the index copy twice); more means a hot write grew.',
+    ),
+    unitsGoal(
+      'write units per duplicate',
+      1,
+      wcu.duplicate,
+      ptDup,
+      measured?.duplicate,
+      "A duplicate's hit count should rewrite a record under 1 KB and touch no index copy.",
+    ),
+  );
 
   const month = priceMonth({ ...DEFAULT_INPUTS, ...COST_GOAL_MONTH });
   const costR = month.totals.retryproof / month.totals.powertools;

@@ -3,6 +3,7 @@
  * builds and signs each delivery, then the clock runs from the handler call to its answer.
  */
 import { randomUUID } from 'node:crypto';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { payloadOf, seededRandom, signedEvent } from './deliveries.ts';
 import type { BenchExecutor, BenchReceiver } from './stack.ts';
 import { tally } from './stats.ts';
@@ -28,6 +29,21 @@ export interface LoadResult {
   readonly cpuMicros?: number;
   /** Time spent in DynamoDB requests, from send to parsed answer, summed. */
   readonly requestMs: number;
+}
+
+/** Each answer's latency, from the handler call to its answer, and the answers and errors by kind. */
+class AnswerLog {
+  readonly latenciesMs: number[] = [];
+  readonly statuses: Record<string, number> = {};
+  readonly errors: Record<string, number> = {};
+
+  async send(receiver: BenchReceiver, event: APIGatewayProxyEventV2): Promise<void> {
+    const t0 = performance.now();
+    const answer = await receiver.invoke(event);
+    this.latenciesMs.push(performance.now() - t0);
+    tally(this.statuses, String(answer.status));
+    if (answer.error !== undefined) tally(this.errors, answer.error);
+  }
 }
 
 /** Runs `count` tasks with at most `concurrency` in flight. */
@@ -63,9 +79,7 @@ export async function runLoad(receiver: BenchReceiver, options: LoadOptions): Pr
   const random = seededRandom(options.seed ?? 1);
   const share = options.duplicateShare ?? 0;
   const answered: { key: string; body: string }[] = [];
-  const latenciesMs: number[] = [];
-  const statuses: Record<string, number> = {};
-  const errors: Record<string, number> = {};
+  const log = new AnswerLog();
   let duplicateDeliveries = 0;
   receiver.requests.reset();
   receiver.effects.reset();
@@ -81,12 +95,7 @@ export async function runLoad(receiver: BenchReceiver, options: LoadOptions): Pr
       key = `msg_${randomUUID()}`;
       body = payloadOf(key, options.bodyBytes);
     }
-    const event = signedEvent(key, body);
-    const t0 = performance.now();
-    const answer = await receiver.invoke(event);
-    latenciesMs.push(performance.now() - t0);
-    tally(statuses, String(answer.status));
-    if (answer.error !== undefined) tally(errors, answer.error);
+    await log.send(receiver, signedEvent(key, body));
     if (original === undefined) answered.push({ key, body });
   });
   const wallMs = performance.now() - started;
@@ -96,9 +105,16 @@ export async function runLoad(receiver: BenchReceiver, options: LoadOptions): Pr
     newDeliveries: options.deliveries - duplicateDeliveries,
     duplicateDeliveries,
     wallMs,
-    latenciesMs,
-    statuses,
-    errors,
+    latenciesMs: log.latenciesMs,
+    statuses: log.statuses,
+    errors: log.errors,
+    ...countersOf(receiver),
+  };
+}
+
+/** What a receiver's counters hold since their last reset: its DynamoDB requests and its executions. */
+function countersOf(receiver: BenchReceiver): Pick<LoadResult, 'requests' | 'requestMs' | 'byOperation' | 'executions'> {
+  return {
     requests: receiver.requests.total(),
     requestMs: receiver.requests.elapsedMs(),
     byOperation: Object.fromEntries(receiver.requests.byOperation),
@@ -138,32 +154,20 @@ export async function runRetries(receiver: BenchReceiver, options: RetryOptions)
   options.phase?.('retry');
   receiver.requests.reset();
   receiver.effects.reset();
-  const latenciesMs: number[] = [];
-  const statuses: Record<string, number> = {};
-  const errors: Record<string, number> = {};
+  const log = new AnswerLog();
   const started = performance.now();
   const cpu0 = process.cpuUsage();
-  for (const { key, body } of firsts) {
-    const event = signedEvent(key, body);
-    const t0 = performance.now();
-    const answer = await receiver.invoke(event);
-    latenciesMs.push(performance.now() - t0);
-    tally(statuses, String(answer.status));
-    if (answer.error !== undefined) tally(errors, answer.error);
-  }
+  for (const { key, body } of firsts) await log.send(receiver, signedEvent(key, body));
   return {
     receiver: receiver.name,
     deliveries: firsts.length,
     newDeliveries: 0,
     duplicateDeliveries: firsts.length,
     wallMs: performance.now() - started,
-    latenciesMs,
-    statuses,
-    errors,
-    requests: receiver.requests.total(),
-    requestMs: receiver.requests.elapsedMs(),
-    byOperation: Object.fromEntries(receiver.requests.byOperation),
-    executions: receiver.effects.total(),
+    latenciesMs: log.latenciesMs,
+    statuses: log.statuses,
+    errors: log.errors,
+    ...countersOf(receiver),
     cpuMicros: cpuOf(process.cpuUsage(cpu0)),
   };
 }
