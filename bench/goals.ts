@@ -225,7 +225,8 @@ export function goalsOf(m: Measurements, f: Figures): Goal[] {
     goal: '≤ 0.8x REST + Powertools',
     retryproof: `$${month.totals.retryproof.toFixed(2)}`,
     powertools: `$${month.totals.powertools.toFixed(2)}`,
-    ratio: x(costR),
+    // Three decimals: the goal sits at the edge of what two would round to.
+    ratio: `${costR.toFixed(3)}x`,
     spread: `${x(Math.min(...around))}-${x(Math.max(...around))} at 0-30% duplicates and 1-8 KB bodies`,
     met: costR <= 0.8,
     missed:
@@ -252,8 +253,8 @@ export function goalsOf(m: Measurements, f: Figures): Goal[] {
         : `retryproof is ${kb(rpB.bytes - ptB.bytes)} larger. It carries Powertools Logger and Metrics (${kb(observability)}), which the peer ` +
           `does not${part('valibot') > 0 ? `, and valibot (${kb(part('valibot'))}) to check its configuration again at cold start` : ''}; the peer carries Powertools' ` +
           `JMESPath engine and idempotency library (${kb((ptB.byOrigin['@aws-lambda-powertools/jmespath'] ?? 0) + (ptB.byOrigin['@aws-lambda-powertools/idempotency'] ?? 0))}) instead. ` +
-          'What it would take: structured JSON logs and EMF metric lines written by hand in place of Logger and Metrics, which the house ' +
-          'rules ask us not to do (Powertools carries the log format, sampling, the metric flush and the cold-start metric the alarms rely on)' +
+          'What it would take: structured JSON logs and EMF metric lines written by hand in place of Logger and Metrics, which this ' +
+          'project chose not to do (Powertools carries the log format, sampling, the metric flush and the cold-start metric the alarms rely on)' +
           (part('valibot') > 0
             ? ', and the configuration checked at synth only, not again at cold start (the check catches an environment edited by hand ' +
               'after the deploy, which is why it stays).'
