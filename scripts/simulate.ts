@@ -13,9 +13,9 @@ import { runScript } from '../cli/run-script.ts';
 
 const USAGE = `usage: npm run simulate -- [options]
 
-Runs seeded schedules of deliveries, duplicates, worker crashes, clock jumps, pauses,
-resumes, DLQ redrives, SQS outages and reconciler runs against the real protocol code,
-and checks its invariants after each. Needs Java 17+ (DynamoDB Local, started here).
+Runs seeded schedules of deliveries, duplicates, worker crashes, clock jumps, workers
+stalled past their lease, pauses, resumes, DLQ redrives, SQS outages and reconciler runs
+against the real protocol code, and checks its invariants after each. Needs Java 17+ (DynamoDB Local, started here).
 
   --runs N            how many seeds to run (default: 200)
   --from S            the first seed (default: 1)
@@ -86,7 +86,7 @@ async function main(argv: string[]): Promise<number> {
         `runs ${summary.runs} (seeds ${from}..${from + summary.runs - 1}), steps ${t.steps}, deliveries ${t.deliveries}, ` +
           `executions ${t.executions}, crashes injected ${t.crashes} (+${t.timeouts} Lambda timeouts), redrives ${t.redrives}, ` +
           `reconciler runs ${t.reconcilerRuns}, pauses ${t.pauses}, resumes ${t.resumes}, SQS outages ${t.outages}, ` +
-          `clock jumps ${t.clockJumps}; violations ${violations}; ${Math.round(summary.durationMs / 1000)} s\n`,
+          `clock jumps ${t.clockJumps}, stalls past a lease ${t.stalls}; violations ${violations}; ${Math.round(summary.durationMs / 1000)} s\n`,
       );
       for (const f of summary.failures) {
         process.stdout.write(

@@ -18,6 +18,7 @@ import { PermanentActionError, RetryableActionError } from '../../lambdas/action
 import type { Action } from '../../lambdas/actions/action.ts';
 import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
 import type { ResolvedConfig, ResolvedRoute } from '../../lambdas/config/resolve-config.ts';
+import { COMPLETION_MARGIN_SECONDS } from '../../lambdas/config/route-config.ts';
 import type { RouteConfig } from '../../lambdas/config/route-config.ts';
 import { RECORD_STATUS } from '../../lambdas/domain/event-record.ts';
 import { DependencyError } from '../../lambdas/domain/errors.ts';
@@ -61,6 +62,7 @@ export const OPS = [
   'tick',
   'wait',
   'jump',
+  'stall',
   'leap',
   'reconcile',
   'pause',
@@ -88,6 +90,7 @@ const WEIGHTS: Readonly<Record<OpName, number>> = {
   tick: 9,
   wait: 2,
   jump: 1,
+  stall: 1,
   leap: 0.15,
   reconcile: 1.2,
   pause: 0.6,
@@ -157,6 +160,8 @@ export interface RunStats {
   resumes: number;
   outages: number;
   clockJumps: number;
+  /** Stalls of every parked invocation past a lease, within the Lambda timeout. */
+  stalls: number;
 }
 
 /** All counters at zero. */
@@ -173,6 +178,7 @@ export function emptyStats(): RunStats {
     resumes: 0,
     outages: 0,
     clockJumps: 0,
+    stalls: 0,
   };
 }
 
@@ -641,6 +647,7 @@ export async function runSchedule(tables: SimulationTables, seed: number, ops: r
       while (actor.state === 'parked') await stepActor(actor);
     }
   };
+  const stallLeaseMs = Math.min(...config.routes.map((r) => r.leaseSeconds)) * 1000;
   const advance = (ms: number): void => {
     nowMs += Math.max(1, Math.round(ms));
   };
@@ -693,6 +700,15 @@ export async function runSchedule(tables: SimulationTables, seed: number, ops: r
         stats.clockJumps++;
         advance(20 * 60_000 + a * 70 * 60_000);
         break;
+      case 'stall': {
+        // Every parked invocation stalls (a long GC pause, a slow network) past the lease it may
+        // hold, but not past its Lambda timeout, which is the longest lease plus the completion
+        // margin: nothing finishes first. A stalled worker then wakes after another may have
+        // taken its record; only the lease token keeps its late writes out.
+        stats.stalls++;
+        advance(stallLeaseMs + a * (COMPLETION_MARGIN_SECONDS * 1000 - 1));
+        break;
+      }
       case 'leap': {
         await finishMost();
         // A day or two: the hourly reconciler runs meanwhile (every 12 hours here, each over 24).
