@@ -90,14 +90,15 @@ export function createIngestHandler(deps: IngestHandlerDeps) {
           ...(notice === undefined ? {} : { notice }),
         });
       }
-      if (!outcome.replayed) {
+      if (outcome.answerAs === 'refuse') {
         const problem = problemOf(new DuplicateDeliveryError(deliveryId(outcome.route, outcome.key)), event.rawPath);
         recordAnswer(metrics, outcome.route, problem.status);
         logger.info('duplicate refused (strict)', { status: problem.status, hits: outcome.hits });
         return problemResponse(problem);
       }
       recordAnswer(metrics, outcome.route, outcome.answer.status);
-      logger.info('duplicate replayed', {
+      const replay = outcome.answerAs === 'replay';
+      logger.info(replay ? 'duplicate replayed' : 'duplicate accepted after our failure', {
         status: outcome.answer.status,
         previousStatus: outcome.previousStatus,
         hits: outcome.hits,
@@ -105,7 +106,7 @@ export function createIngestHandler(deps: IngestHandlerDeps) {
       });
       return {
         statusCode: outcome.answer.status,
-        headers: { 'content-type': 'application/json', 'idempotent-replayed': 'true' },
+        headers: { 'content-type': 'application/json', ...(replay ? { 'idempotent-replayed': 'true' } : {}) },
         body: outcome.answer.body,
       };
     });

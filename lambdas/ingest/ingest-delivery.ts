@@ -62,8 +62,12 @@ export type IngestOutcome =
       readonly route: string;
       readonly key: string;
       readonly answer: StoredAnswer;
-      /** True for a replay; false when a strict route answers 409 instead. */
-      readonly replayed: boolean;
+      /**
+       * How the sender is answered: `replay` the stored 2xx (with Idempotent-Replayed), `refuse`
+       * with 409 on a strict route, or `accept` when our earlier answer was a 5xx: the sender has
+       * no acceptance yet, so this copy gets the first one, a plain 202, on any route.
+       */
+      readonly answerAs: 'replay' | 'refuse' | 'accept';
       /** The status the previous answer had: 2xx means the ack was lost, 5xx our failure. */
       readonly previousStatus: number;
       readonly hits: number;
@@ -219,7 +223,7 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
     route: config.name,
     key,
     answer,
-    replayed: config.duplicateAnswer !== 'strict-409',
+    answerAs: answeredFailure ? 'accept' : config.duplicateAnswer === 'strict-409' ? 'refuse' : 'replay',
     previousStatus: old.answer.status,
     hits,
     repeats,
