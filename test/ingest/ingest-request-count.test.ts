@@ -28,13 +28,18 @@ describe('DynamoDB requests per delivery, counted on the wire', () => {
     expect(lease.kind).toBe('leased');
   };
 
-  it('makes 1 request for a new delivery, a duplicate and a conflict alike', async () => {
-    // Prepare
+  /** An ingest whose store's requests are counted, and a fresh stripe delivery for it. */
+  const counted = async () => {
     const client = localDynamoClient(inject('dynamoEndpoint'));
     const counter = countRequests(client);
     const fx = await ingestFixture({ store: new DynamoDbEventStore(client, table) });
     const key = uniqueKey('stripe');
-    const delivery = signedDelivery('stripe', key);
+    return { counter, fx, key, delivery: signedDelivery('stripe', key) };
+  };
+
+  it('makes 1 request for a new delivery, a duplicate and a conflict alike', async () => {
+    // Prepare
+    const { counter, fx, key, delivery } = await counted();
     // Act + Assess: new
     expect((await fx.invoke(delivery)).statusCode).toBe(202);
     expect(counter.total()).toBe(1);
@@ -57,11 +62,7 @@ describe('DynamoDB requests per delivery, counted on the wire', () => {
 
   it('makes 2 requests for the first copy that finds the work not yet taken, which keeps the payload, and 1 for every copy after it', async () => {
     // Prepare: no worker takes the work, as when the first delivery's function died before its send.
-    const client = localDynamoClient(inject('dynamoEndpoint'));
-    const counter = countRequests(client);
-    const fx = await ingestFixture({ store: new DynamoDbEventStore(client, table) });
-    const key = uniqueKey('stripe');
-    const delivery = signedDelivery('stripe', key);
+    const { counter, fx, key, delivery } = await counted();
     expect((await fx.invoke(delivery)).statusCode).toBe(202);
     expect((await item(key)).body).toBeUndefined();
     // Act + Assess: the first copy keeps the payload before it is answered
