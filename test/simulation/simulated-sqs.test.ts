@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { WorkMessage } from '../../lambdas/domain/event-record.ts';
-import { SimMessageVisibility, SimulatedQueue, SimWorkQueue } from './simulated-sqs.ts';
+import { SimMessageVisibility, SimulatedQueue, SimVisibilityLimitExceeded, SimWorkQueue } from './simulated-sqs.ts';
 import type { SimClock, SimQueueOptions } from './simulated-sqs.ts';
 
 /** A clock the test moves by hand. */
@@ -20,6 +20,22 @@ function queuePair(maxReceiveCount: number, dlqOptions: Partial<SimQueueOptions>
   const dlq = new SimulatedQueue({ name: 'work-dlq', clock, visibilityTimeoutSeconds: 30, ...dlqOptions });
   const queue = new SimulatedQueue({ name: 'work', clock, visibilityTimeoutSeconds: 30, redrive: { deadLetterQueue: dlq, maxReceiveCount } });
   return { clock, queue, dlq };
+}
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+const DAY_S = DAY_MS / 1000;
+
+/** A seeded generator in [0, 1) (mulberry32), so a test's random picks replay exactly. */
+function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
 }
 
 const workMessage: WorkMessage = {
@@ -257,6 +273,217 @@ describe('SimulatedQueue', () => {
   });
 });
 
+describe('SimulatedQueue, as unkind as AWS documents', () => {
+  it('hands a message in flight to one worker to a second worker at once, with a new handle and its count + 1', () => {
+    // Prepare
+    const { queue } = queuePair(5);
+    const id = queue.send('hello');
+    const [first] = queue.receive(1);
+    // Act
+    const plainReceive = queue.receive(1);
+    const [second] = queue.receive(1, { includeInFlight: true });
+    // Assess
+    expect(plainReceive).toEqual([]);
+    expect(second?.messageId).toBe(id);
+    expect(second?.receiptHandle).not.toBe(first?.receiptHandle);
+    expect([first?.attributes.ApproximateReceiveCount, second?.attributes.ApproximateReceiveCount]).toEqual(['1', '2']);
+    expect(queue.stats).toEqual({ duplicates: 0, concurrentDeliveries: 1, unseenReceives: 0, expired: 0 });
+    expect(queue.delete(first!.receiptHandle)).toBe(false);
+    expect(queue.delete(second!.receiptHandle)).toBe(true);
+  });
+
+  it('brings a deleted message back as the same message id, body and attributes after a delay within the visibility timeout', () => {
+    // Prepare
+    const { clock, queue } = queuePair(5);
+    const id = queue.send('hello', { route: { DataType: 'String', StringValue: 'github' } });
+    const [first] = queue.receive(1);
+    queue.delete(first!.receiptHandle);
+    const depthAfterDelete = queue.depth;
+    // Act
+    const duplicated = queue.duplicate({ random: () => 0.5 });
+    const early = queue.receive(10);
+    clock.advance(15_000);
+    const [again] = queue.receive(10);
+    // Assess
+    expect(depthAfterDelete).toBe(0);
+    expect(duplicated).toBe(id);
+    expect(early).toEqual([]);
+    expect(again).toMatchObject({
+      messageId: id,
+      body: 'hello',
+      attributes: { ApproximateReceiveCount: '2', SentTimestamp: first!.attributes.SentTimestamp },
+      messageAttributes: first!.messageAttributes,
+    });
+    expect(queue.stats.duplicates).toBe(1);
+    expect(queue.duplicate({ random: () => 0.5 })).toBe(id); // the copy in flight now; the ghost came back once
+  });
+
+  it('keeps the second stored copy of a message when the first is deleted', () => {
+    // Prepare
+    const { queue } = queuePair(5);
+    const id = queue.send('hello');
+    queue.duplicate();
+    // Act
+    const copies = queue.receive(10);
+    const deleted = queue.delete(copies[0]!.receiptHandle);
+    // Assess
+    expect(copies.map((m) => m.messageId)).toEqual([id, id]);
+    expect(deleted).toBe(true);
+    expect(queue.snapshot()).toMatchObject([{ messageId: id, duplicate: true, inFlight: true }]);
+  });
+
+  it('counts a receive nobody saw toward maxReceiveCount, and moves the message to the DLQ without it ever being seen', () => {
+    // Prepare
+    const { clock, queue, dlq } = queuePair(2);
+    const id = queue.send('poison');
+    // Act
+    const firstTaken = queue.unseenReceive();
+    const whileHidden = queue.receive(10);
+    clock.advance(30_000);
+    const secondTaken = queue.unseenReceive();
+    clock.advance(30_000);
+    const thirdTaken = queue.unseenReceive(); // the receive that would exceed maxReceiveCount moves it
+    // Assess
+    expect([firstTaken, secondTaken, thirdTaken]).toEqual([true, true, false]);
+    expect(whileHidden).toEqual([]);
+    expect(queue.depth).toBe(0);
+    expect(dlq.snapshot()).toMatchObject([{ messageId: id, receiveCount: 2, inFlight: false, sourceArn: queue.arn }]);
+    expect(queue.stats.unseenReceives).toBe(2);
+  });
+
+  it('hands messages out of order when given a random, and the same order for the same seed', () => {
+    // Prepare
+    const run = (random?: () => number) => {
+      const { queue } = queuePair(5);
+      for (const body of ['a', 'b', 'c', 'd', 'e']) queue.send(body);
+      return queue.receive(5, random === undefined ? {} : { random }).map((m) => m.body);
+    };
+    // Act
+    const inOrder = run();
+    const reversed = run(() => 0.99);
+    const shuffled = run(seeded(7));
+    // Assess
+    expect(inOrder).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(reversed).toEqual(['e', 'd', 'c', 'b', 'a']);
+    expect([...shuffled].sort()).toEqual(inOrder);
+    expect(run(seeded(7))).toEqual(shuffled);
+  });
+
+  it('drops a message, in flight or not, once its retention period from the enqueue timestamp has passed', () => {
+    // Prepare
+    const clock = manualClock();
+    const queue = new SimulatedQueue({ name: 'short', clock, visibilityTimeoutSeconds: 30, retentionSeconds: 60 });
+    queue.send('in flight');
+    const [held] = queue.receive(1);
+    clock.advance(10_000);
+    queue.send('visible');
+    clock.advance(49_999);
+    const before = queue.depth;
+    // Act
+    clock.advance(1);
+    const afterFirst = queue.snapshot().map((m) => m.body);
+    clock.advance(10_000);
+    const received = queue.receive(10);
+    // Assess
+    expect(before).toBe(2);
+    expect(afterFirst).toEqual(['visible']);
+    expect(received).toEqual([]);
+    expect(queue.delete(held!.receiptHandle)).toBe(false);
+    expect(queue.stats.expired).toBe(2);
+    expect(() => new SimulatedQueue({ name: 'bad', clock, visibilityTimeoutSeconds: 30, retentionSeconds: 59 })).toThrow(/MessageRetentionPeriod 59/);
+  });
+
+  it('keeps a message 14 days by default', () => {
+    // Prepare
+    const { clock, queue } = queuePair(5);
+    queue.send('hello');
+    // Act
+    clock.advance(14 * DAY_MS - 1);
+    const before = queue.depth;
+    clock.advance(1);
+    // Assess
+    expect(before).toBe(1);
+    expect(queue.depth).toBe(0);
+  });
+
+  it("expires a DLQ copy by its original enqueue time: 1 day in the source and a 4-day DLQ retention leave it 3 days in the DLQ", () => {
+    // Prepare
+    const clock = manualClock();
+    const dlq = new SimulatedQueue({ name: 'work-dlq', clock, visibilityTimeoutSeconds: 30, retentionSeconds: 4 * DAY_S });
+    const queue = new SimulatedQueue({ name: 'work', clock, visibilityTimeoutSeconds: 30, redrive: { deadLetterQueue: dlq, maxReceiveCount: 1 } });
+    const sentAt = clock.now();
+    queue.send('poison');
+    queue.receive(1);
+    clock.advance(DAY_MS);
+    queue.receive(1); // moves it
+    // Act
+    const moved = dlq.snapshot();
+    clock.advance(3 * DAY_MS - 1);
+    const justBefore = dlq.depth;
+    clock.advance(1);
+    // Assess
+    expect(moved).toMatchObject([{ sentAt, expiresAt: sentAt + 4 * DAY_MS }]);
+    expect(justBefore).toBe(1);
+    expect(dlq.depth).toBe(0);
+    expect(dlq.stats.expired).toBe(1);
+  });
+
+  it('refuses a visibility change that would hide a message past 12 hours after its receive, with SQS message, and counts from the latest receive', () => {
+    // Prepare
+    const { clock, queue } = queuePair(5);
+    queue.send('hello');
+    const [message] = queue.receive(1);
+    const handle = message!.receiptHandle;
+    queue.changeVisibility(handle, 7_200); // a heartbeat keeps it in flight
+    clock.advance(HOUR_MS);
+    // Act
+    const atLimit = queue.changeVisibility(handle, 39_600); // ends exactly 12 h after the receive
+    const hiddenUntil = queue.snapshot()[0]?.visibleAt;
+    const refuse = () => queue.changeVisibility(handle, 39_601);
+    // Assess
+    expect(atLimit).toBe(true);
+    expect(refuse).toThrow(SimVisibilityLimitExceeded);
+    expect(refuse).toThrow(
+      expect.objectContaining({
+        name: 'InvalidParameterValue',
+        message: 'Value 39601 for parameter VisibilityTimeout is invalid. Reason: Total VisibilityTimeout for the message is beyond the limit [43200 seconds].',
+      }),
+    );
+    expect(queue.snapshot()[0]?.visibleAt).toBe(hiddenUntil);
+    clock.advance(11 * HOUR_MS);
+    const [again] = queue.receive(1);
+    expect(queue.changeVisibility(again!.receiptHandle, 43_200)).toBe(true);
+  });
+
+  it('gives a moved message a new id, a new enqueue time that restarts its retention, and a reset receive count', () => {
+    // Prepare
+    const clock = manualClock();
+    const dlq = new SimulatedQueue({ name: 'work-dlq', clock, visibilityTimeoutSeconds: 30 });
+    const queue = new SimulatedQueue({
+      name: 'work',
+      clock,
+      visibilityTimeoutSeconds: 30,
+      retentionSeconds: 4 * DAY_S,
+      redrive: { deadLetterQueue: dlq, maxReceiveCount: 1 },
+    });
+    const id = queue.send('poison');
+    queue.receive(1);
+    clock.advance(30_000);
+    queue.receive(1); // to the DLQ
+    clock.advance(3 * DAY_MS);
+    // Act
+    dlq.startMessageMoveTask();
+    const movedAt = clock.now();
+    clock.advance(2 * DAY_MS); // 5 days after the original enqueue: past the source's 4-day retention counted from it
+    const [back] = queue.receive(1);
+    // Assess
+    expect(back?.messageId).not.toBe(id);
+    expect(back).toMatchObject({ body: 'poison', attributes: { ApproximateReceiveCount: '1', SentTimestamp: String(movedAt) } });
+    expect(back?.attributes.DeadLetterQueueSourceArn).toBeUndefined();
+    expect(queue.snapshot()).toMatchObject([{ expiresAt: movedAt + 4 * DAY_MS }]);
+  });
+});
+
 describe('SimWorkQueue', () => {
   it('sends the work message as JSON with route and key attributes, as SqsWorkQueue does', async () => {
     // Prepare
@@ -307,5 +534,16 @@ describe('SimMessageVisibility', () => {
     expect(rounded).toBe(clock.now() + 2_000);
     expect(clamped).toBe(clock.now() + 43_200_000);
     expect(released).toBe(clock.now());
+  });
+
+  it('rejects with SQS InvalidParameterValue when the clamped 12 hours would end past 12 hours after the receive', async () => {
+    // Prepare
+    const { clock, queue } = queuePair(5);
+    const visibility = new SimMessageVisibility(queue);
+    queue.send('hello');
+    const [message] = queue.receive(1);
+    clock.advance(1_000);
+    // Act, Assess
+    await expect(visibility.changeVisibility(message!.receiptHandle, 99_999)).rejects.toThrow(/beyond the limit \[43200 seconds\]/);
   });
 });
