@@ -3,6 +3,7 @@
  * where (the route, the section or `config`), the field, and the value it got.
  */
 import type { BaseIssue, IssuePathItem } from 'valibot';
+import { RESIGNED_PER_RETRY } from '../domain/idempotency-key.ts';
 
 /** The value as a user wrote it, short enough for one line of an error message. */
 export function shown(value: unknown): string {
@@ -15,6 +16,19 @@ export function shown(value: unknown): string {
 /** "must be <rule>, got <value>": the message of a schema or check that refuses a value. */
 export function must(rule: string): (issue: BaseIssue<unknown>) => string {
   return (issue) => `must be ${rule}, got ${shown(issue.input)}`;
+}
+
+/**
+ * Why a key template that reads a header re-signed on every retry is refused: the sender signs
+ * each retry afresh with a new timestamp, so each retry would be a new key and a new effect.
+ */
+export function perRetryMessage(template: string, headers: readonly string[]): string {
+  const who = [...new Set(headers.map((h) => RESIGNED_PER_RETRY[h] ?? 'the sender'))].join(' and ');
+  return (
+    `${shown(template)} reads ${headers.join(', ')}, which the sender signs afresh on every retry, with a new timestamp (${who}): ` +
+    `every retry would be a new key, and run again. Key the event by what stays the same on every retry ` +
+    `({body:/pointer} fields, {header:webhook-id} on Standard Webhooks), or leave key unset (the scheme's default key)`
+  );
 }
 
 /**

@@ -4,8 +4,9 @@
  * without a word). Checks that read two fields at once run after it, in resolve-config.ts.
  */
 import * as v from 'valibot';
+import { perRetryTemplateHeaders } from '../domain/idempotency-key.ts';
 import { parseKeyTemplate } from '../domain/key-template.ts';
-import { must, objectMessage, shown } from './config-issues.ts';
+import { must, objectMessage, perRetryMessage, shown } from './config-issues.ts';
 import {
   COMPLETION_MARGIN_SECONDS,
   DEFAULT_MAX_ATTEMPTS,
@@ -84,7 +85,11 @@ const keyTemplate = v.pipe(
       parseKeyTemplate(dataset.value);
     } catch (err) {
       addIssue({ message: `${shown(dataset.value)} is not a valid template: ${(err as Error).message}` });
+      return;
     }
+    // Refused whatever else the template reads: one part that changes on every retry makes the whole key change.
+    const resigned = perRetryTemplateHeaders(dataset.value);
+    if (resigned.length > 0) addIssue({ message: perRetryMessage(dataset.value, resigned) });
   }),
 );
 

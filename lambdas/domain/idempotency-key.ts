@@ -7,13 +7,20 @@
  * signed: a key read from `X-GitHub-Delivery` would let anyone who captured one genuine
  * delivery post it again under a fresh id, as a new key and one more payout per replay.
  * So their default key is the body's SHA-256, and a template may read only signed headers.
+ *
+ * A key must also be the same on every retry of one event. Standard Webhooks, Stripe and Slack
+ * sign a timestamp, and a sender signs every retry afresh, with the time of that attempt: a
+ * key read from a timestamp (or from a signature over one) is a new key on every retry, and
+ * every retry a new effect. So a template may read no such header, whatever else it reads.
  */
 import type { SignatureSchemeName } from './signatures/signature-config.ts';
 import { InvalidKeyError } from './errors.ts';
 import { parseKeyTemplate, resolveJsonPointer } from './key-template.ts';
 import type { KeyTemplatePart } from './key-template.ts';
+import { headerValue } from './signatures/delivery-headers.ts';
 import { SLACK_HEADERS } from './signatures/slack.ts';
 import { STANDARD_WEBHOOKS_HEADERS } from './signatures/standard-webhooks.ts';
+import { STRIPE_SIGNATURE_HEADER } from './signatures/stripe.ts';
 
 export const MAX_KEY_LENGTH = 255;
 const PRINTABLE = /^[\x20-\x7e]+$/;
@@ -29,9 +36,9 @@ export interface KeyInput {
 /** Derives the raw key of a delivery (not yet scoped by route). */
 export type KeySource = (input: KeyInput) => string;
 
+/** A key header, read with the verifiers' own normalisation: the key is the id the signature covers. */
 function header(input: KeyInput, name: string): string | undefined {
-  const value = input.headers[name];
-  return value === undefined || value === '' ? undefined : value;
+  return headerValue(input.headers, name);
 }
 
 function bodyField(input: KeyInput, pointer: string): string | undefined {
@@ -53,17 +60,51 @@ export const BODY_KEY_PREFIX = 'sha256:';
 const bodyHashKey: KeySource = (input) => `${BODY_KEY_PREFIX}${input.fingerprint()}`;
 
 /**
- * The headers each scheme's signature covers. Only these may appear in a key template:
- * every other header can be changed by whoever replays a captured delivery.
+ * The headers a key template may read on each scheme: those its signature covers (every other
+ * header can be changed by whoever replays a captured delivery) and that stay the same on
+ * every retry of one event. The signed timestamps are left out: see RESIGNED_PER_RETRY.
  */
 export const SIGNED_HEADERS: Readonly<Record<SignatureSchemeName, readonly string[]>> = {
-  'standard-webhooks': [STANDARD_WEBHOOKS_HEADERS.id, STANDARD_WEBHOOKS_HEADERS.timestamp],
+  'standard-webhooks': [STANDARD_WEBHOOKS_HEADERS.id],
   stripe: [],
   github: [],
   shopify: [],
-  slack: [SLACK_HEADERS.timestamp],
+  slack: [],
   'hmac-sha256': [],
 };
+
+/**
+ * Headers a sender writes afresh on every retry of one event, and which sender: the signed
+ * timestamps and the signatures over them (signatures/standard-webhooks.ts, stripe.ts, slack.ts:
+ * each signs `timestamp` into its content, and each retry is signed at its own time). A key
+ * template reading any of them would make every retry a new key, so one that does is refused
+ * at synth (config/config-schema.ts), on every scheme.
+ */
+export const RESIGNED_PER_RETRY: Readonly<Record<string, string>> = {
+  [STANDARD_WEBHOOKS_HEADERS.timestamp]: 'Standard Webhooks',
+  [STANDARD_WEBHOOKS_HEADERS.signature]: 'Standard Webhooks',
+  [STRIPE_SIGNATURE_HEADER]: 'Stripe, its t= part',
+  [SLACK_HEADERS.timestamp]: 'Slack',
+  [SLACK_HEADERS.signature]: 'Slack',
+};
+
+/** The template's placeholders that read a header re-signed on every retry (RESIGNED_PER_RETRY), lowercase. */
+export function perRetryTemplateHeaders(template: string): string[] {
+  return parseKeyTemplate(template)
+    .filter((p): p is Extract<KeyTemplatePart, { kind: 'header' }> => p.kind === 'header')
+    .map((p) => p.name)
+    .filter((name) => Object.hasOwn(RESIGNED_PER_RETRY, name));
+}
+
+/**
+ * True for the schemes whose signature covers no timestamp (GitHub, Shopify, hmac-sha256: see
+ * signatures/github.ts, shopify.ts, hmac-sha256.ts). A delivery captured on them verifies
+ * for as long as its secret does, so the tolerance window never refuses a replay: their
+ * routes keep a replay memory that outlives the record (store/replay-memory.ts).
+ */
+export function needsReplayMemory(scheme: SignatureSchemeName): boolean {
+  return scheme === 'github' || scheme === 'shopify' || scheme === 'hmac-sha256';
+}
 
 /**
  * The sender's own delivery-id headers, kept with every record of the scheme (whatever the

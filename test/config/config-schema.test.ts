@@ -177,14 +177,34 @@ describe('a route signature', () => {
 
 describe('a route key template', () => {
   it('may read a header only when the scheme signs it', () => {
-    expect(resolveConfig(withStripe({ signature: { scheme: 'slack' }, key: '{header:x-slack-request-timestamp}-{body:/id}' })).routes[1]!.key).toBe(
-      '{header:x-slack-request-timestamp}-{body:/id}',
+    expect(resolveConfig(withStripe({ signature: { scheme: 'standard-webhooks' }, key: 'eu_{header:webhook-id}' })).routes[1]!.key).toBe(
+      'eu_{header:webhook-id}',
     );
     expect(refusal(withStripe({ signature: { scheme: 'slack' }, key: '{header:x-team}-{body:/id}' }))).toBe(
       'route "stripe": key "{header:x-team}-{body:/id}" reads the header x-team, which the slack signature does not cover: ' +
-        'a captured delivery could be replayed under a fresh key. Read the key from {body:/pointer} fields or the signed header ' +
-        "x-slack-request-timestamp, or leave key unset (the scheme's default key)",
+        "a captured delivery could be replayed under a fresh key. Read the key from {body:/pointer} fields, or leave key unset (the scheme's default key)",
     );
+  });
+
+  // Senders sign every retry afresh: a timestamp in the key makes each retry a new key and a new effect.
+  const perRetry = (key: string, headers: string, who: string): string =>
+    `route "stripe": key ${JSON.stringify(key)} reads ${headers}, which the sender signs afresh on every retry, with a new timestamp (${who}): ` +
+    'every retry would be a new key, and run again. Key the event by what stays the same on every retry ' +
+    "({body:/pointer} fields, {header:webhook-id} on Standard Webhooks), or leave key unset (the scheme's default key)";
+
+  it.each([
+    ['standard-webhooks', '{header:webhook-timestamp}', 'webhook-timestamp', 'Standard Webhooks'],
+    ['slack', '{header:x-slack-request-timestamp}', 'x-slack-request-timestamp', 'Slack'],
+    ['stripe', 'evt_{header:stripe-signature}', 'stripe-signature', 'Stripe, its t= part'],
+  ])('refuses a %s template that reads only a timestamp, saying why', (scheme, key, headers, who) => {
+    expect(refusal(withStripe({ signature: { scheme }, key }))).toBe(perRetry(key, headers, who));
+  });
+
+  it('refuses a timestamp beside a stable id too: one part that changes makes the whole key change', () => {
+    const key = '{header:webhook-id}.{header:webhook-timestamp}';
+    expect(refusal(withStripe({ signature: { scheme: 'standard-webhooks' }, key }))).toBe(perRetry(key, 'webhook-timestamp', 'Standard Webhooks'));
+    const slack = '{body:/event_id}-{header:x-slack-request-timestamp}-{header:x-slack-signature}';
+    expect(refusal(withStripe({ signature: { scheme: 'slack' }, key: slack }))).toBe(perRetry(slack, 'x-slack-request-timestamp, x-slack-signature', 'Slack'));
   });
 });
 
