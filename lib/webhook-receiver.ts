@@ -19,6 +19,7 @@ import { ConfigError, assertActionsSupplied, resolveConfig } from '../lambdas/co
 import type { ResolvedConfig } from '../lambdas/config/resolve-config.ts';
 import type { ActionSource, RetryproofConfig } from '../lambdas/config/route-config.ts';
 import { SERVICE } from '../lambdas/observability/metric-catalogue.ts';
+import { RECONCILER_TIMEOUT_SECONDS } from '../lambdas/reconciler/reconciler-budget.ts';
 import { EVENTS_TABLE } from '../lambdas/store/table-schema.ts';
 import { defaultPolicyOf, nagResource } from './nag.ts';
 import { AlarmTopic } from './stateful/alarm-topic.ts';
@@ -52,7 +53,7 @@ export interface WebhookReceiverProps extends Omit<RetryproofConfig, 'demo' | 'a
 }
 
 /** Reconciler runs are bounded by this; a run that needs longer continues next hour. */
-const RECONCILER_TIMEOUT = Duration.minutes(5);
+const RECONCILER_TIMEOUT = Duration.seconds(RECONCILER_TIMEOUT_SECONDS);
 /**
  * The ingest answers in milliseconds; 10 s only bounds a slow DynamoDB or SQS call, well
  * inside API Gateway's 30 s, after which the sender retries and the retry completes.
@@ -181,6 +182,16 @@ export class WebhookReceiver extends Construct {
       // The longest lease plus the completion margin: a live worker never outlives its lease.
       timeout: executorTimeout,
       memorySize: 512,
+      // At least the event source's maximum concurrency, so Lambda never throttles the poller's
+      // invocations: a throttled batch goes back to the queue and each of its messages spends a
+      // receive toward maxReceiveCount ("If your function is throttled, returns an error, or
+      // doesn't respond, the message becomes visible again", Lambda Developer Guide, "Using Lambda
+      // with Amazon SQS"). AWS advises against a maximum concurrency above the reserved
+      // concurrency, "as doing so can lead to throttling" (AWS Knowledge Center, "lambda-sqs-scaling";
+      // Lambda Developer Guide, "Configuring scaling behavior for SQS event source mappings").
+      // The reservation also guarantees that concurrency: no other function of the account
+      // can starve the executor (it needs 100 unreserved executions left in the account).
+      reservedConcurrentExecutions: resolved.queue.maxConcurrency,
       logRetentionDays,
       environment: shared,
     });
@@ -326,9 +337,19 @@ export class WebhookReceiver extends Construct {
     this.table.grant(grantee, 'dynamodb:GetItem', 'dynamodb:Query');
   }
 
-  /** Lets a person or a tool move dead letters back to the work queue (`retryproof dlq redrive`). */
+  /**
+   * Lets a person or a tool move dead letters back to the work queue, as `retryproof dlq redrive`
+   * and the console's "Start DLQ redrive" do: list them (receive and release, ConsumeMessages),
+   * start and follow an SQS message move task from the DLQ (sqs:StartMessageMoveTask and
+   * sqs:ListMessageMoveTasks on the DLQ, the task's source), into the work queue (SendMessage,
+   * which a move task needs on its destination, and which the local receive-send-delete uses).
+   * These are the calls cli/operations/dead-letters.ts makes; StartMessageMoveTask is authorised
+   * on its source queue (SQS API Reference, StartMessageMoveTask: "the source queue is the DLQ"),
+   * and the task itself receives, deletes and sends the messages as the caller.
+   */
   grantRedrive(grantee: IGrantable): void {
     this.deadLetterQueue.grantConsumeMessages(grantee);
+    this.deadLetterQueue.grant(grantee, 'sqs:StartMessageMoveTask', 'sqs:ListMessageMoveTasks');
     this.queue.grantSendMessages(grantee);
   }
 }

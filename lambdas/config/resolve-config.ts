@@ -1,12 +1,15 @@
 import { safeParse } from 'valibot';
 import {
+  CLOCK_SKEW_SECONDS,
   COMPLETION_MARGIN_SECONDS,
   DLQ_RETENTION_SECONDS,
+  OUTAGE_HORIZON_SECONDS,
   LEASE_FACTOR,
   SENDER_RETRY_WINDOW_SECONDS,
   VISIBILITY_TO_TIMEOUT_FACTOR,
   backstopReceiveCount,
   leaseMarginSeconds,
+  outageReceiveCount,
 } from './route-config.ts';
 import type { BreakerReaction, DuplicateAnswer, RetryproofConfig, SignatureConfig } from './route-config.ts';
 import { RESERVED_KEYS, RetryproofConfigSchema } from './config-schema.ts';
@@ -65,6 +68,11 @@ export interface ResolvedConfig {
   };
   /** The executor's function timeout: the longest lease plus the completion margin. */
   readonly executorTimeoutSeconds: number;
+  /**
+   * The bound on clock differences between machines (CLOCK_SKEW_SECONDS): a lease is taken over
+   * only 2 x this after it ends, by the taker's clock.
+   */
+  readonly clockSkewSeconds: number;
   readonly reconciliation: {
     readonly windowHours: number;
     readonly everyMinutes: number;
@@ -199,7 +207,10 @@ export function resolveConfig(config: RetryproofConfig): ResolvedConfig {
     );
   }
   const backstop = Math.max(...routes.map((r) => backstopReceiveCount(r.maxAttempts)));
-  const maxReceiveCount = queue.maxReceiveCount ?? backstop;
+  // Every receive counts toward the redrive policy, a throttled or failed invocation's too: by
+  // default the queue also rides out a day-long outage of a dependency (route-config.ts).
+  const maxReceiveCount =
+    queue.maxReceiveCount ?? Math.min(1000, backstop + outageReceiveCount(OUTAGE_HORIZON_SECONDS, visibilityTimeoutSeconds, executorTimeoutSeconds));
   if (maxReceiveCount < backstop) {
     const route = routes.find((r) => backstopReceiveCount(r.maxAttempts) === backstop) as ResolvedRoute;
     throw new ConfigError(
@@ -219,6 +230,7 @@ export function resolveConfig(config: RetryproofConfig): ResolvedConfig {
       maxConcurrency: queue.maxConcurrency,
     },
     executorTimeoutSeconds,
+    clockSkewSeconds: CLOCK_SKEW_SECONDS,
     reconciliation,
     api: parsed.api,
     demo,

@@ -69,10 +69,14 @@ export interface RouteConfig {
 
 export interface QueueConfig {
   /**
-   * Receives before SQS moves a message to the DLQ. Only a backstop for workers that die
-   * without answering: the retry budget is each route's `maxAttempts`. It must be at least
-   * 2 x the largest maxAttempts + 2 (one receive per attempt, one per lease it finds held,
-   * and two to spare). @default - that minimum (12 with maxAttempts 5)
+   * Receives before SQS moves a message to the DLQ. A backstop for workers that die without
+   * answering, and for outages: the retry budget is each route's `maxAttempts`. It must be at
+   * least 2 x the largest maxAttempts + 2 (one receive per attempt, one per lease it finds
+   * held, and two to spare). Every receive counts, also one whose invocation was throttled or
+   * failed on DynamoDB or SQS, so the default adds the receives a day-long outage spends (the
+   * executor hands a message back with a doubling visibility on its own dependency's failure).
+   * @default - that minimum plus outageReceiveCount(OUTAGE_HORIZON_SECONDS, ...) (21 with
+   * maxAttempts 5 and a 330 s visibility timeout)
    */
   readonly maxReceiveCount?: number;
   /** @default - 6x the executor's timeout, the smallest allowed value */
@@ -161,11 +165,49 @@ export const SQS_MAX_VISIBILITY_SECONDS = 12 * 3600;
 export const HARD_MAX_BODY_BYTES = 160 * 1024;
 /** Seconds the executor keeps after an action's deadline for its completion write. */
 export const COMPLETION_MARGIN_SECONDS = 10;
+/**
+ * The bound on how far two machines' clocks (two Lambdas, or a Lambda and SQS) may differ from
+ * true time, in seconds (protocol v3, "Clocks differ between machines"). Any comparison of an
+ * instant written by another machine with our own clock keeps a margin of twice this, since both
+ * clocks may be off by the bound in opposite directions: a lease is taken over only when
+ * `leaseUntil <= now - 2 x CLOCK_SKEW_SECONDS`. Lambda's clock is kept by the Amazon Time Sync
+ * Service; seconds, not milliseconds, is the conservative bound the seed of this design warned of.
+ */
+export const CLOCK_SKEW_SECONDS = 5;
+/**
+ * How long after the write that wins it a dead-letter copy's SendMessage may still land: the
+ * sender gives the send this long (the SDK's retries included) and aborts it then, so SQS stamps
+ * every copy of ours (SentTimestamp) within it. A copy stamped later than this plus twice the
+ * clock bound was made by someone else: a person's redrive (a move task gives each message "a
+ * new messageID and enqueueTime", SQS Developer Guide, "Learn how to configure a dead-letter
+ * queue redrive in Amazon SQS"). A copy the send gave up on is re-sent by the reconciler.
+ */
+export const DEAD_LETTER_SEND_SECONDS = 2;
+/**
+ * How long a record must still live after a message for it, or a dead-letter copy, is sent: the
+ * queues keep a message 14 days from its enqueue timestamp (a move to the DLQ keeps it: SQS
+ * Developer Guide, "Setting-up dead-letter queue retention"; a redrive restarts it), and the
+ * reconciler gets a day beyond that to see the record. Every transition that starts a wait on
+ * a queue or a person (fail, failExhausted, redrive, a resend, unpark) moves expiresAt at least
+ * this far ahead.
+ */
+export const MESSAGE_COVER_SECONDS = 14 * 86_400 + 86_400;
+/**
+ * How long an outage of a dependency (DynamoDB, SQS, the function itself) the queue rides out
+ * before ordinary work reaches the DLQ: a day. Regional service events are measured in hours;
+ * past a day an operator is at work anyway (the queue-age alarm fires within the hour), and the
+ * 14-day retention keeps the messages. The default maxReceiveCount covers it (see
+ * outageReceiveCount).
+ */
+export const OUTAGE_HORIZON_SECONDS = 86_400;
 /** @default maxAttempts of a route. */
 export const DEFAULT_MAX_ATTEMPTS = 5;
 /**
  * The action's deadline ends this long before its lease (10% of the lease, 2 to 10 s), so a
- * live worker's completion write lands while it still holds the record.
+ * live worker's completion write lands while it still holds the record. The clock bound needs
+ * no room here: the deadline runs on the worker's own timer from the instant before it sent its
+ * lease write, and a takeover waits 2 x CLOCK_SKEW_SECONDS past `leaseUntil` by the taker's
+ * clock, which is never earlier in true time than the lease's own start plus its length.
  */
 export function leaseMarginSeconds(leaseSeconds: number): number {
   return Math.min(10, Math.max(2, Math.ceil(leaseSeconds / 10)));
@@ -173,6 +215,33 @@ export function leaseMarginSeconds(leaseSeconds: number): number {
 /** The smallest maxReceiveCount that never moves a message whose record still has budget. */
 export function backstopReceiveCount(maxAttempts: number): number {
   return 2 * maxAttempts + 2;
+}
+
+/**
+ * The visibility a message is handed back with after the executor's own dependency failed on
+ * its `receiveCount`-th receive: the visibility timeout, doubled with each receive, never past
+ * SQS's 12 h ceiling less the function's timeout (the ceiling counts from the receive, and the
+ * hand-back comes at most one function timeout after it). A throttled or crashed invocation never
+ * gets here: its message comes back after the plain visibility timeout.
+ */
+export function dependencyBackoffSeconds(receiveCount: number, visibilityTimeoutSeconds: number, functionTimeoutSeconds: number): number {
+  const cap = SQS_MAX_VISIBILITY_SECONDS - functionTimeoutSeconds;
+  const doubled = visibilityTimeoutSeconds * 2 ** Math.min(Math.max(receiveCount, 1) - 1, 20);
+  return Math.max(1, Math.min(cap, doubled));
+}
+
+/**
+ * Receives a message spends while a dependency is down for `horizonSeconds`, each handed back
+ * with dependencyBackoffSeconds: about log2(horizon / visibility) + 1, then one per 12 h.
+ */
+export function outageReceiveCount(horizonSeconds: number, visibilityTimeoutSeconds: number, functionTimeoutSeconds: number): number {
+  let waited = 0;
+  let receives = 0;
+  while (waited < horizonSeconds) {
+    receives++;
+    waited += dependencyBackoffSeconds(receives, visibilityTimeoutSeconds, functionTimeoutSeconds);
+  }
+  return receives;
 }
 
 /**

@@ -2,6 +2,14 @@
  * The executor Lambda: middy around Powertools batch processing. Records of a batch run
  * concurrently; each one that must be tried again is reported in `batchItemFailures`,
  * so one bad record never fails the rest.
+ *
+ * A record whose handling fails on our own dependency (DynamoDB or SQS down, throttled, slow)
+ * goes back with a visibility that doubles with its receive count (dependencyBackoff). Every
+ * receive counts toward the queue's maxReceiveCount ("If your function is throttled, returns an
+ * error, or doesn't respond, the message becomes visible again", Lambda Developer Guide, "Using
+ * Lambda with Amazon SQS"), so without the backoff a one-hour outage (12 receives of 330 s)
+ * would send ordinary work to the DLQ; with it a day costs about 9 receives, which the default
+ * maxReceiveCount covers (route-config.ts, outageReceiveCount).
  */
 import middy from '@middy/core';
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
@@ -19,6 +27,12 @@ import { recordExecution } from './executor-metrics.ts';
 import { EXECUTOR_METRIC } from '../observability/metric-catalogue.ts';
 
 export interface ExecutorHandlerDeps extends Omit<ExecutorDeps, 'remainingMs' | 'requestId' | 'isPaused'> {
+  /**
+   * The visibility, in seconds, of a message handed back after our own dependency failed on
+   * its `receiveCount`-th receive (route-config.ts, dependencyBackoffSeconds). @default - the
+   * queue's visibility timeout
+   */
+  readonly dependencyBackoff?: (receiveCount: number) => number;
   /** Route states, read once per route and batch. @default - no route is ever paused */
   readonly routeState?: RouteStateStore;
   /**
@@ -59,14 +73,18 @@ export function createExecutorHandler(deps: ExecutorHandlerDeps) {
         return state;
       };
       const recordHandler = async (record: SQSRecord): Promise<void> => {
-        const report = await executeMessage(
-          { ...deps, remainingMs: () => context.getRemainingTimeInMillis(), requestId: context.awsRequestId, isPaused },
-          {
-            messageId: record.messageId,
-            body: record.body,
-            receiveCount: Number(record.attributes.ApproximateReceiveCount),
-          },
-        );
+        const receiveCount = Number(record.attributes.ApproximateReceiveCount);
+        const sentAt = Number(record.attributes.SentTimestamp);
+        let report;
+        try {
+          report = await executeMessage(
+            { ...deps, remainingMs: () => context.getRemainingTimeInMillis(), requestId: context.awsRequestId, isPaused },
+            { messageId: record.messageId, body: record.body, receiveCount, ...(Number.isFinite(sentAt) && sentAt > 0 ? { sentAt } : {}) },
+          );
+        } catch (error) {
+          await backOff(record, receiveCount, error);
+          throw error;
+        }
         recordExecution(metrics, report);
         // Route, key and outcome only: never the body.
         const fields = {
@@ -84,6 +102,23 @@ export function createExecutorHandler(deps: ExecutorHandlerDeps) {
         if (!report.ack) {
           if (report.visibilitySeconds !== undefined) await deps.visibility?.changeVisibility(record.receiptHandle, report.visibilitySeconds);
           throw new HandBack(report.outcome);
+        }
+      };
+      /** Our own dependency failed: the message comes back later each time, and the failure is logged. */
+      const backOff = async (record: SQSRecord, receiveCount: number, error: unknown): Promise<void> => {
+        const seconds = deps.dependencyBackoff?.(receiveCount);
+        logger.error('dependency failure', {
+          messageId: record.messageId,
+          receiveCount,
+          ...(seconds === undefined ? {} : { handedBackForSeconds: seconds }),
+          error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+        });
+        if (seconds === undefined || deps.visibility === undefined) return;
+        try {
+          await deps.visibility.changeVisibility(record.receiptHandle, seconds);
+        } catch (visibilityError) {
+          // SQS is down too: the message comes back after the plain visibility timeout.
+          logger.warn('dependency backoff not applied', { messageId: record.messageId, error: String(visibilityError) });
         }
       };
       return processPartialResponse(event, recordHandler, processor, {

@@ -2,17 +2,33 @@
  * The executor use case: one SQS message in, exactly one effect out. Claim the record
  * with a lease, run the route's action with the idempotency key, then complete, release
  * or fail it, each write fenced by the lease token, and log the attempt.
+ *
+ * Protocol v3 (AWS as it really behaves):
+ *  - every write recognises its own success (the write nonce, store/conditional-write.ts);
+ *  - a message is handed back, never deleted, wherever this worker cannot be sure another
+ *    message carries the work (a fenced-out write): a surplus message is harmless, a missing one
+ *    is not;
+ *  - the body runs only when its SHA-256 is the record's fingerprint;
+ *  - the action's deadline counts from the instant before the lease write was sent, the lease's
+ *    own start, so the SDK's retries of that write eat into the action's time, not past the lease;
+ *  - a dead-letter copy is taken for a person's redrive by its SQS stamp (record-transitions.ts,
+ *    redrive), not by a mark a lost receive could skip.
  */
+import { Buffer } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import type { ResolvedRoute } from '../config/resolve-config.ts';
+import { DEAD_LETTER_SEND_SECONDS } from '../config/route-config.ts';
 import { PermanentActionError } from '../actions/action.ts';
 import type { ActionResult } from '../actions/action.ts';
 import type { ActionRegistry } from '../actions/action-registry.ts';
 import { deliveryId, payloadOfMessage } from '../domain/event-record.ts';
 import type { Payload, WorkMessage } from '../domain/event-record.ts';
+import { fingerprint } from '../domain/fingerprint.ts';
 import { operationFingerprint } from '../domain/operation-fingerprint.ts';
+import { DEAD_LETTER_REASON_MAX_CHARS, LAST_ERROR_MAX_CHARS, cut } from '../domain/queue-limits.ts';
 import type { ExecutionStore } from '../ports/execution-store.ts';
 import type { WorkQueue } from '../ports/work-queue.ts';
+import { DEAD_LETTER_STAMP_MARGIN_MS, TAKEOVER_MARGIN_MS, keepUntilSeconds } from '../store/record-transitions.ts';
 
 /** One SQS message as the event source hands it over. */
 export interface QueuedMessage {
@@ -20,6 +36,12 @@ export interface QueuedMessage {
   readonly body: string;
   /** SQS's ApproximateReceiveCount: 1 on the first delivery. */
   readonly receiveCount: number;
+  /**
+   * SQS's SentTimestamp (epoch ms): when SQS enqueued this message, by SQS's clock. A redrive
+   * makes a new message with a new one. @default - unknown: a dead-letter copy is then never
+   * taken for a redrive
+   */
+  readonly sentAt?: number;
 }
 
 export interface ExecutorDeps {
@@ -57,6 +79,8 @@ export const EXECUTION_OUTCOME = {
   failedAlready: 'failed-already',
   expired: 'record-expired',
   unreadable: 'unreadable-message',
+  /** The body is not the one the record was accepted with: nothing runs, a copy goes to people. */
+  forged: 'forged-body',
   parked: 'parked',
   toDeadLetterQueue: 'to-dead-letter-queue',
 } as const;
@@ -82,10 +106,20 @@ export interface ExecutionReport {
   readonly leaseShare?: number;
 }
 
+/** A dead-letter copy's send did not go out within DEAD_LETTER_SEND_SECONDS of the write that won it: the reconciler re-sends it. */
+export class DeadLetterSendLateError extends Error {
+  constructor(route: string, key: string) {
+    super(`the dead-letter copy of ${deliveryId(route, key)} was not sent within ${DEAD_LETTER_SEND_SECONDS} s of its failure; the reconciler re-sends it`);
+    this.name = 'DeadLetterSendLateError';
+  }
+}
+
 const RESULT_LIMIT = 1024;
 const COMPLETION_MARGIN_MS = 2_000;
 /** Up to this many seconds are added to a locked hand-back, so waiting copies do not all come back at once. */
 const LOCKED_JITTER_SECONDS = 2;
+/** The reason of a message whose body does not hash to its record's fingerprint. */
+const FORGED_REASON = "the body does not match the delivery's fingerprint (SHA-256): it was not sent by retryproof";
 
 /** Reads a work message; undefined when it is not one. */
 export function parseWorkMessage(body: string): WorkMessage | undefined {
@@ -117,13 +151,23 @@ function parseBody(payload: Payload): unknown {
 }
 
 function describeError(error: unknown): { class: string; message: string } {
-  if (error instanceof Error) return { class: error.name, message: error.message.slice(0, 500) };
-  return { class: 'Unknown', message: String(error).slice(0, 500) };
+  if (error instanceof Error) return { class: error.name, message: error.message.slice(0, LAST_ERROR_MAX_CHARS) };
+  return { class: 'Unknown', message: String(error).slice(0, LAST_ERROR_MAX_CHARS) };
+}
+
+/** The last error as the record and a dead-letter copy keep it: at most LAST_ERROR_MAX_CHARS (queue-limits.ts). */
+function lastErrorOf(described: { class: string; message: string }): string {
+  return cut(`${described.class}: ${described.message}`, LAST_ERROR_MAX_CHARS);
 }
 
 function resultOf(result: ActionResult): string {
   const text = JSON.stringify(result ?? {});
   return text.length <= RESULT_LIMIT ? text : JSON.stringify({ truncated: true, head: text.slice(0, RESULT_LIMIT - 40) });
+}
+
+/** SHA-256 of a payload's body, as the ingest fingerprinted the raw bytes it received. */
+export function fingerprintOf(payload: Payload): string {
+  return fingerprint(Buffer.from(payload.body, payload.bodyEncoding === 'base64' ? 'base64' : 'utf8'));
 }
 
 /** Handles one message. Never throws for a problem of the message itself; only for our own dependencies. */
@@ -136,18 +180,35 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
   }
   const base = { route: work.route, key: work.key };
   // The message is the payload's carrier: the work runs on it, and the paths that may have to
-  // send it again from the table keep it on the record.
+  // send it again from the table keep it on the record. Only a body the record was accepted
+  // with (its SHA-256 the record's fingerprint) runs or is kept: every write that could run or
+  // keep it checks that in its condition.
   const payload = payloadOfMessage(work);
+  const bodyFingerprint = fingerprintOf(payload);
   const route = deps.routes.get(work.route);
   const action = route === undefined ? undefined : deps.actions.get(route.action);
-  /** Sends a dead-letter copy with the whole context, and acknowledges this message. */
+  /**
+   * Sends a dead-letter copy with the whole context, and acknowledges this message. A FAILED
+   * record's copy (`wonAtMs`: the instant its write set lastEnqueuedAt) is sent within
+   * DEAD_LETTER_SEND_SECONDS of it or not at all, so that SQS's stamp on every copy of ours
+   * stays within that of the write, and a person's redrive is told apart by its own stamp.
+   */
   const toPeople = async (
     reason: string,
     outcome: ExecutionOutcome,
-    extra: { attempts?: number; lastError?: string; deadLetterId?: string; attempt?: number } = {},
+    extra: { attempts?: number; lastError?: string; deadLetterId?: string; attempt?: number; wonAtMs?: number } = {},
   ): Promise<ExecutionReport> => {
-    const { attempt, ...fields } = extra;
-    await deps.workQueue.send({ ...work, ...fields, reason, deadLetterId: fields.deadLetterId ?? newId() });
+    const { attempt, wonAtMs, ...fields } = extra;
+    const copy: WorkMessage = { ...work, ...fields, reason: cut(reason, DEAD_LETTER_REASON_MAX_CHARS), deadLetterId: fields.deadLetterId ?? newId() };
+    if (wonAtMs === undefined) {
+      await deps.workQueue.send(copy);
+    } else {
+      const leftMs = wonAtMs + DEAD_LETTER_SEND_SECONDS * 1000 - deps.now();
+      // Too late already (the write itself took that long): the record is FAILED in the retry
+      // partition, and the reconciler re-sends its copy.
+      if (leftMs <= 0) throw new DeadLetterSendLateError(work.route, work.key);
+      await deps.workQueue.send(copy, { signal: AbortSignal.timeout(leftMs) });
+    }
     return {
       ...base,
       ...(attempt === undefined ? {} : { attempt }),
@@ -157,8 +218,16 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
       ...(fields.lastError === undefined ? {} : { error: fields.lastError }),
     };
   };
+  /** Another worker's write won: this message may be the only one left, so it goes back (a surplus message is harmless). */
+  const fencedOut = (attempt: number | undefined, error?: string): ExecutionReport => ({
+    ...base,
+    ...(attempt === undefined ? {} : { attempt }),
+    outcome: EXECUTION_OUTCOME.fencedOut,
+    ack: false,
+    ...(error === undefined ? {} : { error }),
+  });
   if (work.deadLetterId !== undefined) {
-    const copy = await deadLetterCopy(deps, work, message, route === undefined || action === undefined);
+    const copy = await deadLetterCopy(deps, work, message, bodyFingerprint, route === undefined || action === undefined);
     if (copy !== undefined) return copy;
     // Otherwise an ordinary wake-up call for the record (a redrive won, or an old copy).
   }
@@ -168,15 +237,16 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
   }
   const ref = { route: work.route, key: work.key, receivedAt: work.receivedAt };
   const lockedUntil = (leaseUntil: number | undefined): ExecutionReport => {
-    // Locked is not a failure: come back just when the lease ends, and take over if its worker died.
-    const waitMs = Math.max(0, (leaseUntil ?? 0) - deps.now());
+    // Locked is not a failure: come back just when the lease ends (for us: twice the clock
+    // bound after its end), and take over if its worker died.
+    const waitMs = Math.max(0, (leaseUntil ?? 0) + TAKEOVER_MARGIN_MS - deps.now());
     const jitter = (deps.random ?? Math.random)() * LOCKED_JITTER_SECONDS;
     return { ...base, outcome: EXECUTION_OUTCOME.locked, ack: false, visibilitySeconds: Math.max(1, Math.ceil(waitMs / 1000 + jitter)) };
   };
 
   if ((await deps.isPaused?.(work.route)) === true) {
     // The route is paused: keep the work, run nothing. Resuming the route re-enqueues it.
-    const parked = await deps.store.park({ ...ref, nowMs: deps.now(), ttlSeconds: route.ttlSeconds, payload });
+    const parked = await deps.store.park({ ...ref, nowMs: deps.now(), ttlSeconds: route.ttlSeconds, payload, fingerprint: bodyFingerprint });
     switch (parked.kind) {
       case 'parked':
       case 'already-parked':
@@ -189,11 +259,16 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
         return lockedUntil(parked.record.leaseUntil);
       case 'missing':
         return toPeople('record expired before execution', EXECUTION_OUTCOME.expired);
+      case 'forged':
+        return toPeople(FORGED_REASON, EXECUTION_OUTCOME.forged);
       case 'route-active':
         break;
     }
   }
 
+  // The lease's own start: the instant before its write is sent. The action's deadline counts
+  // from here, so the time the SDK spends retrying the write is taken from the action, never
+  // added past the lease (leaseUntil = this + the lease).
   const startedAt = deps.now();
   const token = newId();
   const lease = await deps.store.acquireLease({
@@ -202,6 +277,7 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
     leaseMs: route.leaseSeconds * 1000,
     token,
     maxAttempts: route.maxAttempts,
+    fingerprint: bodyFingerprint,
     // Not the first receive: the worker of an earlier one may have died, so keep the payload
     // where the reconciler finds it, should this message too be lost (the queue's backstop).
     ...(message.receiveCount > 1 ? { payload } : {}),
@@ -215,14 +291,28 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
       return lockedUntil(lease.record.leaseUntil);
     case 'missing':
       return toPeople('record expired before execution', EXECUTION_OUTCOME.expired);
+    case 'forged':
+      // Nothing runs and nothing is kept; the genuine work keeps its own message.
+      return toPeople(FORGED_REASON, EXECUTION_OUTCOME.forged);
     case 'exhausted': {
       // The last attempt's worker died without a word (a crash, a timeout): the budget is spent.
       const attempts = lease.record.attempts;
-      const lastError = lease.record.lastError ?? 'the worker of the last attempt stopped without an answer';
+      const lastError = cut(lease.record.lastError ?? 'the worker of the last attempt stopped without an answer', LAST_ERROR_MAX_CHARS);
       const deadLetterId = newId();
-      const owned = await deps.store.failExhausted({ ...ref, nowMs: startedAt, maxAttempts: route.maxAttempts, error: lastError, deadLetterId, payload });
-      if (!owned) return { ...base, outcome: EXECUTION_OUTCOME.fencedOut, ack: true };
-      return toPeople(`retries exhausted after ${attempts} attempts`, EXECUTION_OUTCOME.exhausted, { attempts, lastError, deadLetterId });
+      const failedAt = deps.now();
+      const owned = await deps.store.failExhausted({
+        ...ref,
+        nowMs: failedAt,
+        maxAttempts: route.maxAttempts,
+        error: lastError,
+        deadLetterId,
+        payload,
+        fingerprint: bodyFingerprint,
+        // The copy may wait 14 days in the DLQ: the record outlives it.
+        keepUntilSeconds: keepUntilSeconds(lease.record.expiresAt, failedAt),
+      });
+      if (!owned) return fencedOut(undefined);
+      return toPeople(`retries exhausted after ${attempts} attempts`, EXECUTION_OUTCOME.exhausted, { attempts, lastError, deadLetterId, wonAtMs: failedAt });
     }
     case 'leased':
       break;
@@ -231,9 +321,12 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
   const record = lease.record;
   // The run number across redrives: what the action and the log see. The budget is `attempts`.
   const attempt = record.runs;
-  const remaining = deps.remainingMs?.() ?? Number.POSITIVE_INFINITY;
-  const budgetMs = Math.max(1, Math.min(route.actionDeadlineSeconds * 1000, remaining - COMPLETION_MARGIN_MS));
-  const signal = AbortSignal.timeout(budgetMs);
+  // The deadline: the route's action deadline from the lease's start (a margin before the lease
+  // ends, for the completion write), and never past this invocation's own end.
+  const deadlineFrom = startedAt;
+  const afterLease = deps.now();
+  const invocationEndsAt = afterLease + (deps.remainingMs?.() ?? Number.POSITIVE_INFINITY);
+  const deadline = Math.min(deadlineFrom + route.actionDeadlineSeconds * 1000, invocationEndsAt - COMPLETION_MARGIN_MS);
   const log = {
     route: work.route,
     key: work.key,
@@ -250,6 +343,8 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
 
   let result: ActionResult;
   try {
+    // The lease write took the whole deadline (the SDK retried it that long): run nothing.
+    if (deadline - afterLease < 1) throw new LeaseTooSlowError(deadline - deadlineFrom);
     result = await action({
       route: work.route,
       key: work.key,
@@ -257,32 +352,43 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
       body: parseBody(payload),
       headers: payload.headers,
       attempt,
-      deadline: startedAt + budgetMs,
-      signal,
+      deadline,
+      signal: AbortSignal.timeout(deadline - afterLease),
     });
   } catch (error) {
     const described = describeError(error);
-    const errorText = `${described.class}: ${described.message}`;
+    const errorText = lastErrorOf(described);
     const permanent = error instanceof PermanentActionError;
     // The budget is the record's: this message's receive count plays no part.
     const exhausted = !permanent && record.attempts >= route.maxAttempts;
     const endedAt = deps.now();
     if (permanent || exhausted) {
       const deadLetterId = newId();
-      const owned = await deps.store.fail({ ...fence, receivedAt: record.receivedAt, nowMs: endedAt, error: errorText, deadLetterId, payload });
+      const owned = await deps.store.fail({
+        ...fence,
+        receivedAt: record.receivedAt,
+        nowMs: endedAt,
+        error: errorText,
+        deadLetterId,
+        payload,
+        // The copy may wait 14 days in the DLQ: the record outlives it.
+        keepUntilSeconds: keepUntilSeconds(record.expiresAt, endedAt),
+      });
       const outcome = !owned ? EXECUTION_OUTCOME.fencedOut : permanent ? EXECUTION_OUTCOME.permanent : EXECUTION_OUTCOME.exhausted;
       await deps.store.appendLog({ ...log, endedAt, outcome, error: described });
-      if (!owned) return { ...base, attempt, outcome, ack: true, error: errorText };
+      if (!owned) return fencedOut(attempt, errorText);
       // The dead-letter copy carries the whole operation context, enough for an audit without the table.
       const reason = permanent ? 'permanent error' : `retries exhausted after ${record.attempts} attempts`;
-      return toPeople(reason, outcome, { attempts: record.attempts, lastError: errorText, deadLetterId, attempt });
+      return toPeople(reason, outcome, { attempts: record.attempts, lastError: errorText, deadLetterId, attempt, wonAtMs: endedAt });
     }
     const owned = await deps.store.release({ ...fence, nowMs: endedAt, error: errorText });
     const outcome = owned ? EXECUTION_OUTCOME.retry : EXECUTION_OUTCOME.fencedOut;
     await deps.store.appendLog({ ...log, endedAt, outcome, error: described });
     // Released: this message stays the record's wake-up call, back after the visibility timeout.
-    // Fenced out: another worker owns the record now; this copy of the message is surplus.
-    return { ...base, attempt, outcome, ack: !owned, error: errorText };
+    // Fenced out: another worker's write won, and this message may be the only one left for
+    // the work (a lost release answer whose retry was refused after another write): it goes
+    // back all the same. Either way it is never deleted here.
+    return owned ? { ...base, attempt, outcome, ack: false, error: errorText } : fencedOut(attempt, errorText);
   }
 
   const endedAt = deps.now();
@@ -293,24 +399,35 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
     operationFingerprint: log.operationFingerprint,
     ...(deps.requestId === undefined ? {} : { requestId: deps.requestId }),
   });
-  const outcome = completed ? EXECUTION_OUTCOME.completed : EXECUTION_OUTCOME.fencedOut;
+  const leaseShare = (endedAt - startedAt) / (route.leaseSeconds * 1000);
+  if (completed) return { ...base, attempt, outcome: EXECUTION_OUTCOME.completed, ack: true, leaseShare };
   // The completing attempt is logged on the record by the completion itself; a fenced-out one gets a log item.
-  if (!completed) await deps.store.appendLog({ ...log, endedAt, outcome });
-  return { ...base, attempt, outcome, ack: true, leaseShare: (endedAt - startedAt) / (route.leaseSeconds * 1000) };
+  await deps.store.appendLog({ ...log, endedAt, outcome: EXECUTION_OUTCOME.fencedOut });
+  return { ...fencedOut(attempt), leaseShare };
+}
+
+/** The lease write returned after the action's deadline had passed: the action is not run. */
+class LeaseTooSlowError extends Error {
+  constructor(deadlineMs: number) {
+    super(`the lease write took longer than the action's ${Math.max(0, deadlineMs)} ms deadline; not run`);
+    this.name = 'LeaseTooSlowError';
+  }
 }
 
 /**
- * A dead-letter copy. While its record names it and it has not yet left, it is on its way
- * to the DLQ: handed back at once, receive after receive, until the queue's redrive policy
- * moves it; its last receive here marks the record. A copy that comes back after that
- * was redriven by a person (the console's move task or `retryproof dlq redrive`): it wins
- * the redrive transition once, and runs. Returns undefined when the copy is to run as an
- * ordinary wake-up call (a redrive won, or an old copy: the record decides).
+ * A dead-letter copy. While its record names it and a copy of ours may still be on its way,
+ * it is handed back at once, receive after receive, until the queue's redrive policy moves it
+ * to the DLQ; its last receive marks the record (a hint for the reconciler). A copy that SQS
+ * stamped after every copy of ours (a person's redrive: the console's move task or `retryproof
+ * dlq redrive` make a new message) wins the redrive transition once, and runs. Returns
+ * undefined when the copy is to run as an ordinary wake-up call (a redrive won, or an old
+ * copy: the record decides).
  */
 async function deadLetterCopy(
   deps: ExecutorDeps,
   work: WorkMessage,
   message: QueuedMessage,
+  bodyFingerprint: string,
   unrunnable: boolean,
 ): Promise<ExecutionReport | undefined> {
   const id = work.deadLetterId ?? '';
@@ -328,11 +445,25 @@ async function deadLetterCopy(
   const now = deps.now();
   // No record of this generation: it can never run; keep it for people.
   if (record?.receivedAt !== work.receivedAt || record.expiresAt <= Math.floor(now / 1000)) return handBack;
+  // Not the body the record was accepted with: it never runs; people see it in the DLQ.
+  if (record.fingerprint !== bodyFingerprint) return handBack;
   if (record.deadLetterId !== id) return undefined;
-  if (record.deadLettered === id) {
-    const won = await deps.store.redrive({ route: work.route, key: work.key, receivedAt: work.receivedAt, nowMs: now, deadLetterId: id });
-    // Lost: another copy of the same redrive ran it already; this one is surplus.
-    return won ? undefined : { route: work.route, key: work.key, outcome: EXECUTION_OUTCOME.duplicate, ack: true };
+  const stampedAt = message.sentAt;
+  const byPerson = stampedAt !== undefined && stampedAt - DEAD_LETTER_STAMP_MARGIN_MS > (record.lastEnqueuedAt ?? Number.POSITIVE_INFINITY);
+  if (byPerson) {
+    const won = await deps.store.redrive({
+      route: work.route,
+      key: work.key,
+      receivedAt: work.receivedAt,
+      nowMs: now,
+      deadLetterId: id,
+      stampedAtMs: stampedAt,
+      keepUntilSeconds: keepUntilSeconds(record.expiresAt, now),
+    });
+    // Lost: another copy of the same redrive won (this one then finds the record RECEIVED next
+    // time), or a resend of ours raced it (back to the DLQ, for the next redrive). Either way
+    // it goes back rather than away.
+    return won ? undefined : handBack;
   }
   if (message.receiveCount >= deps.maxReceiveCount) await deps.store.markDeadLettered(work.route, work.key, id);
   return handBack;

@@ -11,6 +11,7 @@ import { SqsWorkQueue } from '../queue/sqs-work-queue.ts';
 import { DynamoDbExecutionStore } from '../store/dynamodb-execution-store.ts';
 import { DynamoDbRouteStateStore } from '../store/dynamodb-route-state-store.ts';
 import type { AwsClients, Deployment } from '../config/deployment.ts';
+import { dependencyBackoffSeconds } from '../config/route-config.ts';
 
 /** What differs between where the executor runs: the Lambda, the local stack, a test. */
 export interface ExecutorWiring {
@@ -36,6 +37,7 @@ export function wireExecutor(deployment: Deployment, clients: AwsClients, wiring
     workQueue: new SqsWorkQueue(clients.sqs, queueUrl),
     visibility: wiring.visibility ?? new SqsMessageVisibility(clients.sqs, queueUrl),
     maxReceiveCount: config.queue.maxReceiveCount,
+    dependencyBackoff: (receiveCount) => dependencyBackoffSeconds(receiveCount, config.queue.visibilityTimeoutSeconds, config.executorTimeoutSeconds),
     now: wiring.now ?? Date.now,
     logger: wiring.logger ?? createLogger(SERVICE.executor),
     metrics: wiring.metrics ?? createMetrics(SERVICE.executor),

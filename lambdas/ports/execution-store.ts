@@ -11,6 +11,8 @@ export type LeaseOutcome =
   | { readonly kind: 'locked'; readonly record: EventRecord }
   /** Runnable, but every attempt of the budget is spent: its last worker died. Fail it. */
   | { readonly kind: 'exhausted'; readonly record: EventRecord }
+  /** The message's body is not the one the record was accepted with (its SHA-256 is not the fingerprint): run nothing, tell people. */
+  | { readonly kind: 'forged'; readonly record: EventRecord }
   /** The record is gone, expired, or a newer generation of the key: never execute blindly. */
   | { readonly kind: 'missing' };
 
@@ -28,6 +30,12 @@ export interface LeaseRequest extends RecordRef {
   /** Fresh for every lease; every later write of this attempt is fenced by it. */
   readonly token: string;
   readonly maxAttempts: number;
+  /**
+   * SHA-256 of the message's body, hex: the lease is taken only when it is the record's
+   * fingerprint. The executor always passes it; a test that takes a lease by hand, with no
+   * message, may leave it out. @default - the body is not checked
+   */
+  readonly fingerprint?: string;
   /** Kept on the record: set when this is not the message's first receive (its first run's worker may have died). */
   readonly payload?: Payload;
 }
@@ -76,20 +84,38 @@ export interface ExecutionStore {
   complete(write: FencedWrite & { readonly result: string; readonly operationFingerprint: string; readonly requestId?: string }): Promise<boolean>;
   /** Back to RECEIVED after a retryable error with budget left, keeping attempts and the last error. */
   release(write: FencedWrite & { readonly error: string }): Promise<boolean>;
-  /** FAILED after a permanent error or the last allowed attempt, naming its dead-letter copy. */
-  fail(write: FencedWrite & { readonly receivedAt: number; readonly error: string; readonly deadLetterId: string; readonly payload: Payload }): Promise<boolean>;
+  /**
+   * FAILED after a permanent error or the last allowed attempt, naming its dead-letter copy;
+   * the record then lives until `keepUntilSeconds` (the copy may wait 14 days in the DLQ).
+   */
+  fail(write: FencedWrite & DeadLetterWrite & { readonly receivedAt: number }): Promise<boolean>;
   /** FAILED for a record whose budget was spent by workers that died; false when someone else moved it first. */
   failExhausted(
-    ref: RecordRef & { readonly nowMs: number; readonly maxAttempts: number; readonly error: string; readonly deadLetterId: string; readonly payload: Payload },
+    ref: RecordRef & DeadLetterWrite & { readonly nowMs: number; readonly maxAttempts: number; readonly fingerprint: string },
   ): Promise<boolean>;
   /** The record, read consistently; undefined when absent. */
   get(route: string, key: string): Promise<EventRecord | undefined>;
   /** The dead-letter copy reached its last receive: from now on a copy with this id is a redrive. */
   markDeadLettered(route: string, key: string, deadLetterId: string): Promise<void>;
-  /** FAILED back to RECEIVED with a fresh budget: true for the one copy that redrives it. */
-  redrive(ref: RecordRef & { readonly nowMs: number; readonly deadLetterId: string }): Promise<boolean>;
+  /**
+   * FAILED back to RECEIVED with a fresh budget: true for the one copy that redrives it, a copy
+   * SQS stamped (`stampedAtMs`, its SentTimestamp) after every copy of ours (see record-transitions.ts).
+   */
+  redrive(
+    ref: RecordRef & { readonly nowMs: number; readonly deadLetterId: string; readonly stampedAtMs: number; readonly keepUntilSeconds: number },
+  ): Promise<boolean>;
   /** A log item: an attempt that did not complete (retryable, permanent, exhausted, fenced out). */
   appendLog(entry: ExecutionLogEntry): Promise<void>;
   /** PARKED, with the sparse `parked` index keys, unless the record is done, failed or leased. Nothing runs. */
-  park(request: RecordRef & { readonly nowMs: number; readonly ttlSeconds: number; readonly payload: Payload }): Promise<ParkResult>;
+  park(request: RecordRef & { readonly nowMs: number; readonly ttlSeconds: number; readonly payload: Payload; readonly fingerprint: string }): Promise<ParkResult>;
+}
+
+/** What fail and failExhausted write beside FAILED. */
+export interface DeadLetterWrite {
+  readonly error: string;
+  readonly deadLetterId: string;
+  /** Kept, so the reconciler can send the dead-letter copy again from the table. */
+  readonly payload: Payload;
+  /** Epoch seconds: the later of the record's expiry and MESSAGE_COVER_SECONDS from now. */
+  readonly keepUntilSeconds: number;
 }

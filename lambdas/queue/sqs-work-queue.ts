@@ -1,7 +1,7 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { WorkMessage } from '../domain/event-record.ts';
-import type { WorkQueue } from '../ports/work-queue.ts';
+import type { SendOptions, WorkQueue } from '../ports/work-queue.ts';
 
 /** The work queue on SQS. Message attributes make a DLQ message readable at a glance in the console. */
 export class SqsWorkQueue implements WorkQueue {
@@ -13,7 +13,7 @@ export class SqsWorkQueue implements WorkQueue {
     this.#queueUrl = queueUrl;
   }
 
-  async send(message: WorkMessage): Promise<void> {
+  async send(message: WorkMessage, options: SendOptions = {}): Promise<void> {
     await this.#client.send(
       new SendMessageCommand({
         QueueUrl: this.#queueUrl,
@@ -24,6 +24,7 @@ export class SqsWorkQueue implements WorkQueue {
           ...(message.reason === undefined ? {} : { reason: { DataType: 'String', StringValue: message.reason } }),
         },
       }),
+      options.signal === undefined ? {} : { abortSignal: options.signal },
     );
   }
 }

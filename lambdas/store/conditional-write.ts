@@ -67,7 +67,7 @@ function outcomeOf(err: unknown, writeId: unknown): ConditionalOutcome {
  */
 export async function conditionalUpdate(doc: DynamoDBDocumentClient, input: ConditionalUpdateInput): Promise<ConditionalOutcome> {
   const { extendExpiry, ...update } = input;
-  const writeId = update.ExpressionAttributeValues?.[WRITE_ID_VALUE];
+  const writeId: unknown = update.ExpressionAttributeValues?.[WRITE_ID_VALUE];
   let outcome: ConditionalOutcome;
   try {
     const out = await doc.send(
@@ -100,7 +100,7 @@ async function extend(doc: DynamoDBDocumentClient, update: UpdateCommandInput, f
 
 /** A PutItem whose failed condition is an answer, not an error; an item that carries a writeId recognises its own success. */
 export async function conditionalPut(doc: DynamoDBDocumentClient, input: PutCommandInput): Promise<ConditionalOutcome> {
-  const writeId = input.Item?.[WRITE_ID];
+  const writeId: unknown = input.Item?.[WRITE_ID];
   try {
     await doc.send(new PutCommand({ ...input, ...(writeId === undefined ? {} : { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }) }));
     return { ok: true, item: undefined };

@@ -10,6 +10,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { RECORD_STATUS } from '../domain/event-record.ts';
 import type { EventRecord, Payload } from '../domain/event-record.ts';
 import type {
+  DeadLetterWrite,
   ExecutionLogEntry,
   ExecutionStore,
   FencedWrite,
@@ -18,13 +19,13 @@ import type {
   ParkResult,
   RecordRef,
 } from '../ports/execution-store.ts';
-import { conditionalUpdate } from './conditional-write.ts';
+import { WRITE_ID, WRITE_ID_VALUE, conditionalUpdate } from './conditional-write.ts';
 import type { ConditionalOutcome } from './conditional-write.ts';
 import { ROUTE_STATE_SK, routeStatePk } from './dynamodb-route-state-store.ts';
 import { documentClient } from './dynamodb-event-store.ts';
 import { fromRecordItem } from './record-item.ts';
 import { RECORD_SK, recordPk } from './record-keys.ts';
-import { acquireLease, complete, fail, failExhausted, markDeadLettered, park, redrive, release } from './record-transitions.ts';
+import { TAKEOVER_MARGIN_MS, acquireLease, complete, fail, failExhausted, markDeadLettered, park, redrive, release } from './record-transitions.ts';
 import type { Transition } from './record-transitions.ts';
 
 /**
@@ -36,14 +37,23 @@ export function logSortKey(entry: Pick<ExecutionLogEntry, 'receivedAt' | 'starte
   return `LOG#${pad(entry.receivedAt, 13)}#${pad(entry.startedAt, 13)}#${pad(entry.attempt, 4)}#${entry.kind}#${unique}`;
 }
 
+/**
+ * Whether another worker's lease still holds by our clock: it is over only twice the clock
+ * bound after its end (TAKEOVER_MARGIN_MS), as acquireLease's condition has it.
+ */
+export function leaseHolds(leaseUntil: number | undefined, nowMs: number): boolean {
+  return (leaseUntil ?? 0) > nowMs - TAKEOVER_MARGIN_MS;
+}
+
 /** What stood in the way of a lease, read from the item the failed write returned. */
-function blockedLease(old: Record<string, unknown> | undefined, ref: RecordRef, nowMs: number): Exclude<LeaseOutcome, { kind: 'leased' }> {
+function blockedLease(old: Record<string, unknown> | undefined, ref: LeaseRequest, nowMs: number): Exclude<LeaseOutcome, { kind: 'leased' }> {
   if (old === undefined) return { kind: 'missing' };
   const record = fromRecordItem(old);
   if (record.receivedAt !== ref.receivedAt || record.expiresAt <= Math.floor(nowMs / 1000)) return { kind: 'missing' };
+  if (ref.fingerprint !== undefined && record.fingerprint !== ref.fingerprint) return { kind: 'forged', record };
   if (record.status === RECORD_STATUS.completed) return { kind: 'completed', record };
   if (record.status === RECORD_STATUS.failed) return { kind: 'failed', record };
-  if (record.status === RECORD_STATUS.executing && (record.leaseUntil ?? 0) > nowMs) return { kind: 'locked', record };
+  if (record.status === RECORD_STATUS.executing && leaseHolds(record.leaseUntil, nowMs)) return { kind: 'locked', record };
   return { kind: 'exhausted', record };
 }
 
@@ -68,6 +78,8 @@ export class DynamoDbExecutionStore implements ExecutionStore {
   async acquireLease(request: LeaseRequest): Promise<LeaseOutcome> {
     const out = await this.#apply(request.route, request.key, acquireLease(request), true);
     if (!out.ok) return blockedLease(out.old, request, request.nowMs);
+    // Our own lease, also when the SDK's retry of it met the lease its first attempt wrote:
+    // the item it returns is the item as the lease left it.
     if (out.item === undefined) throw new Error('acquireLease returned no record');
     return { kind: 'leased', record: fromRecordItem(out.item) };
   }
@@ -80,14 +92,12 @@ export class DynamoDbExecutionStore implements ExecutionStore {
     return (await this.#apply(write.route, write.key, release(write))).ok;
   }
 
-  async fail(
-    write: FencedWrite & { readonly receivedAt: number; readonly error: string; readonly deadLetterId: string; readonly payload: Payload },
-  ): Promise<boolean> {
+  async fail(write: FencedWrite & DeadLetterWrite & { readonly receivedAt: number }): Promise<boolean> {
     return (await this.#apply(write.route, write.key, fail(write))).ok;
   }
 
   async failExhausted(
-    ref: RecordRef & { readonly nowMs: number; readonly maxAttempts: number; readonly error: string; readonly deadLetterId: string; readonly payload: Payload },
+    ref: RecordRef & DeadLetterWrite & { readonly nowMs: number; readonly maxAttempts: number; readonly fingerprint: string },
   ): Promise<boolean> {
     return (await this.#apply(ref.route, ref.key, failExhausted(ref))).ok;
   }
@@ -104,12 +114,17 @@ export class DynamoDbExecutionStore implements ExecutionStore {
     await this.#apply(route, key, markDeadLettered({ deadLetterId }));
   }
 
-  async redrive(ref: RecordRef & { readonly nowMs: number; readonly deadLetterId: string }): Promise<boolean> {
+  async redrive(
+    ref: RecordRef & { readonly nowMs: number; readonly deadLetterId: string; readonly stampedAtMs: number; readonly keepUntilSeconds: number },
+  ): Promise<boolean> {
     return (await this.#apply(ref.route, ref.key, redrive(ref))).ok;
   }
 
-  async park(request: RecordRef & { readonly nowMs: number; readonly ttlSeconds: number; readonly payload: Payload }): Promise<ParkResult> {
+  async park(
+    request: RecordRef & { readonly nowMs: number; readonly ttlSeconds: number; readonly payload: Payload; readonly fingerprint: string },
+  ): Promise<ParkResult> {
     const key = { pk: recordPk(request.route, request.key), sk: RECORD_SK };
+    const parking = park(request);
     try {
       await this.#doc.send(
         new TransactWriteCommand({
@@ -125,8 +140,12 @@ export class DynamoDbExecutionStore implements ExecutionStore {
                 ExpressionAttributeValues: { ':paused': 'paused' },
               },
             },
-            { Update: { TableName: this.#table, Key: key, ...park(request) } },
+            { Update: { TableName: this.#table, Key: key, ...parking } },
           ],
+          // The SDK fills ClientRequestToken once per call, so its retries of a transaction that
+          // committed are answered as done by DynamoDB itself (API Reference, TransactWriteItems:
+          // "multiple identical calls have the same effect as one single call", for 10 minutes);
+          // the nonce below covers the rest.
         }),
       );
       return { kind: 'parked' };
@@ -135,12 +154,15 @@ export class DynamoDbExecutionStore implements ExecutionStore {
       // Rare path: read what stood in the way.
       const out = await this.#doc.send(new GetCommand({ TableName: this.#table, Key: key, ConsistentRead: true }));
       if (out.Item === undefined) return { kind: 'missing' };
+      // Our own park, retried and refused by itself: the item carries its nonce.
+      if (out.Item[WRITE_ID] === parking.ExpressionAttributeValues[WRITE_ID_VALUE]) return { kind: 'parked' };
       const record = fromRecordItem(out.Item);
       if (record.receivedAt !== request.receivedAt || record.expiresAt <= Math.floor(request.nowMs / 1000)) return { kind: 'missing' };
+      if (record.fingerprint !== request.fingerprint) return { kind: 'forged', record };
       if (record.status === RECORD_STATUS.completed) return { kind: 'completed', record };
       if (record.status === RECORD_STATUS.failed) return { kind: 'failed', record };
       if (record.status === RECORD_STATUS.parked) return { kind: 'already-parked' };
-      if (record.status === RECORD_STATUS.executing && (record.leaseUntil ?? 0) > request.nowMs) return { kind: 'locked', record };
+      if (record.status === RECORD_STATUS.executing && leaseHolds(record.leaseUntil, request.nowMs)) return { kind: 'locked', record };
       return { kind: 'route-active' };
     }
   }

@@ -1,28 +1,40 @@
 /**
  * Every state transition of an event record, each one conditional write, side by side
- * (protocol v2; README "The record's state machine"). The stores only send these; no
+ * (protocol v3; README "The record's state machine"). The stores only send these; no
  * other code moves a record. Each condition is the whole rule for its transition:
  *
  *   claimKey        absent -> RECEIVED; live -> the same record, its hit counted (ingest;
- *                   one UpdateItem for new and duplicate deliveries alike)
- *   claimExpiredKey expired -> RECEIVED, a new generation (ingest; the rare second request)
- *   acquireLease    RECEIVED | PARKED | EXECUTING with its lease over,
- *                   attempts < maxAttempts                             -> EXECUTING   (executor)
+ *                   one UpdateItem for new and duplicate deliveries alike; its claimId tells
+ *                   the SDK's retry of our own creation from a duplicate)
+ *   claimExpiredKey expired -> RECEIVED, a new generation (ingest; the rare second request;
+ *                   a refusal that shows our claimId is our own put, retried)
+ *   forgetReplay    RECEIVED, never sent or kept, that the replay memory shows to be a
+ *                   capture replayed after its record expired      -> absent      (ingest; nothing of it ever ran)
+ *   acquireLease    RECEIVED | PARKED | EXECUTING with its lease over (leaseUntil <= now - 2 x
+ *                   the clock bound), attempts < maxAttempts, the message's body the
+ *                   record's fingerprint                               -> EXECUTING   (executor)
  *   complete        EXECUTING under this lease token                   -> COMPLETED   (executor)
  *   release         EXECUTING under this lease token                   -> RECEIVED    (executor, retryable error)
  *   fail            EXECUTING under this lease token                   -> FAILED      (executor, permanent or last attempt;
- *                                                                                     in the retry partition until its copy leaves)
- *   failExhausted   as acquireLease, but attempts >= maxAttempts       -> FAILED      (executor: the last attempt's worker died)
- *   park            RECEIVED | EXECUTING with its lease over           -> PARKED      (executor, route paused)
- *   unpark          PARKED                                             -> RECEIVED    (route resume, reconciler)
- *   redrive         FAILED whose dead-letter copy reached the DLQ,
- *                   and this copy is it                                -> RECEIVED    (executor, a person's redrive)
+ *                                                                                     in the retry partition until its copy leaves;
+ *                                                                                     expiry at least MESSAGE_COVER_SECONDS on)
+ *   failExhausted   as acquireLease, but attempts >= maxAttempts       -> FAILED      (executor: the last attempt's worker died;
+ *                                                                                     expiry as fail's)
+ *   park            RECEIVED | EXECUTING with its lease over, the
+ *                   body genuine                                       -> PARKED      (executor, route paused)
+ *   unpark          PARKED                                             -> RECEIVED    (route resume, reconciler; expiry at
+ *                                                                                     least MESSAGE_COVER_SECONDS on)
+ *   redrive         FAILED, this copy's id, and the copy stamped by SQS
+ *                   after every copy of ours was (a person made it)    -> RECEIVED    (executor, a person's redrive;
+ *                                                                                     expiry at least MESSAGE_COVER_SECONDS on)
  *
  * And the writes that keep a state but guard a side effect:
  *   claimResend     a RECEIVED record whose message is lost, an EXECUTING one whose lease
  *                   ended long ago, a FAILED one whose dead-letter copy never left: at
- *                   most one resend per window (ingest, reconciler)
- *   markDeadLettered  the dead-letter copy's last receive before SQS moves it to the DLQ
+ *                   most one resend per window (ingest, reconciler; expiry at least
+ *                   MESSAGE_COVER_SECONDS on)
+ *   markDeadLettered  the dead-letter copy's last receive before SQS moves it to the DLQ (the
+ *                   reconciler's hint that it left; a redrive does not depend on it)
  *   keepParked      a PARKED record's expiry moves on while its route stays paused
  *   markStranded    a record the reconciler could not re-send enters the sparse retry
  *                   partition, so it is found again after it leaves the 24 h window
@@ -30,6 +42,8 @@
  *   recordEnqueueFailure  a send failed: the record answers 5xx until a resend is won
  *   keepPayload     a duplicate found the work not yet taken by any worker: its first message
  *                   may never have gone out, so the record keeps the payload before we answer
+ *   markAnswered    an answer below 500 is about to be given, and none stands: the breaker
+ *                   counts repeats from here (ingest)
  *
  * The payload (body and kept headers) travels in the work message; the claim does not
  * write it. The record keeps it where work may have to be sent again from the table alone:
@@ -37,26 +51,69 @@
  * message's second receive or later (its first run's worker may have died). Once kept, it
  * is not written again (if_not_exists).
  *
- * The circuit breaker's `repeats` (deliveries after we had answered below 500) is derived,
- * never counted by a write of its own: while the answer is below 500, repeats = hits -
- * repeatBase, where repeatBase is the number of deliveries that were not repeats (the first,
- * and each retry of a 5xx of ours). recordEnqueueFailure freezes the count into `repeats`
- * when the answer becomes a 5xx; the resend that ends it (claimResend, answeredFailure)
- * moves repeatBase so that the count goes on from there. claimKey's one write both counts
- * the hit and returns the record as it stood, so a duplicate knows its repeat count at once.
+ * The circuit breaker's `repeats` counts the deliveries that arrived after we had really
+ * answered below 500 (protocol v3): a claim whose function then died, timed out or failed a
+ * later write gave no answer, and copies racing the first one arrived before it. It is
+ * derived, never counted by a write of its own: repeats = hits - repeatBase while repeatBase
+ * is set (the count is live), and the frozen `repeats` (0 when absent) while it is not.
+ * repeatBase is set only by markAnswered, the last write before an answer below 500 is given,
+ * to hits - repeats: every claim after it is a delivery that came after an answer. A fresh
+ * record has none (claimKey never writes it). recordEnqueueFailure freezes a live count into
+ * `repeats` and removes repeatBase when the answer becomes a 5xx; the resend that ends the 5xx
+ * (claimResend, answeredFailure) leaves it removed, and its sender's markAnswered, once the
+ * message is out, starts the count again from the frozen value. claimKey's one write both
+ * counts the hit and returns the record as it stood, so a duplicate knows at once whether it
+ * is a repeat (repeatBase was set) and which one.
  *
  * "This generation" is `receivedAt = :receivedAt`: a key reused after its record expired
  * is a new record, and a message minted for the old one must never touch it.
+ *
+ * Every transition writes a nonce, `writeId` (conditional-write.ts): the SDK's retry of a
+ * write that committed but lost its answer meets its own write, and counts it as done.
+ * A record outlives every message that may still point to it: each transition that sends one,
+ * or starts a wait on a person, moves `expiresAt` at least MESSAGE_COVER_SECONDS (the queues'
+ * 14-day retention and a day) ahead, never back.
  */
 import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import { CLOCK_SKEW_SECONDS, DEAD_LETTER_SEND_SECONDS, MESSAGE_COVER_SECONDS } from '../config/route-config.ts';
 import { RECORD_STATUS } from '../domain/event-record.ts';
 import type { Payload, StoredAnswer } from '../domain/event-record.ts';
+import { WRITE_ID, WRITE_ID_VALUE, newWriteId } from './conditional-write.ts';
+import type { ExpiryFollowUp } from './conditional-write.ts';
 import { EVENTS_TABLE } from './table-schema.ts';
 
-/** The condition and update of one transition, without its table and key. */
+/**
+ * The condition and update of one transition, without its table and key; `extendExpiry` is a
+ * second write that conditionalUpdate makes once the transition is done (conditional-write.ts).
+ */
 export type Transition = Required<
   Pick<UpdateCommandInput, 'ConditionExpression' | 'UpdateExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'>
->;
+> & { readonly extendExpiry?: ExpiryFollowUp };
+
+/**
+ * The write nonce (conditional-write.ts): `SET writeId = :writeId`, fresh for each call, so that
+ * a refusal met by the SDK's retry of our own committed write is recognised as ours.
+ */
+function withNonce(t: Transition): Transition {
+  const set = `SET ${WRITE_ID} = ${WRITE_ID_VALUE}`;
+  const update = t.UpdateExpression.startsWith('SET ') ? `${set}, ${t.UpdateExpression.slice(4)}` : `${set} ${t.UpdateExpression}`;
+  return { ...t, UpdateExpression: update, ExpressionAttributeValues: { ...t.ExpressionAttributeValues, [WRITE_ID_VALUE]: newWriteId() } };
+}
+
+/** Twice the clock bound, in ms: a lease written by another machine is over only this long after its end by our clock. */
+export const TAKEOVER_MARGIN_MS = 2 * CLOCK_SKEW_SECONDS * 1000;
+
+/**
+ * A dead-letter copy stamped by SQS (SentTimestamp) this long after the record's last send of
+ * one cannot be ours: our sends land within DEAD_LETTER_SEND_SECONDS of the write that won
+ * them, and the writer's clock and SQS's may differ by the clock bound each.
+ */
+export const DEAD_LETTER_STAMP_MARGIN_MS = (DEAD_LETTER_SEND_SECONDS + 2 * CLOCK_SKEW_SECONDS) * 1000;
+
+/** The expiry a record needs once a message or a copy for it goes out now, never earlier than it has. */
+export function keepUntilSeconds(expiresAt: number, nowMs: number): number {
+  return Math.max(expiresAt, Math.floor(nowMs / 1000) + MESSAGE_COVER_SECONDS);
+}
 
 const S = RECORD_STATUS;
 const PARKED_INDEX = EVENTS_TABLE.parkedIndex;
@@ -81,15 +138,20 @@ function seconds(ms: number): number {
 
 /** This generation of the key, and not expired: every transition but claimKey starts here. */
 const LIVE = 'receivedAt = :receivedAt AND expiresAt > :nowSeconds';
-/** Waiting to run: RECEIVED, PARKED (its route was resumed), or EXECUTING by a worker whose lease ran out. */
-const RUNNABLE = '(#status IN (:received, :parked) OR (#status = :executing AND leaseUntil <= :now))';
+/**
+ * Waiting to run: RECEIVED, PARKED (its route was resumed), or EXECUTING by a worker whose lease
+ * ran out, by our clock less twice the clock bound (`:takeover`, see TAKEOVER_MARGIN_MS).
+ */
+const RUNNABLE = '(#status IN (:received, :parked) OR (#status = :executing AND leaseUntil <= :takeover))';
+/** The body in the message is the body the record was accepted with: a forged or altered one never runs or is kept. */
+const GENUINE = 'fingerprint = :fingerprint';
 
 function live(receivedAt: number, nowMs: number): Record<string, unknown> {
   return { ':receivedAt': receivedAt, ':nowSeconds': seconds(nowMs) };
 }
 
-/** The values of LIVE, RUNNABLE and the budget, shared by acquireLease and failExhausted. */
-function runnable(p: { receivedAt: number; nowMs: number; maxAttempts: number }): Record<string, unknown> {
+/** The values of LIVE, RUNNABLE, GENUINE and the budget, shared by acquireLease and failExhausted. */
+function runnable(p: { receivedAt: number; nowMs: number; maxAttempts: number; fingerprint?: string }): Record<string, unknown> {
   return {
     ...live(p.receivedAt, p.nowMs),
     ':maxAttempts': p.maxAttempts,
@@ -97,6 +159,8 @@ function runnable(p: { receivedAt: number; nowMs: number; maxAttempts: number })
     ':parked': S.parked,
     ':executing': S.executing,
     ':now': p.nowMs,
+    ':takeover': p.nowMs - TAKEOVER_MARGIN_MS,
+    ...(p.fingerprint === undefined ? {} : { ':fingerprint': p.fingerprint }),
   };
 }
 
@@ -112,8 +176,18 @@ function runnable(p: { receivedAt: number; nowMs: number; maxAttempts: number })
  *   t0 claim A: created | t1 claim A: old A back, hits 2 | t2 claim A': refused, old A back (422)
  *   ... | expiresAt | claim A: refused, expired -> claimExpiredKey
  *
+ * The item carries `claimId`, a nonce fresh for each delivery, set like every attribute
+ * (`claimId = if_not_exists(claimId, :claimId)`). A claim can commit and lose its answer (a
+ * 500, a reset, a timeout), and the SDK sends the identical UpdateItem again: that retry finds
+ * the record its own first attempt created, succeeds, adds one more hit and returns it. An
+ * ALL_OLD whose claimId and receivedAt are ours is therefore our own creation, not a
+ * duplicate: its work is sent and answered 202 (the store reports it as created). The extra
+ * hit is harmless: no count runs until markAnswered, which starts from the hits it finds.
+ *   t0 attempt 1: created, answer lost | t1 attempt 2: old back, claimId ours, hits 2 -> created
+ *
  * Only attributes that no later transition removes may be set here: a duplicate would put a
- * removed one back.
+ * removed one back. So `repeatBase` is never set here (markAnswered sets it, recordEnqueueFailure
+ * removes it).
  */
 export function claimKey(p: { item: Readonly<Record<string, unknown>>; nowMs: number }): Transition {
   const names: Record<string, string> = {};
@@ -121,7 +195,7 @@ export function claimKey(p: { item: Readonly<Record<string, unknown>>; nowMs: nu
   const sets: string[] = [];
   let i = 0;
   for (const [name, value] of Object.entries(p.item)) {
-    if (name === 'pk' || name === 'sk' || name === 'hits' || value === undefined) continue;
+    if (name === 'pk' || name === 'sk' || name === 'hits' || name === 'repeatBase' || value === undefined) continue;
     names[`#a${i}`] = name;
     values[`:a${i}`] = value;
     sets.push(`#a${i} = if_not_exists(#a${i}, :a${i})`);
@@ -139,8 +213,11 @@ export function claimKey(p: { item: Readonly<Record<string, unknown>>; nowMs: nu
 
 /**
  * The rare second request of a claim: the record claimKey found has expired, so this
- * delivery starts a new generation (a whole new item, PutItem). It fails when another
- * delivery started one first: then this one is a duplicate of that, and claims again.
+ * delivery starts a new generation (a whole new item, PutItem, carrying this delivery's
+ * claimId). It fails when another delivery started one first: then this one is a duplicate of
+ * that, and claims again. It also fails when it committed, lost its answer and was sent again
+ * by the SDK (the retry meets its own live item): asked with ALL_OLD, a refusal whose claimId
+ * is ours is our own new generation.
  */
 export function claimExpiredKey(nowMs: number): { ConditionExpression: string; ExpressionAttributeValues: Record<string, unknown> } {
   return {
@@ -156,6 +233,8 @@ export interface LeaseParams {
   /** Fresh for every lease; every later write of the attempt is fenced by it. */
   readonly token: string;
   readonly maxAttempts: number;
+  /** SHA-256 of the message's body: the lease is taken only for the body the record was accepted with. @default - not checked */
+  readonly fingerprint?: string;
   /** Kept on the record when this is not the message's first receive: its first run's worker may have died. */
   readonly payload?: Payload;
 }
@@ -163,12 +242,13 @@ export interface LeaseParams {
 /**
  * RECEIVED | PARKED | EXECUTING (lease over) -> EXECUTING: the DynamoDB form of SKIP LOCKED.
  * It spends one attempt of the budget (and counts one more run in all, across redrives), and
- * drops the parked index keys of a PARKED record.
+ * drops the parked index keys of a PARKED record. A message whose body's SHA-256 is not the
+ * record's fingerprint takes no lease: whoever can send to the queue cannot run a forged body.
  */
 export function acquireLease(p: LeaseParams): Transition {
   const kept = keep(p.payload);
-  return {
-    ConditionExpression: `${LIVE} AND attempts < :maxAttempts AND ${RUNNABLE}`,
+  return withNonce({
+    ConditionExpression: `${LIVE} AND attempts < :maxAttempts AND ${p.fingerprint === undefined ? '' : `${GENUINE} AND `}${RUNNABLE}`,
     UpdateExpression:
       `SET #status = :executing, leaseUntil = :leaseUntil, leaseToken = :token, claimedAt = :now${kept.set} ` +
       'REMOVE #gsi2pk, #gsi2sk ADD attempts :one, runs :one',
@@ -180,17 +260,17 @@ export function acquireLease(p: LeaseParams): Transition {
       ':token': p.token,
       ':one': 1,
     },
-  };
+  });
 }
 
 /** The fence of every write a worker makes after its lease: its token still holds the record. */
 function fenced(token: string, nowMs: number, update: string, values: Record<string, unknown>, names: Record<string, string> = {}): Transition {
-  return {
+  return withNonce({
     ConditionExpression: 'leaseToken = :token AND #status = :executing',
     UpdateExpression: update,
     ExpressionAttributeNames: { ...STATUS, ...names },
     ExpressionAttributeValues: { ...values, ':token': token, ':executing': S.executing, ':now': nowMs },
-  };
+  });
 }
 
 /**
@@ -233,7 +313,9 @@ export function release(p: { token: string; nowMs: number; error: string }): Tra
  * EXECUTING (this token) -> FAILED, naming the dead-letter copy about to be sent. The send
  * counts as an enqueue, and the record waits in the sparse retry partition until the copy's
  * last receive (markDeadLettered): a copy lost with a crashed worker or a failed send is
- * re-sent by the reconciler, however old the record.
+ * re-sent by the reconciler, however old the record. The copy waits for a person up to the
+ * DLQ's 14 days from its send, so the record lives at least MESSAGE_COVER_SECONDS from now
+ * (`keepUntilSeconds`, the later of that and its expiry: keepUntilSeconds()).
  */
 export function fail(p: {
   route: string;
@@ -245,6 +327,7 @@ export function fail(p: {
   deadLetterId: string;
   /** Kept, so the reconciler can send the dead-letter copy again from the table. */
   payload: Payload;
+  keepUntilSeconds: number;
 }): Transition {
   const retry = strandedIndexKeys(p.route, p.key, p.receivedAt);
   const kept = keep(p.payload);
@@ -252,8 +335,16 @@ export function fail(p: {
     p.token,
     p.nowMs,
     'SET #status = :failed, lastError = :error, lastErrorAt = :now, failedAt = :now, deadLetterId = :dl, lastEnqueuedAt = :now, ' +
-      `#gsi2pk = :gsi2pk, #gsi2sk = :gsi2sk${kept.set} REMOVE leaseUntil, leaseToken, deadLettered`,
-    { ':failed': S.failed, ':error': p.error, ':dl': p.deadLetterId, ':gsi2pk': retry.gsi2pk, ':gsi2sk': retry.gsi2sk, ...kept.values },
+      `expiresAt = :keepUntil, #gsi2pk = :gsi2pk, #gsi2sk = :gsi2sk${kept.set} REMOVE leaseUntil, leaseToken, deadLettered`,
+    {
+      ':failed': S.failed,
+      ':error': p.error,
+      ':dl': p.deadLetterId,
+      ':keepUntil': p.keepUntilSeconds,
+      ':gsi2pk': retry.gsi2pk,
+      ':gsi2sk': retry.gsi2sk,
+      ...kept.values,
+    },
     { '#gsi2pk': PARKED_INDEX.partitionKey, '#gsi2sk': PARKED_INDEX.sortKey, ...kept.names },
   );
 }
@@ -270,15 +361,19 @@ export function failExhausted(p: {
   maxAttempts: number;
   error: string;
   deadLetterId: string;
+  /** The message's: it is kept only when its SHA-256 is the record's fingerprint. */
   payload: Payload;
+  fingerprint: string;
+  /** As fail's: the later of the record's expiry and MESSAGE_COVER_SECONDS from now. */
+  keepUntilSeconds: number;
 }): Transition {
   const retry = strandedIndexKeys(p.route, p.key, p.receivedAt);
   const kept = keep(p.payload);
-  return {
-    ConditionExpression: `${LIVE} AND attempts >= :maxAttempts AND ${RUNNABLE}`,
+  return withNonce({
+    ConditionExpression: `${LIVE} AND attempts >= :maxAttempts AND ${GENUINE} AND ${RUNNABLE}`,
     UpdateExpression:
       'SET #status = :failed, lastError = :error, lastErrorAt = :now, failedAt = :now, deadLetterId = :dl, lastEnqueuedAt = :now, ' +
-      `#gsi2pk = :gsi2pk, #gsi2sk = :gsi2sk${kept.set} REMOVE leaseUntil, leaseToken, deadLettered`,
+      `expiresAt = :keepUntil, #gsi2pk = :gsi2pk, #gsi2sk = :gsi2sk${kept.set} REMOVE leaseUntil, leaseToken, deadLettered`,
     ExpressionAttributeNames: { ...STATUS, '#gsi2pk': PARKED_INDEX.partitionKey, '#gsi2sk': PARKED_INDEX.sortKey, ...kept.names },
     ExpressionAttributeValues: {
       ...runnable(p),
@@ -286,10 +381,11 @@ export function failExhausted(p: {
       ':failed': S.failed,
       ':error': p.error,
       ':dl': p.deadLetterId,
+      ':keepUntil': p.keepUntilSeconds,
       ':gsi2pk': retry.gsi2pk,
       ':gsi2sk': retry.gsi2sk,
     },
-  };
+  });
 }
 
 /** Partition of the sparse `parked` index that holds a route's parked records. */
@@ -313,15 +409,24 @@ export function parkedIndexKeys(route: string, key: string, receivedAt: number):
 }
 
 /**
- * RECEIVED | EXECUTING (lease over) -> PARKED while the route is paused (the store checks the
- * route in the same transaction). A parked record is kept a whole TTL from now: work parked
- * on a long pause must not expire before someone resumes the route.
+ * RECEIVED | EXECUTING (lease over, by our clock less twice the clock bound) -> PARKED while
+ * the route is paused (the store checks the route in the same transaction). A parked record is
+ * kept a whole TTL from now: work parked on a long pause must not expire before someone resumes
+ * the route. Only a genuine body (its SHA-256 the record's fingerprint) is kept.
  */
-export function park(p: { route: string; key: string; receivedAt: number; nowMs: number; ttlSeconds: number; payload: Payload }): Transition {
+export function park(p: {
+  route: string;
+  key: string;
+  receivedAt: number;
+  nowMs: number;
+  ttlSeconds: number;
+  payload: Payload;
+  fingerprint: string;
+}): Transition {
   const index = parkedIndexKeys(p.route, p.key, p.receivedAt);
   const kept = keep(p.payload);
-  return {
-    ConditionExpression: `${LIVE} AND (#status = :received OR (#status = :executing AND leaseUntil <= :now))`,
+  return withNonce({
+    ConditionExpression: `${LIVE} AND ${GENUINE} AND (#status = :received OR (#status = :executing AND leaseUntil <= :takeover))`,
     UpdateExpression:
       `SET #status = :parked, parkedAt = :now, expiresAt = :keepUntil, #gsi2pk = :gsi2pk, #gsi2sk = :gsi2sk${kept.set} ` +
       'REMOVE leaseUntil, leaseToken',
@@ -333,29 +438,34 @@ export function park(p: { route: string; key: string; receivedAt: number; nowMs:
       ':executing': S.executing,
       ':parked': S.parked,
       ':now': p.nowMs,
+      ':takeover': p.nowMs - TAKEOVER_MARGIN_MS,
+      ':fingerprint': p.fingerprint,
       ':keepUntil': seconds(p.nowMs) + p.ttlSeconds,
       ':gsi2pk': index.gsi2pk,
       ':gsi2sk': index.gsi2sk,
     },
-  };
+  });
 }
 
 /**
  * PARKED -> RECEIVED, after its message was sent (resume and reconciler send first, then
  * unpark, so a failed send leaves the record parked and findable, never RECEIVED with no message).
+ * The message just sent may wait 14 days in the queue: the record then lives at least
+ * MESSAGE_COVER_SECONDS from now (the follow-up write, conditional-write.ts).
  */
 export function unpark(p: { receivedAt: number; nowMs: number }): Transition {
-  return {
+  return withNonce({
     ConditionExpression: '#status = :parked AND receivedAt = :receivedAt',
     UpdateExpression: 'SET #status = :received, lastEnqueuedAt = :now REMOVE #gsi2pk, #gsi2sk',
     ExpressionAttributeNames: { ...STATUS, '#gsi2pk': PARKED_INDEX.partitionKey, '#gsi2sk': PARKED_INDEX.sortKey },
     ExpressionAttributeValues: { ':parked': S.parked, ':received': S.received, ':receivedAt': p.receivedAt, ':now': p.nowMs },
-  };
+    extendExpiry: { receivedAt: p.receivedAt, keepUntilSeconds: seconds(p.nowMs) + MESSAGE_COVER_SECONDS },
+  });
 }
 
 /** PARKED stays PARKED, its expiry moved to a whole TTL from now, when it would end before `beforeSeconds`. */
 export function keepParked(p: { receivedAt: number; nowMs: number; ttlSeconds: number; beforeSeconds: number }): Transition {
-  return {
+  return withNonce({
     ConditionExpression: '#status = :parked AND receivedAt = :receivedAt AND expiresAt < :before',
     UpdateExpression: 'SET expiresAt = :keepUntil',
     ExpressionAttributeNames: STATUS,
@@ -365,7 +475,7 @@ export function keepParked(p: { receivedAt: number; nowMs: number; ttlSeconds: n
       ':before': p.beforeSeconds,
       ':keepUntil': seconds(p.nowMs) + p.ttlSeconds,
     },
-  };
+  });
 }
 
 /**
@@ -375,7 +485,7 @@ export function keepParked(p: { receivedAt: number; nowMs: number; ttlSeconds: n
  */
 export function markStranded(p: { route: string; key: string; receivedAt: number }): Transition {
   const retry = strandedIndexKeys(p.route, p.key, p.receivedAt);
-  return {
+  return withNonce({
     ConditionExpression: 'receivedAt = :receivedAt AND #status IN (:received, :executing, :failed)',
     UpdateExpression: 'SET #gsi2pk = :gsi2pk, #gsi2sk = :gsi2sk',
     ExpressionAttributeNames: { ...STATUS, '#gsi2pk': PARKED_INDEX.partitionKey, '#gsi2sk': PARKED_INDEX.sortKey },
@@ -387,42 +497,58 @@ export function markStranded(p: { route: string; key: string; receivedAt: number
       ':gsi2pk': retry.gsi2pk,
       ':gsi2sk': retry.gsi2sk,
     },
-  };
+  });
 }
 
 /** Takes a record out of the retry partition once its message went out. */
 export function clearStranded(p: { route: string; receivedAt: number }): Transition {
-  return {
+  return withNonce({
     ConditionExpression: 'receivedAt = :receivedAt AND #gsi2pk = :gsi2pk',
     UpdateExpression: 'REMOVE #gsi2pk, #gsi2sk',
     ExpressionAttributeNames: { '#gsi2pk': PARKED_INDEX.partitionKey, '#gsi2sk': PARKED_INDEX.sortKey },
     ExpressionAttributeValues: { ':receivedAt': p.receivedAt, ':gsi2pk': strandedPartition(p.route) },
-  };
+  });
 }
 
 /**
- * The dead-letter copy `deadLetterId` is on its last receive: SQS moves it to the DLQ next.
- * From now on a copy with this id that reaches the executor was redriven by a person.
+ * The dead-letter copy `deadLetterId` is on its last receive: SQS moves it to the DLQ next, so
+ * the reconciler need not re-send it. Nothing depends on this mark being made: a last receive
+ * the executor never saw (it still counts, SQS Developer Guide, "Avoiding inconsistent message
+ * processing") moves the copy all the same, and a redrive is recognised by its own stamp (redrive).
  */
 export function markDeadLettered(p: { deadLetterId: string }): Transition {
-  return {
+  return withNonce({
     ConditionExpression: '#status = :failed AND deadLetterId = :dl',
     // Its copy is on its way: the record leaves the retry partition that fail put it in.
     UpdateExpression: 'SET deadLettered = :dl REMOVE #gsi2pk, #gsi2sk',
     ExpressionAttributeNames: { ...STATUS, '#gsi2pk': PARKED_INDEX.partitionKey, '#gsi2sk': PARKED_INDEX.sortKey },
     ExpressionAttributeValues: { ':failed': S.failed, ':dl': p.deadLetterId },
-  };
+  });
 }
 
 /**
- * FAILED -> RECEIVED with a fresh budget, once per redrive: only the copy that reached the
- * DLQ wins, and winning consumes its id, so a second copy of it (or a stray) never runs.
+ * FAILED -> RECEIVED with a fresh budget, once per redrive: only a copy that a person made
+ * wins, and winning consumes its id, so a second copy of it (or a stray) never runs.
+ *
+ * What tells a person's copy from ours is its SQS stamp. Every copy of ours (fail's, the
+ * reconciler's re-send, the SDK's retry of either, and SQS's own duplicates of them, which
+ * keep their SentTimestamp) is stamped within DEAD_LETTER_SEND_SECONDS of the write that won
+ * its send, which set lastEnqueuedAt. A redrive (the console's or `dlq redrive`'s move task,
+ * or a receive-send-delete) makes a new message with a new enqueue time (SQS Developer Guide,
+ * "Learn how to configure a dead-letter queue redrive"). So the copy wins only when it was
+ * stamped more than DEAD_LETTER_STAMP_MARGIN_MS after the last send; a resend that raced it
+ * (lastEnqueuedAt moved on) makes it lose, and it goes back to the DLQ for the next redrive.
+ *   t0 fail, copy A sent (stamp ~t0) | A's receives: handed back, A moves to the DLQ
+ *   | t1 > t0 + margin: a person's redrive, copy B stamped t1: wins
+ *   | a duplicate of A, any time: stamped ~t0, loses; it is handed back and joins the DLQ.
+ * The redriven work waits on the queue again: the record lives at least MESSAGE_COVER_SECONDS
+ * from now (`keepUntilSeconds`).
  */
-export function redrive(p: { receivedAt: number; nowMs: number; deadLetterId: string }): Transition {
-  return {
-    ConditionExpression: `${LIVE} AND #status = :failed AND deadLetterId = :dl AND deadLettered = :dl`,
+export function redrive(p: { receivedAt: number; nowMs: number; deadLetterId: string; stampedAtMs: number; keepUntilSeconds: number }): Transition {
+  return withNonce({
+    ConditionExpression: `${LIVE} AND #status = :failed AND deadLetterId = :dl AND lastEnqueuedAt < :sentBefore`,
     UpdateExpression:
-      'SET #status = :received, attempts = :zero, lastEnqueuedAt = :now, redrivenAt = :now ' +
+      'SET #status = :received, attempts = :zero, lastEnqueuedAt = :now, redrivenAt = :now, expiresAt = :keepUntil ' +
       'REMOVE deadLetterId, deadLettered ADD redrives :one',
     ExpressionAttributeNames: STATUS,
     ExpressionAttributeValues: {
@@ -430,11 +556,13 @@ export function redrive(p: { receivedAt: number; nowMs: number; deadLetterId: st
       ':failed': S.failed,
       ':received': S.received,
       ':dl': p.deadLetterId,
+      ':sentBefore': p.stampedAtMs - DEAD_LETTER_STAMP_MARGIN_MS,
+      ':keepUntil': p.keepUntilSeconds,
       ':now': p.nowMs,
       ':zero': 0,
       ':one': 1,
     },
-  };
+  });
 }
 
 export interface ResendParams {
@@ -461,25 +589,29 @@ export interface ResendParams {
  *    (the first send failed), so there may be no message at all;
  *  - EXECUTING: its lease ended before the window and nothing was sent since (the worker
  *    died and its message is gone, say after the backstop moved it to the DLQ);
- *  - FAILED (reconciler only): its dead-letter copy never reached the DLQ.
+ *  - FAILED (reconciler only): its dead-letter copy never reached the DLQ. The copy must be
+ *    sent within DEAD_LETTER_SEND_SECONDS of this write (the send aborted then, and left to a
+ *    later run), or a redrive could not tell it from a person's (see redrive).
+ * The message may wait 14 days in a queue: the record then lives at least MESSAGE_COVER_SECONDS
+ * from now (the follow-up write, conditional-write.ts).
  */
 export function claimResend(p: ResendParams): Transition {
   const failedBranch = p.includeFailed
     ? ' OR (#status = :failed AND attribute_exists(deadLetterId) AND attribute_not_exists(deadLettered) AND lastEnqueuedAt < :before)'
     : '';
-  return {
+  return withNonce({
     ConditionExpression:
       `${LIVE} AND answerStatus ${p.answeredFailure ? '>=' : '<'} :serverError AND (` +
       '(#status = :received AND (answerStatus >= :serverError OR lastEnqueuedAt < :before)) OR ' +
       `(#status = :executing AND leaseUntil < :before AND lastEnqueuedAt < :before)${failedBranch})`,
     UpdateExpression:
       'SET lastEnqueuedAt = :now, answerStatus = :answerStatus, answerBody = :answerBody' +
-      (p.answeredFailure ? ', repeatBase = hits - if_not_exists(repeats, :zero)' : '') +
+      // Ends a 5xx of ours: the count stays frozen until the resend's sender answers (markAnswered).
+      (p.answeredFailure ? ' REMOVE repeatBase' : '') +
       ' ADD resends :one',
     ExpressionAttributeNames: STATUS,
     ExpressionAttributeValues: {
       ...live(p.receivedAt, p.nowMs),
-      ...(p.answeredFailure ? { ':zero': 0 } : {}),
       ':received': S.received,
       ':executing': S.executing,
       ...(p.includeFailed ? { ':failed': S.failed } : {}),
@@ -490,28 +622,36 @@ export function claimResend(p: ResendParams): Transition {
       ':answerBody': p.answer.body,
       ':one': 1,
     },
-  };
+    // The message about to go out may wait 14 days in the queue (or, a dead-letter copy, in the DLQ).
+    extendExpiry: { receivedAt: p.receivedAt, keepUntilSeconds: seconds(p.nowMs) + MESSAGE_COVER_SECONDS },
+  });
 }
 
 /**
  * A send failed after the record was written or a resend was won: store the 5xx we answer,
- * so the sender's retry re-sends at once instead of waiting out the window. The breaker's
- * repeat count is frozen into `repeats`: retries of this 5xx are ours, not the sender's.
- * A record that answers a 5xx already is left as it is.
+ * so the sender's retry re-sends at once instead of waiting out the window. A live breaker
+ * count (repeatBase set) is frozen into `repeats` and repeatBase removed: retries of this 5xx
+ * are ours, not the sender's. Update expressions cannot branch on an attribute, so there are
+ * two forms, `counting` (repeatBase set) or not, each conditioned on it; the store tries the
+ * one it expects and, refused by the other case, the other. A record that answers a 5xx
+ * already is left as it is.
  */
-export function recordEnqueueFailure(p: { receivedAt: number; answer: StoredAnswer; payload: Payload }): Transition {
+export function recordEnqueueFailure(p: { receivedAt: number; answer: StoredAnswer; payload: Payload; counting: boolean }): Transition {
   const kept = keep(p.payload);
   return {
     // A record that answers a 5xx already keeps the payload already.
-    ConditionExpression: '#status = :received AND receivedAt = :receivedAt AND answerStatus < :serverError',
-    UpdateExpression: `SET answerStatus = :status, answerBody = :answerBody, repeats = hits - if_not_exists(repeatBase, :one)${kept.set}`,
+    ConditionExpression:
+      '#status = :received AND receivedAt = :receivedAt AND answerStatus < :serverError AND ' +
+      (p.counting ? 'attribute_exists(repeatBase)' : 'attribute_not_exists(repeatBase)'),
+    UpdateExpression:
+      `SET answerStatus = :status, answerBody = :answerBody${p.counting ? ', repeats = hits - repeatBase' : ''}${kept.set}` +
+      (p.counting ? ' REMOVE repeatBase' : ''),
     ExpressionAttributeNames: { ...STATUS, ...kept.names },
     ExpressionAttributeValues: {
       ...kept.values,
       ':received': S.received,
       ':receivedAt': p.receivedAt,
       ':serverError': 500,
-      ':one': 1,
       ':status': p.answer.status,
       ':answerBody': p.answer.body,
     },
@@ -539,12 +679,49 @@ export function keepPayload(p: { receivedAt: number; payload: Payload }): Transi
  * This generation of the key tripped its route's circuit breaker: set once, by the one
  * caller that then sends the notice. Later repeats of the key leave the route alone, even
  * after an operator resumes it; a key whose trip never got this far (the pause write
- * failed, the function died) trips again on its next repeat.
+ * failed, the function died) trips again on its next repeat. It carries the write nonce: a
+ * mark that committed and lost its answer is still ours when the SDK's retry is refused.
  */
 export function markBreakerTripped(p: { receivedAt: number; nowMs: number }): Omit<Transition, 'ExpressionAttributeNames'> {
   return {
     ConditionExpression: 'receivedAt = :receivedAt AND attribute_not_exists(breakerTrippedAt)',
-    UpdateExpression: 'SET breakerTrippedAt = :now',
-    ExpressionAttributeValues: { ':receivedAt': p.receivedAt, ':now': p.nowMs },
+    UpdateExpression: `SET breakerTrippedAt = :now, ${WRITE_ID} = ${WRITE_ID_VALUE}`,
+    ExpressionAttributeValues: { ':receivedAt': p.receivedAt, ':now': p.nowMs, [WRITE_ID_VALUE]: newWriteId() },
+  };
+}
+
+/**
+ * An answer below 500 is about to be given for this generation, and none stands (no
+ * repeatBase: the record is fresh, or its count was frozen by a 5xx of ours): the last write
+ * before the answer, made once the work is on its way (after the send, or finding it sent).
+ * From here every claim is a delivery that came after an answer, so the breaker counts it:
+ * repeatBase = hits - repeats (the frozen count, 0 on a fresh record). `answeredAt` keeps the
+ * first such answer's time. A function that dies before this write gave no answer, and its
+ * sender's retry is not a repeat. Refused: another copy answered first (the count runs
+ * already), the answer became a 5xx meanwhile, or an SDK retry met this write committed.
+ *   t0 claim (hits 1) | t1 copy B claims (hits 2, not a repeat) | t2 markAnswered: repeatBase 2
+ *   | t3 copy C claims (hits 3): repeats 1
+ */
+export function markAnswered(p: { receivedAt: number; nowMs: number }): Omit<Transition, 'ExpressionAttributeNames'> {
+  return {
+    ConditionExpression: 'receivedAt = :receivedAt AND attribute_not_exists(repeatBase) AND answerStatus < :serverError',
+    UpdateExpression: 'SET repeatBase = hits - if_not_exists(repeats, :zero), answeredAt = if_not_exists(answeredAt, :now)',
+    ExpressionAttributeValues: { ':receivedAt': p.receivedAt, ':serverError': 500, ':zero': 0, ':now': p.nowMs },
+  };
+}
+
+/**
+ * RECEIVED -> absent (a DeleteItem): the generation just created for a body that the replay
+ * memory (replay-memory.ts) shows an earlier, expired generation accepted. It is a capture
+ * replayed after its record expired, on a scheme that signs no timestamp. It never ran and
+ * never will: nothing was sent for it and no payload kept (the condition), so taking it back
+ * leaves the key as it was before the replay, and the memory keeps refusing the body. This is
+ * no error path's delete: it only ever removes a record that no answer and no work depends on.
+ */
+export function forgetReplay(p: { receivedAt: number }): Omit<Transition, 'UpdateExpression'> {
+  return {
+    ConditionExpression: 'receivedAt = :receivedAt AND #status = :received AND runs = :zero AND attribute_not_exists(#body)',
+    ExpressionAttributeNames: { ...STATUS, '#body': 'body' },
+    ExpressionAttributeValues: { ':receivedAt': p.receivedAt, ':received': S.received, ':zero': 0 },
   };
 }

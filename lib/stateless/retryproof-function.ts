@@ -55,6 +55,11 @@ export interface RetryproofFunctionProps {
   readonly timeout: Duration;
   /** @default 512 */
   readonly memorySize?: number;
+  /**
+   * Concurrency reserved for the function: both its ceiling and a floor no other function of the
+   * account can take. @default - none: the function shares the account's unreserved pool
+   */
+  readonly reservedConcurrentExecutions?: number;
   /** Days the function's log group keeps its logs. Must be a CloudWatch Logs retention. */
   readonly logRetentionDays: number;
   /** Environment beyond the shared defaults (NODE_OPTIONS, POWERTOOLS_*). @default - none */
@@ -101,6 +106,7 @@ export class RetryproofFunction extends NodejsFunction {
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
+      ...(props.reservedConcurrentExecutions === undefined ? {} : { reservedConcurrentExecutions: props.reservedConcurrentExecutions }),
       timeout: props.timeout,
       tracing: Tracing.ACTIVE,
       logGroup: logs,

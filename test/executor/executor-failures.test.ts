@@ -5,8 +5,16 @@ import type { Action } from '../../lambdas/actions/action.ts';
 import { localSqsClient } from '../../local/aws-clients.ts';
 import { lambdaContext } from '../../local/http-api-event.ts';
 import { sqsRecordOf } from '../../local/sqs-event-source.ts';
+import { DEAD_LETTER_STAMP_MARGIN_MS, TAKEOVER_MARGIN_MS } from '../../lambdas/store/record-transitions.ts';
 import { executorFixture, MAX_ATTEMPTS, ROUTE } from '../support/executor-fixture.ts';
 import { SCHEME_ROUTES } from '../support/ingest-fixture.ts';
+
+/**
+ * A person redrives a while after the failure: the fixture's clock (the executor's, and the
+ * SentTimestamp it reads from SQS) moves on this far. A copy SQS stamped within
+ * DEAD_LETTER_STAMP_MARGIN_MS of the failure could be the executor's own copy on its way.
+ */
+const REDRIVE_LATER_MS = DEAD_LETTER_STAMP_MARGIN_MS + 60_000;
 
 describe('the executor on failing actions, the DLQ and redrives', () => {
   it('completes on attempt 3 after failAttempts 2, with 3 execution-log entries carrying one operation fingerprint', async () => {
@@ -61,7 +69,10 @@ describe('the executor on failing actions, the DLQ and redrives', () => {
       lastError: expect.stringContaining(`attempt ${MAX_ATTEMPTS}`) as unknown,
     });
     expect(await fx.ledger(key)).toHaveLength(0);
-    // Act: the console's "redrive to source" sends the DLQ message back to the queue.
+    // The copy stays a whole DLQ retention's worth and more: the record outlives it.
+    expect(Number(failed?.expiresAt)).toBeGreaterThanOrEqual(Math.floor(Number(failed?.failedAt) / 1000) + 15 * 86_400);
+    // Act: later, the console's "redrive to source" sends the DLQ message back to the queue.
+    fx.clockOffsetMs = REDRIVE_LATER_MS;
     await fx.redrive(dead[0]!);
     await fx.drain();
     // Assess: a fresh budget (attempts 1), while the run number goes on: run 4 passes (failAttempts was 3), one entry.
@@ -110,8 +121,8 @@ describe('the executor on failing actions, the DLQ and redrives', () => {
     const before = fx.now();
     const whileLeased = await fx.pollUntilReceived();
     const after = fx.now();
-    // The lease runs out (the executor's clock moves past it), and the next delivery claims.
-    fx.clockOffsetMs = 20_000;
+    // The lease runs out (the executor's clock moves past it and twice the clock bound), and the next delivery claims.
+    fx.clockOffsetMs = 15_000 + TAKEOVER_MARGIN_MS + 5_000;
     await fx.drain();
     // Assess: the copy that found the lease went back for the lease's remaining time, not the queue's visibility timeout.
     expect(first).toMatchObject({ received: 1, handedBack: 1 });
@@ -119,8 +130,8 @@ describe('the executor on failing actions, the DLQ and redrives', () => {
     expect(whileLeased).toMatchObject({ received: 1, handedBack: 1 });
     const leaseUntil = Number(crashed?.leaseUntil);
     expect(fx.visibilityChanges).toHaveLength(1);
-    expect(fx.visibilityChanges[0]?.seconds).toBeGreaterThanOrEqual((leaseUntil - after) / 1000);
-    expect(fx.visibilityChanges[0]?.seconds).toBeLessThanOrEqual((leaseUntil - before) / 1000 + 3);
+    expect(fx.visibilityChanges[0]?.seconds).toBeGreaterThanOrEqual((leaseUntil + TAKEOVER_MARGIN_MS - after) / 1000);
+    expect(fx.visibilityChanges[0]?.seconds).toBeLessThanOrEqual((leaseUntil + TAKEOVER_MARGIN_MS - before) / 1000 + 3);
     const ledger = await fx.ledger(key);
     expect(ledger.map((e) => e.status)).toEqual(['posted', 'posted']);
     expect(await fx.record(key)).toMatchObject({ status: 'COMPLETED', attempts: 2 });
@@ -144,7 +155,8 @@ describe('the executor on failing actions, the DLQ and redrives', () => {
     const runsBeforeRedrive = runs;
     const failed = await fx.record(key);
     const dead = await fx.takeDeadLetters();
-    // Act: a person redrives the dead-letter copy from the DLQ, and sends it twice by mistake.
+    // Act: later, a person redrives the dead-letter copy from the DLQ, and sends it twice by mistake.
+    fx.clockOffsetMs = REDRIVE_LATER_MS;
     await fx.redrive(dead[0]!);
     await fx.redrive(dead[0]!);
     await fx.drain();

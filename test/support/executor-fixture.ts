@@ -8,6 +8,7 @@
  * (a round that receives a message, an empty queue), never for a fixed time.
  */
 import { randomUUID } from 'node:crypto';
+import type { Context, SQSEvent } from 'aws-lambda';
 import { inject } from 'vitest';
 import { GetQueueAttributesCommand, ReceiveMessageCommand, DeleteMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
@@ -31,7 +32,7 @@ import type { RouteConfig } from '../../lambdas/config/route-config.ts';
 import type { MessageVisibility } from '../../lambdas/ports/message-visibility.ts';
 import type { BreakerDeps } from '../../lambdas/ingest/circuit-breaker.ts';
 import { DynamoDbRouteStateStore } from '../../lambdas/store/dynamodb-route-state-store.ts';
-import type { PollResult } from '../../local/sqs-event-source.ts';
+import type { PollResult, SqsHandler } from '../../local/sqs-event-source.ts';
 import { createQueuePair, localDynamoClient, localSqsClient } from '../../local/aws-clients.ts';
 import { lambdaContext } from '../../local/http-api-event.ts';
 import { ingestFixture, SCHEME_ROUTES, signedDelivery, uniqueKey } from './ingest-fixture.ts';
@@ -71,6 +72,23 @@ class RecordingVisibility implements MessageVisibility {
     this.changes.push({ receiptHandle, seconds, applied });
     await this.#queue.changeVisibility(receiptHandle, applied);
   }
+}
+
+/**
+ * The handler as fauxqs would feed it if its clock moved with the executor's: each record's
+ * SentTimestamp (what the executor compares with its own clock) shifted by the offset.
+ */
+function shiftedStamps(handler: SqsHandler, offsetMs: () => number): SqsHandler {
+  return (event: SQSEvent, context: Context) =>
+    handler(
+      {
+        Records: event.Records.map((r) => ({
+          ...r,
+          attributes: { ...r.attributes, SentTimestamp: String(Number(r.attributes.SentTimestamp) + offsetMs()) },
+        })),
+      },
+      context,
+    );
 }
 
 /**
@@ -185,7 +203,8 @@ export async function executorFixture(
       if (answer.statusCode !== 202) throw new Error(`ingest answered ${String(answer.statusCode)}: ${String(answer.body)}`);
       return key;
     },
-    poll: () => pollOnce(fx.handler, { sqs, queueUrl: pair.queueUrl, context: () => lambdaContext('retryproof-executor') }),
+    // SQS's stamps move with the executor's clock: a test that moves time moves it for both.
+    poll: () => pollOnce(shiftedStamps(fx.handler, () => fx.clockOffsetMs), { sqs, queueUrl: pair.queueUrl, context: () => lambdaContext('retryproof-executor') }),
     pollUntilReceived(budgetMs = 15_000) {
       return waitFor('an event-source round that receives a message', async () => {
         const round = await fx.poll();
