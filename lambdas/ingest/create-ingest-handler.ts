@@ -73,9 +73,13 @@ export function createIngestHandler(deps: IngestHandlerDeps) {
         return { statusCode: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ challenge: outcome.challenge }) };
       }
       logger.appendKeys({ route: outcome.route, idempotencyKey: outcome.key });
+      if (outcome.markFailed === true) {
+        // The answer stands; only the breaker's count of the repeats after it starts one copy later.
+        logger.warn('answer not marked for the circuit breaker', { kind: outcome.kind });
+      }
       if (outcome.kind === 'accepted') {
         recordAnswer(metrics, outcome.route, outcome.answer.status);
-        logger.info('delivery accepted', { status: outcome.answer.status });
+        logger.info('delivery accepted', { status: outcome.answer.status, ...(outcome.retriedClaim === true ? { retriedClaim: true } : {}) });
         return { statusCode: outcome.answer.status, headers: { 'content-type': 'application/json' }, body: outcome.answer.body };
       }
       recordDuplicate(metrics, outcome);
@@ -103,6 +107,7 @@ export function createIngestHandler(deps: IngestHandlerDeps) {
         previousStatus: outcome.previousStatus,
         hits: outcome.hits,
         resent: outcome.resent,
+        ...(outcome.replayAfterExpiry === true ? { replayAfterExpiry: true, ageMs: outcome.ageMs } : {}),
       });
       return {
         statusCode: outcome.answer.status,

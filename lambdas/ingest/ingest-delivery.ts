@@ -1,6 +1,14 @@
 /**
  * The ingest use case: verify, derive the key, claim it with one conditional write,
  * queue new work, and answer. It knows nothing of API Gateway, middy or the SDK.
+ *
+ * Two writes frame the answer (protocol v3):
+ *  - on routes whose scheme signs no timestamp, a new generation is remembered
+ *    (store/replay-memory.ts) before anything can run its work, and a body remembered by an
+ *    earlier, expired generation is a replayed capture: answered as a duplicate, no effect;
+ *  - the last write before an answer below 500, when none stands yet, is markAnswered: the
+ *    circuit breaker counts only the deliveries that arrive after it, so a claim whose function
+ *    then died, timed out or failed never makes its sender's retries count as repeats.
  */
 import type { EventRecord, Payload, StoredAnswer } from '../domain/event-record.ts';
 import { RECORD_STATUS, acceptedAnswer, deliveryId, workMessageOf } from '../domain/event-record.ts';
@@ -54,7 +62,16 @@ export interface IngestDeps {
 
 /** What happened, for the answer, the logs and the metrics. */
 export type IngestOutcome =
-  | { readonly kind: 'accepted'; readonly route: string; readonly key: string; readonly answer: StoredAnswer }
+  | {
+      readonly kind: 'accepted';
+      readonly route: string;
+      readonly key: string;
+      readonly answer: StoredAnswer;
+      /** The claim committed, lost its answer and was retried by the SDK: still this delivery's own creation. */
+      readonly retriedClaim?: boolean;
+      /** markAnswered failed: the answer stands, but the breaker does not count the repeats that follow it until a later copy marks it. */
+      readonly markFailed?: boolean;
+    }
   /** Slack's url_verification: answered with its challenge, nothing stored or queued. */
   | { readonly kind: 'handshake'; readonly route: string; readonly challenge: string }
   | {
@@ -78,6 +95,14 @@ export type IngestOutcome =
       readonly resent: boolean;
       /** Set when this delivery tripped the circuit breaker. */
       readonly breaker?: BreakerResult;
+      /**
+       * A capture replayed after its record expired, on a route that signs no timestamp: the
+       * replay memory remembered the body (store/replay-memory.ts). Nothing ran; ageMs is the
+       * age of the first acceptance.
+       */
+      readonly replayAfterExpiry?: boolean;
+      /** As on 'accepted'. */
+      readonly markFailed?: boolean;
     };
 
 async function dependency<T>(name: string, work: () => Promise<T>): Promise<T> {
@@ -169,8 +194,21 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
 
   const claim: ClaimResult = await dependency('DynamoDB', () => deps.store.claimKey(record, now));
   if (claim.kind === 'created') {
-    await sendOrRecordFailure(deps, record, payload);
-    return { kind: 'accepted', route: config.name, key, answer: accepted };
+    // Remembered before the send: no work of this generation can run before its body is remembered.
+    if (route.replayMemory) {
+      const firstAt = await replayedCapture(deps, record);
+      if (firstAt !== undefined) return replayAfterExpiry(config, key, accepted, now, firstAt);
+    }
+    await sendOrRecordFailure(deps, record, payload, false);
+    const marked = await markAnswered(deps, record, now);
+    return {
+      kind: 'accepted',
+      route: config.name,
+      key,
+      answer: accepted,
+      ...(claim.retried === true ? { retriedClaim: true } : {}),
+      ...(marked ? {} : { markFailed: true }),
+    };
   }
 
   const old = claim.record;
@@ -181,15 +219,23 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
     // before this copy is answered 2xx, so acknowledged work can always be sent again from
     // the table. The same fingerprint means the same bytes. (Copies racing the first one's
     // send pay this second request; a sender's retry after our answer finds the work taken.)
+    // On a replay-memory route the body is remembered first: the first delivery may have died
+    // before it did, and a kept payload is work the reconciler may run.
+    if (route.replayMemory) {
+      const firstAt = await replayedCapture(deps, old);
+      if (firstAt !== undefined) return replayAfterExpiry(config, key, accepted, now, firstAt);
+    }
     await dependency('DynamoDB', () => deps.store.keepPayload(config.name, key, old.receivedAt, payload));
   }
 
-  // A 5xx we gave before means our own failure, not a real answer: never replay it, and the
-  // sender's retry of it is not a repeat the circuit breaker should count. The claim counted
-  // this delivery already; the counts follow from the record as it stood before it.
+  // A 5xx we gave before means our own failure, not a real answer: never replay it. Only a
+  // delivery that arrived after an answer below 500 was given (claim.answered: markAnswered
+  // had run) is a repeat the circuit breaker counts; copies that raced the first answer, and
+  // retries of a claim whose function died or failed before answering, are not. The claim
+  // counted this delivery already; the counts follow from the record as it stood before it.
   const answeredFailure = old.answer.status >= 500;
   const hits = old.hits + 1;
-  const repeats = answeredFailure ? undefined : (old.repeats ?? 0) + 1;
+  const repeats = claim.answered ? (old.repeats ?? 0) + 1 : undefined;
   const resendAfterMs = deps.resendAfterMs ?? 60_000;
   let resent = false;
   if (mayHaveLostItsMessage(old, now, resendAfterMs)) {
@@ -204,7 +250,7 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
       }),
     );
     // The same fingerprint means the same bytes: this copy's payload is the record's.
-    if (resent) await sendOrRecordFailure(deps, old, payload);
+    if (resent) await sendOrRecordFailure(deps, old, payload, claim.answered);
   }
   const answer = answeredFailure ? accepted : old.answer;
   let breaker: BreakerResult | undefined;
@@ -218,6 +264,8 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
     };
     breaker = await dependency('circuit breaker', () => tripBreaker(deps.breaker as BreakerDeps, trip));
   }
+  // This copy is about to be answered below 500 and none such stood when it came: the count starts here.
+  const marked = claim.answered || (await markAnswered(deps, old, now));
   return {
     kind: 'duplicate',
     route: config.name,
@@ -231,7 +279,56 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
     ttlSeconds: config.ttlSeconds,
     resent,
     ...(breaker === undefined ? {} : { breaker }),
+    ...(marked ? {} : { markFailed: true }),
   };
+}
+
+/**
+ * Remembers the body for the record's generation (store/replay-memory.ts). Returns the
+ * receivedAt of the earlier generation that accepted this body when there is one: then this
+ * generation is a capture replayed after its record expired, and is taken back before anything
+ * of it runs. Undefined when the body is this generation's own.
+ */
+async function replayedCapture(deps: IngestDeps, record: EventRecord): Promise<number | undefined> {
+  const firstAt = await dependency('DynamoDB', () => deps.store.rememberBody(record.route, record.fingerprint, record.receivedAt));
+  if (firstAt === record.receivedAt) return undefined;
+  await dependency('DynamoDB', () => deps.store.forgetReplay(record.route, record.key, record.receivedAt));
+  return firstAt;
+}
+
+/**
+ * The answer to a replayed capture: a duplicate's, with no effect. The breaker does not count
+ * it: the generation it repeats expired, and the one the replay made was taken back.
+ */
+function replayAfterExpiry(config: PreparedRoute['config'], key: string, accepted: StoredAnswer, now: number, firstAt: number): IngestOutcome {
+  return {
+    kind: 'duplicate',
+    route: config.name,
+    key,
+    answer: accepted,
+    answerAs: config.duplicateAnswer === 'strict-409' ? 'refuse' : 'replay',
+    previousStatus: accepted.status,
+    hits: 1,
+    repeats: undefined,
+    ageMs: now - firstAt,
+    ttlSeconds: config.ttlSeconds,
+    resent: false,
+    replayAfterExpiry: true,
+  };
+}
+
+/**
+ * markAnswered, the last write before an answer below 500 (record-transitions.ts). Its failure
+ * does not turn the answer into a 5xx: the work is on its way, and a lost mark only means the
+ * breaker starts counting one copy later. The outcome says so, and the handler logs it.
+ */
+async function markAnswered(deps: IngestDeps, record: EventRecord, now: number): Promise<boolean> {
+  try {
+    await deps.store.markAnswered(record.route, record.key, record.receivedAt, now);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -250,13 +347,20 @@ function mayHaveLostItsMessage(record: EventRecord, nowMs: number, windowMs: num
  * keeps a 5xx answer, so the sender's retry re-sends at once, and keeps the payload, so the
  * reconciler re-sends RECEIVED work that nobody retries.
  */
-async function sendOrRecordFailure(deps: IngestDeps, record: EventRecord, payload: Payload): Promise<void> {
+async function sendOrRecordFailure(deps: IngestDeps, record: EventRecord, payload: Payload, counting: boolean): Promise<void> {
   try {
     await deps.queue.send(workMessageOf(record, payload));
   } catch (sendError) {
     const failure = new DependencyError('SQS', { cause: sendError });
     await dependency('DynamoDB', () =>
-      deps.store.recordEnqueueFailure(record.route, record.key, record.receivedAt, { status: failure.status, body: failure.message }, payload),
+      deps.store.recordEnqueueFailure(
+        record.route,
+        record.key,
+        record.receivedAt,
+        { status: failure.status, body: failure.message },
+        payload,
+        counting,
+      ),
     ).catch((recordError: unknown) => {
       throw new DependencyError('SQS', { cause: new AggregateError([sendError, recordError]) });
     });

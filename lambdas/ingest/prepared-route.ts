@@ -1,5 +1,5 @@
 import type { ResolvedRoute } from '../config/resolve-config.ts';
-import { keySourceFor, keySourceReadsBody } from '../domain/idempotency-key.ts';
+import { keySourceFor, keySourceReadsBody, needsReplayMemory } from '../domain/idempotency-key.ts';
 import type { KeySource } from '../domain/idempotency-key.ts';
 import { createVerifier } from '../domain/signatures/create-verifier.ts';
 import type { SignatureVerifier } from '../domain/signatures/signature-verifier.ts';
@@ -11,6 +11,11 @@ export interface PreparedRoute {
   readonly keySource: KeySource;
   /** The body must parse as JSON: the scheme's payloads are JSON, or the key is read from the body. */
   readonly requiresJson: boolean;
+  /**
+   * The scheme signs no timestamp, so a captured body verifies at any age: the route keeps a
+   * replay memory that outlives the record (store/replay-memory.ts).
+   */
+  readonly replayMemory: boolean;
 }
 
 /** Schemes whose senders always send JSON. Slack's Events API is JSON; its slash commands are not supported. */
@@ -25,6 +30,7 @@ export function prepareRoutes(routes: readonly ResolvedRoute[]): ReadonlyMap<str
         verifier: createVerifier(route.signature),
         keySource: keySourceFor(route.signature.scheme, route.key),
         requiresJson: JSON_SCHEMES.has(route.signature.scheme) || keySourceReadsBody(route.signature.scheme, route.key),
+        replayMemory: needsReplayMemory(route.signature.scheme),
       },
     ]),
   );

@@ -2,13 +2,19 @@ import type { EventRecord, Payload, StoredAnswer } from '../domain/event-record.
 
 /** The outcome of claimKey, the one write that claims a key or counts one more delivery of it. */
 export type ClaimResult =
-  | { readonly kind: 'created' }
+  /**
+   * This delivery created the record. `retried`: the claim committed, lost its answer and was
+   * sent again by the SDK, which found our own record (its claimId) and counted one more hit;
+   * it is still ours to send and answer 202.
+   */
+  | { readonly kind: 'created'; readonly retried?: boolean }
   /**
    * The key is taken and live: the record as it stood before this delivery, returned by
    * the same write, which also counted this delivery's hit (unless the fingerprints differ:
-   * then it wrote nothing).
+   * then it wrote nothing). `answered`: an answer below 500 stood when this delivery arrived
+   * (record-transitions.ts, markAnswered), so it is a repeat the circuit breaker counts.
    */
-  | { readonly kind: 'exists'; readonly record: EventRecord };
+  | { readonly kind: 'exists'; readonly record: EventRecord; readonly answered: boolean };
 
 /** A request to send one more message for a record, at most once per window. */
 export interface ResendRequest {
@@ -39,12 +45,28 @@ export interface IngestEventStore {
   claimResend(route: string, key: string, request: ResendRequest): Promise<boolean>;
   /**
    * Stores a 5xx answer after a failed SQS send, so the sender's retry re-sends at once, and
-   * keeps the payload, so the reconciler can send it if nobody retries.
+   * keeps the payload, so the reconciler can send it if nobody retries. A live breaker count is
+   * frozen; `counting` is whether the caller expects one (the store copes when it is wrong).
+   * @default counting false
    */
-  recordEnqueueFailure(route: string, key: string, receivedAt: number, answer: StoredAnswer, payload: Payload): Promise<void>;
+  recordEnqueueFailure(route: string, key: string, receivedAt: number, answer: StoredAnswer, payload: Payload, counting?: boolean): Promise<void>;
   /**
    * Keeps the payload on a record no worker has taken yet (see record-transitions.ts,
    * keepPayload): its first message may never have gone out.
    */
   keepPayload(route: string, key: string, receivedAt: number, payload: Payload): Promise<void>;
+  /**
+   * The last write before an answer below 500, when none stands yet: the circuit breaker
+   * counts the deliveries that arrive after it (record-transitions.ts, markAnswered).
+   */
+  markAnswered(route: string, key: string, receivedAt: number, nowMs: number): Promise<void>;
+  /**
+   * Remembers that the route accepted this body in the generation created at `receivedAt`,
+   * unless an earlier generation is remembered, and returns the generation remembered (its
+   * receivedAt): another than ours means a capture replayed after its record expired
+   * (store/replay-memory.ts).
+   */
+  rememberBody(route: string, fingerprint: string, receivedAt: number): Promise<number>;
+  /** Takes back a replay's new generation, which never ran (record-transitions.ts, forgetReplay). */
+  forgetReplay(route: string, key: string, receivedAt: number): Promise<void>;
 }

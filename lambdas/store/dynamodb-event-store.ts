@@ -1,19 +1,38 @@
 /**
  * The events table on DynamoDB, as ingest sees it. It only makes SDK calls; the
- * conditions live in record-transitions.ts and the decisions in the use case.
+ * conditions live in record-transitions.ts (and replay-memory.ts) and the decisions in the
+ * use case.
  */
+import { randomUUID } from 'node:crypto';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { RECORD_STATUS } from '../domain/event-record.ts';
 import type { EventRecord, Payload, StoredAnswer } from '../domain/event-record.ts';
 import type { ClaimResult, IngestEventStore, ResendRequest } from '../ports/event-store.ts';
 import { conditionalPut, conditionalUpdate } from './conditional-write.ts';
 import { fromRecordItem, toRecordItem } from './record-item.ts';
 import { RECORD_SK, recordPk } from './record-keys.ts';
-import { claimExpiredKey, claimKey, claimResend, keepPayload, markBreakerTripped, recordEnqueueFailure } from './record-transitions.ts';
+import {
+  claimExpiredKey,
+  claimKey,
+  claimResend,
+  forgetReplay,
+  keepPayload,
+  markAnswered,
+  markBreakerTripped,
+  recordEnqueueFailure,
+} from './record-transitions.ts';
+import { rememberBody, seenKey } from './replay-memory.ts';
 
 /** A document client that leaves `undefined` attributes out instead of failing. */
 export function documentClient(client: DynamoDBClient): DynamoDBDocumentClient {
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+}
+
+/** True when a record item shows an answer below 500 standing, counted from (record-transitions.ts, markAnswered). */
+function answerStands(item: Readonly<Record<string, unknown>>): boolean {
+  return typeof item.repeatBase === 'number' && typeof item.answerStatus === 'number' && item.answerStatus < 500;
 }
 
 export class DynamoDbEventStore implements IngestEventStore {
@@ -30,7 +49,12 @@ export class DynamoDbEventStore implements IngestEventStore {
   }
 
   async claimKey(record: EventRecord, nowMs: number): Promise<ClaimResult> {
-    const item = toRecordItem(record);
+    // The breaker's count starts at markAnswered, never at the claim (record-transitions.ts).
+    const { repeatBase: _notYet, ...written } = toRecordItem(record);
+    // This delivery's nonce: the SDK's retry of our own committed claim finds it (claimKey's comment).
+    const claimId = randomUUID();
+    const item = { ...written, claimId };
+    const ours = (old: Readonly<Record<string, unknown>>): boolean => old.claimId === claimId && old.receivedAt === record.receivedAt;
     // Two rounds at most, unless deliveries keep replacing the same expired key under us.
     for (let round = 0; round < 3; round++) {
       const out = await conditionalUpdate(this.#doc, {
@@ -40,17 +64,50 @@ export class DynamoDbEventStore implements IngestEventStore {
         ReturnValues: 'ALL_OLD',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       });
-      if (out.ok) return out.item === undefined ? { kind: 'created' } : { kind: 'exists', record: fromRecordItem(out.item) };
+      if (out.ok) {
+        if (out.item === undefined) return { kind: 'created' };
+        // Our own first attempt created it; the SDK sent the claim again and counted one more hit.
+        if (ours(out.item)) return { kind: 'created', retried: true };
+        return { kind: 'exists', record: fromRecordItem(out.item), answered: answerStands(out.item) };
+      }
       if (out.old === undefined) throw new Error('claimKey failed its condition but returned no record');
       const old = fromRecordItem(out.old);
       // Refused by a live record: it has another body (the caller answers 422).
-      if (old.expiresAt > Math.floor(nowMs / 1000)) return { kind: 'exists', record: old };
+      if (old.expiresAt > Math.floor(nowMs / 1000)) return { kind: 'exists', record: old, answered: answerStands(out.old) };
       // Refused by an expired record: start a new generation over it.
-      const put = await conditionalPut(this.#doc, { TableName: this.#table, Item: item, ...claimExpiredKey(nowMs) });
+      const put = await conditionalPut(this.#doc, {
+        TableName: this.#table,
+        Item: item,
+        ...claimExpiredKey(nowMs),
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      });
       if (put.ok) return { kind: 'created' };
+      // Refused by our own put, which committed and lost its answer: the SDK's retry met it.
+      if (put.old !== undefined && ours(put.old)) return { kind: 'created', retried: true };
       // Another delivery started the new generation first: this one is its duplicate.
     }
     throw new Error(`claimKey could not claim ${record.route}/${record.key}: its expired record kept being replaced`);
+  }
+
+  async markAnswered(route: string, key: string, receivedAt: number, nowMs: number): Promise<void> {
+    // Refused: the count runs already (another copy answered, or our own retried write), or the answer is a 5xx now.
+    await conditionalUpdate(this.#doc, { TableName: this.#table, Key: this.#key(route, key), ...markAnswered({ receivedAt, nowMs }) });
+  }
+
+  async rememberBody(route: string, fingerprint: string, receivedAt: number): Promise<number> {
+    const out = await this.#doc.send(new UpdateCommand({ TableName: this.#table, Key: seenKey(route, fingerprint), ...rememberBody({ receivedAt }) }));
+    const firstAt = out.Attributes?.firstAt;
+    if (typeof firstAt !== 'number') throw new Error(`the replay memory of ${route} kept no firstAt`);
+    return firstAt;
+  }
+
+  async forgetReplay(route: string, key: string, receivedAt: number): Promise<void> {
+    try {
+      await this.#doc.send(new DeleteCommand({ TableName: this.#table, Key: this.#key(route, key), ...forgetReplay({ receivedAt }) }));
+    } catch (err) {
+      // Refused: it is gone already (our own retried delete, or another copy's), or it is not the replay's record.
+      if (!(err instanceof ConditionalCheckFailedException)) throw err;
+    }
   }
 
   async markBreakerTripped(route: string, key: string, receivedAt: number, nowMs: number): Promise<boolean> {
@@ -71,8 +128,27 @@ export class DynamoDbEventStore implements IngestEventStore {
     return out.ok;
   }
 
-  async recordEnqueueFailure(route: string, key: string, receivedAt: number, answer: StoredAnswer, payload: Payload): Promise<void> {
-    await conditionalUpdate(this.#doc, { TableName: this.#table, Key: this.#key(route, key), ...recordEnqueueFailure({ receivedAt, answer, payload }) });
+  async recordEnqueueFailure(
+    route: string,
+    key: string,
+    receivedAt: number,
+    answer: StoredAnswer,
+    payload: Payload,
+    counting = false,
+  ): Promise<void> {
+    const attempt = (asCounting: boolean) =>
+      conditionalUpdate(this.#doc, {
+        TableName: this.#table,
+        Key: this.#key(route, key),
+        ...recordEnqueueFailure({ receivedAt, answer, payload, counting: asCounting }),
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      });
+    const out = await attempt(counting);
+    if (out.ok || out.old === undefined) return;
+    // Refused only because the count started or stopped meanwhile (another copy answered): the other form.
+    const old = out.old;
+    const stillOurs = old.status === RECORD_STATUS.received && old.receivedAt === receivedAt && typeof old.answerStatus === 'number' && old.answerStatus < 500;
+    if (stillOurs && (typeof old.repeatBase === 'number') !== counting) await attempt(!counting);
   }
 
   async keepPayload(route: string, key: string, receivedAt: number, payload: Payload): Promise<void> {
@@ -80,3 +156,4 @@ export class DynamoDbEventStore implements IngestEventStore {
     await conditionalUpdate(this.#doc, { TableName: this.#table, Key: this.#key(route, key), ...keepPayload({ receivedAt, payload }) });
   }
 }
+

@@ -3,6 +3,10 @@ import { describe, expect, inject, it } from 'vitest';
 import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
 import { createRouteControl } from '../../lambdas/routes/route-control.ts';
 import { DynamoDbRouteStateStore } from '../../lambdas/store/dynamodb-route-state-store.ts';
+import { DynamoDbEventStore } from '../../lambdas/store/dynamodb-event-store.ts';
+import { SqsWorkQueue } from '../../lambdas/queue/sqs-work-queue.ts';
+import type { EventRecord } from '../../lambdas/domain/event-record.ts';
+import type { ClaimResult } from '../../lambdas/ports/event-store.ts';
 import { createEventsTable, createLedgerTable, localDynamoClient, localSqsClient } from '../../local/aws-clients.ts';
 import { executorFixture, ROUTE } from '../support/executor-fixture.ts';
 import { ingestFixture, SCHEME_ROUTES, signedDelivery, uniqueKey } from '../support/ingest-fixture.ts';
@@ -20,7 +24,7 @@ async function ownTables() {
 }
 
 describe('the circuit breaker, parked work and resume', () => {
-  it('pauses the route exactly once when 5 copies of one key arrive at once, and records why', async () => {
+  it('pauses the route exactly once when 5 copies of one key arrive at once after its 202, and records why', async () => {
     // Prepare
     const t = await ownTables();
     const log = noticeLog();
@@ -28,9 +32,11 @@ describe('the circuit breaker, parked work and resume', () => {
     const fx = await ingestFixture({ tableName: t.eventsTable, breaker: { routeState: states }, logger: log.logger });
     const key = uniqueKey(ROUTE);
     const delivery = signedDelivery(ROUTE, key);
-    // Act
+    // Act: the first delivery is answered 202; then 5 copies at once, each after that answer.
+    const first = await fx.invoke(delivery);
     const answers = await Promise.all(Array.from({ length: 5 }, () => fx.invoke(delivery)));
     // Assess: every copy is still acknowledged; one pause event, one notice, kept with the pause too.
+    expect(first.statusCode).toBe(202);
     expect(answers.map((a) => a.statusCode)).toEqual([202, 202, 202, 202, 202]);
     const state = await states.get(ROUTE);
     expect(state).toMatchObject({ state: 'paused', key, pausedBy: 'circuit-breaker', repeats: 3, threshold: 3 });
@@ -39,6 +45,40 @@ describe('the circuit breaker, parked work and resume', () => {
     const notices = log.notices();
     expect(notices).toHaveLength(1);
     expect(notices[0]).toMatchObject({ route: ROUTE, key, repeats: 3, threshold: 3, reason: state.reason, reaction: 'pause', whatNow: state.whatNow });
+  });
+
+  it('counts none of 5 copies that arrive at once before any answer: they are not repeats of an answer', async () => {
+    // Prepare
+    const t = await ownTables();
+    const log = noticeLog();
+    const states = new DynamoDbRouteStateStore(t.dynamo, t.eventsTable);
+    // The first copy's send waits until all 5 have claimed: every copy arrives before its answer.
+    let claims = 0;
+    let allClaimed: () => void = () => undefined;
+    const claimed = new Promise<void>((resolve) => (allClaimed = resolve));
+    class CountingStore extends DynamoDbEventStore {
+      override async claimKey(record: EventRecord, nowMs: number): Promise<ClaimResult> {
+        const out = await super.claimKey(record, nowMs);
+        if (++claims === 5) allClaimed();
+        return out;
+      }
+    }
+    const plain = await ingestFixture({ tableName: t.eventsTable });
+    const queue = new SqsWorkQueue(plain.sqs, plain.queueUrl);
+    const fx = await ingestFixture({
+      tableName: t.eventsTable,
+      store: new CountingStore(t.dynamo, t.eventsTable),
+      queue: { send: async (message) => claimed.then(() => queue.send(message)) },
+      breaker: { routeState: states },
+      logger: log.logger,
+    });
+    const delivery = signedDelivery(ROUTE, uniqueKey(ROUTE));
+    // Act: 5 first copies at once.
+    const answers = await Promise.all(Array.from({ length: 5 }, () => fx.invoke(delivery)));
+    // Assess: all acknowledged, the route active, no notice; at most one copy came after an answer of another.
+    expect(answers.map((a) => a.statusCode)).toEqual([202, 202, 202, 202, 202]);
+    expect((await states.get(ROUTE)).state).toBe('active');
+    expect(log.notices()).toHaveLength(0);
   });
 
   it('accepts and parks new work on a paused route, then runs it exactly once after resume', async () => {

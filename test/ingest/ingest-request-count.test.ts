@@ -37,14 +37,17 @@ describe('DynamoDB requests per delivery, counted on the wire', () => {
     return { counter, fx, key, delivery: signedDelivery('stripe', key) };
   };
 
-  it('makes 1 request for a new delivery, a duplicate and a conflict alike', async () => {
+  it('makes 2 requests for a new delivery (the claim, and the answer marked for the breaker), 1 for a duplicate and a conflict', async () => {
     // Prepare
     const { counter, fx, key, delivery } = await counted();
-    // Act + Assess: new
+    // Act + Assess: new: the claim, then markAnswered, the last write before the 202 (the breaker
+    // counts only the copies that come after it, so a claim whose function died is no repeat)
     expect((await fx.invoke(delivery)).statusCode).toBe(202);
-    expect(counter.total()).toBe(1);
-    expect(Object.fromEntries(counter.byOperation)).toEqual({ UpdateItemCommand: 1 });
-    // duplicate, a sender's retry after a worker took the work: the same write counts its hit and returns the record
+    expect(counter.total()).toBe(2);
+    expect(Object.fromEntries(counter.byOperation)).toEqual({ UpdateItemCommand: 2 });
+    expect(typeof (await item(key)).repeatBase).toBe('number');
+    // duplicate, a sender's retry after a worker took the work: the same write counts its hit and
+    // returns the record, which shows the answer marked already
     await take(key);
     counter.reset();
     expect((await fx.invoke(delivery)).headers?.['idempotent-replayed']).toBe('true');
