@@ -10,6 +10,7 @@
  */
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import type { SQSClient } from '@aws-sdk/client-sqs';
+import { ledgerEntries as entriesOf } from '../lambdas/ledger/ledger.ts';
 import type { Ledger, LedgerEntry } from '../lambdas/ledger/ledger.ts';
 import type { ReconcileReport } from '../lambdas/reconciler/reconcile.ts';
 import type { PollerStats } from './executor-poller.ts';
@@ -50,7 +51,7 @@ async function depth(sqs: SQSClient, queueUrl: string): Promise<{ visible: numbe
 /** Every entry of the ledgers in [fromMs, toMs), once each: actions may share a ledger. */
 async function ledgerEntries(ledgers: ReadonlyMap<string, Ledger>, fromMs: number, toMs: number): Promise<LedgerEntry[]> {
   const distinct = [...new Set(ledgers.values())];
-  const lists = await Promise.all(distinct.map((l) => l.listWindow(fromMs, toMs)));
+  const lists = await Promise.all(distinct.map((l) => entriesOf(l, fromMs, toMs)));
   const byId = new Map<string, LedgerEntry>();
   for (const entry of lists.flat()) byId.set(entry.entryId, entry);
   return [...byId.values()];

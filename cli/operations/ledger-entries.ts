@@ -4,6 +4,7 @@
  * on a deployed stack the CLI can read the demo's ledger table only.
  */
 import { DynamoDbLedger } from '../../lambdas/demo/dynamodb-ledger.ts';
+import { ledgerEntries } from '../../lambdas/ledger/ledger.ts';
 import type { LedgerEntry } from '../../lambdas/ledger/ledger.ts';
 import { CliError } from '../errors.ts';
 import type { Target } from '../target.ts';
@@ -40,7 +41,7 @@ export async function ledgerWindow(target: Target, fromMs: number, toMs: number)
     return ledgers === 0 ? undefined : entries;
   }
   if (target.ledgerTable === undefined) return undefined;
-  return new DynamoDbLedger(target.dynamo, target.ledgerTable).listWindow(fromMs, toMs);
+  return ledgerEntries(new DynamoDbLedger(target.dynamo, target.ledgerTable), fromMs, toMs);
 }
 
 /**

@@ -45,14 +45,15 @@ export class OrdersStack extends Stack {
     // The receiver bundles src/place-order.ts into its executor and src/orders-ledger.ts into its reconciler.
     const receiver = new WebhookReceiver(this, 'Webhooks', config);
 
-    // placeOrder books each order (PutItem) and reverses the booking of a refused one (UpdateItem).
-    ledgerTable.grant(receiver.executorFunction, 'dynamodb:PutItem', 'dynamodb:UpdateItem');
-    // The reconciler reads its window through the byDay index (Query) and reverses duplicates (UpdateItem).
-    ledgerTable.grant(receiver.reconcilerFunction, 'dynamodb:Query', 'dynamodb:UpdateItem');
+    // placeOrder books each order it placed, once (a conditional PutItem).
+    ledgerTable.grant(receiver.executorFunction, 'dynamodb:PutItem');
+    // The reconciler reads its window through the byDay index (Query), and reverses a duplicate:
+    // it reads the entry (GetItem), cancels its order with the orders API, then marks it (UpdateItem).
+    ledgerTable.grant(receiver.reconcilerFunction, 'dynamodb:Query', 'dynamodb:GetItem', 'dynamodb:UpdateItem');
     for (const fn of [receiver.executorFunction, receiver.reconcilerFunction]) {
       fn.addEnvironment(ORDERS_ENV.ledgerTable, ledgerTable.tableName);
+      fn.addEnvironment(ORDERS_ENV.apiUrl, props.ordersApiUrl);
     }
-    receiver.executorFunction.addEnvironment(ORDERS_ENV.apiUrl, props.ordersApiUrl);
 
     new CfnOutput(this, 'OrdersWebhookUrl', {
       description: "Give the shop this URL; its signing secret goes in the secret 'orders-app/webhook'",

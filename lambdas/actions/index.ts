@@ -6,5 +6,5 @@
  */
 export type { Action, ActionContext, ActionResult } from './action.ts';
 export { PermanentActionError, RetryableActionError } from './action.ts';
-export type { Ledger, LedgerEntry, LedgerStatus, NewLedgerEntry, ReverseResult } from '../ledger/ledger.ts';
-export { LEDGER_STATUS } from '../ledger/ledger.ts';
+export type { Ledger, LedgerEntry, LedgerPages, LedgerStatus, NewLedgerEntry, ReverseResult } from '../ledger/ledger.ts';
+export { LEDGER_STATUS, ledgerEntries } from '../ledger/ledger.ts';

@@ -9,7 +9,7 @@ import { hourBucket } from '../domain/event-record.ts';
 import { documentClient } from '../store/dynamodb-event-store.ts';
 import { LEDGER_TABLE } from '../store/table-schema.ts';
 import { LEDGER_STATUS } from '../ledger/ledger.ts';
-import type { Ledger, LedgerEntry, NewLedgerEntry, ReverseResult } from '../ledger/ledger.ts';
+import type { Ledger, LedgerEntry, LedgerPages, NewLedgerEntry, ReverseResult } from '../ledger/ledger.ts';
 
 const HOUR_MS = 3_600_000;
 
@@ -38,8 +38,8 @@ export class DynamoDbLedger implements Ledger {
     return posted;
   }
 
-  async listWindow(fromMs: number, toMs: number): Promise<readonly LedgerEntry[]> {
-    const entries: LedgerEntry[] = [];
+  /** One Query page at a time: a window of a day's effects is never held whole. */
+  async *listWindow(fromMs: number, toMs: number): LedgerPages {
     const from = new Date(fromMs).toISOString();
     const to = new Date(toMs).toISOString();
     for (let hour = Math.floor(fromMs / HOUR_MS) * HOUR_MS; hour < toMs; hour += HOUR_MS) {
@@ -55,14 +55,15 @@ export class DynamoDbLedger implements Ledger {
             ExclusiveStartKey: startKey,
           }),
         );
+        const entries: LedgerEntry[] = [];
         for (const item of page.Items ?? []) {
           const entry = item as LedgerEntry;
           if (entry.postedAt >= fromMs && entry.postedAt < toMs) entries.push(stripIndexKeys(item));
         }
+        if (entries.length > 0) yield entries;
         startKey = page.LastEvaluatedKey;
       } while (startKey !== undefined);
     }
-    return entries;
   }
 
   async reverse(entryId: string, reversal: { reversalId: string; reason: string; at: number }): Promise<ReverseResult> {

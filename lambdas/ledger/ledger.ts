@@ -28,6 +28,12 @@ export interface LedgerEntry {
   readonly reversedAt?: number;
   readonly reversalId?: string;
   readonly reversalReason?: string;
+  /**
+   * The run that posted it (`ctx.attempt`). Among a key's posted entries the reconciler keeps
+   * the one posted by the run that completed the record, so an entry left by an attempt whose
+   * effect failed is the one reversed, never the genuine one. @default - unknown: the earliest is kept
+   */
+  readonly attempt?: number;
 }
 
 export interface NewLedgerEntry {
@@ -37,18 +43,50 @@ export interface NewLedgerEntry {
   readonly amount?: number;
   readonly currency?: string;
   readonly postedAt: number;
+  /** `ctx.attempt`: see {@link LedgerEntry.attempt}. */
+  readonly attempt?: number;
 }
+
+/** A window of entries, page by page: the reconciler holds one page at a time, never the window. */
+export type LedgerPages = AsyncIterable<readonly LedgerEntry[]>;
 
 export type ReverseResult = 'reversed' | 'already-reversed' | 'not-found';
 
 export interface Ledger {
   /** Posts an entry: the action's call. On purpose NOT idempotent in the demo: a double execution shows as two entries. */
   post(entry: NewLedgerEntry): Promise<LedgerEntry>;
-  /** Every entry posted in [fromMs, toMs), of every route; entries carry the route and the sender's key. */
-  listWindow(fromMs: number, toMs: number): Promise<readonly LedgerEntry[]>;
+  /**
+   * Every entry posted in [fromMs, toMs), of every route, page by page (an async generator
+   * that yields each Query's items, say); entries carry the route and the sender's key. A
+   * window holds a day of effects, and the reconciler holds one page at a time: return pages.
+   * One array is still accepted (the 0.1 form), for a ledger that only ever holds a few
+   * thousand entries a day: the reconciler reads it as one page, and the whole array is
+   * held in memory while it does.
+   */
+  listWindow(fromMs: number, toMs: number): LedgerPages | Promise<readonly LedgerEntry[]>;
   /**
    * Reverses an entry at most once: `reversalId` is deterministic, so two reconcilers
    * racing over one duplicate reverse it once between them.
    */
   reverse(entryId: string, reversal: { reversalId: string; reason: string; at: number }): Promise<ReverseResult>;
+}
+
+/**
+ * The pages of a `listWindow` answer, whichever form it takes: pages, one array, or a promise
+ * of pages (what a wrapper that awaits each call hands back: a tracer, a test's scheduler).
+ */
+export async function* ledgerPages(answer: LedgerPages | Promise<LedgerPages | readonly LedgerEntry[]>): LedgerPages {
+  const pages = await answer;
+  if (Array.isArray(pages)) {
+    yield pages as readonly LedgerEntry[];
+    return;
+  }
+  yield* pages as LedgerPages;
+}
+
+/** Every entry of a window in one array: for people and tests, never for the reconciler. */
+export async function ledgerEntries(ledger: Pick<Ledger, 'listWindow'>, fromMs: number, toMs: number): Promise<LedgerEntry[]> {
+  const entries: LedgerEntry[] = [];
+  for await (const page of ledgerPages(ledger.listWindow(fromMs, toMs))) for (const entry of page) entries.push(entry);
+  return entries;
 }

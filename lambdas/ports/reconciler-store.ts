@@ -3,30 +3,87 @@ import type { ResendRequest } from './event-store.ts';
 import type { ExecutionLogEntry, RecordRef } from './execution-store.ts';
 import type { ParkedRecords } from './parked-records.ts';
 
+/**
+ * Where a window read starts: an hour bucket and shard of the byTime index, and within it just
+ * after the record `after` (its index keys are the Query's ExclusiveStartKey), or at its start.
+ */
+export interface WindowStart {
+  readonly bucket: string;
+  readonly shard: number;
+  readonly after?: RecordRef;
+}
+
 /** One Query's worth of a window: the hour bucket and shard it came from. */
 export interface WindowPage {
   readonly bucket: string;
   readonly shard: number;
-  /** Summaries only: the index carries no payload. */
+  /** Summaries only (the index carries no payload), in the index's order. */
   readonly records: readonly RecordSummary[];
+  /** Where the read goes on after this page; undefined after the window's last page. */
+  readonly next: WindowStart | undefined;
 }
+
+/**
+ * Where a reconciliation of one window stands, phase by phase (reconcile.ts): the next run of
+ * the window starts here. `after` is the last record handled, the key the next read starts after.
+ */
+export type ReconcilePosition =
+  | { readonly phase: 'parked' | 'stranded'; readonly route: string; readonly after?: RecordRef }
+  | { readonly phase: 'window'; readonly bucket: string; readonly shard: number; readonly after?: RecordRef }
+  /** The effects check starts over when a run stops inside it (reconcile.ts says why). */
+  | { readonly phase: 'effects' }
+  | { readonly phase: 'done' };
+
+/**
+ * The reconciler's cursor: the window its scheduled runs are reconciling, and where the last
+ * run stopped. One item in the events table (reconcile-cursor.ts says how runs share it).
+ */
+export interface CursorState {
+  readonly fromMs: number;
+  readonly toMs: number;
+  readonly position: ReconcilePosition;
+  /** Runs that worked on this window so far. */
+  readonly runs: number;
+}
+
+/** The cursor as a run finds it when it takes it. */
+export type CursorTake =
+  | { readonly taken: true; readonly cursor: CursorState | undefined }
+  /** Another run holds it, until `leaseUntil` (epoch ms, by that run's clock). */
+  | { readonly taken: false; readonly holder: string; readonly leaseUntil: number };
 
 /** The reconciler's view of the events table. It reads windows with Query, never Scan. */
 export interface ReconcilerStore extends ParkedRecords {
-  /** Every record received in [fromMs, toMs), page by page, bucket by bucket, shard by shard. */
-  readWindow(fromMs: number, toMs: number): AsyncIterable<WindowPage>;
+  /**
+   * Every record received in [fromMs, toMs), page by page, bucket by bucket, shard by shard,
+   * from `start` on (@default the window's first bucket and shard).
+   */
+  readWindow(fromMs: number, toMs: number, start?: WindowStart): AsyncIterable<WindowPage>;
   /** One record, for an entry whose record lies outside the window. */
   getRecord(route: string, key: string): Promise<EventRecord | undefined>;
+  /** Some records at once (BatchGetItem), each found once; the absent ones are left out. */
+  getRecords(refs: readonly { readonly route: string; readonly key: string }[]): Promise<EventRecord[]>;
   /**
    * True for the one caller that may re-send a stuck record's message (or a FAILED record's
    * lost dead-letter copy) now: two reconcilers racing send once.
    */
   claimResend(route: string, key: string, request: ResendRequest): Promise<boolean>;
   appendLog(entry: ExecutionLogEntry): Promise<void>;
-  /** Records a run could not re-send, whatever their age (the sparse retry partition). */
-  listStranded(route: string): AsyncIterable<readonly EventRecord[]>;
+  /** A route's PARKED records page by page, from just after `after` (@default the start). */
+  listParked(route: string, after?: RecordRef): AsyncIterable<readonly EventRecord[]>;
+  /** Records a run could not re-send, whatever their age (the sparse retry partition), from just after `after`. */
+  listStranded(route: string, after?: RecordRef): AsyncIterable<readonly EventRecord[]>;
   /** Remembers a record whose re-send failed, so later runs find it outside the window too. */
   markStranded(ref: RecordRef): Promise<void>;
   /** Forgets it once its message went out. */
   clearStranded(ref: RecordRef): Promise<void>;
+  /**
+   * Takes the cursor for run `runId` until `leaseUntil` (epoch ms): when nobody holds it, its
+   * holder's lease ended before `staleBefore`, or `runId` holds it already.
+   */
+  takeCursor(runId: string, leaseUntil: number, staleBefore: number): Promise<CursorTake>;
+  /** Saves where run `runId` stands and extends its lease; false when the run no longer holds the cursor. */
+  saveCursor(runId: string, cursor: CursorState, leaseUntil: number): Promise<boolean>;
+  /** Saves the cursor one last time and lets it go; false when the run no longer held it. */
+  releaseCursor(runId: string, cursor: CursorState): Promise<boolean>;
 }

@@ -1,33 +1,44 @@
 /**
  * Wires the reconciler over DynamoDB and SQS, for the scheduled Lambda, the local stack
- * and the operator CLI alike. `run()` reconciles the configured window ending `settle`
- * before now; a window can also be given by hand.
+ * and the operator CLI alike. `run()` is a scheduled run: it continues the window the last
+ * run left unfinished, or reconciles the configured one ending `settle` before now, through
+ * the cursor (reconcile-cursor.ts). A window given by hand is reconciled from its start,
+ * without the cursor.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 import type { Ledger } from '../ledger/ledger.ts';
+import type { WorkQueue } from '../ports/work-queue.ts';
 import { SqsWorkQueue } from '../queue/sqs-work-queue.ts';
 import { DynamoDbReconcilerStore } from '../store/dynamodb-reconciler-store.ts';
 import { DynamoDbRouteStateStore } from '../store/dynamodb-route-state-store.ts';
 import { reconcile } from './reconcile.ts';
-import type { ReconcileOptions, ReconcileReport } from './reconcile.ts';
+import type { ReconcileDeps, ReconcileOptions, ReconcileReport } from './reconcile.ts';
+import { reconcileScheduled } from './reconcile-cursor.ts';
 
 export interface ReconcilerOptions {
   readonly dynamo: DynamoDBClient;
   readonly eventsTable: string;
   /** The ledger of each action that declares one, by action name. @default - no effects check */
   readonly ledgers?: ReadonlyMap<string, Ledger>;
-  readonly sqs: SQSClient;
-  readonly queueUrl: string;
+  /** With queueUrl: the work queue. */
+  readonly sqs?: SQSClient;
+  readonly queueUrl?: string;
+  /** Another queue than SQS's (a benchmark's, which counts). @default - an SqsWorkQueue on sqs and queueUrl */
+  readonly queue?: WorkQueue;
   readonly config: ResolvedConfig;
   readonly now?: () => number;
 }
 
 export interface ReconcileWindow {
-  readonly fromMs: number;
-  readonly toMs: number;
-  /** @default 240_000, under the function's 5 minute timeout */
+  /**
+   * With toMs, a window chosen by hand, reconciled from its start without the cursor.
+   * @default - a scheduled run: the cursor's unfinished window, or the configured one
+   */
+  readonly fromMs?: number;
+  readonly toMs?: number;
+  /** @default 240_000, under the deployed function's budget (reconciler-budget.ts) */
   readonly budgetMs?: number;
   readonly onProgress?: ReconcileOptions['onProgress'];
 }
@@ -44,27 +55,34 @@ export function defaultWindow(config: ResolvedConfig, nowMs: number): { fromMs: 
   };
 }
 
+function queueOf(options: ReconcilerOptions): WorkQueue {
+  if (options.queue !== undefined) return options.queue;
+  if (options.sqs === undefined || options.queueUrl === undefined) throw new Error('createReconciler: give a queue, or sqs and queueUrl');
+  return new SqsWorkQueue(options.sqs, options.queueUrl);
+}
+
 export function createReconciler(options: ReconcilerOptions): Reconciler {
   const now = options.now ?? Date.now;
-  const deps = {
+  const deps: ReconcileDeps = {
     store: new DynamoDbReconcilerStore(options.dynamo, options.eventsTable),
     ...(options.ledgers === undefined ? {} : { ledgers: options.ledgers }),
-    queue: new SqsWorkQueue(options.sqs, options.queueUrl),
+    queue: queueOf(options),
     routes: new Map(options.config.routes.map((r) => [r.name, r])),
     routeState: new DynamoDbRouteStateStore(options.dynamo, options.eventsTable),
     now,
   };
+  const settings = (window: ReconcileWindow | undefined) => ({
+    budgetMs: window?.budgetMs ?? 240_000,
+    stuckAfterMs: options.config.reconciliation.stuckAfterSeconds * 1000,
+    maxReenqueue: options.config.reconciliation.maxReenqueuePerRun,
+    ...(window?.onProgress === undefined ? {} : { onProgress: window.onProgress }),
+  });
   return {
     run: (window) => {
-      const { fromMs, toMs } = window ?? defaultWindow(options.config, now());
-      return reconcile(deps, {
-        fromMs,
-        toMs,
-        budgetMs: window?.budgetMs ?? 240_000,
-        stuckAfterMs: options.config.reconciliation.stuckAfterSeconds * 1000,
-        maxReenqueue: options.config.reconciliation.maxReenqueuePerRun,
-        ...(window?.onProgress === undefined ? {} : { onProgress: window.onProgress }),
-      });
+      if (window?.fromMs !== undefined && window.toMs !== undefined) {
+        return reconcile(deps, { fromMs: window.fromMs, toMs: window.toMs, ...settings(window) });
+      }
+      return reconcileScheduled(deps, { current: defaultWindow(options.config, now()), ...settings(window) });
     },
   };
 }

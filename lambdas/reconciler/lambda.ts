@@ -3,7 +3,8 @@
  * its entry at synth: it imports each ledger module the actions declare and calls
  * {@link reconcilerLambda} with them (with none, the effects check has nothing to read). An
  * event `{"fromMs": ..., "toMs": ...}` reconciles a chosen window instead (started by
- * hand, e.g. `aws lambda invoke`). The report goes to the logs as structured JSON, the
+ * hand, e.g. `aws lambda invoke`), from its start and without the cursor; a scheduled run
+ * continues the window the last one left unfinished (reconcile-cursor.ts). The report goes to the logs as structured JSON, the
  * `reconciliation report` line the reconciler-findings alarm names; every completed run
  * counts itself in ReconcilerRuns, the heartbeat the reconciler-no-run alarm waits for.
  */
@@ -17,8 +18,9 @@ import type { ModulesByAction } from '../actions/action-modules.ts';
 import { SERVICE } from '../observability/metric-catalogue.ts';
 import { createLogger, createMetrics } from '../observability/powertools.ts';
 import { deploymentFromEnv } from '../config/deployment.ts';
-import { createReconciler, defaultWindow } from './create-reconciler.ts';
+import { createReconciler } from './create-reconciler.ts';
 import type { ReconcileReport } from './reconcile.ts';
+import { REPORT_RESERVE_MS } from './reconciler-budget.ts';
 import { recordReconcileReport } from './reconciler-metrics.ts';
 
 interface ManualWindow {
@@ -43,10 +45,11 @@ export function reconcilerLambda(ledgerModules: ModulesByAction) {
   .use(injectLambdaContext(logger))
   .use(logMetrics(metrics))
   .handler(async (event, context) => {
+    // Keep the reserve for the report, the metrics and the cursor's release after the budget runs out.
+    const budgetMs = Math.max(1_000, context.getRemainingTimeInMillis() - REPORT_RESERVE_MS);
     const manual = typeof event?.fromMs === 'number' && typeof event.toMs === 'number' && event.fromMs < event.toMs;
-    const window = manual ? { fromMs: event.fromMs, toMs: event.toMs } : defaultWindow(config, Date.now());
-    // Keep 15 s for the report and the metrics after the budget runs out.
-    const report = await reconciler.run({ ...window, budgetMs: Math.max(1_000, context.getRemainingTimeInMillis() - 15_000) });
+    // A scheduled run goes through the cursor: it continues a window the last run left unfinished.
+    const report = await reconciler.run(manual ? { fromMs: event.fromMs, toMs: event.toMs, budgetMs } : { budgetMs });
     recordReconcileReport(metrics, report);
     // The report the reconciler-findings alarm sends people to is a warning whenever that alarm
     // fires on it (needsAttention counts missing effects and orphans too), so WARN keeps it.

@@ -1,19 +1,70 @@
 /**
  * Layer 3: reconcile a window. Re-enqueue stuck work, compare accepted work with the
- * ledger, reverse duplicate effects (keep the earliest), and report everything a person
- * must look at. Safe to run twice or twice at once: every write is conditional and each
- * reversal id is derived from the entry it reverses.
+ * ledger, reverse duplicate effects, and report everything a person must look at. Safe to
+ * run twice or twice at once: every write is conditional and each reversal id is derived
+ * from the entry it reverses.
+ *
+ * A window is a full day of traffic, at any rate: a million records and more. A run
+ * therefore streams it, page by page, and keeps no object per record across pages.
+ *
+ * The phases, in order. A run may start at any of them, and stops at a clean position
+ * between two records when its time budget runs out:
+ *   parked    every PARKED record of each route, whatever its age (the sparse index): re-sent on
+ *             an active route, kept from expiring on a paused one
+ *   stranded  records an earlier run could not re-send (the retry partition), whatever their age
+ *   window    every record received in [fromMs, toMs): failed ones reported, stuck ones
+ *             re-enqueued (one resend per window, claimResend decides)
+ *   effects   each ledger against the window: duplicate entries reversed, orphan entries and
+ *             missing effects reported
+ *
+ * The position (ReconcilePosition) names the phase, the route or the hour bucket and shard,
+ * and the last record handled there, whose index keys are the next Query's ExclusiveStartKey.
+ * `checkpoint` is told the position after every page; a run that ends on its budget returns
+ * it as `stoppedAt`. The next run given it as `start` begins right after that record, so a
+ * window too large for one run is finished by the next ones with no record skipped and none
+ * handled twice (reconcile-cursor.ts keeps it between scheduled runs). A run that dies
+ * between two checkpoints hands its last page to the next run again: that page's conditional
+ * writes (claimResend above all) refuse the second attempt, so a stuck record is still sent
+ * once.
+ *
+ * The effects check needs the whole window at once, and keeps it as hashes:
+ *  - the window's keys, a 52-bit hash each in a sorted Float64Array (key-hashes.ts): 8 bytes
+ *    a record, 8 MB at a million, where a Map of summaries took about 1 KB a record;
+ *  - the ledger's keys in the window, the same way (all entries, and posted ones apart);
+ *  - each completed record of a ledger's routes as a hash and the Query partition it came
+ *    from (8 + 4 bytes): a missing effect is named by reading that partition again;
+ *  - objects only for what is rare: keys outside the window (received before it, or still
+ *    settling after it, or orphans), and the few keys with two posted entries, whose entries
+ *    a second read of the ledger collects.
+ * At a million records and a million entries that is under 50 MB, held while the phase runs
+ * (typed arrays grow by doubling). The earliest receipt behind the lookback is a running
+ * minimum, never Math.min over a spread array (which throws beyond about 120,000 arguments).
+ * The effects phase starts over when a run stops inside it: its hashes cannot be carried to
+ * the next run. Reversals are idempotent (already-reversed counts nothing), and its findings
+ * are reported only by the run that finishes it, so nothing is reported twice. The next run
+ * starts at this phase, with its whole budget for it.
+ *
+ * Among a key's posted entries the one kept is the entry posted by the run that completed the
+ * record (`attempt` = its `runs`, protocol v3 decision 3), else the earliest (postedAt, then
+ * entryId, so every reconciler keeps the same one). A group whose record is still in flight
+ * (RECEIVED, EXECUTING, PARKED) is left for a later run: the run that will complete it may be
+ * the one whose entry must stay.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomInt } from 'node:crypto';
 import type { ResolvedRoute } from '../config/resolve-config.ts';
-import { RECORD_STATUS, acceptedAnswer, keptPayloadOf, workMessageOf } from '../domain/event-record.ts';
+import { RECORD_STATUS, acceptedAnswer, hourBucket, keptPayloadOf, workMessageOf } from '../domain/event-record.ts';
 import type { EventRecord, RecordSummary, WorkMessage } from '../domain/event-record.ts';
 import { operationFingerprint } from '../domain/operation-fingerprint.ts';
+import { LEDGER_STATUS, ledgerPages } from '../ledger/ledger.ts';
 import type { Ledger, LedgerEntry } from '../ledger/ledger.ts';
 import type { ResendRequest } from '../ports/event-store.ts';
-import type { ReconcilerStore } from '../ports/reconciler-store.ts';
+import type { RecordRef } from '../ports/execution-store.ts';
+import type { ReconcilePosition, ReconcilerStore, WindowStart } from '../ports/reconciler-store.ts';
 import type { RouteStateStore } from '../ports/route-state-store.ts';
 import type { WorkQueue } from '../ports/work-queue.ts';
+import { KeyHashes, hash52 } from './key-hashes.ts';
+
+export type { ReconcilePosition } from '../ports/reconciler-store.ts';
 
 export interface ReconcileDeps {
   readonly store: ReconcilerStore;
@@ -39,6 +90,13 @@ export interface ReconcileOptions {
   readonly maxReenqueue: number;
   /** Progress, for long runs started by hand. */
   readonly onProgress?: (done: { pages: number; records: number }) => void;
+  /** Where an earlier run of this window stopped (its report's stoppedAt). @default - the start: parked work first */
+  readonly start?: ReconcilePosition;
+  /**
+   * Told the position after every page: where a run that died now would be continued from.
+   * False stops the run at once (another run took the window over). @default - nothing is kept
+   */
+  readonly checkpoint?: (position: ReconcilePosition) => Promise<boolean>;
 }
 
 export type Finding =
@@ -67,12 +125,33 @@ export interface ReconcileReport {
     parked: number;
     needsAttention: number;
   };
+  /** The first REPORT_LIST_LIMIT findings; counts.needsAttention counts them all. */
   readonly needsAttention: { route: string; key: string; finding: Finding; detail?: string }[];
+  /** The first REPORT_LIST_LIMIT reversals; counts.reversed counts them all. */
   readonly reversals: { route: string; key: string; entryId: string; keptEntryId: string; reversalId: string }[];
+  /** Findings and reversals counted but not listed, beyond the first REPORT_LIST_LIMIT of each. */
+  readonly unlisted?: { readonly needsAttention: number; readonly reversals: number };
+  /** Where this run started: undefined for the window's start. */
+  readonly startedFrom?: ReconcilePosition;
   readonly stoppedEarly: boolean;
-  /** Where a run that ran out of budget stopped: the next run starts over the window and covers it. */
-  readonly stoppedAt?: { readonly bucket: string; readonly shard: number };
+  /** Where a run that ran out of budget stopped: the next run of this window starts there. */
+  readonly stoppedAt?: ReconcilePosition;
+  /**
+   * A scheduled run's cursor (reconcile-cursor.ts): the runs this window took so far, this one
+   * included; whether this run continued one before it; `lost` when another run took it over.
+   */
+  readonly cursor?: { readonly runs: number; readonly resumed: boolean; readonly lost?: true };
+  /** Another run held the window until `leaseUntil`: this run did nothing. */
+  readonly skipped?: { readonly holder: string; readonly leaseUntil: number };
 }
+
+/**
+ * Findings and reversals a report lists, each: the report is logged as one line, and a
+ * CloudWatch Logs event holds at most 1 MB (CloudWatch Logs API Reference, PutLogEvents;
+ * 256 KB in older documentation). A finding takes up to about 700 bytes (lastError is cut at
+ * 500 characters), so 300 of them fit the older bound too.
+ */
+export const REPORT_LIST_LIMIT = 300;
 
 /** The reversal id of an entry: the same for every reconciler that ever reverses it. */
 export function reversalIdOf(entryId: string): string {
@@ -81,9 +160,15 @@ export function reversalIdOf(entryId: string): string {
 
 /** A parked record whose expiry comes within this much is given a whole TTL more. */
 const PARKED_KEEP_AHEAD_SECONDS = 7 * 86_400;
+const HOUR_MS = 3_600_000;
+const PHASES = ['parked', 'stranded', 'window', 'effects', 'done'] as const;
 
 function scopedKey(route: string, key: string): string {
   return `${route}\u0000${key}`;
+}
+
+function refOf(record: { route: string; key: string; receivedAt: number }): RecordRef {
+  return { route: record.route, key: record.key, receivedAt: record.receivedAt };
 }
 
 /** The earliest entry first: postedAt, then entryId, so every reconciler keeps the same one. */
@@ -91,14 +176,78 @@ function byPostingOrder(a: LedgerEntry, b: LedgerEntry): number {
   return a.postedAt - b.postedAt || (a.entryId < b.entryId ? -1 : a.entryId > b.entryId ? 1 : 0);
 }
 
+/**
+ * The entry of a key to keep (decision 3): the one the completing run posted, when it says
+ * so, else the earliest. `posted` is in posting order and not empty.
+ */
+export function keptEntryOf(posted: readonly LedgerEntry[], record: Pick<EventRecord, 'status' | 'runs'>): LedgerEntry {
+  const earliest = posted[0] as LedgerEntry;
+  if (record.status !== RECORD_STATUS.completed) return earliest;
+  return posted.find((e) => e.attempt === record.runs) ?? earliest;
+}
+
+/** The hour buckets a window touches, oldest first (as the store reads them). */
+function bucketsOf(fromMs: number, toMs: number): string[] {
+  const buckets: string[] = [];
+  for (let hour = Math.floor(fromMs / HOUR_MS) * HOUR_MS; hour < toMs; hour += HOUR_MS) buckets.push(hourBucket(hour));
+  return buckets;
+}
+
+/** A Query partition of the window (hour bucket, shard) as one number. */
+const PART_SHARDS = 65_536;
+function partOf(bucketIndex: number, shard: number): number {
+  return bucketIndex * PART_SHARDS + shard;
+}
+
+/** The completed records of one ledger's routes: a hash and a Query partition each, appended in reading order. */
+class CompletedKeys {
+  #hashes = new Float64Array(1024);
+  #parts = new Uint32Array(1024);
+  #size = 0;
+
+  add(hash: number, part: number): void {
+    if (this.#size === this.#hashes.length) {
+      const hashes = new Float64Array(this.#size * 2);
+      hashes.set(this.#hashes);
+      const parts = new Uint32Array(this.#size * 2);
+      parts.set(this.#parts);
+      this.#hashes = hashes;
+      this.#parts = parts;
+    }
+    this.#hashes[this.#size] = hash;
+    this.#parts[this.#size++] = part;
+  }
+
+  /** The ones with no entry in `entries`: their hashes, and the partitions to read to name them. */
+  missingFrom(entries: KeyHashes): { hashes: KeyHashes; parts: number[] } {
+    const hashes = new KeyHashes();
+    const parts = new Set<number>();
+    for (let i = 0; i < this.#size; i++) {
+      const h = this.#hashes[i] as number;
+      if (entries.has(h)) continue;
+      hashes.add(h);
+      parts.add(this.#parts[i] as number);
+    }
+    return { hashes: hashes.seal(), parts: [...parts].sort((a, b) => a - b) };
+  }
+}
+
 export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions): Promise<ReconcileReport> {
   const startedAt = deps.now();
   const runId = `run_${startedAt.toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  const { fromMs, toMs } = options;
   const counts = { scanned: 0, reenqueued: 0, reversed: 0, missing: 0, orphans: 0, failed: 0, parked: 0, needsAttention: 0 };
   const needsAttention: ReconcileReport['needsAttention'] = [];
   const reversals: ReconcileReport['reversals'] = [];
+  const unlisted = { needsAttention: 0, reversals: 0 };
+  type Flagged = ReconcileReport['needsAttention'][number];
+  const listFinding = (finding: Flagged): void => {
+    counts.needsAttention++;
+    if (needsAttention.length < REPORT_LIST_LIMIT) needsAttention.push(finding);
+    else unlisted.needsAttention++;
+  };
   const flag = (record: { route: string; key: string }, finding: Finding, detail?: string): void => {
-    needsAttention.push({ route: record.route, key: record.key, finding, ...(detail === undefined ? {} : { detail }) });
+    listFinding({ route: record.route, key: record.key, finding, ...(detail === undefined ? {} : { detail }) });
   };
   const overBudget = (): boolean => deps.now() - startedAt >= options.budgetMs;
   const correction = async (record: RecordSummary, outcome: string, detail: Record<string, unknown>): Promise<void> => {
@@ -178,209 +327,373 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
       : workMessageOf(full, payload);
   };
 
+  const routes = [...deps.routes.values()];
+  const start: ReconcilePosition = options.start ?? { phase: 'parked', route: routes[0]?.name ?? '' };
+  const reaches = (phase: (typeof PHASES)[number]): boolean => PHASES.indexOf(start.phase) <= PHASES.indexOf(phase);
+  const checkpoint = async (position: ReconcilePosition): Promise<boolean> => options.checkpoint === undefined || (await options.checkpoint(position));
+
+  /**
+   * One route-by-route sweep of the sparse index (parked, or stranded), from `start` when this
+   * run begins inside it. Undefined once done, or the position it stopped at.
+   */
+  const sweep = async (
+    phase: 'parked' | 'stranded',
+    list: (route: string, after: RecordRef | undefined) => AsyncIterable<readonly EventRecord[]>,
+    handle: (route: ResolvedRoute, record: EventRecord) => Promise<void>,
+  ): Promise<ReconcilePosition | undefined> => {
+    const from = start.phase === phase ? start : undefined;
+    for (let i = from === undefined ? 0 : Math.max(0, routes.findIndex((r) => r.name === from.route)); i < routes.length; i++) {
+      const route = routes[i] as ResolvedRoute;
+      let after = from?.route === route.name ? from.after : undefined;
+      const here = (): ReconcilePosition => ({ phase, route: route.name, ...(after === undefined ? {} : { after }) });
+      if (overBudget()) return here();
+      for await (const page of list(route.name, after)) {
+        for (const record of page) {
+          if (overBudget()) return here();
+          await handle(route, record);
+          after = refOf(record);
+        }
+        if (!(await checkpoint(here()))) return here();
+      }
+    }
+    return undefined;
+  };
+
   // 1. Parked work of any age, through the sparse `parked` index: re-enqueue it on an
   //    active route (sent first, then unparked, so a failed send leaves it findable), keep
   //    it from expiring on a paused one.
-  let stoppedAt: ReconcileReport['stoppedAt'];
   const keepUntilSeconds = Math.floor(now / 1000) + PARKED_KEEP_AHEAD_SECONDS;
-  sweep: for (const route of deps.routes.values()) {
+  const parked = async (route: ResolvedRoute, record: EventRecord): Promise<void> => {
     const active = await routeIsActive(route.name);
-    for await (const page of deps.store.listParked(route.name)) {
-      if (overBudget()) {
-        // The window is not read either: the next run starts over, parked work first.
-        stoppedAt = { bucket: `parked:${route.name}`, shard: 0 };
-        break sweep;
+    if (active && counts.reenqueued < options.maxReenqueue) {
+      // park keeps the payload: a parked record can always be sent from the table.
+      const message = messageFor(record);
+      if (message === undefined || !(await trySend(record, message))) return;
+      if (await deps.store.unpark(record, deps.now())) {
+        counts.reenqueued++;
+        await correction(record, 'unparked', { reason: 'parked on a route that is active again' });
       }
-      for (const record of page) {
-        if (active && counts.reenqueued < options.maxReenqueue) {
-          // park keeps the payload: a parked record can always be sent from the table.
-          const message = messageFor(record);
-          if (message === undefined || !(await trySend(record, message))) continue;
-          if (await deps.store.unpark(record, deps.now())) {
-            counts.reenqueued++;
-            await correction(record, 'unparked', { reason: 'parked on a route that is active again' });
-          }
-          continue;
-        }
-        if (record.expiresAt < keepUntilSeconds) await deps.store.keepParked(record, now, route.ttlSeconds, keepUntilSeconds);
-        counts.parked++;
-        flag(record, 'parked', active ? 'left for the next run: the per-run re-enqueue bound was reached' : undefined);
-      }
+      return;
     }
-  }
+    if (record.expiresAt < keepUntilSeconds) await deps.store.keepParked(record, now, route.ttlSeconds, keepUntilSeconds);
+    counts.parked++;
+    flag(record, 'parked', active ? 'left for the next run: the per-run re-enqueue bound was reached' : undefined);
+  };
 
   // 2. Records an earlier run could not re-send (SQS down, or refusing them), whatever their
   //    age: without this, one that left the 24 h window unrepaired would be lost from view.
-  if (stoppedAt === undefined) {
-    for (const route of deps.routes.values()) {
-      for await (const page of deps.store.listStranded(route.name)) {
-        for (const full of page) {
-          const settled =
-            full.status === RECORD_STATUS.completed ||
-            full.status === RECORD_STATUS.parked ||
-            (full.status === RECORD_STATUS.failed && full.deadLettered !== undefined);
-          if (settled) {
-            await deps.store.clearStranded(full);
-            continue;
-          }
-          if (counts.reenqueued >= options.maxReenqueue) {
-            flag(full, 'reenqueue-limit', 'left for the next run: the per-run re-enqueue bound was reached');
-            continue;
-          }
-          // fail keeps the payload; a record kept here for want of one is re-sent once a copy kept it.
-          const message = messageFor(full);
-          if (message === undefined) {
-            // No copy was answered 2xx, or its message waits in the DLQ: watched for as long as its
-            // sender may still retry, then left to the DLQ and to the sender.
-            const windowMs = (deps.routes.get(full.route)?.senderRetryWindowSeconds ?? 0) * 1000;
-            if (now - full.receivedAt > windowMs + options.stuckAfterMs) await deps.store.clearStranded(full);
-            continue;
-          }
-          if (!(await deps.store.claimResend(full.route, full.key, resendRequestOf(full)))) continue;
-          if (await trySend(full, message)) {
-            await deps.store.clearStranded(full);
-            counts.reenqueued++;
-            await correction(full, 're-enqueued', { was: full.status, from: 'retry partition' });
-          }
-        }
-      }
+  const stranded = async (_route: ResolvedRoute, full: EventRecord): Promise<void> => {
+    const settled =
+      full.status === RECORD_STATUS.completed ||
+      full.status === RECORD_STATUS.parked ||
+      (full.status === RECORD_STATUS.failed && full.deadLettered !== undefined);
+    if (settled) {
+      await deps.store.clearStranded(full);
+      return;
     }
-  }
+    if (counts.reenqueued >= options.maxReenqueue) {
+      flag(full, 'reenqueue-limit', 'left for the next run: the per-run re-enqueue bound was reached');
+      return;
+    }
+    // fail keeps the payload; a record kept here for want of one is re-sent once a copy kept it.
+    const message = messageFor(full);
+    if (message === undefined) {
+      // No copy was answered 2xx, or its message waits in the DLQ: watched for as long as its
+      // sender may still retry, then left to the DLQ and to the sender.
+      const windowMs = (deps.routes.get(full.route)?.senderRetryWindowSeconds ?? 0) * 1000;
+      if (now - full.receivedAt > windowMs + options.stuckAfterMs) await deps.store.clearStranded(full);
+      return;
+    }
+    if (!(await deps.store.claimResend(full.route, full.key, resendRequestOf(full)))) return;
+    if (await trySend(full, message)) {
+      await deps.store.clearStranded(full);
+      counts.reenqueued++;
+      await correction(full, 're-enqueued', { was: full.status, from: 'retry partition' });
+    }
+  };
 
-  // 3. Read the window, and repair what is stuck as we go.
-  const records = new Map<string, RecordSummary>();
-  let pages = 0;
-  for await (const page of stoppedAt === undefined ? deps.store.readWindow(options.fromMs, options.toMs) : []) {
-    pages++;
-    for (const record of page.records) {
-      counts.scanned++;
-      records.set(scopedKey(record.route, record.key), record);
-      if (record.status === RECORD_STATUS.parked) continue; // counted by the parked sweep
-      const lastSent = record.lastEnqueuedAt ?? record.receivedAt;
-      if (record.status === RECORD_STATUS.failed) {
-        counts.failed++;
-        flag(record, 'failed', record.lastError);
-      }
-      // A FAILED record's lost dead-letter copy is the retry partition's business (step 2):
-      // `fail` put it there, so no conditional write is spent here on every failed record.
-      const stuck =
-        lastSent < stuckBefore &&
-        (record.status === RECORD_STATUS.received ||
-          (record.status === RECORD_STATUS.executing && (record.leaseUntil ?? 0) < stuckBefore));
-      if (!stuck) continue;
-      if (counts.reenqueued >= options.maxReenqueue) {
-        flag(record, 'reenqueue-limit', 'left for the next run: the per-run re-enqueue bound was reached');
-        continue;
-      }
-      if (!deps.routes.has(record.route)) continue;
-      // The whole record: its message needs the body, and the resend the answer it gives now.
-      const full = await deps.store.getRecord(record.route, record.key);
-      if (full?.receivedAt !== record.receivedAt) continue;
-      const message = messageFor(full);
-      if (message === undefined) {
-        // Watched beyond the window (the retry partition): a later copy may keep the payload.
-        await deps.store.markStranded(full);
-        continue;
-      }
-      // One resend per window, whoever else tries: the write decides, then we send.
-      if (!(await deps.store.claimResend(record.route, record.key, resendRequestOf(full)))) continue;
-      if (await trySend(record, message)) {
-        counts.reenqueued++;
-        await correction(record, 're-enqueued', { was: record.status });
-      } else {
-        // Found again by every later run, also once it is older than the window.
-        await deps.store.markStranded(full);
-      }
+  // 3. The window: report what failed, and repair what is stuck as we go.
+  const windowRecord = async (record: RecordSummary): Promise<void> => {
+    counts.scanned++;
+    if (record.status === RECORD_STATUS.parked) return; // counted by the parked sweep
+    const lastSent = record.lastEnqueuedAt ?? record.receivedAt;
+    if (record.status === RECORD_STATUS.failed) {
+      counts.failed++;
+      flag(record, 'failed', record.lastError);
     }
-    options.onProgress?.({ pages, records: counts.scanned });
-    if (overBudget()) {
-      stoppedAt = { bucket: page.bucket, shard: page.shard };
-      break;
+    // A FAILED record's lost dead-letter copy is the retry partition's business (step 2):
+    // `fail` put it there, so no conditional write is spent here on every failed record.
+    const stuck =
+      lastSent < stuckBefore &&
+      (record.status === RECORD_STATUS.received ||
+        (record.status === RECORD_STATUS.executing && (record.leaseUntil ?? 0) < stuckBefore));
+    if (!stuck) return;
+    if (counts.reenqueued >= options.maxReenqueue) {
+      flag(record, 'reenqueue-limit', 'left for the next window: the per-run re-enqueue bound was reached');
+      return;
     }
-  }
+    if (!deps.routes.has(record.route)) return;
+    // The whole record: its message needs the body, and the resend the answer it gives now.
+    const full = await deps.store.getRecord(record.route, record.key);
+    if (full?.receivedAt !== record.receivedAt) return;
+    const message = messageFor(full);
+    if (message === undefined) {
+      // Watched beyond the window (the retry partition): a later copy may keep the payload.
+      await deps.store.markStranded(full);
+      return;
+    }
+    // One resend per window, whoever else tries: the write decides, then we send.
+    if (!(await deps.store.claimResend(record.route, record.key, resendRequestOf(full)))) return;
+    if (await trySend(record, message)) {
+      counts.reenqueued++;
+      await correction(record, 're-enqueued', { was: record.status });
+    } else {
+      // Found again by every later run, also once it is older than the window.
+      await deps.store.markStranded(full);
+    }
+  };
 
-  // 4. Compare effects with each ledger, for the routes whose action declares it.
+  // What the effects check keeps of the window (see the header): hashes, never records.
+  const seed = randomInt(0x7fffffff);
+  const hashOf = (route: string, key: string): number => hash52(scopedKey(route, key), seed);
+  const buckets = bucketsOf(fromMs, toMs);
+  const bucketIndex = new Map(buckets.map((b, i) => [b, i]));
+  const ledgerOfRoute = new Map<string, Ledger>();
   const routesByLedger = new Map<Ledger, Set<string>>();
-  for (const route of deps.routes.values()) {
+  for (const route of routes) {
     const ledger = deps.ledgers?.get(route.action);
     if (ledger === undefined) continue;
+    ledgerOfRoute.set(route.name, ledger);
     routesByLedger.set(ledger, (routesByLedger.get(ledger) ?? new Set()).add(route.name));
   }
-  for (const [ledger, ledgerRoutes] of stoppedAt === undefined ? routesByLedger : []) {
-    // Effects land after receipt: read the ledger from the window's start up to now.
-    const entries = await ledger.listWindow(options.fromMs, deps.now() + 1);
-    const byKey = new Map<string, LedgerEntry[]>();
-    for (const entry of entries) {
-      // A configured route of another ledger's action is that ledger's business.
-      if (deps.routes.has(entry.route) && !ledgerRoutes.has(entry.route)) continue;
-      const k = scopedKey(entry.route, entry.idempotencyKey);
-      byKey.set(k, [...(byKey.get(k) ?? []), entry]);
+  const checksEffects = routesByLedger.size > 0;
+  let windowKeys = new KeyHashes();
+  let completedKeys = new Map<Ledger, CompletedKeys>();
+  const remember = (record: RecordSummary, bucket: string, shard: number): void => {
+    const h = hashOf(record.route, record.key);
+    windowKeys.add(h);
+    const ledger = ledgerOfRoute.get(record.route);
+    if (ledger === undefined || record.status !== RECORD_STATUS.completed) return;
+    let keys = completedKeys.get(ledger);
+    if (keys === undefined) completedKeys.set(ledger, (keys = new CompletedKeys()));
+    keys.add(h, partOf(bucketIndex.get(bucket) ?? 0, shard));
+  };
+  /** The window's keys are complete only when this run read the window from its start. */
+  let windowRemembered = false;
+
+  let pages = 0;
+  const windowPass = async (): Promise<ReconcilePosition | undefined> => {
+    const from = start.phase === 'window' ? start : undefined;
+    let at: WindowStart = from ?? { bucket: buckets[0] ?? hourBucket(fromMs), shard: 0 };
+    const here = (): ReconcilePosition => ({ phase: 'window', ...at });
+    const remembering = checksEffects && from === undefined;
+    if (buckets.length === 0) return undefined;
+    if (overBudget()) return here();
+    for await (const page of deps.store.readWindow(fromMs, toMs, at)) {
+      pages++;
+      for (const record of page.records) {
+        if (overBudget()) return here();
+        if (remembering) remember(record, page.bucket, page.shard);
+        await windowRecord(record);
+        at = { bucket: page.bucket, shard: page.shard, after: refOf(record) };
+      }
+      options.onProgress?.({ pages, records: counts.scanned });
+      if (page.next === undefined) break;
+      at = page.next;
+      if (!(await checkpoint(here()))) return here();
     }
-    const groups: { group: LedgerEntry[]; record: RecordSummary }[] = [];
-    for (const [k, group] of byKey) {
-      const first = group[0];
-      if (first === undefined) continue;
-      let record: RecordSummary | undefined = records.get(k);
-      if (record === undefined) {
-        // Received before the window, executed inside it: look before calling it an orphan.
-        record = await deps.store.getRecord(first.route, first.idempotencyKey);
-        if (record === undefined) {
-          counts.orphans++;
-          flag({ route: first.route, key: first.idempotencyKey }, 'orphan-entry', `entries ${group.map((e) => e.entryId).join(', ')}`);
-          continue;
+    windowRemembered = remembering;
+    return undefined;
+  };
+
+  // 4. Each ledger against the window. Findings wait for the phase's end (see the header).
+  const effectFindings: Flagged[] = [];
+  const effectCounts = { missing: 0, orphans: 0 };
+  /** False when the budget ran out. */
+  const rememberWindow = async (): Promise<boolean> => {
+    windowKeys = new KeyHashes();
+    completedKeys = new Map();
+    for await (const page of deps.store.readWindow(fromMs, toMs)) {
+      if (overBudget()) return false;
+      for (const record of page.records) remember(record, page.bucket, page.shard);
+    }
+    return true;
+  };
+  /** False when the budget ran out. */
+  const checkLedger = async (ledger: Ledger, ledgerRoutes: ReadonlySet<string>): Promise<boolean> => {
+    // A configured route of another ledger's action is that ledger's business.
+    const ours = (e: LedgerEntry): boolean => !deps.routes.has(e.route) || ledgerRoutes.has(e.route);
+    // Keys not in the window, by what their record says: received before the window (its
+    // receipt, >= 0), after it (still settling), or no record at all (an orphan).
+    const IN_WINDOW = -1;
+    const SETTLING = -2;
+    const ORPHAN = -3;
+    const outside = new Map<string, number>();
+    const verdictOf = (e: LedgerEntry, h: number): number =>
+      windowKeys.has(h) ? IN_WINDOW : (outside.get(scopedKey(e.route, e.idempotencyKey)) ?? ORPHAN);
+    const orphans = new Map<string, { route: string; key: string; entryIds: string[] }>();
+    const allKeys = new KeyHashes();
+    const postedKeys = new KeyHashes();
+    // Received before the window, executed inside it (a redrive days later, say): the
+    // lookback reads the ledger back to the earliest such receipt. A running minimum.
+    let oldest = fromMs;
+    const until = deps.now() + 1;
+    for await (const page of ledgerPages(ledger.listWindow(fromMs, until))) {
+      if (overBudget()) return false;
+      const unknown = new Map<string, { route: string; key: string }>();
+      for (const e of page) {
+        if (!ours(e)) continue;
+        const k = scopedKey(e.route, e.idempotencyKey);
+        if (!windowKeys.has(hashOf(e.route, e.idempotencyKey)) && !outside.has(k)) unknown.set(k, { route: e.route, key: e.idempotencyKey });
+      }
+      if (unknown.size > 0) {
+        const found = new Map((await deps.store.getRecords([...unknown.values()])).map((r) => [scopedKey(r.route, r.key), r]));
+        for (const k of unknown.keys()) {
+          const r = found.get(k);
+          outside.set(k, r === undefined ? ORPHAN : r.receivedAt >= toMs ? SETTLING : r.receivedAt < fromMs ? r.receivedAt : IN_WINDOW);
         }
       }
-      // Work younger than the window's end is still settling: leave it to a later run.
-      if (record.receivedAt >= options.toMs) continue;
-      groups.push({ group, record });
-    }
-    // An effect inside the window of work received before it (a redrive days later, say)
-    // may double one that lies before the window: read back to the oldest such receipt.
-    const oldest = Math.min(...groups.map((g) => g.record.receivedAt));
-    if (oldest < options.fromMs) {
-      const earlier = await ledger.listWindow(oldest, options.fromMs);
-      const byScope = new Map(groups.map((g) => [scopedKey(g.record.route, g.record.key), g.group]));
-      for (const entry of earlier) byScope.get(scopedKey(entry.route, entry.idempotencyKey))?.push(entry);
-    }
-    for (const { group, record } of groups) {
-      const posted = group.filter((e) => e.status === 'posted').sort(byPostingOrder);
-      const [keep, ...extra] = posted;
-      if (keep === undefined) continue;
-      for (const entry of extra) {
-        const reversalId = reversalIdOf(entry.entryId);
-        const result = await ledger.reverse(entry.entryId, {
-          reversalId,
-          reason: `duplicate effect of ${record.route}/${record.key}; kept ${keep.entryId}`,
-          at: deps.now(),
-        });
-        if (result !== 'reversed') continue;
-        counts.reversed++;
-        reversals.push({ route: record.route, key: record.key, entryId: entry.entryId, keptEntryId: keep.entryId, reversalId });
-        await correction(record, 'duplicate-reversed', { entryId: entry.entryId, keptEntryId: keep.entryId, reversalId });
+      for (const e of page) {
+        if (!ours(e)) continue;
+        const h = hashOf(e.route, e.idempotencyKey);
+        const verdict = verdictOf(e, h);
+        if (verdict === ORPHAN) {
+          const k = scopedKey(e.route, e.idempotencyKey);
+          const orphan = orphans.get(k) ?? { route: e.route, key: e.idempotencyKey, entryIds: [] };
+          orphan.entryIds.push(e.entryId);
+          orphans.set(k, orphan);
+          continue;
+        }
+        // Work younger than the window's end is still settling: a later run looks at it.
+        if (verdict === SETTLING) continue;
+        if (verdict >= 0 && verdict < oldest) oldest = verdict;
+        allKeys.add(h);
+        if (e.status === LEDGER_STATUS.posted) postedKeys.add(h);
       }
     }
-    for (const [k, record] of records) {
-      if (record.status !== RECORD_STATUS.completed || !ledgerRoutes.has(record.route) || byKey.has(k)) continue;
-      // Never re-executed blindly: the effect may exist somewhere the ledger does not show.
-      counts.missing++;
-      flag(record, 'missing-effect', `completed at ${new Date(record.completedAt ?? 0).toISOString()} with no ledger entry`);
+    /** An entry of the record generation the window knows: posted no earlier than its receipt. */
+    const sameGeneration = (e: LedgerEntry, verdict: number): boolean => (verdict >= 0 ? e.postedAt >= verdict : e.postedAt >= fromMs);
+    if (oldest < fromMs) {
+      for await (const page of ledgerPages(ledger.listWindow(oldest, fromMs))) {
+        if (overBudget()) return false;
+        for (const e of page) {
+          if (!ours(e) || e.status !== LEDGER_STATUS.posted) continue;
+          const verdict = outside.get(scopedKey(e.route, e.idempotencyKey));
+          if (verdict !== undefined && verdict >= 0 && sameGeneration(e, verdict)) postedKeys.add(hashOf(e.route, e.idempotencyKey));
+        }
+      }
     }
-  }
+    for (const { route, key, entryIds } of orphans.values()) {
+      effectCounts.orphans++;
+      effectFindings.push({ route, key, finding: 'orphan-entry', detail: `entries ${entryIds.join(', ')}` });
+    }
 
-  counts.needsAttention = needsAttention.length;
+    // Keys with two posted entries or more: read their entries (rare), keep one, reverse the others.
+    const twice = postedKeys.seal().repeated();
+    if (twice.size > 0) {
+      const groups = new Map<string, LedgerEntry[]>();
+      for await (const page of ledgerPages(ledger.listWindow(Math.min(oldest, fromMs), until))) {
+        if (overBudget()) return false;
+        for (const e of page) {
+          if (!ours(e) || e.status !== LEDGER_STATUS.posted) continue;
+          const h = hashOf(e.route, e.idempotencyKey);
+          if (!twice.has(h)) continue;
+          const verdict = verdictOf(e, h);
+          if (verdict === ORPHAN || verdict === SETTLING || !sameGeneration(e, verdict)) continue;
+          const k = scopedKey(e.route, e.idempotencyKey);
+          const group = groups.get(k);
+          if (group === undefined) groups.set(k, [e]);
+          else group.push(e);
+        }
+      }
+      const duplicated = [...groups.values()].filter((g) => g.length > 1);
+      const records = new Map(
+        (await deps.store.getRecords(duplicated.map((g) => ({ route: (g[0] as LedgerEntry).route, key: (g[0] as LedgerEntry).idempotencyKey })))).map((r) => [
+          scopedKey(r.route, r.key),
+          r,
+        ]),
+      );
+      for (const group of duplicated) {
+        const first = group[0] as LedgerEntry;
+        const record = records.get(scopedKey(first.route, first.idempotencyKey));
+        // Gone (expired), or still in flight: the run that completes it may post the entry to keep.
+        if (record === undefined || (record.status !== RECORD_STATUS.completed && record.status !== RECORD_STATUS.failed)) continue;
+        const posted = group.sort(byPostingOrder);
+        const keep = keptEntryOf(posted, record);
+        for (const entry of posted) {
+          if (entry === keep) continue;
+          if (overBudget()) return false;
+          const reversalId = reversalIdOf(entry.entryId);
+          const result = await ledger.reverse(entry.entryId, {
+            reversalId,
+            reason: `duplicate effect of ${record.route}/${record.key}; kept ${keep.entryId}`,
+            at: deps.now(),
+          });
+          if (result !== 'reversed') continue;
+          counts.reversed++;
+          if (reversals.length < REPORT_LIST_LIMIT) {
+            reversals.push({ route: record.route, key: record.key, entryId: entry.entryId, keptEntryId: keep.entryId, reversalId });
+          } else unlisted.reversals++;
+          await correction(record, 'duplicate-reversed', { entryId: entry.entryId, keptEntryId: keep.entryId, reversalId });
+        }
+      }
+    }
+
+    // Completed work with no entry: named by reading again the few partitions that hold it.
+    const missing = completedKeys.get(ledger)?.missingFrom(allKeys.seal());
+    for (const part of missing?.parts ?? []) {
+      const bucket = buckets[Math.floor(part / PART_SHARDS)] as string;
+      const shard = part % PART_SHARDS;
+      for await (const page of deps.store.readWindow(fromMs, toMs, { bucket, shard })) {
+        if (overBudget()) return false;
+        for (const record of page.records) {
+          if (record.status !== RECORD_STATUS.completed || !ledgerRoutes.has(record.route)) continue;
+          if (!missing?.hashes.has(hashOf(record.route, record.key))) continue;
+          // Never re-executed blindly: the effect may exist somewhere the ledger does not show.
+          effectCounts.missing++;
+          effectFindings.push({
+            route: record.route,
+            key: record.key,
+            finding: 'missing-effect',
+            detail: `completed at ${new Date(record.completedAt ?? 0).toISOString()} with no ledger entry`,
+          });
+        }
+        if (page.next?.bucket !== bucket || page.next.shard !== shard) break;
+      }
+    }
+    return true;
+  };
+  const effectsPass = async (): Promise<ReconcilePosition | undefined> => {
+    if (!checksEffects) return undefined;
+    const here: ReconcilePosition = { phase: 'effects' };
+    if (!windowRemembered && !(await rememberWindow())) return here;
+    windowKeys.seal();
+    for (const [ledger, ledgerRoutes] of routesByLedger) if (!(await checkLedger(ledger, ledgerRoutes))) return here;
+    counts.missing += effectCounts.missing;
+    counts.orphans += effectCounts.orphans;
+    for (const finding of effectFindings) listFinding(finding);
+    return undefined;
+  };
+
+  // Each phase returns where it stopped (its budget ran out, or the cursor was lost), or undefined once done.
+  let stoppedAt: ReconcilePosition | undefined;
+  if (reaches('parked')) stoppedAt = await sweep('parked', (route, after) => deps.store.listParked(route, after), parked);
+  if (stoppedAt === undefined && reaches('stranded')) {
+    stoppedAt = await sweep('stranded', (route, after) => deps.store.listStranded(route, after), stranded);
+  }
+  if (stoppedAt === undefined && reaches('window')) stoppedAt = await windowPass();
+  if (stoppedAt === undefined && reaches('effects')) stoppedAt = await effectsPass();
+
   return {
     runId,
-    window: {
-      fromMs: options.fromMs,
-      toMs: options.toMs,
-      from: new Date(options.fromMs).toISOString(),
-      to: new Date(options.toMs).toISOString(),
-    },
+    window: { fromMs, toMs, from: new Date(fromMs).toISOString(), to: new Date(toMs).toISOString() },
     startedAt,
     durationMs: deps.now() - startedAt,
     counts,
     needsAttention,
     reversals,
+    ...(unlisted.needsAttention + unlisted.reversals > 0 ? { unlisted } : {}),
+    ...(options.start === undefined ? {} : { startedFrom: options.start }),
     stoppedEarly: stoppedAt !== undefined,
     ...(stoppedAt === undefined ? {} : { stoppedAt }),
   };

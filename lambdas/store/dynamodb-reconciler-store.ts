@@ -4,6 +4,11 @@
  * the sort key, so no record outside the window is ever read. The index keeps only what the
  * lease never changes (so the lease writes no index copy): a completed record is judged from
  * its copy alone, and the few open ones of a page are read whole with one BatchGetItem.
+ *
+ * Every read can start after a given record: its index keys are the Query's
+ * ExclusiveStartKey, exactly the LastEvaluatedKey a page ending on it returns (a GSI's keys
+ * and the table's: DynamoDB API Reference, Query, "ExclusiveStartKey" and "LastEvaluatedKey").
+ * That is how a run continues where the last one stopped (the cursor item, below).
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
@@ -12,14 +17,14 @@ import { RECORD_STATUS, hourBucket } from '../domain/event-record.ts';
 import type { EventRecord, RecordSummary } from '../domain/event-record.ts';
 import type { ResendRequest } from '../ports/event-store.ts';
 import type { ExecutionLogEntry, RecordRef } from '../ports/execution-store.ts';
-import type { ReconcilerStore, WindowPage } from '../ports/reconciler-store.ts';
-import { conditionalUpdate } from './conditional-write.ts';
+import type { CursorState, CursorTake, ReconcilerStore, WindowPage, WindowStart } from '../ports/reconciler-store.ts';
+import { conditionalUpdate, newWriteId } from './conditional-write.ts';
 import { documentClient } from './dynamodb-event-store.ts';
 import { DynamoDbExecutionStore } from './dynamodb-execution-store.ts';
 import { DynamoDbParkedRecords } from './dynamodb-parked-records.ts';
 import { fromRecordItem, fromSummaryItem } from './record-item.ts';
-import { RECORD_SK, recordPk } from './record-keys.ts';
-import { claimResend, clearStranded, markStranded, strandedPartition } from './record-transitions.ts';
+import { RECONCILER_CURSOR_KEY, RECORD_SK, recordPk } from './record-keys.ts';
+import { claimResend, clearStranded, markStranded, parkedIndexKeys, parkedPartition, strandedIndexKeys, strandedPartition } from './record-transitions.ts';
 import { EVENTS_TABLE } from './table-schema.ts';
 
 const HOUR_MS = 3_600_000;
@@ -55,6 +60,30 @@ export function bucketsOf(fromMs: number, toMs: number): string[] {
   return buckets;
 }
 
+/** The record a page's LastEvaluatedKey (or an index item) points at: route and key from pk, receivedAt from the sort key. */
+function refOfIndexKey(key: Record<string, unknown>, sortKey: string): RecordRef {
+  const pk = String(key.pk);
+  const scoped = pk.slice('EVT#'.length);
+  const cut = scoped.indexOf('#');
+  return { route: scoped.slice(0, cut), key: scoped.slice(cut + 1), receivedAt: Date.parse(String(key[sortKey]).slice(0, 24)) };
+}
+
+/** A record's table key. */
+function tableKeyOf(ref: { readonly route: string; readonly key: string }): { pk: string; sk: string } {
+  return { pk: recordPk(ref.route, ref.key), sk: RECORD_SK };
+}
+
+/** The cursor as stored, or undefined for an item that has never held one. */
+function cursorOf(item: Record<string, unknown> | undefined): CursorState | undefined {
+  if (item === undefined || typeof item.fromMs !== 'number' || typeof item.toMs !== 'number' || typeof item.position !== 'object') return undefined;
+  return {
+    fromMs: item.fromMs,
+    toMs: item.toMs,
+    position: item.position as CursorState['position'],
+    runs: typeof item.runs === 'number' ? item.runs : 0,
+  };
+}
+
 export class DynamoDbReconcilerStore implements ReconcilerStore {
   readonly #doc: DynamoDBDocumentClient;
   readonly #table: string;
@@ -68,14 +97,27 @@ export class DynamoDbReconcilerStore implements ReconcilerStore {
     this.#parked = new DynamoDbParkedRecords(client, tableName);
   }
 
-  async *readWindow(fromMs: number, toMs: number): AsyncIterable<WindowPage> {
+  async *readWindow(fromMs: number, toMs: number, start?: WindowStart): AsyncIterable<WindowPage> {
     const index = EVENTS_TABLE.byTimeIndex;
     // gsi1sk starts with the ISO instant: `from <= sk < to` in string order is the window.
     const from = new Date(fromMs).toISOString();
     const to = new Date(toMs).toISOString();
-    for (const bucket of bucketsOf(fromMs, toMs)) {
-      for (let shard = 0; shard < EVENTS_TABLE.timeShards; shard++) {
-        let startKey: Record<string, unknown> | undefined;
+    const buckets = bucketsOf(fromMs, toMs);
+    const first = start === undefined ? 0 : buckets.indexOf(start.bucket);
+    if (first === -1) throw new Error(`window read: bucket ${start?.bucket ?? ''} is not in the window ${from} .. ${to}`);
+    for (let b = first; b < buckets.length; b++) {
+      const bucket = buckets[b] as string;
+      for (let shard = b === first ? (start?.shard ?? 0) : 0; shard < EVENTS_TABLE.timeShards; shard++) {
+        const pk = `T#${bucket}#${shard}`;
+        const after = b === first && shard === start?.shard ? start.after : undefined;
+        let startKey: Record<string, unknown> | undefined =
+          after === undefined
+            ? undefined
+            : {
+                ...tableKeyOf(after),
+                [index.partitionKey]: pk,
+                [index.sortKey]: `${new Date(after.receivedAt).toISOString()}#${after.route}#${after.key}`,
+              };
         do {
           const page = await this.#doc.send(
             new QueryCommand({
@@ -83,29 +125,52 @@ export class DynamoDbReconcilerStore implements ReconcilerStore {
               IndexName: index.name,
               KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
               ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
-              ExpressionAttributeValues: { ':pk': `T#${bucket}#${shard}`, ':from': from, ':to': to },
+              ExpressionAttributeValues: { ':pk': pk, ':from': from, ':to': to },
               ExclusiveStartKey: startKey,
             }),
           );
-          const items = page.Items ?? [];
-          const done = items.map(completedFromIndex).filter((r) => r !== undefined);
-          const open = await this.#readWhole(items.filter((item) => completedFromIndex(item) === undefined));
-          const records = [...done, ...open].filter((r) => r.receivedAt < toMs);
-          yield { bucket, shard, records };
+          const records = (await this.#summaries(page.Items ?? [])).filter((r) => r.receivedAt < toMs);
           startKey = page.LastEvaluatedKey;
+          const next: WindowStart | undefined =
+            startKey !== undefined
+              ? { bucket, shard, after: refOfIndexKey(startKey, index.sortKey) }
+              : shard + 1 < EVENTS_TABLE.timeShards
+                ? { bucket, shard: shard + 1 }
+                : b + 1 < buckets.length
+                  ? { bucket: buckets[b + 1] as string, shard: 0 }
+                  : undefined;
+          yield { bucket, shard, records, next };
         } while (startKey !== undefined);
       }
     }
   }
 
+  /** The summaries of a page of index copies, in the page's order: completed ones from the copy, open ones read whole. */
+  async #summaries(items: readonly Record<string, unknown>[]): Promise<RecordSummary[]> {
+    const done = items.map(completedFromIndex);
+    const open = await this.#readWhole(items.filter((_, i) => done[i] === undefined));
+    const byPk = new Map(open.map((r) => [recordPk(r.route, r.key), r]));
+    const out: RecordSummary[] = [];
+    items.forEach((item, i) => {
+      // A record deleted (TTL) between the Query and the read has no whole item: it is gone.
+      const record = done[i] ?? byPk.get(String(item.pk));
+      if (record !== undefined) out.push(record);
+    });
+    return out;
+  }
+
   /** The records of some index copies, read whole from the table (all but the payload is used). */
   async #readWhole(copies: readonly Record<string, unknown>[]): Promise<RecordSummary[]> {
-    const out: RecordSummary[] = [];
-    for (let i = 0; i < copies.length; i += BATCH_GET) {
-      let keys: Record<string, unknown>[] = copies.slice(i, i + BATCH_GET).map((c) => ({ pk: c.pk, sk: c.sk }));
+    return (await this.#batchGet(copies.map((c) => ({ pk: c.pk, sk: c.sk })))).map((item) => fromSummaryItem(item));
+  }
+
+  async #batchGet(allKeys: readonly Record<string, unknown>[]): Promise<Record<string, unknown>[]> {
+    const out: Record<string, unknown>[] = [];
+    for (let i = 0; i < allKeys.length; i += BATCH_GET) {
+      let keys: Record<string, unknown>[] = allKeys.slice(i, i + BATCH_GET);
       while (keys.length > 0) {
         const page = await this.#doc.send(new BatchGetCommand({ RequestItems: { [this.#table]: { Keys: keys } } }));
-        out.push(...(page.Responses?.[this.#table] ?? []).map((item) => fromSummaryItem(item)));
+        out.push(...(page.Responses?.[this.#table] ?? []));
         keys = page.UnprocessedKeys?.[this.#table]?.Keys ?? [];
       }
     }
@@ -113,8 +178,13 @@ export class DynamoDbReconcilerStore implements ReconcilerStore {
   }
 
   async getRecord(route: string, key: string): Promise<EventRecord | undefined> {
-    const out = await this.#doc.send(new GetCommand({ TableName: this.#table, Key: { pk: recordPk(route, key), sk: RECORD_SK } }));
+    const out = await this.#doc.send(new GetCommand({ TableName: this.#table, Key: tableKeyOf({ route, key }) }));
     return out.Item === undefined ? undefined : fromRecordItem(out.Item);
+  }
+
+  async getRecords(refs: readonly { readonly route: string; readonly key: string }[]): Promise<EventRecord[]> {
+    const keys = [...new Map(refs.map((r) => [recordPk(r.route, r.key), tableKeyOf(r)])).values()];
+    return (await this.#batchGet(keys)).map((item) => fromRecordItem(item));
   }
 
   async claimResend(route: string, key: string, request: ResendRequest): Promise<boolean> {
@@ -126,8 +196,8 @@ export class DynamoDbReconcilerStore implements ReconcilerStore {
     return out.ok;
   }
 
-  listParked(route: string): AsyncIterable<readonly EventRecord[]> {
-    return this.#parked.listParked(route);
+  listParked(route: string, after?: RecordRef): AsyncIterable<readonly EventRecord[]> {
+    return this.#partition(parkedPartition(route), after === undefined ? undefined : { ...tableKeyOf(after), ...parkedIndexKeys(after.route, after.key, after.receivedAt) });
   }
 
   unpark(ref: RecordRef, nowMs: number): Promise<boolean> {
@@ -142,8 +212,28 @@ export class DynamoDbReconcilerStore implements ReconcilerStore {
     return this.#log.appendLog(entry);
   }
 
-  listStranded(route: string): AsyncIterable<readonly EventRecord[]> {
-    return this.#parked.listPartition(strandedPartition(route));
+  listStranded(route: string, after?: RecordRef): AsyncIterable<readonly EventRecord[]> {
+    return this.#partition(strandedPartition(route), after === undefined ? undefined : { ...tableKeyOf(after), ...strandedIndexKeys(after.route, after.key, after.receivedAt) });
+  }
+
+  /** One partition of the sparse index, page by page, from just after the record whose table and index keys are `after`. */
+  async *#partition(partition: string, after: Record<string, unknown> | undefined): AsyncIterable<readonly EventRecord[]> {
+    const index = EVENTS_TABLE.parkedIndex;
+    let startKey = after;
+    do {
+      const page = await this.#doc.send(
+        new QueryCommand({
+          TableName: this.#table,
+          IndexName: index.name,
+          KeyConditionExpression: '#pk = :pk',
+          ExpressionAttributeNames: { '#pk': index.partitionKey },
+          ExpressionAttributeValues: { ':pk': partition },
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      yield (page.Items ?? []).map((item) => fromRecordItem(item));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey !== undefined);
   }
 
   async markStranded(ref: RecordRef): Promise<void> {
@@ -152,5 +242,65 @@ export class DynamoDbReconcilerStore implements ReconcilerStore {
 
   async clearStranded(ref: RecordRef): Promise<void> {
     await conditionalUpdate(this.#doc, { TableName: this.#table, Key: { pk: recordPk(ref.route, ref.key), sk: RECORD_SK }, ...clearStranded(ref) });
+  }
+
+  /*
+   * The cursor item. Every write is conditional on who holds it, and carries a nonce
+   * (writeId, conditional-write.ts) so that the SDK's retry of a write that committed but lost
+   * its answer counts as ours. The lease is taken only when free, over (by twice the clock
+   * bound: the caller's staleBefore), or ours already (the retry of our own take):
+   *   t0 run A takes (holder A, leaseUntil t0+L) | t1 run B: refused, A holds it | t0+L+2skew run C takes over
+   */
+  async takeCursor(runId: string, leaseUntil: number, staleBefore: number): Promise<CursorTake> {
+    const out = await conditionalUpdate(this.#doc, {
+      TableName: this.#table,
+      Key: RECONCILER_CURSOR_KEY,
+      ConditionExpression: 'attribute_not_exists(holder) OR holder = :run OR leaseUntil <= :stale',
+      UpdateExpression: 'SET holder = :run, leaseUntil = :until, writeId = :writeId',
+      ExpressionAttributeValues: { ':run': runId, ':until': leaseUntil, ':stale': staleBefore, ':writeId': newWriteId() },
+      ReturnValues: 'ALL_NEW',
+    });
+    if (out.ok) return { taken: true, cursor: cursorOf(out.item) };
+    const holder = out.old?.holder;
+    return { taken: false, holder: typeof holder === 'string' ? holder : '', leaseUntil: Number(out.old?.leaseUntil ?? 0) };
+  }
+
+  async saveCursor(runId: string, cursor: CursorState, leaseUntil: number): Promise<boolean> {
+    const out = await conditionalUpdate(this.#doc, {
+      TableName: this.#table,
+      Key: RECONCILER_CURSOR_KEY,
+      ConditionExpression: 'holder = :run',
+      UpdateExpression: 'SET fromMs = :from, toMs = :to, #position = :position, runs = :runs, leaseUntil = :until, writeId = :writeId',
+      ExpressionAttributeNames: { '#position': 'position' },
+      ExpressionAttributeValues: {
+        ':run': runId,
+        ':from': cursor.fromMs,
+        ':to': cursor.toMs,
+        ':position': cursor.position,
+        ':runs': cursor.runs,
+        ':until': leaseUntil,
+        ':writeId': newWriteId(),
+      },
+    });
+    return out.ok;
+  }
+
+  async releaseCursor(runId: string, cursor: CursorState): Promise<boolean> {
+    const out = await conditionalUpdate(this.#doc, {
+      TableName: this.#table,
+      Key: RECONCILER_CURSOR_KEY,
+      ConditionExpression: 'holder = :run',
+      UpdateExpression: 'SET fromMs = :from, toMs = :to, #position = :position, runs = :runs, writeId = :writeId REMOVE holder, leaseUntil',
+      ExpressionAttributeNames: { '#position': 'position' },
+      ExpressionAttributeValues: {
+        ':run': runId,
+        ':from': cursor.fromMs,
+        ':to': cursor.toMs,
+        ':position': cursor.position,
+        ':runs': cursor.runs,
+        ':writeId': newWriteId(),
+      },
+    });
+    return out.ok;
   }
 }

@@ -13,6 +13,9 @@ export function recordPk(route: string, key: string): string {
 
 export const RECORD_SK = 'RECORD';
 
+/** The reconciler's cursor: one item per events table (lambdas/reconciler/reconcile-cursor.ts). */
+export const RECONCILER_CURSOR_KEY = { pk: 'RECONCILER', sk: 'CURSOR' } as const;
+
 /** A stable shard for a key, so one hour's records spread over the byTime partitions. */
 export function timeShard(route: string, key: string, shards: number = EVENTS_TABLE.timeShards): number {
   return createHash('sha256').update(`${route}\u0000${key}`).digest().readUInt32BE(0) % shards;

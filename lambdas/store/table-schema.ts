@@ -7,6 +7,8 @@
  *   execution log  pk = EVT#<route>#<key>   sk = LOG#<receivedAt>#<startedAt>#<attempt>#<kind>#<unique>
  *                  (attempts that did not complete, and repairs: the completing attempt is on the record)
  *   route state    pk = ROUTE#<route>       sk = STATE
+ *   reconciler     pk = RECONCILER          sk = CURSOR   (the window the scheduled runs reconcile,
+ *                                                        where the last one stopped, and its lease)
  * GSI `byTime` (sharded hour buckets, so a busy hour is not a hot partition; INCLUDE projection
  * of what never changes on the way to completion, and completedAt):
  *   gsi1pk = T#<yyyy-mm-ddThh>#<shard>     gsi1sk = <receivedAt ISO>#<route>#<key>

@@ -9,6 +9,7 @@ import { RECORD_STATUS } from '../../lambdas/domain/event-record.ts';
 import { RECORD_SK, recordPk } from '../../lambdas/store/record-keys.ts';
 import type { EventRecord } from '../../lambdas/domain/event-record.ts';
 import { DynamoDbLedger } from '../../lambdas/demo/dynamodb-ledger.ts';
+import { ledgerEntries } from '../../lambdas/ledger/ledger.ts';
 import { documentClient } from '../../lambdas/store/dynamodb-event-store.ts';
 import { fromRecordItem } from '../../lambdas/store/record-item.ts';
 import type { Target } from '../../cli/target.ts';
@@ -94,7 +95,7 @@ export interface Effects {
 export async function readEffects(target: Target, route: string, fromMs: number): Promise<Map<string, Effects>> {
   const effects = new Map<string, Effects>();
   if (target.ledgerTable === undefined) return effects;
-  const entries = await new DynamoDbLedger(target.dynamo, target.ledgerTable).listWindow(fromMs, Date.now() + 60_000);
+  const entries = await ledgerEntries(new DynamoDbLedger(target.dynamo, target.ledgerTable), fromMs, Date.now() + 60_000);
   for (const entry of entries) {
     if (entry.route !== route) continue;
     const old = effects.get(entry.idempotencyKey) ?? { posted: 0, reversed: 0 };

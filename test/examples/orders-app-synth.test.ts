@@ -20,6 +20,8 @@ const REPO = fileURLToPath(new URL('../../', import.meta.url));
 /** Strings only one of the example's modules holds, to find again in the bundles. */
 const PLACE_ORDER_MARK = 'the orders API refused the order';
 const ORDERS_LEDGER_MARK = '#day = :day AND #at BETWEEN :from AND :last';
+/** A string of the ledger's cancel call, which its reverse makes. */
+const CANCEL_ORDER_MARK = 'the orders API did not cancel';
 /** A string of the demo's payout action, which this app does not use. */
 const DEMO_PAYOUT_MARK = 'simulated permanent error';
 
@@ -86,14 +88,14 @@ describe('the orders-app example app', () => {
     expect(logicalId(stack.ledgerTable)).toMatch(/^OrdersLedger/);
   });
 
-  it('grants the executor PutItem and UpdateItem on the ledger, and the reconciler Query and UpdateItem', () => {
+  it('grants the executor PutItem on the ledger (it books orders), and the reconciler Query, GetItem and UpdateItem (it reverses them)', () => {
     const { executorFunction, reconcilerFunction } = stack.receiver;
-    expect(actionsOnTable(executorFunction.serviceRole, stack.ledgerTable)).toEqual(['dynamodb:PutItem', 'dynamodb:UpdateItem']);
-    expect(actionsOnTable(reconcilerFunction.serviceRole, stack.ledgerTable)).toEqual(['dynamodb:Query', 'dynamodb:UpdateItem']);
+    expect(actionsOnTable(executorFunction.serviceRole, stack.ledgerTable)).toEqual(['dynamodb:PutItem']);
+    expect(actionsOnTable(reconcilerFunction.serviceRole, stack.ledgerTable)).toEqual(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
     expect(actionsOnTable(stack.receiver.ingestFunction.serviceRole, stack.ledgerTable)).toEqual([]);
   });
 
-  it('sets ORDERS_LEDGER_TABLE on the executor and the reconciler, and ORDERS_API_URL on the executor only', () => {
+  it('sets ORDERS_LEDGER_TABLE and ORDERS_API_URL on the executor and the reconciler (whose reversal cancels an order), neither on the ingest', () => {
     const functions = template.findResources('AWS::Lambda::Function') as Record<
       string,
       { Properties: { Environment: { Variables: Record<string, unknown> } } }
@@ -101,9 +103,9 @@ describe('the orders-app example app', () => {
     const variablesOf = (construct: IConstruct) => functions[logicalId(construct)]?.Properties.Environment.Variables;
     const table = { Ref: logicalId(stack.ledgerTable) };
     expect(variablesOf(stack.receiver.executorFunction)).toMatchObject({ ORDERS_LEDGER_TABLE: table, ORDERS_API_URL: 'https://orders.example.test' });
-    expect(variablesOf(stack.receiver.reconcilerFunction)).toMatchObject({ ORDERS_LEDGER_TABLE: table });
-    expect(variablesOf(stack.receiver.reconcilerFunction)).not.toHaveProperty('ORDERS_API_URL');
+    expect(variablesOf(stack.receiver.reconcilerFunction)).toMatchObject({ ORDERS_LEDGER_TABLE: table, ORDERS_API_URL: 'https://orders.example.test' });
     expect(variablesOf(stack.receiver.ingestFunction)).not.toHaveProperty('ORDERS_LEDGER_TABLE');
+    expect(variablesOf(stack.receiver.ingestFunction)).not.toHaveProperty('ORDERS_API_URL');
   });
 
   it("bundles place-order.ts into the executor and orders-ledger.ts into the reconciler, and nothing of the demo's", () => {
@@ -112,6 +114,7 @@ describe('the orders-app example app', () => {
     expect(executor).toContain(PLACE_ORDER_MARK);
     expect(executor).toContain(ORDERS_LEDGER_MARK); // the action posts through the ledger module
     expect(reconciler).toContain(ORDERS_LEDGER_MARK);
+    expect(reconciler).toContain(CANCEL_ORDER_MARK);
     expect(reconciler).not.toContain(PLACE_ORDER_MARK);
     expect(executor).not.toContain(DEMO_PAYOUT_MARK);
   });

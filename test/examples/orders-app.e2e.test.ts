@@ -3,8 +3,9 @@
  * `npm start -- --config examples/orders-app/retryproof.config.ts`, with ORDERS_API_URL on
  * a fake orders API this test runs. Retries run the app's own action once per key, and a
  * real crash after the action's effect (the stack process SIGKILLed by the orders API while
- * it holds the request) ends, after a restart and two reconciliations, in one order and one
- * standing ledger entry, the extra one reversed through the app's own ledger.
+ * it holds the request) ends, after a restart and a reconciliation, in one order and one
+ * ledger entry: the dead run booked nothing, the rerun got the same order back and booked
+ * it, and the reconciler has nothing to reverse.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -13,12 +14,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inspectDelivery } from '../../cli/operations/inspect-delivery.ts';
 import type { Target } from '../../cli/target.ts';
-import type { LedgerEntry } from '../../lambdas/actions/index.ts';
 import type { ReconcileReport } from '../../lambdas/reconciler/reconcile.ts';
 import { LOCAL_LEDGER_TABLE } from '../../examples/orders-app/retryproof.config.ts';
+import { cancelOrderWithApi } from '../../examples/orders-app/src/cancel-order.ts';
 import { startFakeOrdersApi } from '../../examples/orders-app/src/fake-orders-api.ts';
 import type { FakeOrdersApi } from '../../examples/orders-app/src/fake-orders-api.ts';
 import { DynamoDbOrdersLedger } from '../../examples/orders-app/src/dynamodb-orders-ledger.ts';
+import type { OrderEntry } from '../../examples/orders-app/src/order-entry.ts';
 import { localDynamoClient } from '../../local/aws-clients.ts';
 import { readEndpointsFile } from '../../local/endpoints-file.ts';
 import { dynamoJvmsOf, runScript, shutDown, stackEnv, startStack, until, withLocalTarget } from '../local/stack-process.ts';
@@ -51,12 +53,13 @@ describe('the orders-app on the local stack (npm start -- --config examples/orde
   const completed = (key: string) =>
     until(`${ROUTE}/${key} to complete`, async () => ((await statusOf(key)) === 'COMPLETED' ? true : undefined), 60_000);
   /** The example's own ledger entries for a key, read from the DynamoDB Local the stack runs now. */
-  const ledgerOf = async (key: string): Promise<LedgerEntry[]> => {
+  const ledgerOf = async (key: string): Promise<OrderEntry[]> => {
     const endpoints = await readEndpointsFile(dir);
     if (endpoints === undefined) throw new Error(`no endpoints.json in ${dir}`);
     const dynamo = localDynamoClient(endpoints.dynamoEndpoint);
     try {
-      const entries = await new DynamoDbOrdersLedger(dynamo, LOCAL_LEDGER_TABLE).listWindow(Date.now() - 3_600_000, Date.now() + 1);
+      const ledger = new DynamoDbOrdersLedger(dynamo, LOCAL_LEDGER_TABLE, cancelOrderWithApi(api.url));
+      const entries = await ledger.listWindow(Date.now() - 3_600_000, Date.now() + 1);
       return entries.filter((e) => e.route === ROUTE && e.idempotencyKey === key).sort((a, b) => a.postedAt - b.postedAt);
     } finally {
       dynamo.destroy();
@@ -110,22 +113,23 @@ describe('the orders-app on the local stack (npm start -- --config examples/orde
     expect(answers.filter((a) => !a.replayed)).toHaveLength(3);
     for (const key of keys) await completed(key);
     expect(keys.map((key) => api.effects(`${ROUTE}/${key}`))).toEqual([1, 1, 1]);
-    expect(api.orders().size).toBe(3);
+    expect(api.orders()).toHaveLength(3);
     const entries = await Promise.all(keys.map(ledgerOf));
     expect(entries.map((forKey) => forKey.map((e) => e.status))).toEqual([['posted'], ['posted'], ['posted']]);
   }, 120_000);
 
-  it('survives a crash after the effect: one order, and the extra ledger entry reversed through its own ledger', async () => {
+  it('survives a crash after the effect: one order, booked once by the rerun that got it back, nothing to reverse', async () => {
     // Prepare: the orders API kills the stack when this key's order is placed.
     const key = `msg_${randomUUID()}`;
     crashOn = `${ROUTE}/${key}`;
     const first = stack!;
-    // Act 1: the delivery is accepted; its run books the entry, places the order, and dies.
+    // Act 1: the delivery is accepted; its run places the order and dies before it hears of it.
     expect((await send(key, 1)).map((a) => a.status)).toEqual([202]);
     expect(await until('the orders API to kill the stack', () => Promise.resolve(first.child.signalCode ?? undefined), 60_000)).toBe('SIGKILL');
     expect(api.effects(`${ROUTE}/${key}`)).toBe(1);
-    // The stack's DynamoDB Local outlived it: a JVM is its own process.
-    expect((await ledgerOf(key)).map((e) => e.status)).toEqual(['posted']);
+    // The stack's DynamoDB Local outlived it: a JVM is its own process. The order stands, and
+    // no entry claims it: the action books an order only once the API has answered with it.
+    expect(await ledgerOf(key)).toEqual([]);
     const orphans = dynamoJvmsOf(dir);
     expect(orphans).toHaveLength(1);
     for (const pid of orphans) process.kill(pid, 'SIGTERM');
@@ -136,23 +140,21 @@ describe('the orders-app on the local stack (npm start -- --config examples/orde
     stack = await startStack(env, { args: ['--config', CONFIG] });
     expect(await statusOf(key)).toBe('EXECUTING');
     await until(`${ROUTE}/${key} to complete again`, async () => ((await statusOf(key)) === 'COMPLETED' ? true : undefined), 120_000);
-    // Assess 1: the rerun booked a second entry, and the orders API, honouring Idempotency-Key, placed nothing more.
+    // Assess 1: the orders API, honouring Idempotency-Key, answered the rerun with the same
+    // order, and the rerun booked it: one order, one entry, by run 2.
     expect(api.effects(`${ROUTE}/${key}`)).toBe(1);
     expect(api.requests(`${ROUTE}/${key}`)).toBe(2);
-    expect(api.orders().size).toBe(4);
-    const booked = await ledgerOf(key);
-    expect(booked).toHaveLength(2);
+    expect(api.orders()).toHaveLength(4);
+    const order = api.orders().find((o) => o.key === `${ROUTE}/${key}`);
+    expect((await ledgerOf(key)).map((e) => [e.orderId, e.attempt, e.status])).toEqual([[order?.orderId, 2, 'posted']]);
 
-    // Act 3: the next reconciliation finds the key booked twice.
+    // Act 3: the next reconciliation.
     const report = await reconcile({ settleSeconds: 0 });
-    // Assess 2: the later entry reversed in the app's own ledger, once, the first kept.
-    expect(report.reversals).toEqual([
-      expect.objectContaining({ route: ROUTE, key, entryId: booked[1]!.entryId, keptEntryId: booked[0]!.entryId }),
-    ]);
-    expect((await ledgerOf(key)).map((e) => [e.entryId, e.status])).toEqual([
-      [booked[0]!.entryId, 'posted'],
-      [booked[1]!.entryId, 'reversed'],
-    ]);
+    // Assess 2: nothing of this key to reverse or report; the order still stands, booked once.
+    expect(report.reversals.filter((r) => r.key === key)).toEqual([]);
+    expect(report.needsAttention.filter((n) => n.key === key)).toEqual([]);
+    expect(api.standing(`${ROUTE}/${key}`)).toBe(1);
+    expect((await ledgerOf(key)).map((e) => e.status)).toEqual(['posted']);
   }, 240_000);
 
   it('stops on SIGINT with exit code 0, and leaves no DynamoDB Local JVM behind', async () => {

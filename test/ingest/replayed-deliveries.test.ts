@@ -11,6 +11,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../../lambdas/store/dynamodb-event-store.ts';
 import { signDelivery } from '../../lambdas/domain/signatures/sign-delivery.ts';
 import { createEventsTable, createLedgerTable, localDynamoClient } from '../../local/aws-clients.ts';
+import { ledgerEntries } from '../../lambdas/ledger/ledger.ts';
 import { keyHeadersFor } from '../../local/sample-delivery.ts';
 import { executorFixture } from '../support/executor-fixture.ts';
 import { recordKeyOf, SCHEME_ROUTES, signedDelivery, uniqueKey } from '../support/ingest-fixture.ts';
@@ -23,7 +24,7 @@ async function ownFixture() {
   const ledgerTable = await createLedgerTable(dynamo, `ledger-r-${suffix}`);
   const fx = await executorFixture({ eventsTable, ledgerTable });
   const ledgerOf = async (route: string) =>
-    (await fx.ledgerClient.listWindow(Date.now() - 3_600_000, Date.now() + 3_600_000)).filter((e) => e.route === route);
+    (await ledgerEntries(fx.ledgerClient, Date.now() - 3_600_000, Date.now() + 3_600_000)).filter((e) => e.route === route);
   const records = async () => (await documentClient(dynamo).send(new ScanCommand({ TableName: eventsTable }))).Count ?? 0;
   return { fx, ledgerOf, records };
 }

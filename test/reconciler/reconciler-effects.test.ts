@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ledgerEntries } from '../../lambdas/ledger/ledger.ts';
 import { reconcilerFixture, recentWindow } from '../support/reconciler-fixture.ts';
 import type { ReconcilerFixture } from '../support/reconciler-fixture.ts';
 
@@ -92,7 +93,7 @@ describe('the reconciler and duplicate effects', () => {
       ]) as unknown,
     );
     expect(await rf.fx.record(completedKey)).toEqual(recordBefore);
-    const entries = await rf.fx.ledgerClient.listWindow(Date.now() - 60_000, Date.now() + 60_000);
+    const entries = await ledgerEntries(rf.fx.ledgerClient, Date.now() - 60_000, Date.now() + 60_000);
     expect(entries.find((e) => e.entryId === orphan.entryId)?.status).toBe('posted');
   });
 });

@@ -4,6 +4,7 @@ import { GetQueueAttributesCommand, PurgeQueueCommand } from '@aws-sdk/client-sq
 import { inject } from 'vitest';
 import { localSqsClient } from '../../local/aws-clients.ts';
 import type { EventRecord } from '../../lambdas/domain/event-record.ts';
+import { fingerprint } from '../../lambdas/domain/fingerprint.ts';
 import { SqsWorkQueue } from '../../lambdas/queue/sqs-work-queue.ts';
 import { documentClient } from '../../lambdas/store/dynamodb-event-store.ts';
 import { toRecordItem } from '../../lambdas/store/record-item.ts';
@@ -115,7 +116,8 @@ describe('the reconciler and stuck work', () => {
     // before ingest checked what SQS can carry: its body holds U+FFFF, which SQS refuses.
     const rf = await reconcilerFixture();
     const at = Date.now() - 30 * 60_000;
-    const stuck = (body: string): EventRecord => sampleRecord(ROUTE, uniqueKey(ROUTE), at, { body });
+    // Each with its body's own fingerprint: the executor runs nothing else.
+    const stuck = (body: string): EventRecord => sampleRecord(ROUTE, uniqueKey(ROUTE), at, { body, fingerprint: fingerprint(Buffer.from(body)) });
     const refused = stuck('{"amount":1,"note":"\uFFFF"}');
     const fine = stuck('{"amount":12}');
     const doc = documentClient(rf.dynamo);

@@ -109,9 +109,9 @@ describe('the reconciler window', () => {
     await s.write(s.eventsTable, [record('notify', now - 2 * HOUR, 'FAILED')].map(toRecordItem));
     const report = await reconcile(s.deps(now), { fromMs: now - 3 * HOUR, toMs: now - HOUR, budgetMs: 0, stuckAfterMs: 900_000, maxReenqueue: 10 });
     expect(report.stoppedEarly).toBe(true);
-    // Parked work comes first: one parked-index Query, then it stops, before any window Query.
-    expect(report.stoppedAt).toEqual({ bucket: 'parked:pay', shard: 0 });
-    expect(s.queries.filter((q) => q.IndexName === EVENTS_TABLE.parkedIndex.name)).toHaveLength(1);
+    // Parked work comes first: it stops before its first Query, and says so.
+    expect(report.stoppedAt).toEqual({ phase: 'parked', route: 'pay' });
+    expect(s.queries.filter((q) => q.IndexName === EVENTS_TABLE.parkedIndex.name)).toHaveLength(0);
     expect(s.queries.filter((q) => q.IndexName === EVENTS_TABLE.byTimeIndex.name)).toHaveLength(0);
   });
 

@@ -21,6 +21,7 @@ import { RECORD_SK, recordPk } from '../../lambdas/store/record-keys.ts';
 import { historyOf, readLogItems } from '../../lambdas/store/execution-history.ts';
 import { createExecutorHandler } from '../../lambdas/executor/create-executor-handler.ts';
 import { DynamoDbLedger } from '../../lambdas/demo/dynamodb-ledger.ts';
+import { ledgerEntries } from '../../lambdas/ledger/ledger.ts';
 import type { LedgerEntry } from '../../lambdas/ledger/ledger.ts';
 import { createLogger, createMetrics } from '../../lambdas/observability/powertools.ts';
 import { SqsMessageVisibility } from '../../lambdas/queue/sqs-message-visibility.ts';
@@ -240,7 +241,7 @@ export async function executorFixture(
     },
     async ledger(key) {
       // The payout action posts on the real clock, whatever the executor's offset.
-      const entries = await ledgerClient.listWindow(Date.now() - 3_600_000, Date.now() + 3_600_000);
+      const entries = await ledgerEntries(ledgerClient, Date.now() - 3_600_000, Date.now() + 3_600_000);
       return entries.filter((e) => e.idempotencyKey === key && e.route === ROUTE);
     },
     async takeDeadLetters() {

@@ -6,7 +6,7 @@
 export const ORDERS_ENV = {
   /** The orders ledger table: place-order.ts posts to it, the reconciler reads it. */
   ledgerTable: 'ORDERS_LEDGER_TABLE',
-  /** The downstream orders API's base URL: place-order.ts POSTs to its `/orders`. */
+  /** The downstream orders API's base URL: place-order.ts places orders there, and the ledger's `reverse` cancels them. */
   apiUrl: 'ORDERS_API_URL',
 } as const;
 

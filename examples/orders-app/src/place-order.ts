@@ -1,13 +1,23 @@
 /**
  * The orders-app's action, `placeOrder`: retryproof runs it once per delivery key, however
- * often the sender retries. It books the order in the app's own ledger, then places it with
- * the downstream orders API under `ctx.idempotencyKey`. Should this run die after the API
- * took the order, the next run books a second entry but places no second order (the API
- * honours the key), and the reconciler reverses the extra entry.
+ * often the sender retries. It places the order with the downstream orders API under
+ * `ctx.idempotencyKey`, then books that order in the app's own ledger. It keeps retryproof's
+ * contract for an action (lambdas/actions/action.ts):
+ *
+ * - It honours `ctx.signal`: the API call and the booking are aborted at the deadline, and
+ *   nothing is left running when it returns or throws.
+ * - The entry exists if and only if the order does. A run that fails before the order is
+ *   placed (a 503, a timeout) books nothing; a run that dies after the API took the order
+ *   books nothing either, and the next run gets the same order back (the API honours the
+ *   key) and books it then. An order is booked once, under an id derived from it, so a run
+ *   that dies after booking leaves the next run nothing to book twice.
+ * - The orders API must remember `ctx.idempotencyKey` for as long as retryproof may run the
+ *   delivery again: the README's "The contract for your code" says how long that is.
  */
 // A user writes `from 'retryproof/actions'`; inside this repository the example imports the source.
 import { PermanentActionError, RetryableActionError } from '../../../lambdas/actions/index.ts';
-import type { Action, ActionContext, Ledger } from '../../../lambdas/actions/index.ts';
+import type { Action, ActionContext } from '../../../lambdas/actions/index.ts';
+import type { OrdersLedger } from './order-entry.ts';
 import { ORDERS_ENV, requireEnv } from './orders-environment.ts';
 import ordersLedger from './orders-ledger.ts';
 
@@ -60,26 +70,27 @@ async function placeWithApi(apiUrl: string, ctx: ActionContext, order: Order): P
   } catch {
     orderId = undefined;
   }
-  if (typeof orderId !== 'string') throw new PermanentActionError(`the orders API answered ${response.status} without an orderId`);
+  if (typeof orderId !== 'string') {
+    // Not retried (the API would replay the same answer), and not booked (no order to name): a person must look.
+    throw new PermanentActionError(`the orders API answered ${response.status} without an orderId: the order may stand unbooked`);
+  }
   return orderId;
 }
 
 /** The action over a ledger and an orders API, passed in so a test can give it others. */
-export function placeOrderAction(ledger: Ledger, apiUrl: string, now: () => number = Date.now): Action {
+export function placeOrderAction(ledger: OrdersLedger, apiUrl: string, now: () => number = Date.now): Action {
   return async (ctx) => {
     const order = orderOf(ctx.body);
-    // The ledger keeps the sender's key (ctx.key) beside the route: that is what the
-    // reconciler matches entries to deliveries by.
-    const entry = await ledger.post({ route: ctx.route, idempotencyKey: ctx.key, ...order, postedAt: now() });
-    try {
-      return { orderId: await placeWithApi(apiUrl, ctx, order) };
-    } catch (error) {
-      // A refused order was never placed: its booking must not stand.
-      if (error instanceof PermanentActionError) {
-        await ledger.reverse(entry.entryId, { reversalId: `refused-${entry.entryId}`, reason: error.message, at: now() });
-      }
-      throw error;
-    }
+    // The effect first: under ctx.idempotencyKey, a rerun gets the order an earlier run placed.
+    const orderId = await placeWithApi(apiUrl, ctx, order);
+    // Then its entry, so an entry exists only for an order that does. The ledger keeps the
+    // sender's key (ctx.key) and the run (ctx.attempt) beside the route: the reconciler
+    // matches entries to deliveries by them.
+    const entry = await ledger.post(
+      { route: ctx.route, idempotencyKey: ctx.key, attempt: ctx.attempt, orderId, ...order, postedAt: now() },
+      { signal: ctx.signal },
+    );
+    return { orderId, entryId: entry.entryId };
   };
 }
 
