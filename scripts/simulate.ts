@@ -7,7 +7,7 @@
  *   npm run simulate -- --runs 2000
  *   npm run simulate -- --seed 29
  */
-import { intFlag, parseFlags } from '../cli/args.ts';
+import { intFlag, numberFlag, parseFlags } from '../cli/args.ts';
 import { EXIT } from '../cli/errors.ts';
 import { runScript } from '../cli/run-script.ts';
 
@@ -22,6 +22,9 @@ against the real protocol code, and checks its invariants after each. Needs Java
   --seed S            replay one seed, and shrink it if it fails
   --length N          operations per schedule (default: 160)
   --shrink-seconds N  time spent shrinking a failure (default: 60)
+  --skew-factor F     clocks off true time by up to F x the protocol's bound (default: 1);
+                      above 1 the bound is broken and an invariant must break
+  --concurrency N     runs at once (default: 3)
   --keep-going        do not stop at the first failing seed
   --json              print the summary as JSON
   -h, --help          this text`;
@@ -32,6 +35,8 @@ const OPTIONS = {
   seed: { type: 'string' },
   length: { type: 'string' },
   'shrink-seconds': { type: 'string' },
+  'skew-factor': { type: 'string' },
+  concurrency: { type: 'string' },
   'keep-going': { type: 'boolean' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -48,23 +53,24 @@ async function main(argv: string[]): Promise<number> {
   const from = seed ?? intFlag('from', values.from, 0, 2 ** 31, USAGE) ?? 1;
   const length = intFlag('length', values.length, 1, 10_000, USAGE);
   const shrinkSeconds = intFlag('shrink-seconds', values['shrink-seconds'], 0, 3600, USAGE) ?? 60;
+  const concurrency = intFlag('concurrency', values.concurrency, 1, 64, USAGE) ?? 3;
+  const skewFactor = numberFlag('skew-factor', values['skew-factor'], 0, 100, USAGE) ?? 1;
 
   // The handlers log and emit metrics through Powertools: silent here, as in the tests.
   process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
   process.env.POWERTOOLS_METRICS_DISABLED = 'true';
   const { startLocalDynamo } = await import('../local/local-aws.ts');
-  const { localDynamoClient } = await import('../local/aws-clients.ts');
-  const { formatSchedule, simulate, simulationTables } = await import('../test/simulation/run-simulation.ts');
+  const { formatSchedule, simulate } = await import('../test/simulation/run-simulation.ts');
 
   process.stderr.write(`simulate: starting DynamoDB Local\n`);
   const dynamo = await startLocalDynamo();
   try {
-    const client = localDynamoClient(dynamo.endpoint);
-    const tables = await simulationTables(client);
     const started = Date.now();
     const every = Math.max(1, Math.min(50, Math.floor(runs / 20)));
     const summary = await simulate({
-      tables,
+      env: { endpoint: dynamo.endpoint },
+      concurrency,
+      skewFactor,
       firstSeed: from,
       runs,
       ...(length === undefined ? {} : { length }),
@@ -76,17 +82,39 @@ async function main(argv: string[]): Promise<number> {
         }
       },
     });
-    client.destroy();
     const t = summary.totals;
     const violations = summary.failures.reduce((n, f) => n + f.violations.length, 0);
+    const seedsPerSecond = summary.runs / Math.max(0.001, summary.durationMs / 1000);
     if (values.json === true) {
-      process.stdout.write(`${JSON.stringify({ ...summary, violations }, null, 2)}\n`);
+      // The figures of the text line at the top level, under stable names (tools read them).
+      const figures = {
+        runs: summary.runs,
+        violations,
+        ambiguousWrites: t.ambiguousWrites,
+        throttles: t.throttles,
+        sqsDuplicates: t.sqsDuplicates,
+        concurrentDeliveries: t.concurrentDeliveries,
+        unseenReceives: t.unseenReceives,
+        partialBatches: t.partialBatches,
+        maxClockSkewMs: t.maxClockSkewMs,
+        horizonDays: Number(t.horizonDays.toFixed(2)),
+        replays: t.replays,
+        ledgerApartFromEffect: t.ledgerApartFromEffect,
+        skewFactor,
+        seedsPerSecond: Number(seedsPerSecond.toFixed(3)),
+      };
+      process.stdout.write(`${JSON.stringify({ ...summary, ...figures }, null, 2)}\n`);
     } else {
       process.stdout.write(
         `runs ${summary.runs} (seeds ${from}..${from + summary.runs - 1}), steps ${t.steps}, deliveries ${t.deliveries}, ` +
           `executions ${t.executions}, crashes injected ${t.crashes} (+${t.timeouts} Lambda timeouts), redrives ${t.redrives}, ` +
           `reconciler runs ${t.reconcilerRuns}, pauses ${t.pauses}, resumes ${t.resumes}, SQS outages ${t.outages}, ` +
-          `clock jumps ${t.clockJumps}, stalls past a lease ${t.stalls}; violations ${violations}; ${Math.round(summary.durationMs / 1000)} s\n`,
+          `clock jumps ${t.clockJumps}, stalls past a lease ${t.stalls}, ` +
+          `ambiguous writes ${t.ambiguousWrites}, throttles ${t.throttles}, SQS duplicates ${t.sqsDuplicates}, ` +
+          `concurrent deliveries ${t.concurrentDeliveries}, unseen receives ${t.unseenReceives}, partial batches ${t.partialBatches}, ` +
+          `largest clock skew ${t.maxClockSkewMs} ms (skew factor ${skewFactor}), longest horizon ${t.horizonDays.toFixed(1)} days, ` +
+          `replays ${t.replays}, ledger posts apart from effects ${t.ledgerApartFromEffect}; ` +
+          `violations ${violations}; ${Math.round(summary.durationMs / 1000)} s (${seedsPerSecond.toFixed(2)} seeds/s)\n`,
       );
       for (const f of summary.failures) {
         process.stdout.write(

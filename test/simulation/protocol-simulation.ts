@@ -12,13 +12,13 @@
  * The schedule is a list of operations that do not depend on the state (an operation that
  * does not apply is skipped), so a failing schedule shrinks by deleting operations.
  */
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSEvent, SQSRecord, Context } from 'aws-lambda';
 import { PermanentActionError, RetryableActionError } from '../../lambdas/actions/action.ts';
 import type { Action } from '../../lambdas/actions/action.ts';
 import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
 import type { ResolvedConfig, ResolvedRoute } from '../../lambdas/config/resolve-config.ts';
-import { COMPLETION_MARGIN_SECONDS } from '../../lambdas/config/route-config.ts';
+import { CLOCK_SKEW_SECONDS, COMPLETION_MARGIN_SECONDS } from '../../lambdas/config/route-config.ts';
 import type { RouteConfig } from '../../lambdas/config/route-config.ts';
 import { RECORD_STATUS } from '../../lambdas/domain/event-record.ts';
 import { DependencyError } from '../../lambdas/domain/errors.ts';
@@ -42,9 +42,13 @@ import { DynamoDbExecutionStore } from '../../lambdas/store/dynamodb-execution-s
 import { DynamoDbParkedRecords } from '../../lambdas/store/dynamodb-parked-records.ts';
 import { DynamoDbReconcilerStore } from '../../lambdas/store/dynamodb-reconciler-store.ts';
 import { DynamoDbRouteStateStore } from '../../lambdas/store/dynamodb-route-state-store.ts';
+import { createEventsTable, createLedgerTable } from '../../local/aws-clients.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/local-aws.ts';
 import { lambdaContext } from '../../local/http-api-event.ts';
 import { seededRandom } from '../../local/storm/storm-plan.ts';
+import { countRequests } from './faulty-dynamodb.ts';
 import { Scheduler } from './scheduler.ts';
+import { SimTimers } from './sim-timers.ts';
 import type { Actor } from './scheduler.ts';
 import { SimMessageVisibility, SimWorkQueue, SimulatedQueue } from './simulated-sqs.ts';
 import type { SimReceivedMessage } from './simulated-sqs.ts';
@@ -142,10 +146,33 @@ export function shapeOf(seed: number): RunShape {
 // ---------------------------------------------------------------------------------------
 // The world of one run
 
-export interface SimulationTables {
+/** Where the runs' tables live: DynamoDB Local. Each run creates its own tables there, and drops them. */
+export interface SimulationEnv {
+  readonly endpoint: string;
+}
+
+/** How unkind a run's world is beyond what the seed draws. */
+export interface RunOptions {
+  /**
+   * Each actor's clock is off true time by up to this many times the protocol's bound
+   * (CLOCK_SKEW_SECONDS). Above 1 the bound is broken, and an invariant must break. @default 1
+   */
+  readonly skewFactor?: number;
+}
+
+interface SimulationTables {
   readonly dynamo: DynamoDBClient;
   readonly eventsTable: string;
   readonly ledgerTable: string;
+}
+
+let tableCounter = 0;
+
+/** A client on DynamoDB Local whose requests the scheduler counts per actor. */
+function simulationClient(env: SimulationEnv, sched: Scheduler): DynamoDBClient {
+  const client = new DynamoDBClient({ endpoint: env.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  countRequests(client, sched);
+  return client;
 }
 
 export interface RunStats {
@@ -162,7 +189,30 @@ export interface RunStats {
   clockJumps: number;
   /** Stalls of every parked invocation past a lease, within the Lambda timeout. */
   stalls: number;
+  /** DynamoDB writes that committed and then answered an error the SDK retried. */
+  ambiguousWrites: number;
+  /** DynamoDB attempts throttled. */
+  throttles: number;
+  /** Second copies of an SQS message stored (at-least-once delivery). */
+  sqsDuplicates: number;
+  /** SQS messages handed to a worker while another held them. */
+  concurrentDeliveries: number;
+  /** SQS receives nobody saw, that still counted. */
+  unseenReceives: number;
+  /** Executor batches answered with some, not all, records failed. */
+  partialBatches: number;
+  /** The largest offset of any actor's clock from true time (a maximum over runs, not a sum). */
+  maxClockSkewMs: number;
+  /** The run's simulated span in days (a maximum over runs). */
+  horizonDays: number;
+  /** Captured deliveries re-posted, at any age. */
+  replays: number;
+  /** Action runs whose ledger post was apart from the effect (before it, or failed after it). */
+  ledgerApartFromEffect: number;
 }
+
+/** Stats combined over runs by their maximum; every other one is summed. */
+export const MAX_STATS: ReadonlySet<keyof RunStats> = new Set(['maxClockSkewMs', 'horizonDays']);
 
 /** All counters at zero. */
 export function emptyStats(): RunStats {
@@ -179,6 +229,16 @@ export function emptyStats(): RunStats {
     outages: 0,
     clockJumps: 0,
     stalls: 0,
+    ambiguousWrites: 0,
+    throttles: 0,
+    sqsDuplicates: 0,
+    concurrentDeliveries: 0,
+    unseenReceives: 0,
+    partialBatches: 0,
+    maxClockSkewMs: 0,
+    horizonDays: 0,
+    replays: 0,
+    ledgerApartFromEffect: 0,
   };
 }
 
@@ -197,11 +257,9 @@ const INGEST_TIMEOUT_MS = 10_000;
 const RECONCILER_TIMEOUT_MS = 5 * 60_000;
 const SETTLE_SECONDS = 60;
 const HOUR = 3_600_000;
-/** Each run lives in its own stretch of simulated time, so runs sharing tables never meet. */
+/** Every run starts at the same instant: each has tables of its own, so a seed replays exactly. */
 const EPOCH = Date.UTC(2030, 0, 1);
-const RUN_SPAN_MS = 60 * 24 * HOUR;
-
-let executionCounter = 0;
+const DAY = 24 * HOUR;
 const quiet = (): void => undefined;
 const SIM_LOGGER = createLogger('retryproof-simulation');
 const SIM_METRICS = new Metrics({
@@ -210,8 +268,18 @@ const SIM_METRICS = new Metrics({
   logger: { debug: quiet, info: quiet, warn: quiet, error: quiet },
 });
 
+/** One run of a key's action: the true instants of its first and last call, if it made any. */
+interface ActionRun {
+  readonly attempt: number;
+  readonly actor: number;
+  firstCallMs?: number;
+  lastCallMs?: number;
+}
+
 interface KeyState {
   readonly route: string;
+  /** Every run of its action, in order. */
+  readonly runs: ActionRun[];
   readonly key: string;
   readonly body: Buffer;
   /** Every action run always fails retryably: the budget runs out. */
@@ -279,544 +347,596 @@ function workKey(route: string, key: string): string {
  * Runs one schedule and checks the invariants. Never throws for a violation: it returns them.
  * @param ops the schedule; `scheduleOf(seed, n)` or a shrunk one
  */
-export async function runSchedule(tables: SimulationTables, seed: number, ops: readonly Op[]): Promise<RunResult> {
-  const run = executionCounter++;
+export async function runSchedule(env: SimulationEnv, seed: number, ops: readonly Op[], options: RunOptions = {}): Promise<RunResult> {
   const shape = shapeOf(seed);
   const random = prng(seed ^ 0xa11ce);
-  let nowMs = EPOCH + run * RUN_SPAN_MS;
+  let nowMs = EPOCH;
   const startMs = nowMs;
+  /** SQS's clock, and the scheduler's shared instant: true time. */
   const clock = { now: () => nowMs };
-  const now = (): number => nowMs;
   const violations: string[] = [];
   const stats = emptyStats();
 
-  // Routes: one that pauses on a storm of one key, one that only alerts.
-  const routeNames = { pay: `pay${run}`, alt: `alt${run}` };
-  const routeConfigs: RouteConfig[] = [routeNames.pay, routeNames.alt].map((name, i) => ({
-    name,
-    signature: { scheme: 'hmac-sha256', header: 'x-signature', encoding: 'hex' },
-    // The body signs the order id, so the key comes from it (a header would be unsigned).
-    key: '{body:/order}',
-    secretName: `sim/${name}`,
-    action: 'simpay',
-    actionTimeSeconds: ACTION_TIME_SECONDS,
-    maxAttempts: MAX_ATTEMPTS,
-    // The alerting route trips on a third delivery, so outages and repeats often meet there.
-    breakerThreshold: i === 0 ? 6 : 2,
-    breakerReaction: i === 0 ? 'pause' : 'alert',
-  }));
-  const resolved = resolveConfig({
-    routes: routeConfigs,
-    reconciliation: { stuckAfterSeconds: STUCK_AFTER_SECONDS, settleSeconds: SETTLE_SECONDS },
-  });
-  const config: ResolvedConfig = {
-    ...resolved,
-    queue: {
-      ...resolved.queue,
-      visibilityTimeoutSeconds: shape.visibilityTimeoutSeconds,
-      resendAfterSeconds: shape.visibilityTimeoutSeconds + 60,
-    },
-  };
-  const routes = new Map<string, ResolvedRoute>(config.routes.map((r) => [r.name, r]));
-  const resendAfterMs = config.queue.resendAfterSeconds * 1000;
-
-  // SQS, simulated.
-  const dlq = new SimulatedQueue({
-    name: `dlq${run}`,
-    clock,
-    visibilityTimeoutSeconds: shape.visibilityTimeoutSeconds,
-    moveTaskResetsReceiveCount: shape.moveTaskResetsReceiveCount,
-  });
-  const queue = new SimulatedQueue({
-    name: `work${run}`,
-    clock,
-    visibilityTimeoutSeconds: shape.visibilityTimeoutSeconds,
-    redrive: { deadLetterQueue: dlq, maxReceiveCount: config.queue.maxReceiveCount },
-  });
-  let sqsDown = false;
-  const keys = new Map<string, KeyState>();
-  const workQueue = new SimWorkQueue(queue, {
-    beforeSend: (message) => {
-      if (sqsDown) throw new Error('simulated SQS outage');
-      if (message.deadLetterId === undefined) {
-        const k = keys.get(workKey(message.route, message.key));
-        if (k === undefined) return;
-        k.sends++;
-        if (sched.current()?.kind === 'ingest') {
-          const window = Math.floor(nowMs / resendAfterMs);
-          k.ingestSends.set(window, (k.ingestSends.get(window) ?? 0) + 1);
-        }
-      }
+  // Each actor's clock: true time plus an offset within the bound (times the skew factor), drawn
+  // at its spawn; half of them sit at the bound, where a margin is tested.
+  const skewBoundMs = CLOCK_SKEW_SECONDS * 1000 * (options.skewFactor ?? 1);
+  const skewRandom = prng(seed ^ 0xc10c);
+  const sched = new Scheduler({
+    now: () => nowMs,
+    skewOf: () => {
+      const sign = skewRandom() < 0.5 ? -1 : 1;
+      return sign * (skewRandom() < 0.5 ? skewBoundMs : skewRandom() * skewBoundMs);
     },
   });
+  /** The protocol's clock: the calling actor's own. */
+  const now = (): number => sched.now();
+  const timers = new SimTimers(() => nowMs, () => sched.current() !== undefined);
 
-  const sched = new Scheduler();
-  const { dynamo, eventsTable, ledgerTable } = tables;
-  const realLedger = new DynamoDbLedger(dynamo, ledgerTable);
-  const ledger: Ledger = sched.gate(realLedger, 'ledger');
-  const routeState = sched.gate(new DynamoDbRouteStateStore(dynamo, eventsTable), 'routeState');
-  const gatedQueue = sched.gate(workQueue, 'sqs');
-  const visibility = sched.gate(new SimMessageVisibility(queue), 'visibility');
-  const realExecutionStore = new DynamoDbExecutionStore(dynamo, eventsTable);
-
-  // The executor's store, observed: which records failed, which were redriven, which completions were fenced out.
-  const observedStore: ExecutionStore = new Proxy(realExecutionStore, {
-    get(target, prop, receiver) {
-      const value: unknown = Reflect.get(target, prop, receiver);
-      if (typeof value !== 'function') return value;
-      const method = value as (...args: unknown[]) => Promise<unknown>;
-      return async (...args: unknown[]) => {
-        const out = await method.apply(target, args);
-        const arg = args[0] as { route?: string; key?: string };
-        const k = arg.route === undefined || arg.key === undefined ? undefined : keys.get(workKey(arg.route, arg.key));
-        if (k !== undefined) {
-          if ((prop === 'fail' || prop === 'failExhausted') && out === true) k.failed = true;
-          if (prop === 'redrive' && out === true) {
-            k.failed = false;
-            k.runsInBudget = 0;
-            stats.redrives++;
-          }
-          if (prop === 'complete' && out === false) k.excused++;
-          // Fenced writes land only under the latest lease: the token of the last lease taken.
-          if (prop === 'acquireLease' && (out as { kind?: string }).kind === 'leased') k.leaseToken = (arg as { token?: string }).token;
-          const fencedWrite = prop === 'complete' || prop === 'release' || prop === 'fail';
-          if (fencedWrite && out === true && (arg as { token?: string }).token !== k.leaseToken) {
-            violations.push(`${k.key}: ${prop} landed under lease token ${String((arg as { token?: string }).token)}, not the latest lease's`);
-          }
-        }
-        return out;
-      };
-    },
-  });
-  const executionStore = sched.gate(observedStore, 'store');
-
-  // The action: its outcome is drawn per run; its effect is one ledger entry.
-  const action: Action = async (ctx) => {
-    const k = keys.get(workKey(ctx.route, ctx.key));
-    if (k === undefined) throw new PermanentActionError('unknown key');
-    if (k.failed) violations.push(`${ctx.key}: a FAILED record ran again without a redrive (run ${ctx.attempt})`);
-    k.runsInBudget++;
-    if (k.runsInBudget > MAX_ATTEMPTS) violations.push(`${ctx.key}: ${k.runsInBudget} runs in one budget, above maxAttempts ${MAX_ATTEMPTS}`);
-    const roll = random();
-    if (k.hopeless || roll < 0.12) throw new RetryableActionError('simulated downstream 503');
-    if (roll < 0.16) throw new PermanentActionError('simulated refusal');
-    await ledger.post({ route: ctx.route, idempotencyKey: ctx.key, amount: 100, currency: 'EUR', postedAt: nowMs });
-    k.effects++;
-    const actor = sched.current();
-    if (actor !== undefined) actor.meta.effectKey = workKey(ctx.route, ctx.key);
-    return { ok: true };
+  const observerClient = simulationClient(env, sched);
+  const suffix = `${seed}-${tableCounter++}`;
+  const tables: SimulationTables = {
+    dynamo: observerClient,
+    eventsTable: await createEventsTable(observerClient, `sim-events-${suffix}`),
+    ledgerTable: await createLedgerTable(observerClient, `sim-ledger-${suffix}`),
   };
+  const uninstallTimers = timers.install();
+  try {
+    return await runWorld();
+  } finally {
+    uninstallTimers();
+    for (const table of [tables.eventsTable, tables.ledgerTable]) await observerClient.send(new DeleteTableCommand({ TableName: table }));
+    observerClient.destroy();
+  }
 
-  const handler = createExecutorHandler({
-    routes,
-    actions: new Map([['simpay', action]]),
-    store: executionStore,
-    routeState,
-    workQueue: gatedQueue,
-    visibility,
-    maxReceiveCount: config.queue.maxReceiveCount,
-    now,
-    random,
-    newId: () => `id${run}-${Math.floor(random() * 1e12).toString(36)}`,
-    logger: SIM_LOGGER,
-    metrics: SIM_METRICS,
-  });
+  async function runWorld(): Promise<RunResult> {
 
-  // The ingest's store, observed: a key that trips the breaker must have come back after a 2xx.
-  const realEventStore = new DynamoDbEventStore(dynamo, eventsTable);
-  const observedEventStore = watchCalls(realEventStore, 'markBreakerTripped', (args) => {
-    const k = keys.get(workKey(args[0] as string, args[1] as string));
-    if (k !== undefined && !k.acked && !k.concurrent) {
-      violations.push(`${k.key}: tripped the circuit breaker, but every delivery of it so far got our 5xx (an outage, not its sender)`);
-    }
-  });
-  const ingestDeps: IngestDeps = {
-    routes: prepareRoutes(config.routes),
-    store: sched.gate(observedEventStore, 'events'),
-    queue: gatedQueue,
-    secrets: new StaticSecretSource(Object.fromEntries(config.routes.map((r) => [r.secretName, SECRET]))),
-    now,
-    resendAfterMs,
-    breaker: { routeState },
-  };
-  // The reconciler's store, observed: a resend it wins stores a 2xx answer on the record.
-  const realReconcilerStore = new DynamoDbReconcilerStore(dynamo, eventsTable);
-  const observedReconcilerStore = watchCalls(realReconcilerStore, 'claimResend', undefined, (args, out) => {
-    const k = keys.get(workKey(args[0] as string, args[1] as string));
-    if (k !== undefined && out === true) k.acked = true;
-  });
-  const reconcilerStore = sched.gate(observedReconcilerStore, 'reconcilerStore');
-  const control = routeControl({
-    states: routeState,
-    parked: sched.gate(new DynamoDbParkedRecords(dynamo, eventsTable), 'parked'),
-    queue: gatedQueue,
-    routes: [...routes.keys()],
-    now,
-  });
-
-  // Keys of this run: most payable, some hopeless (every run fails retryably).
-  const pending: KeyState[] = [];
-  for (let i = 0; i < shape.keys; i++) {
-    const route = i % 3 === 2 ? routeNames.alt : routeNames.pay;
-    const key = `k${i}`;
-    const body = Buffer.from(JSON.stringify({ order: key, amount: 100 }));
-    pending.push({
-      route,
-      key,
-      body,
-      hopeless: i % 5 === 4,
-      runsInBudget: 0,
-      effects: 0,
-      excused: 0,
-      failed: false,
-      sends: 0,
-      ingestSends: new Map(),
-      duplicateWindows: new Set(),
-      delivered: 0,
-      acked: false,
-      answered: false,
-      inFlight: 0,
-      concurrent: false,
+    // Routes: one that pauses on a storm of one key, one that only alerts.
+    const routeNames = { pay: 'pay', alt: 'alt' };
+    const routeConfigs: RouteConfig[] = [routeNames.pay, routeNames.alt].map((name, i) => ({
+      name,
+      signature: { scheme: 'hmac-sha256', header: 'x-signature', encoding: 'hex' },
+      // The body signs the order id, so the key comes from it (a header would be unsigned).
+      key: '{body:/order}',
+      secretName: `sim/${name}`,
+      action: 'simpay',
+      actionTimeSeconds: ACTION_TIME_SECONDS,
+      maxAttempts: MAX_ATTEMPTS,
+      // The alerting route trips on a third delivery, so outages and repeats often meet there.
+      breakerThreshold: i === 0 ? 6 : 2,
+      breakerReaction: i === 0 ? 'pause' : 'alert',
+    }));
+    const resolved = resolveConfig({
+      routes: routeConfigs,
+      reconciliation: { stuckAfterSeconds: STUCK_AFTER_SECONDS, settleSeconds: SETTLE_SECONDS },
     });
-  }
-
-  const pick = <T>(items: readonly T[], a: number): T | undefined => items[Math.floor(a * items.length)];
-
-  // ---- actors
-  const deliver = async (k: KeyState): Promise<void> => {
-    if (k.delivered > 0) k.duplicateWindows.add(Math.floor(nowMs / resendAfterMs));
-    k.delivered++;
-    if (k.inFlight > 0) k.concurrent = true;
-    k.inFlight++;
-    stats.deliveries++;
-    const route = routes.get(k.route) as ResolvedRoute;
-    const headers = {
-      ...signDelivery(route.signature, SECRET, k.body, { nowSeconds: Math.floor(nowMs / 1000) }),
-      'idempotency-key': k.key,
-      'content-type': 'application/json',
+    const config: ResolvedConfig = {
+      ...resolved,
+      queue: {
+        ...resolved.queue,
+        visibilityTimeoutSeconds: shape.visibilityTimeoutSeconds,
+        resendAfterSeconds: shape.visibilityTimeoutSeconds + 60,
+      },
     };
-    await sched.spawn(
-      'ingest',
-      `ingest ${k.key}`,
-      async () => {
-        try {
-          await ingestDelivery(ingestDeps, { method: 'POST', routeName: k.route, headers, rawBody: k.body, bodyEncoding: 'utf8' });
-          k.acked = true;
-          k.answered = true;
-        } catch (error) {
-          // A 5xx (SQS down) or a 4xx: the sender retries, as later duplicates of the schedule.
-          // A 5xx whose record still says 2xx (its resend found the record past RECEIVED): the
-          // next copy may be counted, and that is allowed.
-          const record = await realExecutionStore.get(k.route, k.key);
-          if (!(error instanceof DependencyError) || (record !== undefined && record.answer.status < 500)) k.acked = true;
-        } finally {
-          k.inFlight--;
+    const routes = new Map<string, ResolvedRoute>(config.routes.map((r) => [r.name, r]));
+    const resendAfterMs = config.queue.resendAfterSeconds * 1000;
+
+    // SQS, simulated.
+    const dlq = new SimulatedQueue({
+      name: 'dlq',
+      clock,
+      visibilityTimeoutSeconds: shape.visibilityTimeoutSeconds,
+      moveTaskResetsReceiveCount: shape.moveTaskResetsReceiveCount,
+    });
+    const queue = new SimulatedQueue({
+      name: 'work',
+      clock,
+      visibilityTimeoutSeconds: shape.visibilityTimeoutSeconds,
+      redrive: { deadLetterQueue: dlq, maxReceiveCount: config.queue.maxReceiveCount },
+    });
+    let sqsDown = false;
+    const keys = new Map<string, KeyState>();
+    const workQueue = new SimWorkQueue(queue, {
+      beforeSend: (message) => {
+        if (sqsDown) throw new Error('simulated SQS outage');
+        if (message.deadLetterId === undefined) {
+          const k = keys.get(workKey(message.route, message.key));
+          if (k === undefined) return;
+          k.sends++;
+          if (sched.current()?.kind === 'ingest') {
+            const window = Math.floor(nowMs / resendAfterMs);
+            k.ingestSends.set(window, (k.ingestSends.get(window) ?? 0) + 1);
+          }
         }
       },
-      { deadlineMs: nowMs + INGEST_TIMEOUT_MS, ingestKey: workKey(k.route, k.key) },
-    );
-  };
+    });
 
-  const executorTimeoutMs = config.executorTimeoutSeconds * 1000;
-  const poll = async (): Promise<boolean> => {
-    const messages = queue.receive(1);
-    const message = messages[0];
-    if (message === undefined) return false;
-    stats.executions++;
-    const startedAt = nowMs;
-    await sched.spawn(
-      'executor',
-      `executor ${message.messageId}`,
-      async () => {
-        const event: SQSEvent = { Records: [sqsRecordOf(message, queue.arn)] };
-        const response = await handler(event, contextOf(startedAt + executorTimeoutMs, now));
-        // The event source deletes what succeeded: one more point where the worker can die.
-        await sched.yieldPoint('eventSource.delete');
-        if (!response.batchItemFailures.some((f) => f.itemIdentifier === message.messageId)) queue.delete(message.receiptHandle);
+    const { dynamo, eventsTable, ledgerTable } = tables;
+    const realLedger = new DynamoDbLedger(dynamo, ledgerTable);
+    const ledger: Ledger = sched.gate(realLedger, 'ledger');
+    const routeState = sched.gate(new DynamoDbRouteStateStore(dynamo, eventsTable), 'routeState');
+    const gatedQueue = sched.gate(workQueue, 'sqs');
+    const visibility = sched.gate(new SimMessageVisibility(queue), 'visibility');
+    const realExecutionStore = new DynamoDbExecutionStore(dynamo, eventsTable);
+
+    // The executor's store, observed: which records failed, which were redriven, which completions were fenced out.
+    const observedStore: ExecutionStore = new Proxy(realExecutionStore, {
+      get(target, prop, receiver) {
+        const value: unknown = Reflect.get(target, prop, receiver);
+        if (typeof value !== 'function') return value;
+        const method = value as (...args: unknown[]) => Promise<unknown>;
+        return async (...args: unknown[]) => {
+          const out = await method.apply(target, args);
+          const arg = args[0] as { route?: string; key?: string };
+          const k = arg.route === undefined || arg.key === undefined ? undefined : keys.get(workKey(arg.route, arg.key));
+          if (k !== undefined) {
+            if ((prop === 'fail' || prop === 'failExhausted') && out === true) k.failed = true;
+            if (prop === 'redrive' && out === true) {
+              k.failed = false;
+              k.runsInBudget = 0;
+              stats.redrives++;
+            }
+            if (prop === 'complete' && out === false) k.excused++;
+            // Fenced writes land only under the latest lease: the token of the last lease taken.
+            if (prop === 'acquireLease' && (out as { kind?: string }).kind === 'leased') k.leaseToken = (arg as { token?: string }).token;
+            const fencedWrite = prop === 'complete' || prop === 'release' || prop === 'fail';
+            if (fencedWrite && out === true && (arg as { token?: string }).token !== k.leaseToken) {
+              violations.push(`${k.key}: ${prop} landed under lease token ${String((arg as { token?: string }).token)}, not the latest lease's`);
+            }
+          }
+          return out;
+        };
       },
-      { messageId: message.messageId, deadlineMs: startedAt + executorTimeoutMs },
-    );
-    return true;
-  };
+    });
+    const executionStore = sched.gate(observedStore, 'store');
 
-  /**
-   * Workers that died holding each message (by message id). Without a death, a message's
-   * receives are bounded by 2 x maxAttempts + 1 (a run or a held lease each), under
-   * maxReceiveCount; one death adds one receive and still fits. Two or more may push it to the DLQ.
-   */
-  const crashed = new Map<string, number>();
-  const killActor = (actor: Actor, why: 'crash' | 'timeout'): void => {
-    sched.kill(actor);
-    if (why === 'crash') stats.crashes++;
-    else stats.timeouts++;
-    if (typeof actor.meta.messageId === 'string') crashed.set(actor.meta.messageId, (crashed.get(actor.meta.messageId) ?? 0) + 1);
-    if (typeof actor.meta.effectKey === 'string') {
-      const k = keys.get(actor.meta.effectKey);
-      if (k !== undefined) k.excused++;
-    }
-    // An ingest that died may have left its claim's 2xx answer on the record.
-    if (typeof actor.meta.ingestKey === 'string') {
-      const k = keys.get(actor.meta.ingestKey);
-      if (k !== undefined) k.acked = true;
-    }
-  };
+    // The action: its outcome is drawn per run; its effect is one ledger entry. It keeps the
+    // contract for user code: it honours its AbortSignal and ctx.deadline (by its own clock), so
+    // it makes no call once either has passed; a run is the stretch of true time between its
+    // first and its last call, and no two runs of one key may overlap.
+    const action: Action = async (ctx) => {
+      const k = keys.get(workKey(ctx.route, ctx.key));
+      if (k === undefined) throw new PermanentActionError('unknown key');
+      if (k.failed) violations.push(`${ctx.key}: a FAILED record ran again without a redrive (run ${ctx.attempt})`);
+      k.runsInBudget++;
+      if (k.runsInBudget > MAX_ATTEMPTS) violations.push(`${ctx.key}: ${k.runsInBudget} runs in one budget, above maxAttempts ${MAX_ATTEMPTS}`);
+      const run: ActionRun = { attempt: ctx.attempt, actor: sched.current()?.id ?? 0 };
+      k.runs.push(run);
+      const call = async (label: string): Promise<void> => {
+        await sched.yieldPoint(label);
+        timers.fire();
+        if (ctx.signal.aborted || now() >= ctx.deadline) throw new RetryableActionError(`aborted before ${label}: its deadline passed`);
+        run.firstCallMs ??= nowMs;
+        run.lastCallMs = nowMs;
+      };
+      await call('downstream.prepare');
+      const roll = random();
+      if (k.hopeless || roll < 0.12) throw new RetryableActionError('simulated downstream 503');
+      if (roll < 0.16) throw new PermanentActionError('simulated refusal');
+      await call('ledger.post');
+      await realLedger.post({ route: ctx.route, idempotencyKey: ctx.key, amount: 100, currency: 'EUR', postedAt: now(), attempt: ctx.attempt });
+      k.effects++;
+      const actor = sched.current();
+      if (actor !== undefined) (actor.meta.effectKeys as Set<string> | undefined)?.add(workKey(ctx.route, ctx.key));
+      return { ok: true };
+    };
 
-  /** Steps an actor, unless Lambda would have timed it out by now. */
-  const stepActor = async (actor: Actor): Promise<void> => {
-    const deadline = actor.meta.deadlineMs;
-    if (typeof deadline === 'number' && nowMs > deadline) {
-      killActor(actor, 'timeout');
-      return;
-    }
-    await sched.step(actor);
-  };
+    const handler = createExecutorHandler({
+      routes,
+      actions: new Map([['simpay', action]]),
+      store: executionStore,
+      routeState,
+      workQueue: gatedQueue,
+      visibility,
+      maxReceiveCount: config.queue.maxReceiveCount,
+      now,
+      random,
+      newId: () => `id-${Math.floor(random() * 1e12).toString(36)}`,
+      logger: SIM_LOGGER,
+      metrics: SIM_METRICS,
+    });
 
-  /**
-   * One reconciler run over the usual 24 hours (nothing of this run lies before its start).
-   * `toEnd`: run it to its end now, as an hourly run between two clock jumps would.
-   */
-  const runReconciler = async (toEnd = false): Promise<void> => {
-    const fromMs = Math.max(startMs, nowMs - 24 * HOUR);
-    stats.reconcilerRuns++;
-    const actor = await sched.spawn('reconciler', 'reconciler', async () => {
-      await reconcile(
-        {
-          store: reconcilerStore,
-          ledgers: new Map([['simpay', ledger]]),
-          queue: gatedQueue,
-          routes,
-          routeState,
-          now,
+    // The ingest's store, observed: a key that trips the breaker must have come back after a 2xx.
+    const realEventStore = new DynamoDbEventStore(dynamo, eventsTable);
+    const observedEventStore = watchCalls(realEventStore, 'markBreakerTripped', (args) => {
+      const k = keys.get(workKey(args[0] as string, args[1] as string));
+      if (k !== undefined && !k.acked && !k.concurrent) {
+        violations.push(`${k.key}: tripped the circuit breaker, but every delivery of it so far got our 5xx (an outage, not its sender)`);
+      }
+    });
+    const ingestDeps: IngestDeps = {
+      routes: prepareRoutes(config.routes),
+      store: sched.gate(observedEventStore, 'events'),
+      queue: gatedQueue,
+      secrets: new StaticSecretSource(Object.fromEntries(config.routes.map((r) => [r.secretName, SECRET]))),
+      now,
+      resendAfterMs,
+      breaker: { routeState },
+    };
+    // The reconciler's store, observed: a resend it wins stores a 2xx answer on the record.
+    const realReconcilerStore = new DynamoDbReconcilerStore(dynamo, eventsTable);
+    const observedReconcilerStore = watchCalls(realReconcilerStore, 'claimResend', undefined, (args, out) => {
+      const k = keys.get(workKey(args[0] as string, args[1] as string));
+      if (k !== undefined && out === true) k.acked = true;
+    });
+    const reconcilerStore = sched.gate(observedReconcilerStore, 'reconcilerStore');
+    const control = routeControl({
+      states: routeState,
+      parked: sched.gate(new DynamoDbParkedRecords(dynamo, eventsTable), 'parked'),
+      queue: gatedQueue,
+      routes: [...routes.keys()],
+      now,
+    });
+
+    // Keys of this run: most payable, some hopeless (every run fails retryably).
+    const pending: KeyState[] = [];
+    for (let i = 0; i < shape.keys; i++) {
+      const route = i % 3 === 2 ? routeNames.alt : routeNames.pay;
+      const key = `k${i}`;
+      const body = Buffer.from(JSON.stringify({ order: key, amount: 100 }));
+      pending.push({
+        route,
+        key,
+        body,
+        hopeless: i % 5 === 4,
+        runsInBudget: 0,
+        runs: [],
+        effects: 0,
+        excused: 0,
+        failed: false,
+        sends: 0,
+        ingestSends: new Map(),
+        duplicateWindows: new Set(),
+        delivered: 0,
+        acked: false,
+        answered: false,
+        inFlight: 0,
+        concurrent: false,
+      });
+    }
+
+    const pick = <T>(items: readonly T[], a: number): T | undefined => items[Math.floor(a * items.length)];
+
+    // ---- actors
+    const deliver = async (k: KeyState): Promise<void> => {
+      if (k.delivered > 0) k.duplicateWindows.add(Math.floor(nowMs / resendAfterMs));
+      k.delivered++;
+      if (k.inFlight > 0) k.concurrent = true;
+      k.inFlight++;
+      stats.deliveries++;
+      const route = routes.get(k.route) as ResolvedRoute;
+      const headers = {
+        ...signDelivery(route.signature, SECRET, k.body, { nowSeconds: Math.floor(nowMs / 1000) }),
+        'idempotency-key': k.key,
+        'content-type': 'application/json',
+      };
+      await sched.spawn(
+        'ingest',
+        `ingest ${k.key}`,
+        async () => {
+          try {
+            await ingestDelivery(ingestDeps, { method: 'POST', routeName: k.route, headers, rawBody: k.body, bodyEncoding: 'utf8' });
+            k.acked = true;
+            k.answered = true;
+          } catch (error) {
+            // A 5xx (SQS down) or a 4xx: the sender retries, as later duplicates of the schedule.
+            // A 5xx whose record still says 2xx (its resend found the record past RECEIVED): the
+            // next copy may be counted, and that is allowed.
+            const record = await realExecutionStore.get(k.route, k.key);
+            if (!(error instanceof DependencyError) || (record !== undefined && record.answer.status < 500)) k.acked = true;
+          } finally {
+            k.inFlight--;
+          }
         },
-        {
-          fromMs,
-          toMs: nowMs - SETTLE_SECONDS * 1000,
-          budgetMs: 365 * 24 * HOUR,
-          stuckAfterMs: STUCK_AFTER_SECONDS * 1000,
-          maxReenqueue: 500,
-        },
+        { deadlineMs: nowMs + INGEST_TIMEOUT_MS, ingestKey: workKey(k.route, k.key) },
       );
-    }, { deadlineMs: nowMs + RECONCILER_TIMEOUT_MS });
-    while (toEnd && actor.state === 'parked') await sched.step(actor);
-  };
+    };
 
-  // Work that could still heal itself never reaches the DLQ; only workers that died may push
-  // it there. Looked at before every redrive, which would take the evidence away.
-  const seenInDlq = new Set<string>();
-  /** Bodies judged once: a redriven copy (a move task gives it a new id) may go back without a new receive. */
-  const judged = new Set<string>();
-  const checkDlq = (): void => {
-    for (const m of dlq.snapshot()) {
-      if (seenInDlq.has(m.messageId)) continue;
-      seenInDlq.add(m.messageId);
-      if (judged.has(m.body)) continue;
-      judged.add(m.body);
-      const body = JSON.parse(m.body) as { route?: string; key?: string; deadLetterId?: string };
-      const deaths = crashed.get(m.messageId) ?? 0;
-      if (body.deadLetterId !== undefined || deaths >= 2) continue;
-      violations.push(`${String(body.key)}: a work message reached the DLQ though ${deaths} of the workers holding it died`);
-    }
-  };
-  const moveTask = (): void => {
-    checkDlq();
-    dlq.startMessageMoveTask();
-  };
+    const executorTimeoutMs = config.executorTimeoutSeconds * 1000;
+    const poll = async (): Promise<boolean> => {
+      const messages = queue.receive(1);
+      const message = messages[0];
+      if (message === undefined) return false;
+      stats.executions++;
+      const startedAt = nowMs;
+      await sched.spawn(
+        'executor',
+        `executor ${message.messageId}`,
+        async () => {
+          const event: SQSEvent = { Records: [sqsRecordOf(message, queue.arn)] };
+          const response = await handler(event, contextOf(startedAt + executorTimeoutMs, now));
+          // The event source deletes what succeeded: one more point where the worker can die.
+          await sched.yieldPoint('eventSource.delete');
+          if (!response.batchItemFailures.some((f) => f.itemIdentifier === message.messageId)) queue.delete(message.receiptHandle);
+        },
+        { messageId: message.messageId, deadlineMs: startedAt + executorTimeoutMs, effectKeys: new Set<string>() },
+      );
+      return true;
+    };
 
-  const redriveCli = (): void => {
-    checkDlq();
-    // The CLI's local redrive: receive from the DLQ, send to the work queue, delete.
-    for (;;) {
-      const batch = dlq.receive(10);
-      if (batch.length === 0) return;
-      for (const m of batch) {
-        queue.send(m.body, Object.fromEntries(Object.entries(m.messageAttributes).map(([n, v]) => [n, { DataType: v.dataType, ...(v.stringValue === undefined ? {} : { StringValue: v.stringValue }) }])));
-        dlq.delete(m.receiptHandle);
+    /**
+     * Workers that died holding each message (by message id). Without a death, a message's
+     * receives are bounded by 2 x maxAttempts + 1 (a run or a held lease each), under
+     * maxReceiveCount; one death adds one receive and still fits. Two or more may push it to the DLQ.
+     */
+    const crashed = new Map<string, number>();
+    const killActor = (actor: Actor, why: 'crash' | 'timeout'): void => {
+      sched.kill(actor);
+      if (why === 'crash') stats.crashes++;
+      else stats.timeouts++;
+      if (typeof actor.meta.messageId === 'string') crashed.set(actor.meta.messageId, (crashed.get(actor.meta.messageId) ?? 0) + 1);
+      for (const effectKey of (actor.meta.effectKeys as Set<string> | undefined) ?? []) {
+        const k = keys.get(effectKey);
+        if (k !== undefined) k.excused++;
       }
-    }
-  };
+      // An ingest that died may have left its claim's 2xx answer on the record.
+      if (typeof actor.meta.ingestKey === 'string') {
+        const k = keys.get(actor.meta.ingestKey);
+        if (k !== undefined) k.acked = true;
+      }
+    };
 
-  // ---- the schedule
-  /**
-   * Before the clock moves, most invocations finish: a healthy one takes milliseconds. The
-   * rest stay where they are, stalled (a long pause, a slow network), and may outlive their
-   * lease or their Lambda timeout while the clock runs.
-   */
-  const finishMost = async (): Promise<void> => {
-    for (const actor of sched.parked()) {
-      if (random() >= 0.75) continue;
-      while (actor.state === 'parked') await stepActor(actor);
-    }
-  };
-  const stallLeaseMs = Math.min(...config.routes.map((r) => r.leaseSeconds)) * 1000;
-  const advance = (ms: number): void => {
-    nowMs += Math.max(1, Math.round(ms));
-  };
-  for (const { op, a, b } of ops) {
-    stats.steps++;
-    switch (op) {
-      case 'deliver': {
-        const k = pending.shift();
-        if (k === undefined) break;
-        keys.set(workKey(k.route, k.key), k);
-        await deliver(k);
-        break;
+    /** Steps an actor, unless Lambda would have timed it out by now. */
+    const stepActor = async (actor: Actor, pick = 0): Promise<void> => {
+      const deadline = actor.meta.deadlineMs;
+      if (typeof deadline === 'number' && nowMs > deadline) {
+        killActor(actor, 'timeout');
+        return;
       }
-      case 'duplicate': {
-        const k = pick([...keys.values()], a);
-        if (k !== undefined) await deliver(k);
-        break;
+      timers.fire();
+      await sched.step(actor, pick);
+    };
+
+    /**
+     * One reconciler run over the usual 24 hours (nothing of this run lies before its start).
+     * `toEnd`: run it to its end now, as an hourly run between two clock jumps would.
+     */
+    const runReconciler = async (toEnd = false): Promise<void> => {
+      stats.reconcilerRuns++;
+      const actor = await sched.spawn('reconciler', 'reconciler', async () => {
+        // Its window by its own clock; nothing of the run was stamped before its start, less the skew.
+        const fromMs = Math.max(startMs - skewBoundMs - 1000, now() - 24 * HOUR);
+        await reconcile(
+          {
+            store: reconcilerStore,
+            ledgers: new Map([['simpay', ledger]]),
+            queue: gatedQueue,
+            routes,
+            routeState,
+            now,
+          },
+          {
+            fromMs,
+            toMs: now() - SETTLE_SECONDS * 1000,
+            budgetMs: 365 * 24 * HOUR,
+            stuckAfterMs: STUCK_AFTER_SECONDS * 1000,
+            maxReenqueue: 500,
+          },
+        );
+      }, { deadlineMs: nowMs + RECONCILER_TIMEOUT_MS });
+      while (toEnd && actor.state === 'parked') await stepActor(actor);
+    };
+
+    // Work that could still heal itself never reaches the DLQ; only workers that died may push
+    // it there. Looked at before every redrive, which would take the evidence away.
+    const seenInDlq = new Set<string>();
+    /** Bodies judged once: a redriven copy (a move task gives it a new id) may go back without a new receive. */
+    const judged = new Set<string>();
+    const checkDlq = (): void => {
+      for (const m of dlq.snapshot()) {
+        if (seenInDlq.has(m.messageId)) continue;
+        seenInDlq.add(m.messageId);
+        if (judged.has(m.body)) continue;
+        judged.add(m.body);
+        const body = JSON.parse(m.body) as { route?: string; key?: string; deadLetterId?: string };
+        const deaths = crashed.get(m.messageId) ?? 0;
+        if (body.deadLetterId !== undefined || deaths >= 2) continue;
+        violations.push(`${String(body.key)}: a work message reached the DLQ though ${deaths} of the workers holding it died`);
       }
-      case 'burst': {
-        // Copies at once: each one's ingest is an actor; the steps that follow interleave them.
-        const k = pick([...keys.values()], a);
-        if (k === undefined) break;
-        const copies = 2 + Math.floor(b * 4);
-        for (let i = 0; i < copies; i++) await deliver(k);
-        break;
-      }
-      case 'poll':
-        await poll();
-        break;
-      case 'step': {
-        const actor = pick(sched.parked(), a);
-        if (actor !== undefined) await stepActor(actor);
-        break;
-      }
-      case 'crash': {
-        const actor = pick(sched.parked(), a);
-        if (actor !== undefined) killActor(actor, 'crash');
-        break;
-      }
-      case 'tick':
-        await finishMost();
-        advance(200 + a * 3_000);
-        break;
-      case 'wait':
-        await finishMost();
-        advance(10_000 + a * 200_000);
-        break;
-      case 'jump':
-        await finishMost();
-        stats.clockJumps++;
-        advance(20 * 60_000 + a * 70 * 60_000);
-        break;
-      case 'stall': {
-        // Every parked invocation stalls (a long GC pause, a slow network) past the lease it may
-        // hold, but not past its Lambda timeout, which is the longest lease plus the completion
-        // margin: nothing finishes first. A stalled worker then wakes after another may have
-        // taken its record; only the lease token keeps its late writes out.
-        stats.stalls++;
-        advance(stallLeaseMs + a * (COMPLETION_MARGIN_SECONDS * 1000 - 1));
-        break;
-      }
-      case 'leap': {
-        await finishMost();
-        // A day or two: the hourly reconciler runs meanwhile (every 12 hours here, each over 24).
-        stats.clockJumps++;
-        const halfDays = 2 + Math.floor(a * 3);
-        for (let i = 0; i < halfDays; i++) {
-          advance(12 * HOUR);
-          await runReconciler(true);
+    };
+    const moveTask = (): void => {
+      checkDlq();
+      dlq.startMessageMoveTask();
+    };
+
+    const redriveCli = (): void => {
+      checkDlq();
+      // The CLI's local redrive: receive from the DLQ, send to the work queue, delete.
+      for (;;) {
+        const batch = dlq.receive(10);
+        if (batch.length === 0) return;
+        for (const m of batch) {
+          queue.send(m.body, Object.fromEntries(Object.entries(m.messageAttributes).map(([n, v]) => [n, { DataType: v.dataType, ...(v.stringValue === undefined ? {} : { StringValue: v.stringValue }) }])));
+          dlq.delete(m.receiptHandle);
         }
-        break;
       }
-      case 'reconcile':
-        await runReconciler();
-        break;
-      case 'pause': {
-        const route = a < 0.8 ? routeNames.pay : routeNames.alt;
-        stats.pauses++;
-        await sched.spawn('operator', `pause ${route}`, async () => {
-          await control.pause(route, 'simulated operator pause');
-        });
-        break;
-      }
-      case 'resume': {
-        const route = a < 0.8 ? routeNames.pay : routeNames.alt;
-        stats.resumes++;
-        await sched.spawn('operator', `resume ${route}`, async () => {
-          await control.resume(route);
-        });
-        break;
-      }
-      case 'redrive-console':
-        moveTask();
-        break;
-      case 'redrive-cli':
-        redriveCli();
-        break;
-      case 'sqs-outage':
-        sqsDown = !sqsDown;
-        if (sqsDown) stats.outages++;
-        break;
-    }
-  }
+    };
 
-  // ---- settle: no more faults; let every actor end, then let the queue and the reconciler do their work.
-  sqsDown = false;
-  // A sender retries a delivery until it gets a 2xx: a key none of whose copies was answered
-  // (each died, or got our 5xx) comes once more, as its sender's next retry.
-  const answerEveryKey = async (): Promise<void> => {
+    // ---- the schedule
+    /**
+     * Before the clock moves, most invocations finish: a healthy one takes milliseconds. The
+     * rest stay where they are, stalled (a long pause, a slow network), and may outlive their
+     * lease or their Lambda timeout while the clock runs.
+     */
+    const finishMost = async (): Promise<void> => {
+      for (const actor of sched.parked()) {
+        if (random() >= 0.75) continue;
+        while (actor.state === 'parked') await stepActor(actor);
+      }
+    };
+    const stallLeaseMs = Math.min(...config.routes.map((r) => r.leaseSeconds)) * 1000;
+    const advance = (ms: number): void => {
+      nowMs += Math.max(1, Math.round(ms));
+      timers.fire();
+    };
+    for (const { op, a, b } of ops) {
+      stats.steps++;
+      switch (op) {
+        case 'deliver': {
+          const k = pending.shift();
+          if (k === undefined) break;
+          keys.set(workKey(k.route, k.key), k);
+          await deliver(k);
+          break;
+        }
+        case 'duplicate': {
+          const k = pick([...keys.values()], a);
+          if (k !== undefined) await deliver(k);
+          break;
+        }
+        case 'burst': {
+          // Copies at once: each one's ingest is an actor; the steps that follow interleave them.
+          const k = pick([...keys.values()], a);
+          if (k === undefined) break;
+          const copies = 2 + Math.floor(b * 4);
+          for (let i = 0; i < copies; i++) await deliver(k);
+          break;
+        }
+        case 'poll':
+          await poll();
+          break;
+        case 'step': {
+          const actor = pick(sched.parked(), a);
+          if (actor !== undefined) await stepActor(actor, b);
+          break;
+        }
+        case 'crash': {
+          const actor = pick(sched.parked(), a);
+          if (actor !== undefined) killActor(actor, 'crash');
+          break;
+        }
+        case 'tick':
+          await finishMost();
+          advance(200 + a * 3_000);
+          break;
+        case 'wait':
+          await finishMost();
+          advance(10_000 + a * 200_000);
+          break;
+        case 'jump':
+          await finishMost();
+          stats.clockJumps++;
+          advance(20 * 60_000 + a * 70 * 60_000);
+          break;
+        case 'stall': {
+          // Every parked invocation stalls (a long GC pause, a slow network) past the lease it may
+          // hold, but not past its Lambda timeout, which is the longest lease plus the completion
+          // margin: nothing finishes first. A stalled worker then wakes after another may have
+          // taken its record; only the lease token keeps its late writes out.
+          stats.stalls++;
+          advance(stallLeaseMs + a * (COMPLETION_MARGIN_SECONDS * 1000 - 1));
+          break;
+        }
+        case 'leap': {
+          await finishMost();
+          // A day or two: the hourly reconciler runs meanwhile (every 12 hours here, each over 24).
+          stats.clockJumps++;
+          const halfDays = 2 + Math.floor(a * 3);
+          for (let i = 0; i < halfDays; i++) {
+            advance(12 * HOUR);
+            await runReconciler(true);
+          }
+          break;
+        }
+        case 'reconcile':
+          await runReconciler();
+          break;
+        case 'pause': {
+          const route = a < 0.8 ? routeNames.pay : routeNames.alt;
+          stats.pauses++;
+          await sched.spawn('operator', `pause ${route}`, async () => {
+            await control.pause(route, 'simulated operator pause');
+          });
+          break;
+        }
+        case 'resume': {
+          const route = a < 0.8 ? routeNames.pay : routeNames.alt;
+          stats.resumes++;
+          await sched.spawn('operator', `resume ${route}`, async () => {
+            await control.resume(route);
+          });
+          break;
+        }
+        case 'redrive-console':
+          moveTask();
+          break;
+        case 'redrive-cli':
+          redriveCli();
+          break;
+        case 'sqs-outage':
+          sqsDown = !sqsDown;
+          if (sqsDown) stats.outages++;
+          break;
+      }
+    }
+
+    // ---- settle: no more faults; let every actor end, then let the queue and the reconciler do their work.
+    sqsDown = false;
+    // A sender retries a delivery until it gets a 2xx: a key none of whose copies was answered
+    // (each died, or got our 5xx) comes once more, as its sender's next retry.
+    const answerEveryKey = async (): Promise<void> => {
+      for (let round = 0; round < 3; round++) {
+        await drainActors();
+        const unanswered = [...keys.values()].filter((k) => !k.answered);
+        if (unanswered.length === 0) return;
+        for (const k of unanswered) await deliver(k);
+      }
+      await drainActors();
+    };
+    const drainActors = async (): Promise<void> => {
+      for (let i = 0; i < 20_000; i++) {
+        const actor = sched.parked()[0];
+        if (actor === undefined) return;
+        await stepActor(actor);
+      }
+      violations.push('actors did not finish while settling');
+    };
+    const drainQueue = async (): Promise<void> => {
+      for (let round = 0; round < 400; round++) {
+        await drainActors();
+        if (await poll()) continue;
+        if (queue.depth === 0) return;
+        // Messages in flight or hidden: move the clock to the next one's return.
+        const next = Math.min(...queue.snapshot().map((m) => m.visibleAt));
+        nowMs = Math.max(nowMs + 1, next);
+      }
+      violations.push(`the work queue did not drain while settling (${queue.depth} messages left)`);
+    };
+    await answerEveryKey();
     for (let round = 0; round < 3; round++) {
+      await drainQueue();
+      advance((STUCK_AFTER_SECONDS + config.queue.resendAfterSeconds + 60) * 1000);
+      await runReconciler();
       await drainActors();
-      const unanswered = [...keys.values()].filter((k) => !k.answered);
-      if (unanswered.length === 0) return;
-      for (const k of unanswered) await deliver(k);
+      // A person redrives what reached the DLQ once, the way the seed says: FAILED work runs again, once.
+      if (round === 0) {
+        if (random() < 0.5) moveTask();
+        else redriveCli();
+      }
     }
-    await drainActors();
-  };
-  const drainActors = async (): Promise<void> => {
-    for (let i = 0; i < 20_000; i++) {
-      const actor = sched.parked()[0];
-      if (actor === undefined) return;
-      await stepActor(actor);
-    }
-    violations.push('actors did not finish while settling');
-  };
-  const drainQueue = async (): Promise<void> => {
-    for (let round = 0; round < 400; round++) {
-      await drainActors();
-      if (await poll()) continue;
-      if (queue.depth === 0) return;
-      // Messages in flight or hidden: move the clock to the next one's return.
-      const next = Math.min(...queue.snapshot().map((m) => m.visibleAt));
-      nowMs = Math.max(nowMs + 1, next);
-    }
-    violations.push(`the work queue did not drain while settling (${queue.depth} messages left)`);
-  };
-  await answerEveryKey();
-  for (let round = 0; round < 3; round++) {
     await drainQueue();
-    advance((STUCK_AFTER_SECONDS + config.queue.resendAfterSeconds + 60) * 1000);
     await runReconciler();
     await drainActors();
-    // A person redrives what reached the DLQ once, the way the seed says: FAILED work runs again, once.
-    if (round === 0) {
-      if (random() < 0.5) moveTask();
-      else redriveCli();
-    }
-  }
-  await drainQueue();
-  await runReconciler();
-  await drainActors();
 
-  await checkInvariants({
-    tables,
-    keys,
-    routes,
-    routeState: new DynamoDbRouteStateStore(dynamo, eventsTable),
-    parked: new DynamoDbParkedRecords(dynamo, eventsTable),
-    store: realExecutionStore,
-    ledger: realLedger,
-    dlq,
-    queue,
-    checkDlq,
-    startMs,
-    nowMs,
-    stats,
-    violations,
-  });
-  return { seed, violations, stats };
+    stats.maxClockSkewMs = sched.maxSkewMs;
+    stats.horizonDays = (nowMs - startMs) / DAY;
+    await checkInvariants({
+      tables,
+      keys,
+      routes,
+      routeState: new DynamoDbRouteStateStore(dynamo, eventsTable),
+      parked: new DynamoDbParkedRecords(dynamo, eventsTable),
+      store: realExecutionStore,
+      ledger: realLedger,
+      dlq,
+      queue,
+      checkDlq,
+      startMs,
+      nowMs,
+      stats,
+      violations,
+    });
+    return { seed, violations, stats };
+  }
 }
 
 function contextOf(deadlineMs: number, now: () => number): Context {
@@ -865,11 +985,37 @@ interface InvariantInput {
   readonly violations: string[];
 }
 
+/** Every entry of a window, whether the ledger answers pages or (as a 0.1 ledger) one array. */
+async function allEntries(ledger: DynamoDbLedger, fromMs: number, toMs: number): Promise<LedgerEntry[]> {
+  const answer = (await (ledger.listWindow(fromMs, toMs) as unknown)) as readonly LedgerEntry[] | AsyncIterable<readonly LedgerEntry[]>;
+  if (Array.isArray(answer)) return [...(answer as readonly LedgerEntry[])];
+  const entries: LedgerEntry[] = [];
+  for await (const page of answer as AsyncIterable<readonly LedgerEntry[]>) entries.push(...page);
+  return entries;
+}
+
+/** No two runs of one key's action overlap in true time: the lease (with its clock margin) keeps them apart. */
+function checkOverlaps(k: KeyState, violations: string[]): void {
+  const runs = k.runs.filter((r): r is ActionRun & { firstCallMs: number; lastCallMs: number } => r.firstCallMs !== undefined && r.lastCallMs !== undefined);
+  for (let i = 0; i < runs.length; i++) {
+    for (let j = i + 1; j < runs.length; j++) {
+      const a = runs[i] as (typeof runs)[number];
+      const b = runs[j] as (typeof runs)[number];
+      if (a.firstCallMs < b.lastCallMs && b.firstCallMs < a.lastCallMs) {
+        violations.push(
+          `${k.key}: runs ${a.attempt} and ${b.attempt} of its action overlap in time ` +
+            `(${a.firstCallMs - EPOCH}..${a.lastCallMs - EPOCH} ms and ${b.firstCallMs - EPOCH}..${b.lastCallMs - EPOCH} ms after the start)`,
+        );
+      }
+    }
+  }
+}
+
 async function checkInvariants(input: InvariantInput): Promise<void> {
   const { keys, violations } = input;
   const paused = new Set<string>();
   for (const route of input.routes.keys()) if ((await input.routeState.get(route)).state === 'paused') paused.add(route);
-  const entries = await input.ledger.listWindow(input.startMs, input.nowMs + 1);
+  const entries = await allEntries(input.ledger, input.startMs - DAY, input.nowMs + DAY);
   const byKey = new Map<string, LedgerEntry[]>();
   for (const e of entries) {
     const k = workKey(e.route, e.idempotencyKey);
@@ -884,6 +1030,7 @@ async function checkInvariants(input: InvariantInput): Promise<void> {
       violations.push(`${k.key}: ${k.effects} effects, but only ${k.excused} runs lost the record after theirs`);
     }
     if (posted > 1) violations.push(`${k.key}: ${posted} ledger entries still posted after reconciliation`);
+    checkOverlaps(k, violations);
     if (record === undefined) continue; // never accepted: every delivery was refused or lost before the claim
     if (record.attempts > MAX_ATTEMPTS) violations.push(`${k.key}: attempts ${record.attempts} above maxAttempts ${MAX_ATTEMPTS}`);
     switch (record.status) {

@@ -1,17 +1,14 @@
 import { inject } from 'vitest';
 import { describe, expect, it } from 'vitest';
-import { localDynamoClient } from '../../local/aws-clients.ts';
-import { formatSchedule, simulate, simulationTables } from './run-simulation.ts';
+import { formatSchedule, simulate } from './run-simulation.ts';
 
 /** Seeds per `npm test`: a fixed, smaller number than `npm run simulate -- --runs 2000`. */
 const RUNS = 40;
 
 describe('the execution protocol under simulated faults', () => {
-  it(`keeps every invariant over ${RUNS} seeded schedules of deliveries, crashes, clock jumps, pauses, redrives and reconciler runs`, async () => {
-    // Prepare
-    const tables = await simulationTables(localDynamoClient(inject('dynamoEndpoint')));
+  it(`keeps every invariant over ${RUNS} seeded schedules of deliveries, crashes, clock jumps, skewed clocks, pauses, redrives and reconciler runs`, async () => {
     // Act
-    const summary = await simulate({ tables, firstSeed: 1, runs: RUNS, shrinkBudgetMs: 20_000 });
+    const summary = await simulate({ env: { endpoint: inject('dynamoEndpoint') }, firstSeed: 1, runs: RUNS, shrinkBudgetMs: 20_000 });
     // Assess: a failure names its seed and its shrunk schedule, for `npm run simulate -- --seed S`.
     const report = summary.failures
       .map((f) => `seed ${f.seed}: ${f.shrunkViolations.join('; ')}\n${formatSchedule(f.shrunk)}`)
@@ -22,5 +19,6 @@ describe('the execution protocol under simulated faults', () => {
     expect(summary.totals.crashes).toBeGreaterThan(0);
     expect(summary.totals.reconcilerRuns).toBeGreaterThan(RUNS);
     expect(summary.totals.redrives).toBeGreaterThan(0);
+    expect(summary.totals.maxClockSkewMs).toBeGreaterThan(0);
   });
 });

@@ -2,12 +2,13 @@
  * Runs many seeds of the protocol simulation, and shrinks a failing schedule: operations
  * are deleted, in halves, then quarters, down to single ones, as long as the run still
  * breaks an invariant. The shrunk schedule is what `npm run simulate -- --seed S` shows.
+ *
+ * Each run has tables of its own on DynamoDB Local and starts at the same instant, so a seed
+ * replays exactly, and several runs go at once (`concurrency`): a run spends most of its real
+ * time waiting for DynamoDB Local, and two JVM threads serve two runs' requests side by side.
  */
-import { randomUUID } from 'node:crypto';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { createEventsTable, createLedgerTable } from '../../local/aws-clients.ts';
-import { emptyStats, runSchedule, scheduleOf } from './protocol-simulation.ts';
-import type { Op, RunResult, RunStats, SimulationTables } from './protocol-simulation.ts';
+import { MAX_STATS, emptyStats, runSchedule, scheduleOf } from './protocol-simulation.ts';
+import type { Op, RunOptions, RunResult, RunStats, SimulationEnv } from './protocol-simulation.ts';
 
 /** Operations per drawn schedule. */
 export const SCHEDULE_LENGTH = 160;
@@ -28,31 +29,30 @@ export interface SimulationSummary {
   readonly durationMs: number;
 }
 
-/** Fresh tables on DynamoDB Local for a batch of runs (each run keeps to its own routes and time span). */
-export async function simulationTables(dynamo: DynamoDBClient): Promise<SimulationTables> {
-  const suffix = randomUUID().slice(0, 8);
-  return {
-    dynamo,
-    eventsTable: await createEventsTable(dynamo, `sim-events-${suffix}`),
-    ledgerTable: await createLedgerTable(dynamo, `sim-ledger-${suffix}`),
-  };
-}
-
-function addStats(total: RunStats, run: RunStats): void {
-  for (const name of Object.keys(total) as (keyof RunStats)[]) total[name] += run[name];
+/** Adds a run's stats to the totals: counts are summed, maxima (skew, horizon) kept. */
+export function addStats(total: RunStats, run: RunStats): void {
+  for (const name of Object.keys(total) as (keyof RunStats)[]) {
+    total[name] = MAX_STATS.has(name) ? Math.max(total[name], run[name]) : total[name] + run[name];
+  }
 }
 
 /** Deletes chunks of a failing schedule while it keeps failing. Bounded by `budgetMs`. */
-export async function shrink(tables: SimulationTables, seed: number, ops: readonly Op[], budgetMs: number): Promise<{ ops: Op[]; result: RunResult }> {
+export async function shrink(
+  env: SimulationEnv,
+  seed: number,
+  ops: readonly Op[],
+  budgetMs: number,
+  options: RunOptions = {},
+): Promise<{ ops: Op[]; result: RunResult }> {
   let best = [...ops];
-  let bestResult = await runSchedule(tables, seed, best);
+  let bestResult = await runSchedule(env, seed, best, options);
   const until = Date.now() + budgetMs;
   let chunk = Math.max(1, Math.floor(best.length / 2));
   while (chunk >= 1 && Date.now() < until) {
     let removed = false;
     for (let start = 0; start < best.length && Date.now() < until; ) {
       const candidate = [...best.slice(0, start), ...best.slice(start + chunk)];
-      const result = await runSchedule(tables, seed, candidate);
+      const result = await runSchedule(env, seed, candidate, options);
       if (result.violations.length > 0) {
         best = candidate;
         bestResult = result;
@@ -66,8 +66,8 @@ export async function shrink(tables: SimulationTables, seed: number, ops: readon
   return { ops: best, result: bestResult };
 }
 
-export interface SimulateOptions {
-  readonly tables: SimulationTables;
+export interface SimulateOptions extends RunOptions {
+  readonly env: SimulationEnv;
   /** Seeds `firstSeed`, `firstSeed + 1`, ... */
   readonly firstSeed: number;
   readonly runs: number;
@@ -76,32 +76,37 @@ export interface SimulateOptions {
   readonly shrinkBudgetMs?: number;
   /** Stop at the first failure. @default true */
   readonly stopAtFirstFailure?: boolean;
+  /** Runs at once. @default 3 */
+  readonly concurrency?: number;
   readonly onProgress?: (done: number, failures: number) => void;
 }
 
 export async function simulate(options: SimulateOptions): Promise<SimulationSummary> {
   const started = Date.now();
   const totals = emptyStats();
-  const failures: Failure[] = [];
+  const failed: { seed: number; ops: Op[]; violations: readonly string[] }[] = [];
+  const runOptions: RunOptions = options.skewFactor === undefined ? {} : { skewFactor: options.skewFactor };
+  const stopAtFirst = options.stopAtFirstFailure ?? true;
+  let next = 0;
   let runs = 0;
-  for (let i = 0; i < options.runs; i++) {
-    const seed = options.firstSeed + i;
-    const ops = scheduleOf(seed, options.length ?? SCHEDULE_LENGTH);
-    const result = await runSchedule(options.tables, seed, ops);
-    runs++;
-    addStats(totals, result.stats);
-    if (result.violations.length > 0) {
-      const shrunk = await shrink(options.tables, seed, ops, options.shrinkBudgetMs ?? 60_000);
-      failures.push({
-        seed,
-        violations: result.violations,
-        shrunk: shrunk.ops,
-        shrunkViolations: shrunk.result.violations,
-        originalLength: ops.length,
-      });
+  const worker = async (): Promise<void> => {
+    while (next < options.runs && !(stopAtFirst && failed.length > 0)) {
+      const seed = options.firstSeed + next++;
+      const ops = scheduleOf(seed, options.length ?? SCHEDULE_LENGTH);
+      const result = await runSchedule(options.env, seed, ops, runOptions);
+      runs++;
+      addStats(totals, result.stats);
+      if (result.violations.length > 0) failed.push({ seed, ops, violations: result.violations });
+      options.onProgress?.(runs, failed.length);
     }
-    options.onProgress?.(runs, failures.length);
-    if (failures.length > 0 && (options.stopAtFirstFailure ?? true)) break;
+  };
+  await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 3) }, worker));
+  // Shrunk one at a time, lowest seed first: each shrink replays its seed many times.
+  failed.sort((a, b) => a.seed - b.seed);
+  const failures: Failure[] = [];
+  for (const f of stopAtFirst ? failed.slice(0, 1) : failed) {
+    const shrunk = await shrink(options.env, f.seed, f.ops, options.shrinkBudgetMs ?? 60_000, runOptions);
+    failures.push({ seed: f.seed, violations: f.violations, shrunk: shrunk.ops, shrunkViolations: shrunk.result.violations, originalLength: f.ops.length });
   }
   return { runs, totals, failures, durationMs: Date.now() - started };
 }

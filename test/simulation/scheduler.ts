@@ -1,39 +1,79 @@
 /**
  * A cooperative scheduler for the protocol simulation. Every call the real code makes on a
- * port (store, queue, ledger, route state, visibility) is a yield point: the calling actor
- * parks there until the simulation picks it to go on. Exactly one actor runs between two
- * yield points, so a run's interleaving is decided by the seed alone, and any actor can be
- * killed at any yield point, which is what a crash looks like from the outside: the writes
- * before it landed, none after it did.
+ * port (store, queue, ledger, route state, visibility) is a yield point, and so is every gap
+ * between two attempts of one DynamoDB call (faulty-dynamodb.ts): the calling strand parks
+ * there until the simulation picks it to go on. Exactly one strand runs between two yield
+ * points, so a run's interleaving is decided by the seed alone, and any actor can be killed at
+ * any yield point, which is what a crash looks like from the outside: the writes before it
+ * landed, none after it did.
+ *
+ * An actor may run several strands at once: the executor handler processes the records of one
+ * SQS batch in parallel (Powertools' `processInParallel`), each record its own chain of port
+ * calls in the same async context. Each yield point is therefore a waiter of its own, and a
+ * step wakes one waiter and waits until the actor is quiet again: the woken strand parked
+ * again, the actor ended, or the strand ended inside the actor (it resolved into a
+ * Promise.all) with no DynamoDB request of the actor in flight.
+ *
+ * Each actor has its own clock: the shared simulated instant plus an offset drawn when it is
+ * spawned, as each Lambda reads its own machine's clock.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 export type ActorKind = 'ingest' | 'executor' | 'reconciler' | 'operator';
+
+/** One parked strand of an actor: the port call it waits in front of. */
+export interface Waiter {
+  readonly actor: Actor;
+  readonly label: string;
+  readonly resolve: () => void;
+}
 
 /** One concurrent piece of work: an ingest invocation, an executor invocation, a reconciler run, an operator command. */
 export interface Actor {
   readonly id: number;
   readonly kind: ActorKind;
   readonly label: string;
-  /** The port call it is parked in front of, when parked. */
+  /** This actor's clock minus the shared simulated instant, in ms (its machine's skew). */
+  readonly skewMs: number;
+  /** The port call its oldest parked strand waits in front of, when parked. */
   parkedAt: string | undefined;
   state: 'running' | 'parked' | 'done' | 'failed' | 'killed';
   error?: unknown;
   /** Free for the simulation: what the actor holds (message ids, keys, an effect done). */
   readonly meta: Record<string, unknown>;
-  /** Set by the scheduler: go on from the yield point. */
-  wake?: () => void;
-  /** Set by the scheduler: the actor parked again or ended. */
-  settled?: () => void;
+  /** Its parked strands, oldest first. */
+  readonly waiters: Waiter[];
+  /** DynamoDB requests of this actor on the wire now (not parked between attempts). */
+  inflight: number;
+  /** Bumped at every park and at the end: a step is over when it moves. */
+  events: number;
+  /** Set by the scheduler while a step waits for the actor to be quiet again. */
+  quiet?: () => void;
 }
 
 /** Port methods that return an AsyncIterable synchronously: the gate parks on the first read. */
 const ITERABLE_METHODS = new Set(['readWindow', 'listParked', 'listStranded']);
 
+export interface SchedulerOptions {
+  /** The shared simulated instant, epoch ms. */
+  readonly now: () => number;
+  /** Draws an actor's clock offset when it is spawned. @default - no skew */
+  readonly skewOf?: (kind: ActorKind) => number;
+}
+
 export class Scheduler {
   readonly #als = new AsyncLocalStorage<Actor>();
   readonly #actors: Actor[] = [];
+  readonly #now: () => number;
+  readonly #skewOf: (kind: ActorKind) => number;
   #nextId = 1;
+  /** The largest |offset| any actor's clock had. */
+  maxSkewMs = 0;
+
+  constructor(options: SchedulerOptions) {
+    this.#now = options.now;
+    this.#skewOf = options.skewOf ?? (() => 0);
+  }
 
   /** Actors parked at a yield point, oldest first. */
   parked(): Actor[] {
@@ -50,13 +90,18 @@ export class Scheduler {
     return this.#als.getStore();
   }
 
-  /** Starts an actor and lets it run to its first yield point (or its end). */
+  /** The calling actor's clock: the shared instant plus its offset; the shared instant outside an actor. */
+  now(): number {
+    return this.#now() + (this.#als.getStore()?.skewMs ?? 0);
+  }
+
+  /** Starts an actor and lets it run until it is quiet (parked, or ended). */
   async spawn(kind: ActorKind, label: string, work: (actor: Actor) => Promise<void>, meta: Record<string, unknown> = {}): Promise<Actor> {
-    const actor: Actor = { id: this.#nextId++, kind, label, parkedAt: undefined, state: 'running', meta };
+    const skewMs = Math.round(this.#skewOf(kind));
+    this.maxSkewMs = Math.max(this.maxSkewMs, Math.abs(skewMs));
+    const actor: Actor = { id: this.#nextId++, kind, label, skewMs, parkedAt: undefined, state: 'running', meta, waiters: [], inflight: 0, events: 0 };
     this.#actors.push(actor);
-    const settled = new Promise<void>((resolve) => {
-      actor.settled = resolve;
-    });
+    const quiet = this.#untilQuiet(actor);
     void this.#als.run(actor, async () => {
       try {
         await work(actor);
@@ -67,31 +112,31 @@ export class Scheduler {
           actor.error = error;
         }
       }
-      actor.settled?.();
+      actor.waiters.length = 0;
+      this.#event(actor);
     });
-    await settled;
+    await quiet;
     return actor;
   }
 
-  /** Lets a parked actor go on to its next yield point (or its end). */
-  async step(actor: Actor): Promise<void> {
-    if (actor.state !== 'parked' || actor.wake === undefined) return;
-    const settled = new Promise<void>((resolve) => {
-      actor.settled = resolve;
-    });
-    const wake = actor.wake;
-    actor.wake = undefined;
+  /** Lets one parked strand of an actor go on (the oldest, or the one `pick` in [0, 1) chooses) until the actor is quiet again. */
+  async step(actor: Actor, pick = 0): Promise<void> {
+    if (actor.state !== 'parked' || actor.waiters.length === 0) return;
+    const index = Math.min(actor.waiters.length - 1, Math.floor(pick * actor.waiters.length));
+    const [waiter] = actor.waiters.splice(index, 1);
+    if (waiter === undefined) return;
     actor.state = 'running';
-    actor.parkedAt = undefined;
-    wake();
-    await settled;
+    actor.parkedAt = actor.waiters[0]?.label;
+    const quiet = this.#untilQuiet(actor);
+    waiter.resolve();
+    await quiet;
   }
 
-  /** Kills a parked actor: it never goes on, as a process that died at this point. */
+  /** Kills an actor: none of its strands ever goes on, as a process that died at this point. */
   kill(actor: Actor): void {
     if (actor.state !== 'parked') return;
     actor.state = 'killed';
-    actor.wake = undefined;
+    actor.waiters.length = 0;
   }
 
   /** Runs every live actor to its end, picking the oldest parked one each time. */
@@ -104,16 +149,30 @@ export class Scheduler {
     throw new Error(`actors did not finish within ${limit} steps`);
   }
 
-  /** Parks the calling actor here until the simulation steps it; outside an actor, goes on at once. */
+  /** Parks the calling strand here until the simulation steps it; outside an actor, goes on at once. */
   yieldPoint(label: string): Promise<void> {
     const actor = this.#als.getStore();
-    if (actor === undefined) return Promise.resolve();
+    if (actor === undefined || actor.state === 'killed') return actor === undefined ? Promise.resolve() : new Promise<void>(() => undefined);
     return new Promise<void>((resolve) => {
+      actor.waiters.push({ actor, label, resolve });
       actor.state = 'parked';
-      actor.parkedAt = label;
-      actor.wake = resolve;
-      actor.settled?.();
+      actor.parkedAt = actor.waiters[0]?.label;
+      this.#event(actor);
     });
+  }
+
+  /** A DynamoDB request of the calling actor went on the wire (faulty-dynamodb.ts calls it). */
+  ioStarted(): void {
+    const actor = this.#als.getStore();
+    if (actor !== undefined) actor.inflight++;
+  }
+
+  /** ... and came back: if nothing else of the actor runs, the step may be over. */
+  ioEnded(): void {
+    const actor = this.#als.getStore();
+    if (actor === undefined) return;
+    actor.inflight--;
+    if (actor.inflight === 0) this.#checkIdle(actor, actor.events);
   }
 
   /** Wraps a port so that every method call is a yield point named `<label>.<method>`. */
@@ -137,6 +196,39 @@ export class Scheduler {
           return method.apply(obj, args);
         };
       },
+    });
+  }
+
+  /** Resolves once the actor is quiet: a strand parked, the actor ended, or it went idle. */
+  #untilQuiet(actor: Actor): Promise<void> {
+    const mark = actor.events;
+    const quiet = new Promise<void>((resolve) => {
+      actor.quiet = resolve;
+    });
+    // The woken strand may end at once (into a Promise.all) without a request or a park.
+    this.#checkIdle(actor, mark);
+    return quiet;
+  }
+
+  #event(actor: Actor): void {
+    actor.events++;
+    const quiet = actor.quiet;
+    actor.quiet = undefined;
+    quiet?.();
+  }
+
+  /**
+   * After every pending microtask and I/O callback has run twice over, an actor that parked
+   * nothing new, ended nothing and has no request on the wire has no strand running: the
+   * woken one ended inside the actor.
+   */
+  #checkIdle(actor: Actor, mark: number): void {
+    setImmediate(() => {
+      setImmediate(() => {
+        if (actor.quiet === undefined || actor.events !== mark || actor.inflight > 0) return;
+        if (actor.state === 'running' && actor.waiters.length > 0) actor.state = 'parked';
+        this.#event(actor);
+      });
     });
   }
 }

@@ -1,0 +1,148 @@
+/**
+ * DynamoDB as the protocol's SDK clients see it in the simulation: each attempt of each call
+ * may commit and then lose its answer, fail before it reaches the table, or be throttled
+ * (test/support/ambiguous-dynamodb.ts injects the outcome below the SDK's retry middleware, so
+ * the SDK's own retry decision, maxAttempts and retry quota apply). This file adds what the
+ * simulation needs around that:
+ *
+ * - The gap between a failed attempt and the SDK's retry of it is a yield point: another actor
+ *   may act between a write that committed and its retry (which then meets the committed write).
+ * - The simulated clock moves on by the backoff the SDK would have waited before the retry. The
+ *   wait is zero in real time; the amount is drawn as the SDK's StandardRetryStrategy draws it:
+ *   `random * min(base * 2^i, 20 s)` for the i-th retry (i from 0), base 25 ms for DynamoDB
+ *   (`defaultBaseDelay: 25` in node_modules/@aws-sdk/client-dynamodb/dist-es/DynamoDBClient.js)
+ *   or 1,000 ms after a throttling error (`Retry.throttlingDelay()`,
+ *   node_modules/@smithy/core/dist-es/submodules/retry/util-retry/retries-2026-config.js;
+ *   StandardRetryStrategy.js `refreshRetryTokenForRetry`; DefaultRetryBackoffStrategy.js;
+ *   MAXIMUM_RETRY_DELAY 20 s in util-retry/constants.js). Three throttled retries can so cost
+ *   up to 7 s of a lease.
+ * - Every request on the wire is counted for its actor (Scheduler.ioStarted/ioEnded), so the
+ *   scheduler knows when a strand of a batch ended with nothing of the actor in flight.
+ *
+ * What the SDK retries, from its own code (service-error-classification/constants.js and
+ * service-error-classification.js): THROTTLING errors (ProvisionedThroughputExceededException,
+ * ThrottlingException, ... or HTTP 429) and TRANSIENT ones (HTTP 500, 502, 503, 504, timeouts,
+ * ECONNRESET ...); up to maxAttempts attempts in all, 4 for DynamoDB
+ * (node_modules/@aws-sdk/client-dynamodb/dist-es/runtimeConfig.js, `default: 4`), while the
+ * client's retry quota lasts (500 tokens, 14 per transient retry, 5 per throttled one).
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { FinalizeHandler, FinalizeHandlerArguments, HandlerExecutionContext, InitializeHandler, InitializeHandlerArguments, MetadataBearer } from '@smithy/types';
+import { ambiguousDynamoDb } from '../support/ambiguous-dynamodb.ts';
+import type { AttemptOutcome } from '../support/ambiguous-dynamodb.ts';
+import type { Scheduler } from './scheduler.ts';
+
+/** Per-attempt chances of each fault, drawn per run. */
+export interface DynamoFaultPlan {
+  /** A write commits, then its answer is lost (a 500): the SDK re-sends the identical request. */
+  readonly ambiguous: number;
+  /** ProvisionedThroughputExceededException before the table. */
+  readonly throttle: number;
+  /** A 503 before the table: nothing written, retried. */
+  readonly beforeCommit: number;
+}
+
+export interface DynamoFaultStats {
+  ambiguousWrites: number;
+  throttles: number;
+  errorsBeforeCommit: number;
+  /** SDK retries made (each preceded by a yield point). */
+  retries: number;
+  /** Simulated time spent in SDK backoff, ms. */
+  backoffMs: number;
+}
+
+export function emptyDynamoFaultStats(): DynamoFaultStats {
+  return { ambiguousWrites: 0, throttles: 0, errorsBeforeCommit: 0, retries: 0, backoffMs: 0 };
+}
+
+const WRITES = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'TransactWriteItemsCommand', 'BatchWriteItemCommand']);
+/** DynamoDB's base backoff, and the SDK's after a throttling error (see the header). */
+const BASE_DELAY_MS = 25;
+const THROTTLING_BASE_DELAY_MS = 1_000;
+const MAXIMUM_RETRY_DELAY_MS = 20_000;
+
+export interface FaultyDynamoOptions {
+  readonly sched: Scheduler;
+  /** The run's seeded random: every fault and backoff is drawn from it, in call order. */
+  readonly random: () => number;
+  /** The current plan; faults are off while it returns undefined (settling, or no actor). */
+  readonly plan: () => DynamoFaultPlan | undefined;
+  /** Moves the simulated clock to at least this instant (true time, epoch ms). */
+  readonly advanceTo: (ms: number) => void;
+  /** The simulated instant now (true time). */
+  readonly now: () => number;
+  readonly stats: DynamoFaultStats;
+}
+
+/** Counts the client's requests per actor; the only middleware a fault-free client needs. */
+export function countRequests(client: DynamoDBClient, sched: Scheduler): void {
+  client.middlewareStack.add(
+    <Output extends MetadataBearer>(next: InitializeHandler<object, Output>) =>
+      async (args: InitializeHandlerArguments<object>) => {
+        sched.ioStarted();
+        try {
+          return await next(args);
+        } finally {
+          sched.ioEnded();
+        }
+      },
+    { step: 'initialize', name: 'simulationRequestCount', priority: 'high' },
+  );
+}
+
+/** Makes `client` meet the plan's faults, attempt by attempt, for calls made inside an actor. */
+export function faultyDynamoDb(client: DynamoDBClient, options: FaultyDynamoOptions): void {
+  const { sched, random, stats } = options;
+  countRequests(client, sched);
+  ambiguousDynamoDb(client, (commandName): AttemptOutcome => {
+    const plan = options.plan();
+    if (plan === undefined || sched.current() === undefined) return 'ok';
+    const roll = random();
+    const write = WRITES.has(commandName);
+    if (write && roll < plan.ambiguous) {
+      stats.ambiguousWrites++;
+      return 'commit-then-error';
+    }
+    const rest = write ? roll - plan.ambiguous : roll;
+    if (rest < plan.throttle) {
+      stats.throttles++;
+      return 'throttle';
+    }
+    if (rest < plan.throttle + plan.beforeCommit) {
+      stats.errorsBeforeCommit++;
+      return 'error-before-commit';
+    }
+    return 'ok';
+  });
+  // Below the retry middleware (finalizeRequest, priority high) and above the faults
+  // (deserialize): it sees every attempt, and the error each one ended with.
+  const lastError = new WeakMap<object, { throttling: boolean; at: number }>();
+  client.middlewareStack.add(
+    <Output extends MetadataBearer>(next: FinalizeHandler<object, Output>, context: HandlerExecutionContext) =>
+      async (args: FinalizeHandlerArguments<object>) => {
+        const request = args.request as { headers?: Record<string, string> };
+        const attempt = Number(/attempt=(\d+)/.exec(request.headers?.['amz-sdk-request'] ?? '')?.[1] ?? '1');
+        const previous = lastError.get(request);
+        if (attempt > 1 && previous !== undefined) {
+          stats.retries++;
+          const base = previous.throttling ? THROTTLING_BASE_DELAY_MS : BASE_DELAY_MS;
+          const delay = Math.floor(random() * Math.min(base * 2 ** (attempt - 2), MAXIMUM_RETRY_DELAY_MS));
+          stats.backoffMs += delay;
+          // The gap before the retry: others act meanwhile, and the clock runs the backoff.
+          sched.ioEnded();
+          await sched.yieldPoint(`dynamo.retry ${context.commandName ?? 'unknown'}`);
+          sched.ioStarted();
+          options.advanceTo(previous.at + delay);
+        }
+        try {
+          return await next(args);
+        } catch (error) {
+          const name = (error as { name?: string }).name ?? '';
+          lastError.set(request, { throttling: name === 'ProvisionedThroughputExceededException' || name === 'ThrottlingException', at: options.now() });
+          throw error;
+        }
+      },
+    { step: 'finalizeRequest', name: 'simulationRetryGap', priority: 'low' },
+  );
+}
