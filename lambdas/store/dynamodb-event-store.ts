@@ -96,7 +96,7 @@ export class DynamoDbEventStore implements IngestEventStore {
 
   async rememberBody(route: string, fingerprint: string, receivedAt: number): Promise<number> {
     const out = await this.#doc.send(new UpdateCommand({ TableName: this.#table, Key: seenKey(route, fingerprint), ...rememberBody({ receivedAt }) }));
-    const firstAt = out.Attributes?.firstAt;
+    const firstAt: unknown = out.Attributes?.firstAt;
     if (typeof firstAt !== 'number') throw new Error(`the replay memory of ${route} kept no firstAt`);
     return firstAt;
   }

@@ -1,0 +1,104 @@
+/**
+ * Ambiguous writes of the ingest, driven through the SDK's real retry: a claim that commits
+ * and loses its answer is sent again by the SDK (test/support/ambiguous-dynamodb.ts), and
+ * the retry finds the record its own first attempt wrote. It must still be this delivery's
+ * own creation: its work sent, answered 202, and the retry's extra hit no repeat.
+ */
+import { randomUUID } from 'node:crypto';
+import { describe, expect, inject, it } from 'vitest';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DEFAULT_TTL_SECONDS } from '../../lambdas/config/route-config.ts';
+import { DynamoDbEventStore, documentClient } from '../../lambdas/store/dynamodb-event-store.ts';
+import { DynamoDbRouteStateStore } from '../../lambdas/store/dynamodb-route-state-store.ts';
+import { RECORD_SK, recordPk } from '../../lambdas/store/record-keys.ts';
+import { createEventsTable, localDynamoClient } from '../../local/aws-clients.ts';
+import { ambiguousDynamoDb, once } from '../support/ambiguous-dynamodb.ts';
+import { noticeLog } from '../support/breaker-notices.ts';
+import { ingestFixture, signedDelivery, uniqueKey } from '../support/ingest-fixture.ts';
+
+const ROUTE = 'stripe';
+
+/** The UpdateItem of claimKey, by its expression (the only write that adds a hit). */
+const isClaim = (input: Readonly<Record<string, unknown>>): boolean => String(input.UpdateExpression).includes('ADD hits');
+
+async function scene(decide: Parameters<typeof ambiguousDynamoDb>[1]) {
+  const plain = localDynamoClient(inject('dynamoEndpoint'));
+  const table = await createEventsTable(plain, `events-amb-${randomUUID().slice(0, 8)}`);
+  // The ingest's own client meets the faults; the test reads through a plain one.
+  const faulty = localDynamoClient(inject('dynamoEndpoint'));
+  ambiguousDynamoDb(faulty, decide);
+  const clock = { now: Date.now() };
+  const log = noticeLog();
+  const states = new DynamoDbRouteStateStore(plain, table);
+  const fx = await ingestFixture({
+    tableName: table,
+    store: new DynamoDbEventStore(faulty, table),
+    breaker: { routeState: states },
+    logger: log.logger,
+    now: () => clock.now,
+  });
+  const key = uniqueKey(ROUTE);
+  const record = async () =>
+    (await documentClient(plain).send(new GetCommand({ TableName: table, Key: { pk: recordPk(ROUTE, key), sk: RECORD_SK }, ConsistentRead: true }))).Item;
+  const deliver = () => fx.invoke(signedDelivery(ROUTE, key, { nowSeconds: Math.floor(clock.now / 1000) }));
+  return { fx, clock, log, states, key, record, deliver };
+}
+
+describe('an ambiguous claimKey (committed, its answer lost, retried by the SDK)', () => {
+  it('is still the first delivery: its work is sent and answered 202, not replayed', async () => {
+    // Prepare: the claim's first attempt reaches DynamoDB, then its answer is lost as a 500.
+    const fault = once('UpdateItemCommand', 'commit-then-error', isClaim);
+    const s = await scene(fault);
+    // Act
+    const first = await s.deliver();
+    // Assess: the SDK retried the claim, which found our own record (hits 2): ours all the same.
+    expect(fault.fired()).toBe(true);
+    expect(first.statusCode).toBe(202);
+    expect(first.headers?.['idempotent-replayed']).toBeUndefined();
+    expect(await s.fx.messagesInQueue()).toBe(1);
+    expect(await s.record()).toMatchObject({ hits: 2, status: 'RECEIVED', claimId: expect.any(String) as string, repeatBase: 2 });
+  });
+
+  it('does not count the retry’s hit as a repeat: the breaker pauses on the third copy after the 202, as without the fault', async () => {
+    // Prepare
+    const s = await scene(once('UpdateItemCommand', 'commit-then-error', isClaim));
+    expect((await s.deliver()).statusCode).toBe(202);
+    // Act: three lost acknowledgements, each copy after our 202.
+    const states: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      expect((await s.deliver()).statusCode).toBe(202);
+      states.push((await s.states.get(ROUTE)).state);
+    }
+    // Assess
+    expect(states).toEqual(['active', 'active', 'paused']);
+    expect(s.log.notices().map((n) => n.repeats)).toEqual([3]);
+  });
+
+  it('recognises its own new generation over an expired record when the PutItem is retried after committing', async () => {
+    // Prepare: a record past its TTL, still in the table (TTL deletes up to two days late).
+    const fault = once('PutItemCommand', 'commit-then-error');
+    const s = await scene(fault);
+    expect((await s.deliver()).statusCode).toBe(202);
+    s.clock.now += (DEFAULT_TTL_SECONDS + 1) * 1000;
+    // Act: the key again; the new generation's put commits and loses its answer.
+    const later = await s.deliver();
+    // Assess: a new generation, sent, answered as the first acceptance.
+    expect(fault.fired()).toBe(true);
+    expect(later.statusCode).toBe(202);
+    expect(later.headers?.['idempotent-replayed']).toBeUndefined();
+    expect(await s.fx.messagesInQueue()).toBe(2);
+    expect(await s.record()).toMatchObject({ receivedAt: s.clock.now, hits: 1 });
+  });
+
+  it('announces a trip whose markBreakerTripped committed and lost its answer', async () => {
+    // Prepare: the mark's first attempt commits; the SDK's retry is refused by it.
+    const fault = once('UpdateItemCommand', 'commit-then-error', (input) => String(input.UpdateExpression).includes('breakerTrippedAt'));
+    const s = await scene(fault);
+    // Act: accepted, then three repeats.
+    for (let i = 0; i < 4; i++) expect((await s.deliver()).statusCode).toBe(202);
+    // Assess: the write nonce made the refusal ours: one notice.
+    expect(fault.fired()).toBe(true);
+    expect((await s.states.get(ROUTE)).state).toBe('paused');
+    expect(s.log.notices()).toHaveLength(1);
+  });
+});
