@@ -4,6 +4,16 @@
  * the extra entries. The demo implements it on a DynamoDB table
  * (lambdas/demo/dynamodb-ledger.ts); a user supplies their own per action, as the default
  * export of the module named by `actions.<name>.ledger`.
+ *
+ * The reconciler judges effects by their entries, so a ledger keeps two rules (README, "The
+ * contract for your code"; docs/your-code.md):
+ * - An entry exists if and only if its effect happened: the action posts it after the effect
+ *   (or removes or voids it when the effect fails), with `attempt: ctx.attempt`, and one
+ *   effect never has two entries. An entry without its effect is one the reconciler may keep
+ *   or reverse in place of the real one.
+ * - `reverse` undoes exactly that entry's effect, at most once: the one payment, the one
+ *   order the entry names, and nothing the kept entry stands for. Undo first, then mark the
+ *   entry, so a crash between the two leaves it posted for the next run to finish.
  */
 
 export const LEDGER_STATUS = { posted: 'posted', reversed: 'reversed' } as const;

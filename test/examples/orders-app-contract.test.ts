@@ -27,6 +27,7 @@ import { startFakeOrdersApi } from '../../examples/orders-app/src/fake-orders-ap
 import type { FakeOrder, FakeOrdersApi, FakeOrdersFault } from '../../examples/orders-app/src/fake-orders-api.ts';
 import { ensureOrdersLedgerTable } from '../../examples/orders-app/src/local-resources.ts';
 import type { OrderEntry, OrdersLedger } from '../../examples/orders-app/src/order-entry.ts';
+import { orderEntries } from './order-entries.ts';
 import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
 import { dieAsWorker } from '../../lambdas/demo/worker-death.ts';
 import { createReconciler } from '../../lambdas/reconciler/create-reconciler.ts';
@@ -102,7 +103,7 @@ describe('the orders-app under the executor and the reconciler: an entry if and 
       ledger,
       reconciler,
       entries: async (key) =>
-        (await ledger.listWindow(Date.now() - 3_600_000, Date.now() + 3_600_000))
+        (await orderEntries(ledger, Date.now() - 3_600_000, Date.now() + 3_600_000))
           .filter((e) => e.route === ROUTE && e.idempotencyKey === key)
           .sort((a, b) => a.postedAt - b.postedAt || a.entryId.localeCompare(b.entryId)),
     };

@@ -16,6 +16,7 @@ import { PermanentActionError, RetryableActionError } from '../../lambdas/action
 import { cancelOrderWithApi } from '../../examples/orders-app/src/cancel-order.ts';
 import { DynamoDbOrdersLedger } from '../../examples/orders-app/src/dynamodb-orders-ledger.ts';
 import type { OrdersLedger } from '../../examples/orders-app/src/order-entry.ts';
+import { orderEntries } from './order-entries.ts';
 import { startFakeOrdersApi } from '../../examples/orders-app/src/fake-orders-api.ts';
 import type { FakeOrdersApi, FakeOrdersFault } from '../../examples/orders-app/src/fake-orders-api.ts';
 import { ensureOrdersLedgerTable } from '../../examples/orders-app/src/local-resources.ts';
@@ -91,7 +92,7 @@ describe("the orders-app's action and ledger modules", () => {
     await api.close();
   });
 
-  const entriesOf = async (key: string) => (await ledger.listWindow(Date.now() - DAY_MS, Date.now() + 1)).filter((e) => e.idempotencyKey === key);
+  const entriesOf = async (key: string) => (await orderEntries(ledger, Date.now() - DAY_MS, Date.now() + 1)).filter((e) => e.idempotencyKey === key);
 
   it('places one order per key however often it runs, and books it once, under the run that placed it', async () => {
     // Prepare
@@ -215,7 +216,7 @@ describe("the orders-app's action and ledger modules", () => {
     const at = [midnight - 60_000, midnight + 60_000, midnight + 120_000];
     for (const postedAt of at) await ledger.post({ route: 'orders', idempotencyKey: key, orderId: `ord_${randomUUID().slice(0, 8)}`, postedAt });
     // Act
-    const listed = await ledger.listWindow(midnight - 60_000, midnight + 120_000);
+    const listed = await orderEntries(ledger, midnight - 60_000, midnight + 120_000);
     // Assess
     expect(listed.filter((e) => e.idempotencyKey === key).map((e) => e.postedAt).sort()).toEqual([at[0], at[1]]);
   });

@@ -21,6 +21,7 @@ import { startFakeOrdersApi } from '../../examples/orders-app/src/fake-orders-ap
 import type { FakeOrdersApi } from '../../examples/orders-app/src/fake-orders-api.ts';
 import { DynamoDbOrdersLedger } from '../../examples/orders-app/src/dynamodb-orders-ledger.ts';
 import type { OrderEntry } from '../../examples/orders-app/src/order-entry.ts';
+import { orderEntries } from './order-entries.ts';
 import { localDynamoClient } from '../../local/aws-clients.ts';
 import { readEndpointsFile } from '../../local/endpoints-file.ts';
 import { dynamoJvmsOf, runScript, shutDown, stackEnv, startStack, until, withLocalTarget } from '../local/stack-process.ts';
@@ -59,7 +60,7 @@ describe('the orders-app on the local stack (npm start -- --config examples/orde
     const dynamo = localDynamoClient(endpoints.dynamoEndpoint);
     try {
       const ledger = new DynamoDbOrdersLedger(dynamo, LOCAL_LEDGER_TABLE, cancelOrderWithApi(api.url));
-      const entries = await ledger.listWindow(Date.now() - 3_600_000, Date.now() + 1);
+      const entries = await orderEntries(ledger, Date.now() - 3_600_000, Date.now() + 1);
       return entries.filter((e) => e.route === ROUTE && e.idempotencyKey === key).sort((a, b) => a.postedAt - b.postedAt);
     } finally {
       dynamo.destroy();

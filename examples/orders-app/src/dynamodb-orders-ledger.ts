@@ -66,9 +66,9 @@ export class DynamoDbOrdersLedger implements OrdersLedger {
     }
   }
 
-  async listWindow(fromMs: number, toMs: number): Promise<readonly OrderEntry[]> {
-    const entries: OrderEntry[] = [];
-    // One Query per UTC day the window touches; BETWEEN is inclusive, and postedAt is whole milliseconds.
+  /** One Query page at a time, one Query per UTC day the window touches: a day of orders is never held whole. */
+  async *listWindow(fromMs: number, toMs: number): AsyncIterable<readonly OrderEntry[]> {
+    // BETWEEN is inclusive, and postedAt is whole milliseconds.
     for (let day = Math.floor(fromMs / DAY_MS) * DAY_MS; day < toMs; day += DAY_MS) {
       let startKey: Record<string, unknown> | undefined;
       do {
@@ -82,11 +82,11 @@ export class DynamoDbOrdersLedger implements OrdersLedger {
             ExclusiveStartKey: startKey,
           }),
         );
-        for (const item of page.Items ?? []) entries.push(entryOf(item));
+        const entries = (page.Items ?? []).map(entryOf);
+        if (entries.length > 0) yield entries;
         startKey = page.LastEvaluatedKey;
       } while (startKey !== undefined);
     }
-    return entries;
   }
 
   /**

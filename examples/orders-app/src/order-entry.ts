@@ -29,7 +29,8 @@ export interface OrdersLedger extends Ledger {
    * @throws Error when the order's entry books another delivery (an API that gave one order to two keys)
    */
   post(entry: NewOrderEntry, options?: { readonly signal?: AbortSignal }): Promise<OrderEntry>;
-  listWindow(fromMs: number, toMs: number): Promise<readonly OrderEntry[]>;
+  /** The window's entries, page by page. */
+  listWindow(fromMs: number, toMs: number): AsyncIterable<readonly OrderEntry[]>;
 }
 
 /** The entry id of an order: one entry per order, whoever books it and however often. */
