@@ -1,7 +1,7 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
-import { DLQ_RETENTION_SECONDS } from '../../lambdas/config/route-config.ts';
+import { DLQ_RETENTION_SECONDS, OUTAGE_HORIZON_SECONDS, outageReceiveCount } from '../../lambdas/config/route-config.ts';
 import { SERVICE } from '../../lambdas/observability/metric-catalogue.ts';
 import type { RetryproofConfig } from '../../lambdas/config/route-config.ts';
 import { EVENTS_TABLE, LEDGER_TABLE } from '../../lambdas/store/table-schema.ts';
@@ -103,11 +103,13 @@ describe('RetryproofStack, built from retryproof.config.ts', () => {
     });
   });
 
-  it('moves a message to the DLQ after maxReceiveCount 12 receives, the backstop of maxAttempts 5 (2 x 5 + 2)', () => {
+  it('moves a message to the DLQ after maxReceiveCount 21 receives: the backstop of maxAttempts 5 (2 x 5 + 2) and a day-long outage (9)', () => {
     expect(resolved.routes.map((r) => r.maxAttempts)).toEqual([5, 5]);
-    expect(resolved.queue.maxReceiveCount).toBe(12);
+    expect(resolved.queue.visibilityTimeoutSeconds).toBe(330);
+    expect(outageReceiveCount(OUTAGE_HORIZON_SECONDS, 330, resolved.executorTimeoutSeconds)).toBe(9);
+    expect(resolved.queue.maxReceiveCount).toBe(21);
     built.template.hasResourceProperties('AWS::SQS::Queue', {
-      RedrivePolicy: { deadLetterTargetArn: arnOf('Work/DeadLetterQueue'), maxReceiveCount: 12 },
+      RedrivePolicy: { deadLetterTargetArn: arnOf('Work/DeadLetterQueue'), maxReceiveCount: 21 },
     });
   });
 
@@ -213,6 +215,13 @@ describe('RetryproofStack, built from retryproof.config.ts', () => {
       MaximumBatchingWindowInSeconds: resolved.queue.maxBatchingWindowSeconds,
       ScalingConfig: { MaximumConcurrency: resolved.queue.maxConcurrency },
     });
+  });
+
+  it('reserves the executor as much concurrency as its event source may use, so the poller\'s invocations are never throttled', () => {
+    expect(functionNamed('Executor').Properties.ReservedConcurrentExecutions).toBe(resolved.queue.maxConcurrency);
+    // Only the executor: the ingest and the reconciler share the account's pool.
+    expect(functionNamed('Ingest').Properties.ReservedConcurrentExecutions).toBeUndefined();
+    expect(functionNamed('Reconciler').Properties.ReservedConcurrentExecutions).toBeUndefined();
   });
 
   it('invokes the reconciler on an EventBridge Scheduler rate of every 60 minutes', () => {

@@ -132,6 +132,39 @@ describe('WebhookReceiver in a stack of its own', () => {
     expect(err.message).toMatch(/namePrefix/);
   });
 
+  it('grants a redriver what `dlq redrive` calls: the move task on the DLQ, reading it, and sending to the work queue', async () => {
+    const { AccountRootPrincipal, Role } = await import('aws-cdk-lib/aws-iam');
+    const stack = new Stack(new App({ context: NO_BUNDLING }), 'Redrive');
+    const receiver = new WebhookReceiver(stack, 'Orders', props('orders'));
+    const operator = new Role(stack, 'Operator', { assumedBy: new AccountRootPrincipal() });
+    receiver.grantRedrive(operator);
+    const policies = Template.fromStack(stack).findResources('AWS::IAM::Policy');
+    const statements = Object.values(policies)
+      .filter((p) => JSON.stringify((p as { Properties: { Roles: unknown } }).Properties.Roles).includes(stack.getLogicalId(operator.node.defaultChild as never)))
+      .flatMap((p) => (p as { Properties: { PolicyDocument: { Statement: { Action: string | string[]; Resource: unknown }[] } } }).Properties.PolicyDocument.Statement);
+    const dlq = { 'Fn::GetAtt': [stack.getLogicalId(receiver.deadLetterQueue.node.defaultChild as never), 'Arn'] };
+    const queue = { 'Fn::GetAtt': [stack.getLogicalId(receiver.queue.node.defaultChild as never), 'Arn'] };
+    const actionsOn = (resource: unknown): string[] =>
+      statements.filter((st) => JSON.stringify(st.Resource) === JSON.stringify(resource)).flatMap((st) => [st.Action].flat()).sort();
+    // cli/operations/dead-letters.ts: StartMessageMoveTask and ListMessageMoveTasks name the DLQ as the task's source.
+    expect(actionsOn(dlq)).toEqual(expect.arrayContaining(['sqs:ListMessageMoveTasks', 'sqs:ReceiveMessage', 'sqs:StartMessageMoveTask']));
+    expect(actionsOn(queue)).toEqual(expect.arrayContaining(['sqs:SendMessage']));
+    // Nothing on the work queue beyond sending: a redriver never reads or moves live work.
+    expect(actionsOn(queue)).not.toContain('sqs:StartMessageMoveTask');
+    expect(actionsOn(queue)).not.toContain('sqs:ReceiveMessage');
+  });
+
+  it('reserves the executor the event source\'s maximum concurrency, whatever it is configured to', () => {
+    const stack = new Stack(new App({ context: NO_BUNDLING }), 'Busy');
+    const receiver = new WebhookReceiver(stack, 'Orders', props('orders', { queue: { maxConcurrency: 40 } }));
+    const template = Template.fromStack(stack);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { ScalingConfig: { MaximumConcurrency: 40 } });
+    const executor = template.findResources('AWS::Lambda::Function')[stack.getLogicalId(receiver.executorFunction.node.defaultChild as never)] as {
+      Properties: Record<string, unknown>;
+    };
+    expect(executor.Properties.ReservedConcurrentExecutions).toBe(40);
+  });
+
   it('grants kms:Decrypt on the key of imported secrets when given one, so the ingest can read them', async () => {
     const { Key } = await import('aws-cdk-lib/aws-kms');
     const stack = new Stack(new App({ context: NO_BUNDLING }), 'Kms');
