@@ -28,7 +28,7 @@ import { operationFingerprint } from '../domain/operation-fingerprint.ts';
 import { DEAD_LETTER_REASON_MAX_CHARS, LAST_ERROR_MAX_CHARS, cut } from '../domain/queue-limits.ts';
 import type { ExecutionStore } from '../ports/execution-store.ts';
 import type { WorkQueue } from '../ports/work-queue.ts';
-import { DEAD_LETTER_STAMP_MARGIN_MS, TAKEOVER_MARGIN_MS, keepUntilSeconds } from '../store/record-transitions.ts';
+import { TAKEOVER_MARGIN_MS, keepUntilSeconds } from '../store/record-transitions.ts';
 
 /** One SQS message as the event source hands it over. */
 export interface QueuedMessage {
@@ -448,23 +448,24 @@ async function deadLetterCopy(
   // Not the body the record was accepted with: it never runs; people see it in the DLQ.
   if (record.fingerprint !== bodyFingerprint) return handBack;
   if (record.deadLetterId !== id) return undefined;
-  const stampedAt = message.sentAt;
-  const byPerson = stampedAt !== undefined && stampedAt - DEAD_LETTER_STAMP_MARGIN_MS > (record.lastEnqueuedAt ?? Number.POSITIVE_INFINITY);
-  if (byPerson) {
+  // Whether a person made this copy is the redrive transition's whole rule (its SQS stamp after
+  // every copy of ours could be): one conditional write decides, as for every transition. A
+  // copy of ours on its way (or SQS's duplicate of one) is refused, and so is a copy that lost
+  // the race to another copy of the same redrive or to a resend of ours.
+  if (message.sentAt !== undefined) {
     const won = await deps.store.redrive({
       route: work.route,
       key: work.key,
       receivedAt: work.receivedAt,
       nowMs: now,
       deadLetterId: id,
-      stampedAtMs: stampedAt,
+      stampedAtMs: message.sentAt,
       keepUntilSeconds: keepUntilSeconds(record.expiresAt, now),
     });
-    // Lost: another copy of the same redrive won (this one then finds the record RECEIVED next
-    // time), or a resend of ours raced it (back to the DLQ, for the next redrive). Either way
-    // it goes back rather than away.
-    return won ? undefined : handBack;
+    if (won) return undefined;
   }
+  // Refused: back it goes rather than away, to the DLQ for a person (a copy that lost to another
+  // copy of its redrive finds the record RECEIVED next time, and is an ordinary wake-up then).
   if (message.receiveCount >= deps.maxReceiveCount) await deps.store.markDeadLettered(work.route, work.key, id);
   return handBack;
 }

@@ -42,6 +42,8 @@ export interface Receive {
 export interface ExecutorHarness {
   /** Ingests a signed delivery; returns its key and the work message the ingest sent. */
   deliver(payload: Record<string, unknown>): Promise<{ key: string; message: WorkMessage }>;
+  /** Posts a signed delivery; returns the ingest's status and the message it sent, if any. */
+  post(payload: Record<string, unknown>): Promise<{ key: string; status: number | undefined; message: WorkMessage | undefined }>;
   /** One receive of `message` by the executor. */
   run(message: WorkMessage, receive?: Receive): Promise<ExecutionReport>;
   /** The record's item as stored, read consistently. */
@@ -96,13 +98,18 @@ export async function executorHarness(options: {
   };
   const record = async (key: string): Promise<Record<string, unknown> | undefined> =>
     (await doc.send(new GetCommand({ TableName: table, Key: { pk: recordPk(ROUTE, key), sk: RECORD_SK }, ConsistentRead: true }))).Item;
+  const post = async (payload: Record<string, unknown>) => {
+    const key = uniqueKey(ROUTE);
+    const answer = await ingest.invoke(signedDelivery(ROUTE, key, { payload }));
+    const message = fromIngest.at(-1);
+    return { key, status: answer.statusCode, message: message?.key === key ? message : undefined };
+  };
   return {
+    post,
     async deliver(payload) {
-      const key = uniqueKey(ROUTE);
-      const answer = await ingest.invoke(signedDelivery(ROUTE, key, { payload }));
-      expect(answer.statusCode).toBe(202);
-      const message = fromIngest.at(-1);
-      if (message?.key !== key) throw new Error(`the ingest sent no message for ${key}`);
+      const { key, status, message } = await post(payload);
+      expect(status).toBe(202);
+      if (message === undefined) throw new Error(`the ingest sent no message for ${key}`);
       return { key, message };
     },
     run: (message, receive = {}) =>
