@@ -409,7 +409,9 @@ describe('the other sections', () => {
   it('applies the documented defaults', () => {
     const resolved = resolveConfig(withTop({}));
     expect(resolved).toMatchObject({
-      queue: { maxReceiveCount: 12, visibilityTimeoutSeconds: 330, batchSize: 10, maxBatchingWindowSeconds: 1, maxConcurrency: 5 },
+      // 21: the backstop 2 x 5 + 2, and the 9 receives a day-long outage spends (route-config.ts, outageReceiveCount).
+      queue: { maxReceiveCount: 21, visibilityTimeoutSeconds: 330, batchSize: 10, maxBatchingWindowSeconds: 1, maxConcurrency: 5 },
+      clockSkewSeconds: 5,
       reconciliation: { windowHours: 24, everyMinutes: 60, settleSeconds: 300, stuckAfterSeconds: 900, maxReenqueuePerRun: 500 },
       api: { throttlingRateLimit: 200, throttlingBurstLimit: 400 },
       alarmEmail: undefined,
