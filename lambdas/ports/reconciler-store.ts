@@ -35,6 +35,16 @@ export type ReconcilePosition =
   | { readonly phase: 'done' };
 
 /**
+ * What the effects check keeps of the records one run read in the window phase (reconcile.ts,
+ * the header): a 52-bit hash per record, and for each route with a ledger a hash and a Query
+ * partition per completed record.
+ */
+export interface WindowKeysPart {
+  readonly records: Float64Array;
+  readonly completed: ReadonlyMap<string, { readonly hashes: Float64Array; readonly parts: Uint32Array }>;
+}
+
+/**
  * The reconciler's cursor: the window its scheduled runs are reconciling, and where the last
  * run stopped. One item in the events table (reconcile-cursor.ts says how runs share it).
  */
@@ -44,11 +54,22 @@ export interface CursorState {
   readonly position: ReconcilePosition;
   /** Runs that worked on this window so far. */
   readonly runs: number;
+  /** This window's id, which names its key chunks. */
+  readonly windowId: string;
+  /** The hash seed of this window, the same for each of its runs. */
+  readonly seed: number;
+  /** The key chunks the runs that stopped inside the window saved (saveKeys). */
+  readonly keyChunks: readonly string[];
+  /** A run died inside the window phase, so its part of the keys is gone: the effects check reads the window again. */
+  readonly keysLost: boolean;
+  /** Runs that began at the effects check and ran out of budget inside it again. */
+  readonly effectsTries: number;
 }
 
 /** The cursor as a run finds it when it takes it. */
 export type CursorTake =
-  | { readonly taken: true; readonly cursor: CursorState | undefined }
+  /** `tookOver`: from a run whose lease had ended (it died, or ran past its lease). */
+  | { readonly taken: true; readonly cursor: CursorState | undefined; readonly tookOver: boolean }
   /** Another run holds it, until `leaseUntil` (epoch ms, by that run's clock). */
   | { readonly taken: false; readonly holder: string; readonly leaseUntil: number };
 
@@ -86,4 +107,11 @@ export interface ReconcilerStore extends ParkedRecords {
   saveCursor(runId: string, cursor: CursorState, leaseUntil: number): Promise<boolean>;
   /** Saves the cursor one last time and lets it go; false when the run no longer held it. */
   releaseCursor(runId: string, cursor: CursorState): Promise<boolean>;
+  /**
+   * Saves one run's part of a window's keys as chunk items (expiring at `expiresAt`, epoch
+   * seconds) and returns their names, for the cursor to list.
+   */
+  saveKeys(windowId: string, runId: string, part: WindowKeysPart, expiresAt: number): Promise<string[]>;
+  /** The key chunks named, one part each. */
+  readKeys(chunks: readonly string[]): AsyncIterable<WindowKeysPart>;
 }

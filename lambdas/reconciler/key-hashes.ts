@@ -56,6 +56,15 @@ export class KeyHashes {
     this.#values[this.#size++] = hash;
   }
 
+  addAll(hashes: Float64Array): void {
+    for (const h of hashes) this.add(h);
+  }
+
+  /** A copy of the hashes added, in the order added (before seal) or sorted (after). */
+  values(): Float64Array {
+    return this.#values.slice(0, this.#size);
+  }
+
   /** Sorts the hashes (a typed array sorts numerically, in place) and gives back the spare room. */
   seal(): this {
     if (this.#sealed) return this;

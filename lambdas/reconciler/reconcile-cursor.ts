@@ -11,6 +11,11 @@
  *    end of the last finished window: while windows take more than one run, no receipt falls
  *    between two of them.
  * When its budget ends it saves where it stopped; when it finishes, it marks the window done.
+ * A run that stops inside the window (or inside the effects check) saves its part of the
+ * window's keys as chunk items, so the run that does the effects check need not read the
+ * window again (reconcile.ts, "The effects check"). A run that begins at the effects check has
+ * its whole budget for it; if three such runs in a row run out, the check is given up for the
+ * window and reported (`effects-unchecked`), so the runs never stay stuck on one window.
  * Windows overlap by design (each hourly run looks at the last 24 h): a record is looked at by
  * each window that holds it, once per window.
  *
@@ -23,11 +28,11 @@
  * lease and was taken over) finds out at its next checkpoint and stops. Its work until then was
  * safe anyway: every record write is conditional.
  */
-import { randomUUID } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import { CLOCK_SKEW_SECONDS } from '../config/route-config.ts';
 import type { CursorState, ReconcilePosition } from '../ports/reconciler-store.ts';
 import { reconcile } from './reconcile.ts';
-import type { ReconcileDeps, ReconcileOptions, ReconcileReport } from './reconcile.ts';
+import type { KeysCarry, ReconcileDeps, ReconcileOptions, ReconcileReport } from './reconcile.ts';
 import { REPORT_RESERVE_MS } from './reconciler-budget.ts';
 
 export interface ScheduledRunOptions extends Pick<ReconcileOptions, 'budgetMs' | 'stuckAfterMs' | 'maxReenqueue' | 'onProgress'> {
@@ -53,6 +58,11 @@ function skippedReport(runId: string, startedAt: number, window: { fromMs: numbe
   };
 }
 
+/** How long key chunks outlive their window's last run: TTL removes them after. */
+const KEY_CHUNK_SECONDS = 2 * 86_400;
+/** Runs in a row that may begin at the effects check and run out of budget in it again. */
+const MAX_EFFECTS_TRIES = 3;
+
 /** One scheduled run: the cursor's unfinished window from where it stopped, or the current one. */
 export async function reconcileScheduled(deps: ReconcileDeps & { readonly runId?: string }, options: ScheduledRunOptions): Promise<ReconcileReport> {
   const runId = deps.runId ?? `sched_${randomUUID()}`;
@@ -62,36 +72,73 @@ export async function reconcileScheduled(deps: ReconcileDeps & { readonly runId?
   if (!take.taken) return skippedReport(runId, startedAt, options.current, take.holder, take.leaseUntil);
 
   const saved = take.cursor;
-  const unfinished = saved !== undefined && saved.position.phase !== 'done';
-  const window = unfinished
-    ? { fromMs: saved.fromMs, toMs: saved.toMs }
-    : { fromMs: Math.min(options.current.fromMs, saved?.toMs ?? options.current.fromMs), toMs: options.current.toMs };
-  const runs = (unfinished ? saved.runs : 0) + 1;
-  const at = (position: ReconcilePosition): CursorState => ({ ...window, position, runs });
-  let lastSaved: ReconcilePosition = unfinished ? saved.position : { phase: 'parked', route: '' };
-  // This run's number is on the cursor before any work: one that dies still counts as a run.
-  await deps.store.saveCursor(runId, at(lastSaved), leaseUntil);
+  const resumed = saved !== undefined && saved.position.phase !== 'done' ? saved : undefined;
+  let cursor: CursorState = resumed
+    ? {
+        ...resumed,
+        runs: resumed.runs + 1,
+        // The run before died holding it inside the window: its part of the keys died with it.
+        keysLost: resumed.keysLost || (take.tookOver && (resumed.position.phase === 'window' || resumed.position.phase === 'effects')),
+      }
+    : {
+        fromMs: Math.min(options.current.fromMs, saved?.toMs ?? options.current.fromMs),
+        toMs: options.current.toMs,
+        position: { phase: 'parked', route: '' },
+        runs: 1,
+        windowId: randomUUID(),
+        seed: randomInt(0x7fffffff),
+        keyChunks: [],
+        keysLost: false,
+        effectsTries: 0,
+      };
+  // This run is on the cursor before any work: one that dies still counts.
+  await deps.store.saveCursor(runId, cursor, leaseUntil);
 
+  const keys: KeysCarry = {
+    seed: cursor.seed,
+    earlier: cursor.keysLost ? undefined : () => deps.store.readKeys(cursor.keyChunks),
+    save: async (part) => {
+      const chunks = await deps.store.saveKeys(cursor.windowId, runId, part, Math.floor(deps.now() / 1000) + KEY_CHUNK_SECONDS);
+      cursor = { ...cursor, keyChunks: [...cursor.keyChunks, ...chunks] };
+    },
+  };
   let report: ReconcileReport;
   try {
     report = await reconcile(deps, {
-      ...window,
+      fromMs: cursor.fromMs,
+      toMs: cursor.toMs,
       budgetMs: options.budgetMs,
       stuckAfterMs: options.stuckAfterMs,
       maxReenqueue: options.maxReenqueue,
       ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
-      ...(unfinished ? { start: saved.position } : {}),
+      ...(resumed === undefined ? {} : { start: resumed.position }),
       checkpoint: async (position) => {
-        if (!(await deps.store.saveCursor(runId, at(position), leaseUntil))) return false;
-        lastSaved = position;
+        const next = { ...cursor, position };
+        if (!(await deps.store.saveCursor(runId, next, leaseUntil))) return false;
+        cursor = next;
         return true;
       },
+      keys,
     });
   } catch (err) {
     // Let the next run go on from the last checkpoint at once, not after the lease.
-    await deps.store.releaseCursor(runId, at(lastSaved));
+    await deps.store.releaseCursor(runId, cursor);
     throw err;
   }
-  const released = await deps.store.releaseCursor(runId, at(report.stoppedAt ?? { phase: 'done' }));
-  return { ...report, cursor: { runs, resumed: unfinished, ...(released ? {} : { lost: true }) } };
+  const stuckInEffects = resumed?.position.phase === 'effects' && report.stoppedAt?.phase === 'effects';
+  const effectsTries = stuckInEffects ? cursor.effectsTries + 1 : 0;
+  const givenUp = effectsTries >= MAX_EFFECTS_TRIES;
+  const position: ReconcilePosition = givenUp ? { phase: 'done' } : (report.stoppedAt ?? { phase: 'done' });
+  const released = await deps.store.releaseCursor(runId, { ...cursor, position, effectsTries });
+  const cursorInfo = { runs: cursor.runs, resumed: resumed !== undefined, ...(released ? {} : { lost: true as const }) };
+  if (!givenUp) return { ...report, cursor: cursorInfo };
+  // Never stuck on one window: the next runs go on to the next windows, which hold most of this one.
+  const detail = `the effects check of ${new Date(cursor.fromMs).toISOString()} .. ${new Date(cursor.toMs).toISOString()} needs more than one run's budget: given up after ${effectsTries} runs`;
+  return {
+    ...report,
+    counts: { ...report.counts, needsAttention: report.counts.needsAttention + 1 },
+    needsAttention: [...report.needsAttention, { route: '*', key: '*', finding: 'effects-unchecked', detail }],
+    stoppedEarly: false,
+    cursor: cursorInfo,
+  };
 }

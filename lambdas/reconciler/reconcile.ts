@@ -59,7 +59,7 @@ import { LEDGER_STATUS, ledgerPages } from '../ledger/ledger.ts';
 import type { Ledger, LedgerEntry } from '../ledger/ledger.ts';
 import type { ResendRequest } from '../ports/event-store.ts';
 import type { RecordRef } from '../ports/execution-store.ts';
-import type { ReconcilePosition, ReconcilerStore, WindowStart } from '../ports/reconciler-store.ts';
+import type { ReconcilePosition, ReconcilerStore, WindowKeysPart, WindowStart } from '../ports/reconciler-store.ts';
 import type { RouteStateStore } from '../ports/route-state-store.ts';
 import type { WorkQueue } from '../ports/work-queue.ts';
 import { KeyHashes, hash52 } from './key-hashes.ts';
@@ -97,6 +97,18 @@ export interface ReconcileOptions {
    * False stops the run at once (another run took the window over). @default - nothing is kept
    */
   readonly checkpoint?: (position: ReconcilePosition) => Promise<boolean>;
+  /** What the effects check keeps of the window between the runs of one window. @default - nothing: a resumed run reads the window again */
+  readonly keys?: KeysCarry;
+}
+
+/** The window's keys, carried from run to run of one window (reconcile-cursor.ts keeps them). */
+export interface KeysCarry {
+  /** The hash seed of the window, the same in each of its runs. */
+  readonly seed: number;
+  /** The parts the earlier runs of this window saved; undefined when one was lost (a run died inside the window phase). */
+  readonly earlier: (() => AsyncIterable<WindowKeysPart>) | undefined;
+  /** Keeps this run's part for the next runs: called when the run stops inside the window or the effects phase. */
+  readonly save: (part: WindowKeysPart) => Promise<void>;
 }
 
 export type Finding =
@@ -108,7 +120,9 @@ export type Finding =
   | 'reenqueue-failed'
   /** Stuck, and the record keeps no payload to send again: see messageFor. */
   | 'payload-not-kept'
-  | 'duplicate-reversed';
+  | 'duplicate-reversed'
+  /** The effects check of a window did not fit in a run's budget, three runs in a row: it was given up (reconcile-cursor.ts). */
+  | 'effects-unchecked';
 
 export interface ReconcileReport {
   readonly runId: string;
@@ -199,7 +213,7 @@ function partOf(bucketIndex: number, shard: number): number {
   return bucketIndex * PART_SHARDS + shard;
 }
 
-/** The completed records of one ledger's routes: a hash and a Query partition each, appended in reading order. */
+/** The completed records of one route: a hash and a Query partition each, appended in reading order. */
 class CompletedKeys {
   #hashes = new Float64Array(1024);
   #parts = new Uint32Array(1024);
@@ -216,6 +230,18 @@ class CompletedKeys {
     }
     this.#hashes[this.#size] = hash;
     this.#parts[this.#size++] = part;
+  }
+
+  absorb(hashes: Float64Array, parts: Uint32Array): void {
+    for (let i = 0; i < hashes.length; i++) this.add(hashes[i] as number, parts[i] as number);
+  }
+
+  export(): { hashes: Float64Array; parts: Uint32Array } {
+    return { hashes: this.#hashes.slice(0, this.#size), parts: this.#parts.slice(0, this.#size) };
+  }
+
+  get size(): number {
+    return this.#size;
   }
 
   /** The ones with no entry in `entries`: their hashes, and the partitions to read to name them. */
@@ -454,7 +480,7 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
   };
 
   // What the effects check keeps of the window (see the header): hashes, never records.
-  const seed = randomInt(0x7fffffff);
+  const seed = options.keys?.seed ?? randomInt(0x7fffffff);
   const hashOf = (route: string, key: string): number => hash52(scopedKey(route, key), seed);
   const buckets = bucketsOf(fromMs, toMs);
   const bucketIndex = new Map(buckets.map((b, i) => [b, i]));
@@ -468,32 +494,44 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
   }
   const checksEffects = routesByLedger.size > 0;
   let windowKeys = new KeyHashes();
-  let completedKeys = new Map<Ledger, CompletedKeys>();
+  let completedKeys = new Map<string, CompletedKeys>();
+  const completedOf = (route: string): CompletedKeys => {
+    let keys = completedKeys.get(route);
+    if (keys === undefined) completedKeys.set(route, (keys = new CompletedKeys()));
+    return keys;
+  };
   const remember = (record: RecordSummary, bucket: string, shard: number): void => {
     const h = hashOf(record.route, record.key);
     windowKeys.add(h);
-    const ledger = ledgerOfRoute.get(record.route);
-    if (ledger === undefined || record.status !== RECORD_STATUS.completed) return;
-    let keys = completedKeys.get(ledger);
-    if (keys === undefined) completedKeys.set(ledger, (keys = new CompletedKeys()));
-    keys.add(h, partOf(bucketIndex.get(bucket) ?? 0, shard));
+    if (!ledgerOfRoute.has(record.route) || record.status !== RECORD_STATUS.completed) return;
+    completedOf(record.route).add(h, partOf(bucketIndex.get(bucket) ?? 0, shard));
   };
-  /** The window's keys are complete only when this run read the window from its start. */
-  let windowRemembered = false;
+  /** This run's own part of the keys: what it read in the window phase, not yet saved. */
+  // Flags set inside the phases (an object: flow analysis does not see closures assign a let).
+  /** ownPart: this run's own keys, not yet saved; windowRemembered: it read the window from its start, so its keys are complete. */
+  const kept = { ownPart: false, windowRemembered: false };
+  const exportPart = (): WindowKeysPart => ({
+    records: windowKeys.values(),
+    completed: new Map([...completedKeys].map(([route, keys]) => [route, keys.export()])),
+  });
 
   let pages = 0;
   const windowPass = async (): Promise<ReconcilePosition | undefined> => {
     const from = start.phase === 'window' ? start : undefined;
     let at: WindowStart = from ?? { bucket: buckets[0] ?? hourBucket(fromMs), shard: 0 };
     const here = (): ReconcilePosition => ({ phase: 'window', ...at });
-    const remembering = checksEffects && from === undefined;
+    // Remembered from the window's start, or, carried between runs, from wherever this run starts.
+    const remembering = checksEffects && (from === undefined || options.keys !== undefined);
     if (buckets.length === 0) return undefined;
     if (overBudget()) return here();
     for await (const page of deps.store.readWindow(fromMs, toMs, at)) {
       pages++;
       for (const record of page.records) {
         if (overBudget()) return here();
-        if (remembering) remember(record, page.bucket, page.shard);
+        if (remembering) {
+          remember(record, page.bucket, page.shard);
+          kept.ownPart = true;
+        }
         await windowRecord(record);
         at = { bucket: page.bucket, shard: page.shard, after: refOf(record) };
       }
@@ -502,17 +540,32 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
       at = page.next;
       if (!(await checkpoint(here()))) return here();
     }
-    windowRemembered = remembering;
+    kept.windowRemembered = checksEffects && from === undefined;
     return undefined;
   };
 
   // 4. Each ledger against the window. Findings wait for the phase's end (see the header).
   const effectFindings: Flagged[] = [];
   const effectCounts = { missing: 0, orphans: 0 };
-  /** False when the budget ran out. */
-  const rememberWindow = async (): Promise<boolean> => {
+  /**
+   * The window's keys for the effects check: this run's, when it read the whole window; else
+   * this run's part and the parts earlier runs of the window saved; else (none carried, or one
+   * lost) read again from the window. False when the budget ran out.
+   */
+  const windowKeysReady = async (): Promise<boolean> => {
+    if (kept.windowRemembered) return true;
+    const earlier = options.keys?.earlier;
+    if (earlier !== undefined) {
+      for await (const part of earlier()) {
+        if (overBudget()) return false;
+        windowKeys.addAll(part.records);
+        for (const [route, done] of part.completed) completedOf(route).absorb(done.hashes, done.parts);
+      }
+      return true;
+    }
     windowKeys = new KeyHashes();
     completedKeys = new Map();
+    kept.ownPart = false;
     for await (const page of deps.store.readWindow(fromMs, toMs)) {
       if (overBudget()) return false;
       for (const record of page.records) remember(record, page.bucket, page.shard);
@@ -640,15 +693,24 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
     }
 
     // Completed work with no entry: named by reading again the few partitions that hold it.
-    const missing = completedKeys.get(ledger)?.missingFrom(allKeys.seal());
-    for (const part of missing?.parts ?? []) {
+    const missingHashes = new KeyHashes();
+    const missingParts = new Set<number>();
+    allKeys.seal();
+    for (const route of ledgerRoutes) {
+      const found = completedKeys.get(route)?.missingFrom(allKeys);
+      if (found === undefined) continue;
+      missingHashes.addAll(found.hashes.values());
+      for (const part of found.parts) missingParts.add(part);
+    }
+    const missing = { hashes: missingHashes.seal(), parts: [...missingParts].sort((a, b) => a - b) };
+    for (const part of missing.parts) {
       const bucket = buckets[Math.floor(part / PART_SHARDS)] as string;
       const shard = part % PART_SHARDS;
       for await (const page of deps.store.readWindow(fromMs, toMs, { bucket, shard })) {
         if (overBudget()) return false;
         for (const record of page.records) {
           if (record.status !== RECORD_STATUS.completed || !ledgerRoutes.has(record.route)) continue;
-          if (!missing?.hashes.has(hashOf(record.route, record.key))) continue;
+          if (!missing.hashes.has(hashOf(record.route, record.key))) continue;
           // Never re-executed blindly: the effect may exist somewhere the ledger does not show.
           effectCounts.missing++;
           effectFindings.push({
@@ -666,7 +728,12 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
   const effectsPass = async (): Promise<ReconcilePosition | undefined> => {
     if (!checksEffects) return undefined;
     const here: ReconcilePosition = { phase: 'effects' };
-    if (!windowRemembered && !(await rememberWindow())) return here;
+    // Saved before anything is added to it: what a stop in this phase hands on is this run's own part.
+    if (kept.ownPart && options.keys !== undefined && !kept.windowRemembered) {
+      await options.keys.save(exportPart());
+      kept.ownPart = false;
+    }
+    if (!(await windowKeysReady())) return here;
     windowKeys.seal();
     for (const [ledger, ledgerRoutes] of routesByLedger) if (!(await checkLedger(ledger, ledgerRoutes))) return here;
     counts.missing += effectCounts.missing;
@@ -683,6 +750,10 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
   }
   if (stoppedAt === undefined && reaches('window')) stoppedAt = await windowPass();
   if (stoppedAt === undefined && reaches('effects')) stoppedAt = await effectsPass();
+  // Stopped inside the window, or inside the effects check after reading the whole window: the
+  // next run of it gets this run's keys, so it need not read them again.
+  const handOn = (stoppedAt?.phase === 'window' && kept.ownPart) || (stoppedAt?.phase === 'effects' && kept.windowRemembered);
+  if (handOn && options.keys !== undefined) await options.keys.save(exportPart());
 
   return {
     runId,

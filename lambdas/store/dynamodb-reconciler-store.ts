@@ -17,7 +17,7 @@ import { RECORD_STATUS, hourBucket } from '../domain/event-record.ts';
 import type { EventRecord, RecordSummary } from '../domain/event-record.ts';
 import type { ResendRequest } from '../ports/event-store.ts';
 import type { ExecutionLogEntry, RecordRef } from '../ports/execution-store.ts';
-import type { CursorState, CursorTake, ReconcilerStore, WindowPage, WindowStart } from '../ports/reconciler-store.ts';
+import type { CursorState, CursorTake, ReconcilerStore, WindowKeysPart, WindowPage, WindowStart } from '../ports/reconciler-store.ts';
 import { conditionalUpdate, newWriteId } from './conditional-write.ts';
 import { documentClient } from './dynamodb-event-store.ts';
 import { DynamoDbExecutionStore } from './dynamodb-execution-store.ts';
@@ -76,12 +76,58 @@ function tableKeyOf(ref: { readonly route: string; readonly key: string }): { pk
 /** The cursor as stored, or undefined for an item that has never held one. */
 function cursorOf(item: Record<string, unknown> | undefined): CursorState | undefined {
   if (item === undefined || typeof item.fromMs !== 'number' || typeof item.toMs !== 'number' || typeof item.position !== 'object') return undefined;
+  const num = (name: string): number => (typeof item[name] === 'number' ? item[name] : 0);
   return {
     fromMs: item.fromMs,
     toMs: item.toMs,
     position: item.position as CursorState['position'],
-    runs: typeof item.runs === 'number' ? item.runs : 0,
+    runs: num('runs'),
+    windowId: typeof item.windowId === 'string' ? item.windowId : '',
+    seed: num('seed'),
+    keyChunks: Array.isArray(item.keyChunks) ? (item.keyChunks as string[]) : [],
+    keysLost: item.keysLost === true,
+    effectsTries: num('effectsTries'),
   };
+}
+
+/** The attributes of a cursor, as SET clauses and their values. */
+function cursorUpdate(cursor: CursorState): { set: string; values: Record<string, unknown> } {
+  return {
+    set:
+      'fromMs = :from, toMs = :to, #position = :position, runs = :runs, windowId = :windowId, seed = :seed, ' +
+      'keyChunks = :keyChunks, keysLost = :keysLost, effectsTries = :effectsTries, writeId = :writeId',
+    values: {
+      ':from': cursor.fromMs,
+      ':to': cursor.toMs,
+      ':position': cursor.position,
+      ':runs': cursor.runs,
+      ':windowId': cursor.windowId,
+      ':seed': cursor.seed,
+      ':keyChunks': [...cursor.keyChunks],
+      ':keysLost': cursor.keysLost,
+      ':effectsTries': cursor.effectsTries,
+      ':writeId': newWriteId(),
+    },
+  };
+}
+
+/** Hashes a key chunk holds at most: 25,000 x 12 bytes is 300 KB, under DynamoDB's 400 KB item. */
+const CHUNK_HASHES = 25_000;
+
+/** A typed array's bytes, as DynamoDB's Binary type carries them. */
+function bytesOf(values: Float64Array | Uint32Array): Uint8Array {
+  return new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
+}
+
+/** A copy into fresh, aligned memory: the SDK's Binary values may start at any byte offset. */
+function float64sOf(bytes: unknown): Float64Array {
+  const copy = bytes instanceof Uint8Array ? bytes.slice() : new Uint8Array();
+  return new Float64Array(copy.buffer, 0, copy.byteLength / 8);
+}
+
+function uint32sOf(bytes: unknown): Uint32Array {
+  const copy = bytes instanceof Uint8Array ? bytes.slice() : new Uint8Array();
+  return new Uint32Array(copy.buffer, 0, copy.byteLength / 4);
 }
 
 export class DynamoDbReconcilerStore implements ReconcilerStore {
@@ -258,49 +304,87 @@ export class DynamoDbReconcilerStore implements ReconcilerStore {
       ConditionExpression: 'attribute_not_exists(holder) OR holder = :run OR leaseUntil <= :stale',
       UpdateExpression: 'SET holder = :run, leaseUntil = :until, writeId = :writeId',
       ExpressionAttributeValues: { ':run': runId, ':until': leaseUntil, ':stale': staleBefore, ':writeId': newWriteId() },
-      ReturnValues: 'ALL_NEW',
+      // The item as it was: whose lease this take ended, if anyone's.
+      ReturnValues: 'ALL_OLD',
     });
-    if (out.ok) return { taken: true, cursor: cursorOf(out.item) };
-    const holder = out.old?.holder;
-    return { taken: false, holder: typeof holder === 'string' ? holder : '', leaseUntil: Number(out.old?.leaseUntil ?? 0) };
+    const holder = (out.ok ? out.item : out.old)?.holder;
+    const held = typeof holder === 'string' ? holder : undefined;
+    if (out.ok) return { taken: true, cursor: cursorOf(out.item), tookOver: held !== undefined && held !== runId };
+    return { taken: false, holder: held ?? '', leaseUntil: Number(out.old?.leaseUntil ?? 0) };
   }
 
   async saveCursor(runId: string, cursor: CursorState, leaseUntil: number): Promise<boolean> {
+    const { set, values } = cursorUpdate(cursor);
     const out = await conditionalUpdate(this.#doc, {
       TableName: this.#table,
       Key: RECONCILER_CURSOR_KEY,
       ConditionExpression: 'holder = :run',
-      UpdateExpression: 'SET fromMs = :from, toMs = :to, #position = :position, runs = :runs, leaseUntil = :until, writeId = :writeId',
+      UpdateExpression: `SET ${set}, leaseUntil = :until`,
       ExpressionAttributeNames: { '#position': 'position' },
-      ExpressionAttributeValues: {
-        ':run': runId,
-        ':from': cursor.fromMs,
-        ':to': cursor.toMs,
-        ':position': cursor.position,
-        ':runs': cursor.runs,
-        ':until': leaseUntil,
-        ':writeId': newWriteId(),
-      },
+      ExpressionAttributeValues: { ...values, ':run': runId, ':until': leaseUntil },
     });
     return out.ok;
   }
 
   async releaseCursor(runId: string, cursor: CursorState): Promise<boolean> {
+    const { set, values } = cursorUpdate(cursor);
     const out = await conditionalUpdate(this.#doc, {
       TableName: this.#table,
       Key: RECONCILER_CURSOR_KEY,
       ConditionExpression: 'holder = :run',
-      UpdateExpression: 'SET fromMs = :from, toMs = :to, #position = :position, runs = :runs, writeId = :writeId REMOVE holder, leaseUntil',
+      UpdateExpression: `SET ${set} REMOVE holder, leaseUntil`,
       ExpressionAttributeNames: { '#position': 'position' },
-      ExpressionAttributeValues: {
-        ':run': runId,
-        ':from': cursor.fromMs,
-        ':to': cursor.toMs,
-        ':position': cursor.position,
-        ':runs': cursor.runs,
-        ':writeId': newWriteId(),
-      },
+      ExpressionAttributeValues: { ...values, ':run': runId },
     });
     return out.ok;
+  }
+
+  /*
+   * Key chunks: pk RECONCILER, sk KEYS#<window>#<run>#<n>, never written twice (a run names
+   * its own), gone by TTL once their window is long done. UpdateItem, not PutItem: the
+   * function's grant stays what it was.
+   */
+  async saveKeys(windowId: string, runId: string, part: WindowKeysPart, expiresAt: number): Promise<string[]> {
+    const chunks: { route: string; hashes: Float64Array; parts?: Uint32Array }[] = [];
+    for (let i = 0; i < part.records.length; i += CHUNK_HASHES) chunks.push({ route: '', hashes: part.records.subarray(i, i + CHUNK_HASHES) });
+    for (const [route, done] of part.completed) {
+      for (let i = 0; i < done.hashes.length; i += CHUNK_HASHES) {
+        chunks.push({ route, hashes: done.hashes.subarray(i, i + CHUNK_HASHES), parts: done.parts.subarray(i, i + CHUNK_HASHES) });
+      }
+    }
+    const names: string[] = [];
+    for (const [n, chunk] of chunks.entries()) {
+      const sk = `KEYS#${windowId}#${runId}#${n}`;
+      await conditionalUpdate(this.#doc, {
+        TableName: this.#table,
+        Key: { pk: RECONCILER_CURSOR_KEY.pk, sk },
+        ConditionExpression: 'attribute_not_exists(pk)',
+        UpdateExpression: `SET #route = :route, h = :h, expiresAt = :expiresAt, writeId = :writeId${chunk.parts === undefined ? '' : ', p = :p'}`,
+        ExpressionAttributeNames: { '#route': 'route' },
+        ExpressionAttributeValues: {
+          ':route': chunk.route,
+          ':h': bytesOf(chunk.hashes),
+          ':expiresAt': expiresAt,
+          ':writeId': newWriteId(),
+          ...(chunk.parts === undefined ? {} : { ':p': bytesOf(chunk.parts) }),
+        },
+      });
+      names.push(sk);
+    }
+    return names;
+  }
+
+  async *readKeys(chunks: readonly string[]): AsyncIterable<WindowKeysPart> {
+    // Ten at a time: a few MB in memory, not a BatchGetItem answer's 16 MB.
+    for (let i = 0; i < chunks.length; i += 10) {
+      const items = await this.#batchGet(chunks.slice(i, i + 10).map((sk) => ({ pk: RECONCILER_CURSOR_KEY.pk, sk })));
+      for (const item of items) {
+        const route = typeof item.route === 'string' ? item.route : '';
+        const hashes = float64sOf(item.h);
+        yield route === ''
+          ? { records: hashes, completed: new Map() }
+          : { records: new Float64Array(), completed: new Map([[route, { hashes, parts: uint32sOf(item.p) }]]) };
+      }
+    }
   }
 }
