@@ -1,5 +1,5 @@
 /**
- * The event record and its states (protocol v2). The record is the single source of
+ * The event record and its states (protocol v3). The record is the single source of
  * truth; an SQS message is only a wake-up call for it. Every transition is one
  * conditional write in `store/record-transitions.ts`, named as in this diagram:
  *
@@ -7,7 +7,13 @@
  *                                      ^   ^                      | release (retryable, budget left): RECEIVED
  *                                      |   |                      | fail / failExhausted: FAILED + dead-letter copy
  *                                      |   +------ unpark ---- PARKED <-- park (route paused)
- *                                      +-------- redrive ----- FAILED (a person redrove its dead-letter copy)
+ *                                      +-------- redrive ----- FAILED (a person redrove its dead-letter copy:
+ *                                                                      a new message, stamped by SQS after every copy of ours)
+ *
+ * Every transition writes a nonce (`writeId`) and recognises its own success by it; a lease is
+ * taken only for the body the record was accepted with (its fingerprint), and over another
+ * worker's only twice the clock bound after it ended; a record lives at least 15 days past the
+ * last message or copy sent for it.
  */
 
 export const RECORD_STATUS = {
@@ -85,7 +91,11 @@ export interface EventRecord {
   readonly result?: string;
   /** The dead-letter copy of a FAILED record (see WorkMessage.deadLetterId). */
   readonly deadLetterId?: string;
-  /** Set to `deadLetterId` once that copy left for the DLQ: from then on the copy is a person's redrive. */
+  /**
+   * Set to `deadLetterId` at that copy's last receive before SQS moves it to the DLQ: the
+   * reconciler's hint that it left. A redrive does not depend on it (the last receive may be
+   * one the executor never saw): a redriven copy is known by its own SQS stamp.
+   */
   readonly deadLettered?: string;
 }
 
