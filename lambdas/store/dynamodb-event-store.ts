@@ -49,11 +49,10 @@ export class DynamoDbEventStore implements IngestEventStore {
   }
 
   async claimKey(record: EventRecord, nowMs: number): Promise<ClaimResult> {
-    // The breaker's count starts at markAnswered, never at the claim (record-transitions.ts).
-    const { repeatBase: _notYet, ...written } = toRecordItem(record);
     // This delivery's nonce: the SDK's retry of our own committed claim finds it (claimKey's comment).
+    // (claimKey leaves the item's repeatBase out: the breaker's count starts at markAnswered.)
     const claimId = randomUUID();
-    const item = { ...written, claimId };
+    const item = { ...toRecordItem(record), claimId };
     const ours = (old: Readonly<Record<string, unknown>>): boolean => old.claimId === claimId && old.receivedAt === record.receivedAt;
     // Two rounds at most, unless deliveries keep replacing the same expired key under us.
     for (let round = 0; round < 3; round++) {
@@ -77,8 +76,7 @@ export class DynamoDbEventStore implements IngestEventStore {
       // Refused by an expired record: start a new generation over it.
       const put = await conditionalPut(this.#doc, {
         TableName: this.#table,
-        Item: item,
-        ...claimExpiredKey(nowMs),
+        ...claimExpiredKey(nowMs, item),
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       });
       if (put.ok) return { kind: 'created' };

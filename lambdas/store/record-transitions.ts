@@ -219,8 +219,14 @@ export function claimKey(p: { item: Readonly<Record<string, unknown>>; nowMs: nu
  * by the SDK (the retry meets its own live item): asked with ALL_OLD, a refusal whose claimId
  * is ours is our own new generation.
  */
-export function claimExpiredKey(nowMs: number): { ConditionExpression: string; ExpressionAttributeValues: Record<string, unknown> } {
+export function claimExpiredKey(
+  nowMs: number,
+  item: Readonly<Record<string, unknown>>,
+): { Item: Record<string, unknown>; ConditionExpression: string; ExpressionAttributeValues: Record<string, unknown> } {
+  // As claimKey: no repeatBase, the breaker's count starts at markAnswered.
+  const { repeatBase: _notYet, ...fresh } = item;
   return {
+    Item: fresh,
     ConditionExpression: 'attribute_not_exists(pk) OR expiresAt <= :nowSeconds',
     ExpressionAttributeValues: { ':nowSeconds': seconds(nowMs) },
   };
