@@ -7,6 +7,7 @@
 import type { EventRecord } from '../lambdas/domain/event-record.ts';
 import { toRecordItem } from '../lambdas/store/record-item.ts';
 import { logSortKey } from '../lambdas/store/dynamodb-execution-store.ts';
+import { seenKey } from '../lambdas/store/replay-memory.ts';
 import { EVENTS_TABLE } from '../lambdas/store/table-schema.ts';
 
 /** When the prices below were written down. They are not fetched: check them before you rely on them. */
@@ -108,6 +109,14 @@ export interface CostInputs {
   readonly batchFill: number;
   /** SQS receives the event source makes while the queue is empty: 5 pollers, 20 s long polls. */
   readonly idlePollsPerMonth: number;
+  // --- protocol v3 (issue 21, ingest): the replay memory ---
+  /**
+   * Share of the new deliveries on routes whose scheme signs no timestamp (GitHub, Shopify,
+   * hmac-sha256): each writes one replay-memory item (lambdas/store/replay-memory.ts). @default 0
+   */
+  readonly replayMemoryShare: number;
+  /** Months of such deliveries the memory holds: its items never expire, so it grows by a month's worth each month. @default 12 */
+  readonly replayMemoryMonths: number;
 }
 
 export const DEFAULT_INPUTS: Omit<CostInputs, 'deliveriesPerMonth' | 'duplicateShare'> = {
@@ -120,6 +129,8 @@ export const DEFAULT_INPUTS: Omit<CostInputs, 'deliveriesPerMonth' | 'duplicateS
   ttlDays: 35,
   batchFill: 5,
   idlePollsPerMonth: 5 * 3 * 60 * 24 * 30.4375,
+  replayMemoryShare: 0,
+  replayMemoryMonths: 12,
 };
 
 /** DynamoDB's item size rules, closely enough for write units: names and values in bytes. */
@@ -145,10 +156,17 @@ const units = (bytes: number): number => Math.max(1, Math.ceil(bytes / KB));
 const SAMPLE_KEY = 'msg_2f1c7e0a-5b9d-4a51-9f3e-1c2d3e4f5a6b';
 
 /** The record at each point of its life for a body of `bodyBytes`: as the claim writes it, leased, completed. */
-function recordItemsOf(bodyBytes: number): { claimed: Record<string, unknown>; leased: Record<string, unknown>; completed: Record<string, unknown> } {
+function recordItemsOf(bodyBytes: number): {
+  claimed: Record<string, unknown>;
+  answered: Record<string, unknown>;
+  leased: Record<string, unknown>;
+  completed: Record<string, unknown>;
+} {
   const now = Date.UTC(2026, 0, 1);
   const claimed = claimedRecordItem(bodyBytes);
-  const leased = { ...claimed, status: 'EXECUTING', leaseUntil: now, leaseToken: SAMPLE_KEY, claimedAt: now, attempts: 1, runs: 1 };
+  // Protocol v3 (issue 21): markAnswered, the last write before the 202, starts the breaker's count.
+  const answered = { ...claimed, repeatBase: 1, answeredAt: now };
+  const leased = { ...answered, status: 'EXECUTING', leaseUntil: now, leaseToken: SAMPLE_KEY, claimedAt: now, attempts: 1, runs: 1 };
   const { leaseUntil: _leaseUntil, ...released } = leased;
   // The completing attempt is logged on the record: its operation fingerprint and request id (no log item).
   const completed = {
@@ -159,7 +177,7 @@ function recordItemsOf(bodyBytes: number): { claimed: Record<string, unknown>; l
     operationFingerprint: 'f'.repeat(64),
     requestId: '2f1c7e0a-5b9d-4a51-9f3e-1c2d3e4f5a6b',
   };
-  return { claimed, leased, completed };
+  return { claimed, answered, leased, completed };
 }
 
 /**
@@ -186,7 +204,9 @@ function claimedRecordItem(bodyBytes: number): Record<string, unknown> {
     redrives: 0,
     lastEnqueuedAt: now,
   };
-  return toRecordItem(record);
+  // Protocol v3 (issue 21): the claim writes no repeatBase (markAnswered does) and carries its claimId nonce.
+  const { repeatBase: _markedLater, ...item } = toRecordItem(record);
+  return { ...item, claimId: '2f1c7e0a-5b9d-4a51-9f3e-1c2d3e4f5a6b' };
 }
 
 /** The item of a completed retryproof record for a body of `bodyBytes`. */
@@ -232,8 +252,12 @@ export interface WriteUnitModel {
  * at all when neither happens. test/bench/write-units.test.ts measures the same phases on
  * DynamoDB Local.
  */
-export function retryproofWriteUnits(bodyBytes: number): WriteUnitModel {
-  const { claimed, leased, completed } = recordItemsOf(bodyBytes);
+export function retryproofWriteUnits(
+  bodyBytes: number,
+  /** Protocol v3 (issue 21): a route that signs no timestamp also writes its replay-memory item at the claim. @default false */
+  options: { readonly replayMemory?: boolean } = {},
+): WriteUnitModel {
+  const { claimed, answered, leased, completed } = recordItemsOf(bodyBytes);
   const write = (before: Record<string, unknown> | undefined, after: Record<string, unknown>): PhaseUnits => {
     const table = units(Math.max(before === undefined ? 0 : itemBytes(before), itemBytes(after)));
     const copyBefore = before === undefined ? undefined : JSON.stringify(indexCopyOf(before));
@@ -242,9 +266,12 @@ export function retryproofWriteUnits(bodyBytes: number): WriteUnitModel {
   };
   // A duplicate's claim adds 1 to hits (not projected) and sets nothing that is absent.
   const duplicateOf = { ...completed, hits: 2 };
+  // Protocol v3 (issue 21): a new delivery's ingest makes two writes, the claim and markAnswered; one phase.
+  const claim = write(undefined, claimed);
+  const mark = write(claimed, answered);
   const phases = {
-    claim: write(undefined, claimed),
-    lease: write(claimed, leased),
+    claim: { table: claim.table + mark.table + (options.replayMemory === true ? units(replayMemoryBytes()) : 0), index: claim.index + mark.index },
+    lease: write(answered, leased),
     completion: write(leased, completed),
     duplicate: write(completed, duplicateOf),
   };
@@ -258,8 +285,8 @@ export function retryproofWriteUnits(bodyBytes: number): WriteUnitModel {
 
 /** DynamoDB requests per delivery, as counted on the wire (test/ingest/ingest-request-count.test.ts and the bench). */
 export const RETRYPROOF_REQUESTS = {
-  /** The claim. */
-  newDelivery: 1,
+  /** The claim, and markAnswered before the 202 (protocol v3, issue 21: the breaker counts only copies after an answer). */
+  newDelivery: 2,
   /** The same claim: it finds the record, counts the hit and returns the answer. */
   duplicate: 1,
   /** The executor: the lease and the fenced completion, which logs the attempt on the record. */
@@ -293,6 +320,14 @@ export function retryproofReadUnits(bodyBytes: number): ReadUnitModel {
     fixedUnitsPerRun: (RECONCILER.windowHours + 1) * RECONCILER.timeShards * 0.5,
     runsPerMonth: (24 / RECONCILER.everyHours) * DAYS_PER_MONTH,
   };
+}
+
+/**
+ * Protocol v3 (issue 21): one replay-memory item, as store/replay-memory.ts writes it for a route
+ * that signs no timestamp: its key (route and the body's SHA-256) and the generation's receivedAt.
+ */
+export function replayMemoryBytes(): number {
+  return itemBytes({ ...seenKey('orders', 'f'.repeat(64)), firstAt: Date.UTC(2026, 0, 1) });
 }
 
 /** An execution-log entry (one per attempt): keys, times, outcome and the operation fingerprint. */
@@ -372,9 +407,17 @@ export function priceMonth(inputs: CostInputs): CostReport {
   const ms = (d: number): number => Math.ceil(d);
   const gbs = (invocations: number, durationMs: number): number => (invocations * ms(durationMs) * inputs.memoryMb) / 1024 / 1000;
 
+  // Protocol v3 (issue 21): the replay memory, one small write per new delivery on a no-timestamp route, kept for good.
+  const remembered = fresh * inputs.replayMemoryShare;
+  const memoryItem = replayMemoryBytes();
+  const memoryStoredGb = (remembered * inputs.replayMemoryMonths * (memoryItem + ITEM_OVERHEAD_BYTES)) / GB;
+  const memoryWrites = remembered * units(memoryItem);
+
   // Invocations and GB-seconds.
   const rpIngestGbs =
-    gbs(fresh, inputs.overheadMs + req.newDelivery * inputs.dynamoMs + inputs.sqsMs) + gbs(dup, inputs.overheadMs + req.duplicate * inputs.dynamoMs);
+    gbs(fresh - remembered, inputs.overheadMs + req.newDelivery * inputs.dynamoMs + inputs.sqsMs) +
+    gbs(remembered, inputs.overheadMs + (req.newDelivery + 1) * inputs.dynamoMs + inputs.sqsMs) +
+    gbs(dup, inputs.overheadMs + req.duplicate * inputs.dynamoMs);
   const ptIngestGbs = gbs(fresh, inputs.overheadMs + 2 * inputs.dynamoMs + inputs.sqsMs) + gbs(dup, inputs.overheadMs + inputs.dynamoMs);
   const batches = fresh / inputs.batchFill;
   // Records of a batch run concurrently: an invocation lasts about one record's time.
@@ -440,6 +483,15 @@ export function priceMonth(inputs: CostInputs): CostReport {
       basis: `steady state over a ${inputs.ttlDays}-day TTL; TTL deletes are free`,
     },
     {
+      // Protocol v3 (issue 21): the replay memory of the routes that sign no timestamp, a line of its own.
+      item: 'DynamoDB replay memory',
+      retryproof: memoryWrites * PRICES.dynamoWriteUnit.usd + memoryStoredGb * (PRICES.dynamoStorage.usd + PRICES.dynamoPitr.usd),
+      powertools: 0,
+      basis:
+        `${(inputs.replayMemoryShare * 100).toFixed(0)}% of new deliveries on GitHub/Shopify/hmac-sha256 routes: 1 write unit each, ` +
+        `${memoryItem + ITEM_OVERHEAD_BYTES} B kept for good (no TTL; +PITR), ${inputs.replayMemoryMonths} months held (${memoryStoredGb.toFixed(3)} GB); Powertools keeps none`,
+    },
+    {
       item: 'SQS requests',
       retryproof: sqsRequests * PRICES.sqsRequests.usd,
       powertools: sqsRequests * PRICES.sqsRequests.usd,
@@ -462,9 +514,9 @@ export function priceMonth(inputs: CostInputs): CostReport {
       apiRequests: { retryproof: n, powertools: n },
       lambdaInvocations: { retryproof: n + batches, powertools: n + batches },
       lambdaGbSeconds: { retryproof: rpIngestGbs + rpExecutorGbs, powertools: ptIngestGbs + ptExecutorGbs },
-      dynamoWriteUnits: { retryproof: rpWrites, powertools: ptWrites },
+      dynamoWriteUnits: { retryproof: rpWrites + memoryWrites, powertools: ptWrites },
       dynamoReadUnits: { retryproof: rpReads, powertools: 0 },
-      dynamoStoredGb: { retryproof: rpStoredGb, powertools: ptStoredGb },
+      dynamoStoredGb: { retryproof: rpStoredGb + memoryStoredGb, powertools: ptStoredGb },
       sqsRequests: { retryproof: sqsRequests, powertools: sqsRequests },
     },
     itemBytes: { retryproofRecord: rec, retryproofLog: log, powertoolsRecord: pt },

@@ -21,6 +21,8 @@ const USAGE = `usage: npm run cost -- --deliveries-per-month N --duplicate-share
   --overhead-ms T            handler time besides requests (default ${DEFAULT_INPUTS.overheadMs})
   --ttl-days D               how long keys are kept, both stacks (default ${DEFAULT_INPUTS.ttlDays})
   --batch-fill K             messages per executor invocation, 1-10 (default ${DEFAULT_INPUTS.batchFill})
+  --replay-memory-share S    share of new deliveries on GitHub/Shopify/hmac-sha256 routes, 0 to 1 (default ${DEFAULT_INPUTS.replayMemoryShare})
+  --replay-memory-months M   months of those the replay memory holds; it never expires (default ${DEFAULT_INPUTS.replayMemoryMonths})
   --json                     print the report as JSON`;
 
 const NUMBER_FLAGS = {
@@ -34,6 +36,8 @@ const NUMBER_FLAGS = {
   'overhead-ms': 'overheadMs',
   'ttl-days': 'ttlDays',
   'batch-fill': 'batchFill',
+  'replay-memory-share': 'replayMemoryShare',
+  'replay-memory-months': 'replayMemoryMonths',
 } as const satisfies Record<string, keyof CostInputs>;
 
 /**
@@ -55,7 +59,7 @@ export function costInputsOf(argv: readonly string[]): { inputs: CostInputs; jso
   for (const [flag, field] of Object.entries(NUMBER_FLAGS)) {
     const value = flags.numbers.get(flag);
     if (value === undefined || flag === 'deliveries-per-month' || flag === 'duplicate-share') continue;
-    if (value < 0 || (value === 0 && flag !== 'action-ms' && flag !== 'overhead-ms')) {
+    if (value < 0 || (value === 0 && flag !== 'action-ms' && flag !== 'overhead-ms' && flag !== 'replay-memory-share')) {
       throw new UsageError(`--${flag} must be above 0, got ${value}`);
     }
     inputs[field] = value;
@@ -64,6 +68,7 @@ export function costInputsOf(argv: readonly string[]): { inputs: CostInputs; jso
   if (!Number.isInteger(memory) || memory < 128 || memory > 10_240) {
     throw new UsageError(`--memory-mb must be a whole number from 128 to 10240 (Lambda's range), got ${memory}`);
   }
+  if ((inputs.replayMemoryShare ?? 0) > 1) throw new UsageError(`--replay-memory-share must be from 0 to 1 (a share), got ${inputs.replayMemoryShare}`);
   const fill = inputs.batchFill ?? 0;
   if (fill < 1 || fill > 10) throw new UsageError(`--batch-fill must be from 1 to 10 (an SQS batch holds at most 10), got ${fill}`);
   return { inputs: inputs as unknown as CostInputs, json: flags.switches.has('json') };
