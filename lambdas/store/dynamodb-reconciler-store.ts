@@ -136,11 +136,15 @@ export class DynamoDbReconcilerStore implements ReconcilerStore {
   readonly #log: DynamoDbExecutionStore;
   readonly #parked: DynamoDbParkedRecords;
 
-  constructor(client: DynamoDBClient, tableName: string) {
+  readonly #pageLimit: number | undefined;
+
+  /** @param options.pageLimit items a window or sparse-index Query returns at most (tests). @default - DynamoDB's 1 MB page */
+  constructor(client: DynamoDBClient, tableName: string, options: { readonly pageLimit?: number } = {}) {
     this.#doc = documentClient(client);
     this.#table = tableName;
     this.#log = new DynamoDbExecutionStore(client, tableName);
     this.#parked = new DynamoDbParkedRecords(client, tableName);
+    this.#pageLimit = options.pageLimit;
   }
 
   async *readWindow(fromMs: number, toMs: number, start?: WindowStart): AsyncIterable<WindowPage> {
@@ -173,6 +177,7 @@ export class DynamoDbReconcilerStore implements ReconcilerStore {
               ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
               ExpressionAttributeValues: { ':pk': pk, ':from': from, ':to': to },
               ExclusiveStartKey: startKey,
+              Limit: this.#pageLimit,
             }),
           );
           const records = (await this.#summaries(page.Items ?? [])).filter((r) => r.receivedAt < toMs);
@@ -275,6 +280,7 @@ export class DynamoDbReconcilerStore implements ReconcilerStore {
           ExpressionAttributeNames: { '#pk': index.partitionKey },
           ExpressionAttributeValues: { ':pk': partition },
           ExclusiveStartKey: startKey,
+          Limit: this.#pageLimit,
         }),
       );
       yield (page.Items ?? []).map((item) => fromRecordItem(item));
