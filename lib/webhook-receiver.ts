@@ -16,6 +16,7 @@ import { Construct } from 'constructs';
 import { NAME_PREFIX, NAME_PREFIX_RULE } from '../lambdas/config/config-schema.ts';
 import { ENV } from '../lambdas/config/env.ts';
 import { ConfigError, assertActionsSupplied, resolveConfig } from '../lambdas/config/resolve-config.ts';
+import { needsReplayMemory } from '../lambdas/domain/idempotency-key.ts';
 import type { ResolvedConfig } from '../lambdas/config/resolve-config.ts';
 import type { ActionSource, RetryproofConfig } from '../lambdas/config/route-config.ts';
 import { SERVICE } from '../lambdas/observability/metric-catalogue.ts';
@@ -218,6 +219,10 @@ export class WebhookReceiver extends Construct {
     // expired record and the breaker's pause (PutItem), and the route's state when a key trips
     // a route paused already (GetItem).
     eventItems.actions(ingest, 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem');
+    // A route whose scheme signs no timestamp remembers each body (the replay memory, an
+    // UpdateItem); a capture replayed after its record expired takes back the generation it
+    // just claimed (forgetReplay, a conditional DeleteItem). Only such routes need to delete.
+    if (resolved.routes.some((r) => needsReplayMemory(r.signature.scheme))) eventItems.actions(ingest, 'dynamodb:DeleteItem');
     work.queue.grant(ingest, 'sqs:SendMessage');
     for (const route of resolved.routes) {
       const secret = secrets.byRoute.get(route.name);

@@ -50,11 +50,18 @@ const PLATFORM: Readonly<Record<FunctionName, readonly { readonly grants: readon
  * The operations a function's modules import but never send, each with why: the module is
  * shared, and this function calls only part of it.
  */
+const FORGET_REPLAY = "DynamoDbEventStore's forgetReplay (the ingest's), for routes whose scheme signs no timestamp";
 const IMPORTED_NOT_SENT: Readonly<Record<FunctionName, Readonly<Record<string, string>>>> = {
-  ingest: {},
-  executor: { 'dynamodb:Query': "the demo ledger module's listWindow, which only the reconciler calls" },
+  // retryproof.config.ts has no such route (demo and stripe sign a timestamp), and its ingest is
+  // granted no DeleteItem; webhook-receiver.test.ts checks the grant for a route that needs it.
+  ingest: { 'dynamodb:DeleteItem': `${FORGET_REPLAY}: this configuration has none` },
+  executor: {
+    'dynamodb:Query': "the demo ledger module's listWindow, which only the reconciler calls",
+    'dynamodb:DeleteItem': FORGET_REPLAY,
+  },
   reconciler: {
     'dynamodb:TransactWriteItems': "DynamoDbExecutionStore's park (the executor's): the reconciler store uses it for appendLog only",
+    'dynamodb:DeleteItem': FORGET_REPLAY,
   },
 };
 

@@ -154,6 +154,22 @@ describe('WebhookReceiver in a stack of its own', () => {
     expect(actionsOn(queue)).not.toContain('sqs:ReceiveMessage');
   });
 
+  it('grants the ingest DeleteItem only when a route remembers bodies (a scheme that signs no timestamp takes a replayed capture back)', () => {
+    const ingestActions = (receiverProps: WebhookReceiverProps): string => {
+      const stack = new Stack(new App({ context: NO_BUNDLING }), 'Grants');
+      const receiver = new WebhookReceiver(stack, 'Orders', receiverProps);
+      const role = stack.getLogicalId(receiver.ingestFunction.role?.node.defaultChild as never);
+      const policies = Object.values(Template.fromStack(stack).findResources('AWS::IAM::Policy')).filter((p) =>
+        JSON.stringify((p as { Properties: { Roles: unknown } }).Properties.Roles).includes(role),
+      );
+      return JSON.stringify(policies);
+    };
+    const base = props('orders');
+    const github = { ...base, routes: [{ ...base.routes[0]!, signature: { scheme: 'github' as const } }] };
+    expect(ingestActions(base)).not.toContain('dynamodb:DeleteItem');
+    expect(ingestActions(github)).toContain('dynamodb:DeleteItem');
+  });
+
   it('reserves the executor the event source\'s maximum concurrency, whatever it is configured to', () => {
     const stack = new Stack(new App({ context: NO_BUNDLING }), 'Busy');
     const receiver = new WebhookReceiver(stack, 'Orders', props('orders', { queue: { maxConcurrency: 40 } }));
