@@ -87,9 +87,37 @@ export class DynamoDbEventStore implements IngestEventStore {
     throw new Error(`claimKey could not claim ${record.route}/${record.key}: its expired record kept being replaced`);
   }
 
+  /**
+   * One attempt only, never the SDK's retries: the mark must be the last thing before the
+   * answer. A mark that committed and lost its answer, retried for a second or more, would let
+   * copies count as repeats before the answer is given (and a function that died in those
+   * retries would have started the count with no answer at all). So the first attempt's error
+   * aborts the call before the retry middleware decides (it gives up on an aborted signal:
+   * node_modules/@smithy/core/dist-es/submodules/retry/middleware-retry/retryMiddleware.js), and
+   * the caller answers without the mark: the breaker then starts counting one copy later.
+   */
   async markAnswered(route: string, key: string, receivedAt: number, nowMs: number): Promise<void> {
-    // Refused: the count runs already (another copy answered, or our own retried write), or the answer is a 5xx now.
-    await conditionalUpdate(this.#doc, { TableName: this.#table, Key: this.#key(route, key), ...markAnswered({ receivedAt, nowMs }) });
+    const command = new UpdateCommand({ TableName: this.#table, Key: this.#key(route, key), ...markAnswered({ receivedAt, nowMs }) });
+    const oneAttempt = new AbortController();
+    // Inside the retry middleware (finalizeRequest, 'high'), outside everything below it: it sees each
+    // attempt's end, however the attempt failed, before the retry decision.
+    command.middlewareStack.add(
+      (next) => async (args) => {
+        try {
+          return await next(args);
+        } catch (err) {
+          oneAttempt.abort();
+          throw err;
+        }
+      },
+      { step: 'finalizeRequest', priority: 'low' },
+    );
+    try {
+      await this.#doc.send(command, { abortSignal: oneAttempt.signal });
+    } catch (err) {
+      // Refused: the count runs already (another copy answered first), or the answer is a 5xx now.
+      if (!(err instanceof ConditionalCheckFailedException)) throw err;
+    }
   }
 
   async rememberBody(route: string, fingerprint: string, receivedAt: number): Promise<number> {

@@ -90,6 +90,23 @@ describe('an ambiguous claimKey (committed, its answer lost, retried by the SDK)
     expect(await s.record()).toMatchObject({ receivedAt: s.clock.now, hits: 1 });
   });
 
+  it('answers at once when markAnswered commits and loses its answer: the mark is never retried, so no copy counts before the answer', async () => {
+    // Prepare: every attempt of the mark commits and errors; the attempts are counted.
+    const isMark = (input: Readonly<Record<string, unknown>>): boolean => String(input.UpdateExpression).includes('repeatBase = hits');
+    const markAttempts: number[] = [];
+    const s = await scene((name, input, attempt) => {
+      if (name !== 'UpdateItemCommand' || !isMark(input)) return 'ok';
+      markAttempts.push(attempt);
+      return 'commit-then-error';
+    });
+    // Act
+    const first = await s.deliver();
+    // Assess: one attempt, committed; the delivery answered 202 all the same.
+    expect(first.statusCode).toBe(202);
+    expect(markAttempts).toEqual([1]);
+    expect(await s.record()).toMatchObject({ repeatBase: 1 });
+  });
+
   it('announces a trip whose markBreakerTripped committed and lost its answer', async () => {
     // Prepare: the mark's first attempt commits; the SDK's retry is refused by it.
     const fault = once('UpdateItemCommand', 'commit-then-error', (input) => String(input.UpdateExpression).includes('breakerTrippedAt'));
