@@ -73,6 +73,8 @@ export interface FaultyDynamoOptions {
   /** The simulated instant now (true time). */
   readonly now: () => number;
   readonly stats: DynamoFaultStats;
+  /** Each fault injected, when tracing. */
+  readonly trace?: ((line: string) => void) | undefined;
 }
 
 /** Counts the client's requests per actor; the only middleware a fault-free client needs. */
@@ -95,7 +97,12 @@ export function countRequests(client: DynamoDBClient, sched: Scheduler): void {
 export function faultyDynamoDb(client: DynamoDBClient, options: FaultyDynamoOptions): void {
   const { sched, random, stats } = options;
   countRequests(client, sched);
-  ambiguousDynamoDb(client, (commandName): AttemptOutcome => {
+  ambiguousDynamoDb(client, (commandName, input, attempt): AttemptOutcome => {
+    const outcome = decide(commandName);
+    if (outcome !== 'ok') options.trace?.(`  dynamo ${outcome}: ${commandName} attempt ${attempt} ${JSON.stringify(input.Key ?? input.TableName).slice(0, 90)}`);
+    return outcome;
+  });
+  function decide(commandName: string): AttemptOutcome {
     const plan = options.plan();
     if (plan === undefined || sched.current() === undefined) return 'ok';
     const roll = random();
@@ -114,16 +121,20 @@ export function faultyDynamoDb(client: DynamoDBClient, options: FaultyDynamoOpti
       return 'error-before-commit';
     }
     return 'ok';
-  });
+  }
   // Below the retry middleware (finalizeRequest, priority high) and above the faults
   // (deserialize): it sees every attempt, and the error each one ended with.
-  const lastError = new WeakMap<object, { throttling: boolean; at: number }>();
+  // By the call's invocation id (amz-sdk-invocation-id, one per call, set by the retry
+  // middleware): the request object itself is a new one each attempt, once signed.
+  const lastError = new Map<string, { throttling: boolean; at: number }>();
   client.middlewareStack.add(
     <Output extends MetadataBearer>(next: FinalizeHandler<object, Output>, context: HandlerExecutionContext) =>
       async (args: FinalizeHandlerArguments<object>) => {
-        const request = args.request as { headers?: Record<string, string> };
-        const attempt = Number(/attempt=(\d+)/.exec(request.headers?.['amz-sdk-request'] ?? '')?.[1] ?? '1');
-        const previous = lastError.get(request);
+        const headers = (args.request as { headers?: Record<string, string> }).headers ?? {};
+        const attempt = Number(/attempt=(\d+)/.exec(headers['amz-sdk-request'] ?? '')?.[1] ?? '1');
+        const invocation = headers['amz-sdk-invocation-id'] ?? '';
+        const previous = lastError.get(invocation);
+        lastError.delete(invocation);
         if (attempt > 1 && previous !== undefined) {
           stats.retries++;
           const base = previous.throttling ? THROTTLING_BASE_DELAY_MS : BASE_DELAY_MS;
@@ -139,7 +150,7 @@ export function faultyDynamoDb(client: DynamoDBClient, options: FaultyDynamoOpti
           return await next(args);
         } catch (error) {
           const name = (error as { name?: string }).name ?? '';
-          lastError.set(request, { throttling: name === 'ProvisionedThroughputExceededException' || name === 'ThrottlingException', at: options.now() });
+          lastError.set(invocation, { throttling: name === 'ProvisionedThroughputExceededException' || name === 'ThrottlingException', at: options.now() });
           throw error;
         }
       },

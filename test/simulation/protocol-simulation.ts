@@ -18,10 +18,9 @@ import { PermanentActionError, RetryableActionError } from '../../lambdas/action
 import type { Action } from '../../lambdas/actions/action.ts';
 import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
 import type { ResolvedConfig, ResolvedRoute } from '../../lambdas/config/resolve-config.ts';
-import { CLOCK_SKEW_SECONDS, COMPLETION_MARGIN_SECONDS } from '../../lambdas/config/route-config.ts';
+import { CLOCK_SKEW_SECONDS, COMPLETION_MARGIN_SECONDS, DLQ_RETENTION_SECONDS } from '../../lambdas/config/route-config.ts';
 import type { RouteConfig } from '../../lambdas/config/route-config.ts';
 import { RECORD_STATUS } from '../../lambdas/domain/event-record.ts';
-import { DependencyError } from '../../lambdas/domain/errors.ts';
 import type { EventRecord } from '../../lambdas/domain/event-record.ts';
 import { signDelivery } from '../../lambdas/domain/signatures/sign-delivery.ts';
 import { createExecutorHandler } from '../../lambdas/executor/create-executor-handler.ts';
@@ -46,7 +45,8 @@ import { createEventsTable, createLedgerTable } from '../../local/aws-clients.ts
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/local-aws.ts';
 import { lambdaContext } from '../../local/http-api-event.ts';
 import { seededRandom } from '../../local/storm/storm-plan.ts';
-import { countRequests } from './faulty-dynamodb.ts';
+import { countRequests, emptyDynamoFaultStats, faultyDynamoDb } from './faulty-dynamodb.ts';
+import type { DynamoFaultPlan } from './faulty-dynamodb.ts';
 import { Scheduler } from './scheduler.ts';
 import { SimTimers } from './sim-timers.ts';
 import type { Actor } from './scheduler.ts';
@@ -74,6 +74,9 @@ export const OPS = [
   'redrive-console',
   'redrive-cli',
   'sqs-outage',
+  'ddb-brownout',
+  'sqs-duplicate',
+  'unseen-receive',
 ] as const;
 export type OpName = (typeof OPS)[number];
 
@@ -102,6 +105,9 @@ const WEIGHTS: Readonly<Record<OpName, number>> = {
   'redrive-console': 0.6,
   'redrive-cli': 0.5,
   'sqs-outage': 0.6,
+  'ddb-brownout': 0.6,
+  'sqs-duplicate': 3,
+  'unseen-receive': 1.5,
 };
 
 /** The storm's seedable PRNG (mulberry32). */
@@ -132,14 +138,27 @@ export interface RunShape {
   readonly visibilityTimeoutSeconds: number;
   readonly keys: number;
   readonly moveTaskResetsReceiveCount: boolean;
+  /** DynamoDB's faults per attempt, as the SDK meets them; a brownout raises them for a while. */
+  readonly dynamo: DynamoFaultPlan;
+  /** The chance that a poll's receive may also hand out a message another worker holds. */
+  readonly concurrentReceive: number;
+  /** The event source's batch size (the stack's default is 10). */
+  readonly batchSize: number;
 }
+
+/** A DynamoDB brownout: most attempts throttled or failing, so some calls exhaust the SDK's attempts. */
+const BROWNOUT: DynamoFaultPlan = { ambiguous: 0.08, throttle: 0.45, beforeCommit: 0.15 };
 
 export function shapeOf(seed: number): RunShape {
   const random = prng(seed ^ 0x5eed);
+  const level = (values: readonly number[]): number => values[Math.floor(random() * values.length)] ?? 0;
   return {
     visibilityTimeoutSeconds: random() < 0.5 ? 1 + Math.floor(random() * 5) : 150,
     keys: 4 + Math.floor(random() * 8),
     moveTaskResetsReceiveCount: random() < 0.7,
+    dynamo: { ambiguous: level([0.01, 0.03, 0.08, 0.15]), throttle: level([0, 0.02, 0.06]), beforeCommit: level([0, 0.01, 0.03]) },
+    concurrentReceive: level([0, 0.05, 0.15]),
+    batchSize: level([1, 3, 10, 10]),
   };
 }
 
@@ -296,13 +315,8 @@ interface KeyState {
   /** Windows (floor(t / resend window)) in which a duplicate of this key arrived. */
   readonly duplicateWindows: Set<number>;
   delivered: number;
-  /**
-   * The record may say 2xx: a delivery of the key was answered (or died after its claim),
-   * or the reconciler re-sent it. Until then every delivery got our 5xx, and the circuit
-   * breaker must not count them: a key that trips while this is false was paused by our
-   * own outage, not by its sender.
-   */
-  acked: boolean;
+  /** The event number (see `arrivals`) of the first 2xx answer one of its deliveries got. */
+  answeredSeq?: number;
   /** A delivery of the key got a 2xx answer: its sender stops retrying. */
   answered: boolean;
   /** The token of the last lease a worker took on the key's record. */
@@ -371,6 +385,9 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
   /** The protocol's clock: the calling actor's own. */
   const now = (): number => sched.now();
   const timers = new SimTimers(() => nowMs, () => sched.current() !== undefined);
+  /** SIM_TRACE=1: every operation, step and kill on stderr, for reading one seed's run. */
+  const trace = process.env.SIM_TRACE === '1' ? (line: string): void => void process.stderr.write(`[${((nowMs - EPOCH) / 1000).toFixed(3)} s] ${line}\n`) : undefined;
+  const dynamoStats = emptyDynamoFaultStats();
 
   const observerClient = simulationClient(env, sched);
   const suffix = `${seed}-${tableCounter++}`;
@@ -421,18 +438,25 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     const resendAfterMs = config.queue.resendAfterSeconds * 1000;
 
     // SQS, simulated.
+    // Both queues keep a message 14 days from its enqueue timestamp, as the stack deploys them
+    // (lib/stateful: DLQ_RETENTION_SECONDS, and the work queue's 14 days); a copy moved to the
+    // DLQ keeps its original timestamp (simulated-sqs.ts [D5]).
     const dlq = new SimulatedQueue({
       name: 'dlq',
       clock,
       visibilityTimeoutSeconds: shape.visibilityTimeoutSeconds,
       moveTaskResetsReceiveCount: shape.moveTaskResetsReceiveCount,
+      retentionSeconds: DLQ_RETENTION_SECONDS,
     });
     const queue = new SimulatedQueue({
       name: 'work',
       clock,
       visibilityTimeoutSeconds: shape.visibilityTimeoutSeconds,
       redrive: { deadLetterQueue: dlq, maxReceiveCount: config.queue.maxReceiveCount },
+      retentionSeconds: DLQ_RETENTION_SECONDS,
     });
+    /** SQS's own choices (order, which copy, which message a lost receive takes), from the seed. */
+    const sqsRandom = prng(seed ^ 0x5a5);
     let sqsDown = false;
     const keys = new Map<string, KeyState>();
     const workQueue = new SimWorkQueue(queue, {
@@ -451,12 +475,40 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     });
 
     const { dynamo, eventsTable, ledgerTable } = tables;
+    // DynamoDB as each function's SDK client meets it: one client per function (each Lambda has
+    // its own, with its own retry quota), faults drawn from the seed while the schedule runs.
+    // The simulation's own reads (observers, invariants) use `dynamo`, which has none.
+    let dynamoPlan: DynamoFaultPlan | undefined = shape.dynamo;
+    const faultRandom = prng(seed ^ 0xfa17);
+    const faultClients: DynamoDBClient[] = [];
+    const faultyClient = (): DynamoDBClient => {
+      const client = new DynamoDBClient({ endpoint: env.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+      faultyDynamoDb(client, {
+        sched,
+        random: faultRandom,
+        plan: () => dynamoPlan,
+        advanceTo: (ms) => {
+          if (ms > nowMs) {
+            nowMs = ms;
+            timers.fire();
+          }
+        },
+        now: () => nowMs,
+        stats: dynamoStats,
+        trace,
+      });
+      faultClients.push(client);
+      return client;
+    };
+    const clientOf = { ingest: faultyClient(), executor: faultyClient(), reconciler: faultyClient(), operator: faultyClient() };
     const realLedger = new DynamoDbLedger(dynamo, ledgerTable);
     const ledger: Ledger = sched.gate(realLedger, 'ledger');
-    const routeState = sched.gate(new DynamoDbRouteStateStore(dynamo, eventsTable), 'routeState');
+    const routeStateOf = (client: DynamoDBClient): DynamoDbRouteStateStore => sched.gate(new DynamoDbRouteStateStore(client, eventsTable), 'routeState');
     const gatedQueue = sched.gate(workQueue, 'sqs');
     const visibility = sched.gate(new SimMessageVisibility(queue), 'visibility');
-    const realExecutionStore = new DynamoDbExecutionStore(dynamo, eventsTable);
+    const realExecutionStore = new DynamoDbExecutionStore(clientOf.executor, eventsTable);
+    /** The simulation's own view of the records: no faults, no yield points. */
+    const observerStore = new DynamoDbExecutionStore(dynamo, eventsTable);
 
     // The executor's store, observed: which records failed, which were redriven, which completions were fenced out.
     const observedStore: ExecutionStore = new Proxy(realExecutionStore, {
@@ -465,8 +517,18 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         if (typeof value !== 'function') return value;
         const method = value as (...args: unknown[]) => Promise<unknown>;
         return async (...args: unknown[]) => {
-          const out = await method.apply(target, args);
           const arg = args[0] as { route?: string; key?: string };
+          let out: unknown;
+          try {
+            out = await method.apply(target, args);
+          } catch (error) {
+            trace?.(`  store.${String(prop)} ${String(arg.key ?? args[1])} threw ${String(error)}`);
+            // A completion that failed on DynamoDB (its attempts spent) lost the record after the effect.
+            const k = arg.route === undefined || arg.key === undefined ? undefined : keys.get(workKey(arg.route, arg.key));
+            if (prop === 'complete' && k !== undefined) k.excused++;
+            throw error;
+          }
+          trace?.(`  store.${String(prop)} ${String(arg.key ?? args[1])} -> ${summaryOf(out)}`);
           const k = arg.route === undefined || arg.key === undefined ? undefined : keys.get(workKey(arg.route, arg.key));
           if (k !== undefined) {
             if ((prop === 'fail' || prop === 'failExhausted') && out === true) k.failed = true;
@@ -524,7 +586,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       routes,
       actions: new Map([['simpay', action]]),
       store: executionStore,
-      routeState,
+      routeState: routeStateOf(clientOf.executor),
       workQueue: gatedQueue,
       visibility,
       maxReceiveCount: config.queue.maxReceiveCount,
@@ -535,14 +597,32 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       metrics: SIM_METRICS,
     });
 
-    // The ingest's store, observed: a key that trips the breaker must have come back after a 2xx.
-    const realEventStore = new DynamoDbEventStore(dynamo, eventsTable);
-    const observedEventStore = watchCalls(realEventStore, 'markBreakerTripped', (args) => {
-      const k = keys.get(workKey(args[0] as string, args[1] as string));
-      if (k !== undefined && !k.acked && !k.concurrent) {
-        violations.push(`${k.key}: tripped the circuit breaker, but every delivery of it so far got our 5xx (an outage, not its sender)`);
+    // The breaker, observed (defect 9): a key may trip it (pause its route, or be marked
+    // tripped) only on a delivery that arrived after one of its deliveries got a 2xx answer.
+    // Our own failures (a 5xx, an ingest that died or timed out after its claim, a reconciler's
+    // resend) and copies that raced the first answer are not a sender's repeats.
+    const checkTrip = (route: string, key: string | undefined, what: string): void => {
+      const k = key === undefined ? undefined : keys.get(workKey(route, key));
+      const arrival = sched.current()?.meta.arrival;
+      if (k === undefined || typeof arrival !== 'number') return;
+      if (k.answeredSeq === undefined || arrival < k.answeredSeq) {
+        violations.push(
+          `${k.key}: ${what} on a delivery that arrived ${k.answeredSeq === undefined ? 'before any delivery of it got a 2xx' : 'before its first 2xx answer'} ` +
+            '(our own failure or a racing copy, not its sender repeating)',
+        );
       }
+    };
+    const realEventStore = traced(new DynamoDbEventStore(clientOf.ingest, eventsTable), 'events', trace);
+    const observedEventStore = watchCalls(realEventStore, 'markBreakerTripped', (args) => {
+      checkTrip(args[0] as string, args[1] as string, 'marked the circuit breaker tripped');
     });
+    const ingestRouteState = sched.gate(
+      watchCalls(new DynamoDbRouteStateStore(clientOf.ingest, eventsTable), 'pause', (args) => {
+        const request = args[1] as { by?: string; key?: string };
+        if (request.by === 'circuit-breaker') checkTrip(args[0] as string, request.key, 'paused its route by the circuit breaker');
+      }),
+      'routeState',
+    );
     const ingestDeps: IngestDeps = {
       routes: prepareRoutes(config.routes),
       store: sched.gate(observedEventStore, 'events'),
@@ -550,18 +630,15 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       secrets: new StaticSecretSource(Object.fromEntries(config.routes.map((r) => [r.secretName, SECRET]))),
       now,
       resendAfterMs,
-      breaker: { routeState },
+      breaker: { routeState: ingestRouteState },
     };
     // The reconciler's store, observed: a resend it wins stores a 2xx answer on the record.
-    const realReconcilerStore = new DynamoDbReconcilerStore(dynamo, eventsTable);
-    const observedReconcilerStore = watchCalls(realReconcilerStore, 'claimResend', undefined, (args, out) => {
-      const k = keys.get(workKey(args[0] as string, args[1] as string));
-      if (k !== undefined && out === true) k.acked = true;
-    });
-    const reconcilerStore = sched.gate(observedReconcilerStore, 'reconcilerStore');
+    const realReconcilerStore = traced(new DynamoDbReconcilerStore(clientOf.reconciler, eventsTable), 'reconcilerStore', trace);
+    const reconcilerStore = sched.gate(realReconcilerStore, 'reconcilerStore');
+    const reconcilerRouteState = routeStateOf(clientOf.reconciler);
     const control = routeControl({
-      states: routeState,
-      parked: sched.gate(new DynamoDbParkedRecords(dynamo, eventsTable), 'parked'),
+      states: routeStateOf(clientOf.operator),
+      parked: sched.gate(new DynamoDbParkedRecords(clientOf.operator, eventsTable), 'parked'),
       queue: gatedQueue,
       routes: [...routes.keys()],
       now,
@@ -587,7 +664,6 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         ingestSends: new Map(),
         duplicateWindows: new Set(),
         delivered: 0,
-        acked: false,
         answered: false,
         inFlight: 0,
         concurrent: false,
@@ -595,6 +671,8 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     }
 
     const pick = <T>(items: readonly T[], a: number): T | undefined => items[Math.floor(a * items.length)];
+    /** Deliveries' arrivals and first 2xx answers, numbered in the order they happen. */
+    let arrivals = 0;
 
     // ---- actors
     const deliver = async (k: KeyState): Promise<void> => {
@@ -614,43 +692,65 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         `ingest ${k.key}`,
         async () => {
           try {
-            await ingestDelivery(ingestDeps, { method: 'POST', routeName: k.route, headers, rawBody: k.body, bodyEncoding: 'utf8' });
-            k.acked = true;
+            const outcome = await ingestDelivery(ingestDeps, { method: 'POST', routeName: k.route, headers, rawBody: k.body, bodyEncoding: 'utf8' });
+            trace?.(`ingest ${k.key} answered: ${outcome.kind}${outcome.kind === 'duplicate' ? ` ${outcome.answerAs}, repeats ${String(outcome.repeats)}` : ''}`);
             k.answered = true;
+            k.answeredSeq ??= ++arrivals;
           } catch (error) {
-            // A 5xx (SQS down) or a 4xx: the sender retries, as later duplicates of the schedule.
-            // A 5xx whose record still says 2xx (its resend found the record past RECEIVED): the
-            // next copy may be counted, and that is allowed.
-            const record = await realExecutionStore.get(k.route, k.key);
-            if (!(error instanceof DependencyError) || (record !== undefined && record.answer.status < 500)) k.acked = true;
+            // A 5xx (DynamoDB or SQS down) or a 4xx: the sender retries, as later duplicates of the schedule.
+            trace?.(`ingest ${k.key} refused: ${String(error)}`);
           } finally {
             k.inFlight--;
           }
         },
-        { deadlineMs: nowMs + INGEST_TIMEOUT_MS, ingestKey: workKey(k.route, k.key) },
+        { deadlineMs: nowMs + INGEST_TIMEOUT_MS, arrival: ++arrivals },
       );
     };
 
     const executorTimeoutMs = config.executorTimeoutSeconds * 1000;
+    /**
+     * The Lambda event source's poll: one ReceiveMessage of up to the batch size, handed to one
+     * executor invocation as one event. SQS may answer out of order, and may hand out a message
+     * another worker holds right now (simulated-sqs.ts [D1]). The records of the batch run in
+     * parallel; the event source deletes the ones not reported in batchItemFailures once the
+     * handler returns ("Reporting batch item failures", Lambda Developer Guide: "Lambda deletes
+     * the messages that succeeded"), and nothing when the function fails or times out: then
+     * the whole batch comes back after its visibility timeout.
+     */
     const poll = async (): Promise<boolean> => {
-      const messages = queue.receive(1);
-      const message = messages[0];
-      if (message === undefined) return false;
+      const max = 1 + Math.floor(sqsRandom() * shape.batchSize);
+      const inOrder = sqsRandom() < 0.5;
+      const includeInFlight = sqsRandom() < shape.concurrentReceive;
+      const messages = queue.receive(max, { ...(inOrder ? {} : { random: sqsRandom }), includeInFlight });
+      if (messages.length === 0) return false;
       stats.executions++;
       const startedAt = nowMs;
+      const label = `executor ${messages.map((m) => `${m.messageId}:${messageKey(m.body)}`).join(',')}`;
+      trace?.(`poll: ${label} (receives ${messages.map((m) => m.attributes.ApproximateReceiveCount).join(',')})`);
       await sched.spawn(
         'executor',
-        `executor ${message.messageId}`,
+        label,
         async () => {
-          const event: SQSEvent = { Records: [sqsRecordOf(message, queue.arn)] };
-          const response = await handler(event, contextOf(startedAt + executorTimeoutMs, now));
+          const event: SQSEvent = { Records: messages.map((m) => sqsRecordOf(m, queue.arn)) };
+          const response = await handler(event, contextOf(startedAt + executorTimeoutMs, () => nowMs));
+          const failures = new Set(response.batchItemFailures.map((f) => f.itemIdentifier));
+          trace?.(`${label}: handed back ${[...failures].join(',') || 'none'}`);
+          if (failures.size > 0 && failures.size < messages.length) stats.partialBatches++;
           // The event source deletes what succeeded: one more point where the worker can die.
           await sched.yieldPoint('eventSource.delete');
-          if (!response.batchItemFailures.some((f) => f.itemIdentifier === message.messageId)) queue.delete(message.receiptHandle);
+          for (const m of messages) if (!failures.has(m.messageId)) queue.delete(m.receiptHandle);
         },
-        { messageId: message.messageId, deadlineMs: startedAt + executorTimeoutMs, effectKeys: new Set<string>() },
+        { messageIds: messages.map((m) => m.messageId), deadlineMs: startedAt + executorTimeoutMs, effectKeys: new Set<string>() },
       );
       return true;
+    };
+    /** A lost ReceiveMessage answer: the count rises and the message hides, and nobody runs it. */
+    const unseenReceive = (): void => {
+      const before = new Map(queue.snapshot().map((m) => [m.messageId, m.receiveCount]));
+      if (!queue.unseenReceive({ random: sqsRandom })) return;
+      for (const m of queue.snapshot()) {
+        if (m.receiveCount !== before.get(m.messageId)) wasted.set(m.messageId, (wasted.get(m.messageId) ?? 0) + 1);
+      }
     };
 
     /**
@@ -659,19 +759,17 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
      * maxReceiveCount; one death adds one receive and still fits. Two or more may push it to the DLQ.
      */
     const crashed = new Map<string, number>();
+    /** Receives of each message that ran nothing of ours: lost answers, a second worker's copy. */
+    const wasted = new Map<string, number>();
     const killActor = (actor: Actor, why: 'crash' | 'timeout'): void => {
+      trace?.(`${why} kills ${actor.label} (#${actor.id}) at ${actor.waiters.map((w) => w.label).join(' | ')}`);
       sched.kill(actor);
       if (why === 'crash') stats.crashes++;
       else stats.timeouts++;
-      if (typeof actor.meta.messageId === 'string') crashed.set(actor.meta.messageId, (crashed.get(actor.meta.messageId) ?? 0) + 1);
+      for (const messageId of (actor.meta.messageIds as string[] | undefined) ?? []) crashed.set(messageId, (crashed.get(messageId) ?? 0) + 1);
       for (const effectKey of (actor.meta.effectKeys as Set<string> | undefined) ?? []) {
         const k = keys.get(effectKey);
         if (k !== undefined) k.excused++;
-      }
-      // An ingest that died may have left its claim's 2xx answer on the record.
-      if (typeof actor.meta.ingestKey === 'string') {
-        const k = keys.get(actor.meta.ingestKey);
-        if (k !== undefined) k.acked = true;
       }
     };
 
@@ -683,7 +781,9 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         return;
       }
       timers.fire();
+      trace?.(`step ${actor.label} (#${actor.id}) at ${actor.waiters.map((w) => w.label).join(' | ')}`);
       await sched.step(actor, pick);
+      if (actor.state === 'done' || actor.state === 'failed') trace?.(`${actor.label} (#${actor.id}) ${actor.state}${actor.state === 'failed' ? `: ${String(actor.error)}` : ''}`);
     };
 
     /**
@@ -701,7 +801,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
             ledgers: new Map([['simpay', ledger]]),
             queue: gatedQueue,
             routes,
-            routeState,
+            routeState: reconcilerRouteState,
             now,
           },
           {
@@ -729,8 +829,9 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         judged.add(m.body);
         const body = JSON.parse(m.body) as { route?: string; key?: string; deadLetterId?: string };
         const deaths = crashed.get(m.messageId) ?? 0;
-        if (body.deadLetterId !== undefined || deaths >= 2) continue;
-        violations.push(`${String(body.key)}: a work message reached the DLQ though ${deaths} of the workers holding it died`);
+        const lost = wasted.get(m.messageId) ?? 0;
+        if (body.deadLetterId !== undefined || deaths + lost >= 2) continue;
+        violations.push(`${String(body.key)}: a work message reached the DLQ though ${deaths} of the workers holding it died and ${lost} of its receives ran nothing`);
       }
     };
     const moveTask = (): void => {
@@ -768,8 +869,10 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       nowMs += Math.max(1, Math.round(ms));
       timers.fire();
     };
+    trace?.(`run of seed ${seed}, ${ops.length} operations`);
     for (const { op, a, b } of ops) {
       stats.steps++;
+      trace?.(`op ${op} a=${a.toFixed(3)} b=${b.toFixed(3)}`);
       switch (op) {
         case 'deliver': {
           const k = pending.shift();
@@ -866,11 +969,22 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
           sqsDown = !sqsDown;
           if (sqsDown) stats.outages++;
           break;
+        case 'ddb-brownout':
+          dynamoPlan = dynamoPlan === BROWNOUT ? shape.dynamo : BROWNOUT;
+          break;
+        case 'sqs-duplicate':
+          // At-least-once delivery: another stored copy of a message (in either queue) comes back.
+          (a < 0.8 ? queue : dlq).duplicate({ random: sqsRandom });
+          break;
+        case 'unseen-receive':
+          unseenReceive();
+          break;
       }
     }
 
     // ---- settle: no more faults; let every actor end, then let the queue and the reconciler do their work.
     sqsDown = false;
+    dynamoPlan = undefined;
     // A sender retries a delivery until it gets a 2xx: a key none of whose copies was answered
     // (each died, or got our 5xx) comes once more, as its sender's next retry.
     const answerEveryKey = async (): Promise<void> => {
@@ -918,6 +1032,14 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     await drainActors();
 
     stats.maxClockSkewMs = sched.maxSkewMs;
+    for (const q of [queue, dlq]) {
+      stats.sqsDuplicates += q.stats.duplicates;
+      stats.concurrentDeliveries += q.stats.concurrentDeliveries;
+      stats.unseenReceives += q.stats.unseenReceives;
+    }
+    stats.ambiguousWrites = dynamoStats.ambiguousWrites;
+    stats.throttles = dynamoStats.throttles;
+    for (const client of faultClients) client.destroy();
     stats.horizonDays = (nowMs - startMs) / DAY;
     await checkInvariants({
       tables,
@@ -925,7 +1047,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       routes,
       routeState: new DynamoDbRouteStateStore(dynamo, eventsTable),
       parked: new DynamoDbParkedRecords(dynamo, eventsTable),
-      store: realExecutionStore,
+      store: observerStore,
       ledger: realLedger,
       dlq,
       queue,
@@ -935,12 +1057,60 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       stats,
       violations,
     });
+    trace?.(`run of seed ${seed} ends: ${violations.length === 0 ? 'no violation' : violations.join('; ')}`);
     return { seed, violations, stats };
   }
 }
 
 function contextOf(deadlineMs: number, now: () => number): Context {
   return { ...lambdaContext('retryproof-executor-simulation'), awsRequestId: 'simulation', getRemainingTimeInMillis: () => Math.max(0, deadlineMs - now()) };
+}
+
+/** `target`, each async method's answer or error traced (when tracing). */
+function traced<T extends object>(target: T, label: string, trace: ((line: string) => void) | undefined): T {
+  if (trace === undefined) return target;
+  return new Proxy(target, {
+    get(object, prop, receiver) {
+      const value: unknown = Reflect.get(object, prop, receiver);
+      if (typeof value !== 'function') return value;
+      const call = value as (...args: unknown[]) => unknown;
+      return (...args: unknown[]) => {
+        const out = call.apply(object, args);
+        if (!(out instanceof Promise)) return out;
+        const arg = args[0] as { key?: string } | string;
+        const key = typeof arg === 'object' && arg.key !== undefined ? arg.key : String(args[1]);
+        return out.then(
+          (answer: unknown) => {
+            trace(`  ${label}.${String(prop)} ${key} -> ${summaryOf(answer)}`);
+            return answer;
+          },
+          (error: unknown) => {
+            trace(`  ${label}.${String(prop)} ${key} threw ${String(error)}`);
+            throw error;
+          },
+        );
+      };
+    },
+  });
+}
+
+/** A port call's answer in a few words, for traces. */
+function summaryOf(out: unknown): string {
+  if (out === undefined || typeof out !== 'object' || out === null) return String(out);
+  const o = out as { kind?: string; status?: string; record?: { status?: string; attempts?: number } };
+  if (o.kind !== undefined) return `${o.kind}${o.record === undefined ? '' : ` (${String(o.record.status)}, attempts ${String(o.record.attempts)})`}`;
+  if (o.status !== undefined) return o.status;
+  return JSON.stringify(out).slice(0, 80);
+}
+
+/** The key a work message is for, for traces. */
+function messageKey(body: string): string {
+  try {
+    const parsed = JSON.parse(body) as { key?: unknown; deadLetterId?: unknown };
+    return `${String(parsed.key)}${parsed.deadLetterId === undefined ? '' : '(dead-letter copy)'}`;
+  } catch {
+    return '?';
+  }
 }
 
 function sqsRecordOf(message: SimReceivedMessage, arn: string): SQSRecord {
