@@ -31,6 +31,10 @@ export interface RunnerResult {
   /** The largest of the RSS samples taken every 100 ms: a cross-check of the above. */
   readonly sampledRssMb: number;
   readonly heapPeakMb: number;
+  /** RSS before the first run: the process with its modules loaded. */
+  readonly baselineRssMb: number;
+  /** What V8 held when the RSS sample peaked, MB. */
+  readonly atPeak: { heapTotal: number; external: number; arrayBuffers: number };
   readonly finished: boolean;
   readonly totals: { scanned: number; reenqueued: number; reversed: number; missing: number; orphans: number; failed: number; needsAttention: number };
   readonly perRun: { seconds: number; scanned: number; reenqueued: number; startedFrom: string; stoppedAt: string }[];
@@ -56,10 +60,14 @@ function where(p: ReconcileReport['stoppedAt']): string {
 }
 
 async function run(settings: RunnerSettings): Promise<RunnerResult> {
+  // Node, the SDK, and Node's type stripping of these .ts files (a deployed function runs bundled JavaScript).
+  const baselineRssMb = process.memoryUsage().rss / MB;
   let sampledRss = 0;
   let heapPeak = 0;
+  let atPeak = { heapTotal: 0, external: 0, arrayBuffers: 0 };
   const sample = (): void => {
     const m = process.memoryUsage();
+    if (m.rss > sampledRss) atPeak = { heapTotal: m.heapTotal / MB, external: m.external / MB, arrayBuffers: m.arrayBuffers / MB };
     sampledRss = Math.max(sampledRss, m.rss);
     heapPeak = Math.max(heapPeak, m.heapUsed);
   };
@@ -114,6 +122,8 @@ async function run(settings: RunnerSettings): Promise<RunnerResult> {
     peakRssMb: process.resourceUsage().maxRSS / 1024,
     sampledRssMb: sampledRss / MB,
     heapPeakMb: heapPeak / MB,
+    baselineRssMb,
+    atPeak,
     finished,
     totals,
     perRun,

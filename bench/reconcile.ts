@@ -23,11 +23,13 @@ import { parseFlags, UsageError } from './flags.ts';
 import { entryItemsOf, expectedOf, isStuck, keyOf, planOf, recordItemOf } from './reconcile-data.ts';
 import type { PeerResult, RunnerResult, RunnerSettings } from './reconcile-runner.ts';
 
-const USAGE = `usage: npm run bench:reconcile -- [--records N] [--budget-s S] [--writers W] [--json]
+const USAGE = `usage: npm run bench:reconcile -- [--records N] [--budget-s S] [--heap-mb H] [--writers W] [--json]
 
   --records N    records in the window (default 300,000)
   --budget-s S   each run's time budget (default: the deployed ${DEPLOYED_BUDGET_MS / 1000} s, scaled down to
                  records / 10,000 s, at least 10 s, so that the window takes several runs)
+  --heap-mb H    the reconciler process's V8 heap limit, --max-old-space-size (default 256: half the
+                 function's memory, as a 512 MB function would have no more; 0 for Node's default)
   --writers W    parallel BatchWriteItem calls while filling (default: measured, the fastest of 8, 16, 32)
   --json         print { records, seconds, peakRssMb, runs, reenqueued, missed, handledTwice }`;
 
@@ -76,12 +78,13 @@ function child<T>(args: string[], nodeFlags: string[] = []): Promise<T> {
 }
 
 async function main(argv: readonly string[]): Promise<void> {
-  const flags = parseFlags(argv, { records: 'number', 'budget-s': 'number', writers: 'number', json: 'switch' });
+  const flags = parseFlags(argv, { records: 'number', 'budget-s': 'number', 'heap-mb': 'number', writers: 'number', json: 'switch' });
   const records = flags.numbers.get('records') ?? 300_000;
   if (!Number.isInteger(records) || records < 1_000) throw new UsageError('--records must be a whole number of at least 1,000');
   const budgetS = flags.numbers.get('budget-s') ?? Math.min(DEPLOYED_BUDGET_MS / 1000, Math.max(10, Math.round(records / 10_000)));
   if (!(budgetS > 0)) throw new UsageError('--budget-s must be above 0');
   const json = flags.switches.has('json');
+  const heapMb = flags.numbers.get('heap-mb') ?? FUNCTION_MEMORY_MB / 2;
 
   // The JIT's full optimiser and a heap that holds the table: the fill is long, start-up time does not count.
   const userOptions = process.env.JAVA_TOOL_OPTIONS;
@@ -143,7 +146,7 @@ async function main(argv: readonly string[]): Promise<void> {
 
     // Reconcile, in a process of its own: its peak RSS is the reconciler's alone.
     const settings: RunnerSettings = { endpoint: dynamoLocal.endpoint, eventsTable, ledgerTable, budgetMs: budgetS * 1000, maxRuns: 500 };
-    const result = await child<RunnerResult>([JSON.stringify(settings)]);
+    const result = await child<RunnerResult>([JSON.stringify(settings)], heapMb > 0 ? [`--max-old-space-size=${heapMb}`] : []);
     const peer = await child<PeerResult>(['--peer'], ['--expose-gc']);
 
     const sent = new Map(result.sends);
@@ -175,11 +178,11 @@ async function main(argv: readonly string[]): Promise<void> {
     const deployedRuns = Math.ceil(result.seconds / (DEPLOYED_BUDGET_MS / 1000));
     const lines = [
       `window: ${records.toLocaleString('en')} records over 22 h, ${expected.entries.toLocaleString('en')} ledger entries; filled in ${fillSeconds.toFixed(0)} s (${writers} writers)`,
-      `budget per run: ${budgetS} s (deployed: ${DEPLOYED_BUDGET_MS / 1000} s, the ${RECONCILER_TIMEOUT_SECONDS} s timeout less the report's reserve)`,
+      `reconciler process: --max-old-space-size=${heapMb > 0 ? heapMb : 'default'}; budget per run: ${budgetS} s (deployed: ${DEPLOYED_BUDGET_MS / 1000} s, the ${RECONCILER_TIMEOUT_SECONDS} s timeout less the report's reserve)`,
       '',
       '                      retryproof (streaming, cursor)                the old reconciler',
       `records per second    ${rate.toFixed(0).padEnd(46)}-`,
-      `peak RSS              ${`${summary.peakRssMb} MB (sampled ${result.sampledRssMb.toFixed(0)} MB, heap ${result.heapPeakMb.toFixed(0)} MB)`.padEnd(46)}bound ${FUNCTION_MEMORY_MB} MB; its Map alone ~${((peer.mapBytesPerRecord * records) / 1024 / 1024).toFixed(0)} MB (${peer.mapBytesPerRecord} B a record)`,
+      `peak RSS              ${`${summary.peakRssMb} MB (heap at most ${result.heapPeakMb.toFixed(0)} MB)`.padEnd(46)}bound ${FUNCTION_MEMORY_MB} MB; its Map alone ~${((peer.mapBytesPerRecord * records) / 1024 / 1024).toFixed(0)} MB (${peer.mapBytesPerRecord} B a record)`,
       `runs                  ${`${result.runs} of ${budgetS} s (${result.finished ? 'window done' : 'NOT done'}); ~${deployedRuns} of ${DEPLOYED_BUDGET_MS / 1000} s`.padEnd(46)}throws at ${peer.spreadLimit.toLocaleString('en')} ledger groups (Math.min spread)`,
       `re-enqueued           ${`${summary.reenqueued} of ${stuck} stuck`.padEnd(46)}-`,
       `missed, handledTwice  ${`${missed}, ${handledTwice}${strays > 0 ? ` (and ${strays} sends of records not stuck)` : ''}`.padEnd(46)}-`,
@@ -188,6 +191,9 @@ async function main(argv: readonly string[]): Promise<void> {
       'runs:',
       ...result.perRun.map((r, i) => `  ${String(i + 1).padStart(3)}  ${r.seconds.toFixed(1).padStart(6)} s  ${String(r.scanned).padStart(8)} records  ${String(r.reenqueued).padStart(5)} re-enqueued  ${r.startedFrom} -> ${r.stoppedAt}`),
     ];
+    lines.push(
+      `at the RSS peak: V8 heap ${result.atPeak.heapTotal.toFixed(0)} MB, external ${result.atPeak.external.toFixed(0)} MB (array buffers ${result.atPeak.arrayBuffers.toFixed(0)} MB); sampled RSS ${result.sampledRssMb.toFixed(0)} MB; before the first run ${result.baselineRssMb.toFixed(0)} MB (Node, the SDK, type stripping)`,
+    );
     process.stdout.write(`${lines.join('\n')}\n`);
     if (missed > 0 || handledTwice > 0 || strays > 0 || !result.finished) process.exitCode = 1;
   } finally {

@@ -11,15 +11,18 @@ import { table } from '../output.ts';
 const USAGE = `retryproof reconcile [--window 24h] [--settle 5m] (--local | --stack NAME) [--json]
 
 Runs the reconciler once, over [now - window, now - settle]: re-enqueues stuck work,
-reverses duplicate ledger effects (keeping the earliest), and lists what needs a person.
-Safe to run beside the scheduled run: every correction is conditional.
+reverses duplicate ledger effects (keeping the entry of the run that completed the work, else
+the earliest), and lists what needs a person. Safe to run beside the scheduled run: every
+correction is conditional. On a deployed stack, with neither flag, it is one more scheduled
+run: it continues a window the last run left unfinished (the reconciler's cursor), or does
+nothing while a scheduled run holds it.
 
   --window D   how far back (default: the configured window, 24h)
   --settle D   work younger than this is left alone; 0s for none (default: the configured settle margin)
 
 JSON: the run's report: {"runId", "window", "counts": {"scanned", "reenqueued", "reversed",
 "missing", "orphans", "failed", "parked", "needsAttention"}, "needsAttention": [...], "reversals": [...],
-"stoppedEarly", "stoppedAt"?}`;
+"stoppedEarly", "stoppedAt"?, "cursor"?, "skipped"?}`;
 
 /** One run by the local stack's reconciler, through its admin call. */
 async function reconcileOnStack(localUrl: string, window: { fromMs: number; toMs: number }): Promise<ReconcileReport> {
@@ -45,6 +48,8 @@ export const reconcileCommand: Command = {
     const target = await ctx.target();
     const now = ctx.now();
     const window = { fromMs: now - windowMs, toMs: now - settleMs };
+    // Neither flag: as the schedule runs, through the cursor (a window chosen by hand skips it).
+    const scheduled = values.window === undefined && values.settle === undefined;
     // Locally, the stack's own reconciler runs: it has the routes and ledgers of the
     // configuration the stack was started with (npm start -- --config), not only the demo's.
     const report = target.localUrl !== undefined ? await reconcileOnStack(target.localUrl, window) : await createReconciler({
@@ -56,7 +61,7 @@ export const reconcileCommand: Command = {
       config,
       now: ctx.now,
     }).run({
-      ...window,
+      ...(scheduled ? {} : window),
       onProgress: ({ pages, records }) => {
         ctx.progress(`reconcile: ${records} records read (${pages} pages)`);
       },
@@ -65,8 +70,13 @@ export const reconcileCommand: Command = {
       ctx.print(`${JSON.stringify(report, null, 2)}\n`);
       return 0;
     }
+    if (report.skipped !== undefined) {
+      ctx.print(`another run holds the window until ${new Date(report.skipped.leaseUntil).toISOString()} (${report.skipped.holder}): nothing done\n`);
+      return 0;
+    }
     const c = report.counts;
-    ctx.print(`window ${report.window.from} .. ${report.window.to}, ${report.durationMs} ms${report.stoppedEarly ? ' (stopped early: budget)' : ''}\n`);
+    const cursor = report.cursor === undefined ? '' : `, run ${report.cursor.runs} of this window${report.cursor.resumed ? ' (continued)' : ''}`;
+    ctx.print(`window ${report.window.from} .. ${report.window.to}, ${report.durationMs} ms${cursor}${report.stoppedEarly ? ' (stopped early: budget; the next run continues)' : ''}\n`);
     ctx.print(
       `${table(
         ['scanned', 're-enqueued', 'reversed', 'missing', 'orphans', 'failed', 'parked', 'needs attention'],

@@ -29,7 +29,8 @@
  *
  * The effects check needs the whole window at once, and keeps it as hashes:
  *  - the window's keys, a 52-bit hash each in a sorted Float64Array (key-hashes.ts): 8 bytes
- *    a record, 8 MB at a million, where a Map of summaries took about 1 KB a record;
+ *    a record, 8 MB at a million, where the Map of summaries this replaced took about 330 B
+ *    of heap a record (measured by `npm run bench:reconcile`), 330 MB at a million;
  *  - the ledger's keys in the window, the same way (all entries, and posted ones apart);
  *  - each completed record of a ledger's routes as a hash and the Query partition it came
  *    from (8 + 4 bytes): a missing effect is named by reading that partition again;
@@ -38,11 +39,16 @@
  *    a second read of the ledger collects.
  * At a million records and a million entries that is under 50 MB, held while the phase runs
  * (typed arrays grow by doubling). The earliest receipt behind the lookback is a running
- * minimum, never Math.min over a spread array (which throws beyond about 120,000 arguments).
- * The effects phase starts over when a run stops inside it: its hashes cannot be carried to
- * the next run. Reversals are idempotent (already-reversed counts nothing), and its findings
- * are reported only by the run that finishes it, so nothing is reported twice. The next run
- * starts at this phase, with its whole budget for it.
+ * minimum, never Math.min over a spread array (Node 24 throws RangeError from about 126,000
+ * arguments, measured by the bench).
+ * The window's keys go from run to run of one window (`keys`: a run that stops inside the
+ * window, or inside the effects check, saves its part as chunk items, reconcile-cursor.ts), so
+ * the run that checks the effects does not read the window again. The ledger passes are not
+ * carried: the effects check starts its ledger passes over when a run stops inside it.
+ * Reversals are idempotent (already-reversed counts nothing), and the check's findings are
+ * reported only by the run that finishes it, so nothing is reported twice. The next run starts
+ * at this phase, with its whole budget for it. The ledger of a window must therefore be read
+ * within one run (twice, when it holds duplicates): what `npm run bench:reconcile` measures.
  *
  * Among a key's posted entries the one kept is the entry posted by the run that completed the
  * record (`attempt` = its `runs`, protocol v3 decision 3), else the earliest (postedAt, then
