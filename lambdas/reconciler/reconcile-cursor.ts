@@ -38,6 +38,8 @@ import { REPORT_RESERVE_MS } from './reconciler-budget.ts';
 export interface ScheduledRunOptions extends Pick<ReconcileOptions, 'budgetMs' | 'stuckAfterMs' | 'maxReenqueue' | 'onProgress'> {
   /** The window as the schedule sees it now: [now - windowHours, now - settle]. */
   readonly current: { readonly fromMs: number; readonly toMs: number };
+  /** @default CHECKPOINT_EVERY_MS */
+  readonly checkpointEveryMs?: number;
 }
 
 /** A lease written by another run is over only this long after its end, by our clock. */
@@ -60,6 +62,12 @@ function skippedReport(runId: string, startedAt: number, window: { fromMs: numbe
 
 /** How long key chunks outlive their window's last run: TTL removes them after. */
 const KEY_CHUNK_SECONDS = 2 * 86_400;
+/**
+ * The cursor is written at most this often while a run goes (and always when it stops): a run
+ * that dies hands at most this much work to the next one again, whose conditional writes
+ * refuse what was done (a write a page would cost 200 writes a run over 25 hours x 8 shards).
+ */
+const CHECKPOINT_EVERY_MS = 5_000;
 /** Runs in a row that may begin at the effects check and run out of budget in it again. */
 const MAX_EFFECTS_TRIES = 3;
 
@@ -93,6 +101,7 @@ export async function reconcileScheduled(deps: ReconcileDeps & { readonly runId?
       };
   // This run is on the cursor before any work: one that dies still counts.
   await deps.store.saveCursor(runId, cursor, leaseUntil);
+  let savedAt = deps.now();
 
   const keys: KeysCarry = {
     seed: cursor.seed,
@@ -114,8 +123,11 @@ export async function reconcileScheduled(deps: ReconcileDeps & { readonly runId?
       ...(resumed === undefined ? {} : { start: resumed.position }),
       checkpoint: async (position) => {
         const next = { ...cursor, position };
+        // At most one write every CHECKPOINT_EVERY_MS: a run that dies hands on that much work again.
+        if (deps.now() - savedAt < (options.checkpointEveryMs ?? CHECKPOINT_EVERY_MS)) return true;
         if (!(await deps.store.saveCursor(runId, next, leaseUntil))) return false;
         cursor = next;
+        savedAt = deps.now();
         return true;
       },
       keys,

@@ -75,7 +75,7 @@ describe('the reconciler cursor', () => {
   }, 120_000);
 
   it('continues from the last checkpoint when a run dies, and still sends each stuck record once', async () => {
-    // Prepare: a store whose function "dies" (throws) on the 3rd re-send claim, after it has written it.
+    // Prepare: a store whose function "dies" (throws) on the 10th re-send claim, after it has written it.
     const s = await scene({ pageLimit: 40 });
     const { stuck } = await busyWindow(s);
     let claims = 0;
@@ -87,18 +87,20 @@ describe('the reconciler cursor', () => {
         if (prop !== 'claimResend') return (...args: unknown[]) => method.apply(target, args);
         return async (...args: Parameters<ReconcilerStore['claimResend']>) => {
           const won = await target.claimResend(...args);
-          if (++claims === 3) throw new Error('the function died');
+          if (++claims === 10) throw new Error('the function died');
           return won;
         };
       },
     });
     // Act: the first run dies; the next runs go on from its last checkpoint.
-    await expect(reconcileScheduled(s.deps({ store: dying }), { ...OPTIONS, budgetMs: 1_000_000 })).rejects.toThrow('the function died');
+    const everyPage = { ...OPTIONS, budgetMs: 1_000_000, checkpointEveryMs: 0 };
+    await expect(reconcileScheduled(s.deps({ store: dying }), everyPage)).rejects.toThrow('the function died');
     const reports = await runUntilDone(s, 1_000_000);
     // Assess: the record whose claim was written, but never sent, is the one the lost page leaves:
     // claimResend refuses it a second time within the window, and it is sent by no run.
     expect(reports.at(-1)?.stoppedEarly).toBe(false);
     expect(reports[0]?.cursor).toMatchObject({ resumed: true, runs: 2 });
+    expect(reports[0]?.startedFrom?.phase).toBe('window');
     expect([...s.sent.values()].every((n) => n === 1)).toBe(true);
     expect(s.sent.size).toBe(stuck.length - 1);
   }, 120_000);
