@@ -31,7 +31,20 @@ import type { SecretSource } from '../ports/secret-source.ts';
 import type { WorkQueue } from '../ports/work-queue.ts';
 import type { PreparedRoute } from './prepared-route.ts';
 import { crossesThreshold, tripBreaker } from './circuit-breaker.ts';
+import { CLOCK_SKEW_SECONDS } from '../config/route-config.ts';
 import type { BreakerDeps, BreakerResult } from './circuit-breaker.ts';
+
+/**
+ * How long after an answer's mark (another machine's clock) a delivery must arrive (ours) to
+ * have surely arrived after it: twice the clock bound, both clocks off by it in opposite directions.
+ */
+export const ANSWER_MARGIN_MS = 2 * CLOCK_SKEW_SECONDS * 1000;
+
+/**
+ * A claim slower than this (our own clock, arrival to answer) may have been held past an answer
+ * it arrived before: far above one in-region DynamoDB request (about 5 ms, 10 ms at p99).
+ */
+export const SLOW_CLAIM_MS = 250;
 
 /** A delivery as the edge received it. Header names are lowercase. */
 export interface IncomingDelivery {
@@ -69,7 +82,10 @@ export type IngestOutcome =
       readonly answer: StoredAnswer;
       /** The claim committed, lost its answer and was retried by the SDK: still this delivery's own creation. */
       readonly retriedClaim?: boolean;
-      /** markAnswered failed: the answer stands, but the breaker does not count the repeats that follow it until a later copy marks it. */
+      /**
+       * The breaker's bookkeeping failed (markAnswered, or excuseRacingCopy): the answer stands, but
+       * the breaker starts counting one copy later (or counts one racing copy).
+       */
       readonly markFailed?: boolean;
     }
   /** Slack's url_verification: answered with its challenge, nothing stored or queued. */
@@ -200,7 +216,7 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
       if (firstAt !== undefined) return replayAfterExpiry(config, key, accepted, now, firstAt);
     }
     await sendOrRecordFailure(deps, record, payload, false);
-    const marked = await markAnswered(deps, record, now);
+    const marked = await markAnswered(deps, record);
     return {
       kind: 'accepted',
       route: config.name,
@@ -229,13 +245,24 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
   }
 
   // A 5xx we gave before means our own failure, not a real answer: never replay it. Only a
-  // delivery that arrived after an answer below 500 was given (claim.answered: markAnswered
-  // had run) is a repeat the circuit breaker counts; copies that raced the first answer, and
-  // retries of a claim whose function died or failed before answering, are not. The claim
-  // counted this delivery already; the counts follow from the record as it stood before it.
+  // delivery that arrived after an answer below 500 was given is a repeat the circuit breaker
+  // counts: markAnswered had run when it was claimed (claim.answered). A claim that took one
+  // quick attempt landed within a request's time of its arrival; one that the SDK retried, or
+  // that was slow, may have waited out an answer it arrived before, and counts only when it
+  // arrived twice the clock bound after the mark (two machines' clocks). Copies that raced the
+  // first answer, and retries of a claim whose function died or failed before answering, are
+  // not repeats. The claim counted this delivery's hit; the counts follow from the record as it
+  // stood before it.
   const answeredFailure = old.answer.status >= 500;
   const hits = old.hits + 1;
-  const repeats = claim.answered ? (old.repeats ?? 0) + 1 : undefined;
+  const slowClaim = claim.retried === true || deps.now() - now > SLOW_CLAIM_MS;
+  const afterAnswer = claim.answered && (!slowClaim || now >= (claim.answeredAt ?? Number.NEGATIVE_INFINITY) + ANSWER_MARGIN_MS);
+  const repeats = afterAnswer ? (old.repeats ?? 0) + 1 : undefined;
+  // Claimed after the mark, but may have arrived before the answer: its hit is taken out of the count.
+  let counted = true;
+  if (claim.answered && !afterAnswer && claim.answeredAt !== undefined) {
+    counted = await bookkeeping(() => deps.store.excuseRacingCopy(config.name, key, old.receivedAt, claim.answeredAt as number));
+  }
   const resendAfterMs = deps.resendAfterMs ?? 60_000;
   let resent = false;
   if (mayHaveLostItsMessage(old, now, resendAfterMs)) {
@@ -265,7 +292,7 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
     breaker = await dependency('circuit breaker', () => tripBreaker(deps.breaker as BreakerDeps, trip));
   }
   // This copy is about to be answered below 500 and none such stood when it came: the count starts here.
-  const marked = claim.answered || (await markAnswered(deps, old, now));
+  const marked = claim.answered ? counted : await markAnswered(deps, old);
   return {
     kind: 'duplicate',
     route: config.name,
@@ -318,13 +345,22 @@ function replayAfterExpiry(config: PreparedRoute['config'], key: string, accepte
 }
 
 /**
- * markAnswered, the last write before an answer below 500 (record-transitions.ts). Its failure
- * does not turn the answer into a 5xx: the work is on its way, and a lost mark only means the
- * breaker starts counting one copy later. The outcome says so, and the handler logs it.
+ * markAnswered, the last write before an answer below 500 (record-transitions.ts), stamped with
+ * the clock as it is written: the answer follows at once.
  */
-async function markAnswered(deps: IngestDeps, record: EventRecord, now: number): Promise<boolean> {
+function markAnswered(deps: IngestDeps, record: EventRecord): Promise<boolean> {
+  return bookkeeping(() => deps.store.markAnswered(record.route, record.key, record.receivedAt, deps.now()));
+}
+
+/**
+ * The breaker's bookkeeping (markAnswered, excuseRacingCopy). Its failure does not turn the
+ * answer into a 5xx: the work is on its way, and a lost mark only means the breaker starts
+ * counting one copy later (a lost excuse, that it counts one racing copy). The outcome says
+ * so (markFailed), and the handler logs it.
+ */
+async function bookkeeping(write: () => Promise<void>): Promise<boolean> {
   try {
-    await deps.store.markAnswered(record.route, record.key, record.receivedAt, now);
+    await write();
     return true;
   } catch {
     return false;

@@ -11,10 +11,14 @@ export type ClaimResult =
   /**
    * The key is taken and live: the record as it stood before this delivery, returned by
    * the same write, which also counted this delivery's hit (unless the fingerprints differ:
-   * then it wrote nothing). `answered`: an answer below 500 stood when this delivery arrived
-   * (record-transitions.ts, markAnswered), so it is a repeat the circuit breaker counts.
+   * then it wrote nothing). `answered`: an answer below 500 stood when this delivery was claimed
+   * (record-transitions.ts, markAnswered), and `answeredAt` is when it was marked (the marker's
+   * clock): a delivery that arrived twice the clock bound after it is a repeat the circuit
+   * breaker counts; one that arrived sooner may have raced the answer (excuseRacingCopy).
+   * `retried`: the SDK made more than one attempt of the claim, so it may have landed after an
+   * answer given while it waited (a single attempt lands within a request's time of its arrival).
    */
-  | { readonly kind: 'exists'; readonly record: EventRecord; readonly answered: boolean };
+  | { readonly kind: 'exists'; readonly record: EventRecord; readonly answered: boolean; readonly answeredAt?: number; readonly retried?: boolean };
 
 /** A request to send one more message for a record, at most once per window. */
 export interface ResendRequest {
@@ -59,7 +63,12 @@ export interface IngestEventStore {
    * The last write before an answer below 500, when none stands yet: the circuit breaker
    * counts the deliveries that arrive after it (record-transitions.ts, markAnswered).
    */
-  markAnswered(route: string, key: string, receivedAt: number, nowMs: number): Promise<void>;
+  markAnswered(route: string, key: string, receivedAt: number, markAtMs: number): Promise<void>;
+  /**
+   * A copy claimed after the mark that may have arrived before the answer: no repeat, and no
+   * later count includes it (record-transitions.ts, excuseRacingCopy).
+   */
+  excuseRacingCopy(route: string, key: string, receivedAt: number, answeredAt: number): Promise<void>;
   /**
    * Remembers that the route accepted this body in the generation created at `receivedAt`,
    * unless an earlier generation is remembered, and returns the generation remembered (its

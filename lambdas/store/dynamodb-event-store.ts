@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { RECORD_STATUS } from '../domain/event-record.ts';
 import type { EventRecord, Payload, StoredAnswer } from '../domain/event-record.ts';
 import type { ClaimResult, IngestEventStore, ResendRequest } from '../ports/event-store.ts';
@@ -17,6 +18,7 @@ import {
   claimExpiredKey,
   claimKey,
   claimResend,
+  excuseRacingCopy,
   forgetReplay,
   keepPayload,
   markAnswered,
@@ -31,8 +33,9 @@ export function documentClient(client: DynamoDBClient): DynamoDBDocumentClient {
 }
 
 /** True when a record item shows an answer below 500 standing, counted from (record-transitions.ts, markAnswered). */
-function answerStands(item: Readonly<Record<string, unknown>>): boolean {
-  return typeof item.repeatBase === 'number' && typeof item.answerStatus === 'number' && item.answerStatus < 500;
+function answerStands(item: Readonly<Record<string, unknown>>): { answered: boolean; answeredAt?: number } {
+  const answered = typeof item.repeatBase === 'number' && typeof item.answerStatus === 'number' && item.answerStatus < 500;
+  return answered && typeof item.answeredAt === 'number' ? { answered, answeredAt: item.answeredAt } : { answered };
 }
 
 export class DynamoDbEventStore implements IngestEventStore {
@@ -56,23 +59,17 @@ export class DynamoDbEventStore implements IngestEventStore {
     const ours = (old: Readonly<Record<string, unknown>>): boolean => old.claimId === claimId && old.receivedAt === record.receivedAt;
     // Two rounds at most, unless deliveries keep replacing the same expired key under us.
     for (let round = 0; round < 3; round++) {
-      const out = await conditionalUpdate(this.#doc, {
-        TableName: this.#table,
-        Key: this.#key(record.route, record.key),
-        ...claimKey({ item, nowMs }),
-        ReturnValues: 'ALL_OLD',
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      });
+      const out = await this.#claimOnce(record, item, nowMs);
       if (out.ok) {
         if (out.item === undefined) return { kind: 'created' };
         // Our own first attempt created it; the SDK sent the claim again and counted one more hit.
         if (ours(out.item)) return { kind: 'created', retried: true };
-        return { kind: 'exists', record: fromRecordItem(out.item), answered: answerStands(out.item) };
+        return { kind: 'exists', record: fromRecordItem(out.item), ...answerStands(out.item), retried: out.attempts > 1 };
       }
       if (out.old === undefined) throw new Error('claimKey failed its condition but returned no record');
       const old = fromRecordItem(out.old);
       // Refused by a live record: it has another body (the caller answers 422).
-      if (old.expiresAt > Math.floor(nowMs / 1000)) return { kind: 'exists', record: old, answered: answerStands(out.old) };
+      if (old.expiresAt > Math.floor(nowMs / 1000)) return { kind: 'exists', record: old, ...answerStands(out.old), retried: out.attempts > 1 };
       // Refused by an expired record: start a new generation over it.
       const put = await conditionalPut(this.#doc, {
         TableName: this.#table,
@@ -88,6 +85,36 @@ export class DynamoDbEventStore implements IngestEventStore {
   }
 
   /**
+   * claimKey's UpdateItem, and how many attempts the SDK made of it ($metadata.attempts): a
+   * claim the SDK retried may have waited out the first answer (see ClaimResult.retried).
+   */
+  async #claimOnce(
+    record: EventRecord,
+    item: Readonly<Record<string, unknown>>,
+    nowMs: number,
+  ): Promise<
+    | { ok: true; item: Record<string, unknown> | undefined; attempts: number }
+    | { ok: false; old: Record<string, unknown> | undefined; attempts: number }
+  > {
+    try {
+      const out = await this.#doc.send(
+        new UpdateCommand({
+          TableName: this.#table,
+          Key: this.#key(record.route, record.key),
+          ...claimKey({ item, nowMs }),
+          ReturnValues: 'ALL_OLD',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return { ok: true, item: out.Attributes, attempts: out.$metadata.attempts ?? 1 };
+    } catch (err) {
+      if (!(err instanceof ConditionalCheckFailedException)) throw err;
+      // The old item comes back as raw attribute values even through the document client.
+      return { ok: false, old: err.Item === undefined ? undefined : unmarshall(err.Item), attempts: err.$metadata.attempts ?? 1 };
+    }
+  }
+
+  /**
    * One attempt only, never the SDK's retries: the mark must be the last thing before the
    * answer. A mark that committed and lost its answer, retried for a second or more, would let
    * copies count as repeats before the answer is given (and a function that died in those
@@ -96,8 +123,8 @@ export class DynamoDbEventStore implements IngestEventStore {
    * node_modules/@smithy/core/dist-es/submodules/retry/middleware-retry/retryMiddleware.js), and
    * the caller answers without the mark: the breaker then starts counting one copy later.
    */
-  async markAnswered(route: string, key: string, receivedAt: number, nowMs: number): Promise<void> {
-    const command = new UpdateCommand({ TableName: this.#table, Key: this.#key(route, key), ...markAnswered({ receivedAt, nowMs }) });
+  async markAnswered(route: string, key: string, receivedAt: number, markAtMs: number): Promise<void> {
+    const command = new UpdateCommand({ TableName: this.#table, Key: this.#key(route, key), ...markAnswered({ receivedAt, markAtMs }) });
     const oneAttempt = new AbortController();
     // Inside the retry middleware (finalizeRequest, 'high'), outside everything below it: it sees each
     // attempt's end, however the attempt failed, before the retry decision.
@@ -118,6 +145,11 @@ export class DynamoDbEventStore implements IngestEventStore {
       // Refused: the count runs already (another copy answered first), or the answer is a 5xx now.
       if (!(err instanceof ConditionalCheckFailedException)) throw err;
     }
+  }
+
+  async excuseRacingCopy(route: string, key: string, receivedAt: number, answeredAt: number): Promise<void> {
+    // Refused: the count was frozen or started again since (another answeredAt), or our own retried excuse.
+    await conditionalUpdate(this.#doc, { TableName: this.#table, Key: this.#key(route, key), ...excuseRacingCopy({ receivedAt, answeredAt }) });
   }
 
   async rememberBody(route: string, fingerprint: string, receivedAt: number): Promise<number> {

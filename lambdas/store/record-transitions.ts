@@ -44,6 +44,8 @@
  *                   may never have gone out, so the record keeps the payload before we answer
  *   markAnswered    an answer below 500 is about to be given, and none stands: the breaker
  *                   counts repeats from here (ingest)
+ *   excuseRacingCopy  a copy claimed after the mark that may have arrived before the answer:
+ *                   no repeat, repeatBase moves on by its hit (ingest)
  *
  * The payload (body and kept headers) travels in the work message; the claim does not
  * write it. The record keeps it where work may have to be sent again from the table alone:
@@ -700,19 +702,39 @@ export function markBreakerTripped(p: { receivedAt: number; nowMs: number }): Om
  * An answer below 500 is about to be given for this generation, and none stands (no
  * repeatBase: the record is fresh, or its count was frozen by a 5xx of ours): the last write
  * before the answer, made once the work is on its way (after the send, or finding it sent).
- * From here every claim is a delivery that came after an answer, so the breaker counts it:
- * repeatBase = hits - repeats (the frozen count, 0 on a fresh record). `answeredAt` keeps the
- * first such answer's time. A function that dies before this write gave no answer, and its
+ * From here the breaker counts the deliveries that arrive after it: repeatBase = hits -
+ * repeats (the frozen count, 0 on a fresh record), and `answeredAt` the mark's own time (the
+ * writer's clock as it writes). A function that dies before this write gave no answer, and its
  * sender's retry is not a repeat. Refused: another copy answered first (the count runs
  * already), the answer became a 5xx meanwhile, or an SDK retry met this write committed.
  *   t0 claim (hits 1) | t1 copy B claims (hits 2, not a repeat) | t2 markAnswered: repeatBase 2
  *   | t3 copy C claims (hits 3): repeats 1
+ * A copy whose claim lands after the mark but that arrived before it (its SDK retries held it,
+ * or it raced the answer within the clock bound) is no repeat either: see excuseRacingCopy.
  */
-export function markAnswered(p: { receivedAt: number; nowMs: number }): Omit<Transition, 'ExpressionAttributeNames'> {
+export function markAnswered(p: { receivedAt: number; markAtMs: number }): Omit<Transition, 'ExpressionAttributeNames'> {
   return {
     ConditionExpression: 'receivedAt = :receivedAt AND attribute_not_exists(repeatBase) AND answerStatus < :serverError',
-    UpdateExpression: 'SET repeatBase = hits - if_not_exists(repeats, :zero), answeredAt = if_not_exists(answeredAt, :now)',
-    ExpressionAttributeValues: { ':receivedAt': p.receivedAt, ':serverError': 500, ':zero': 0, ':now': p.nowMs },
+    UpdateExpression: 'SET repeatBase = hits - if_not_exists(repeats, :zero), answeredAt = :markAt',
+    ExpressionAttributeValues: { ':receivedAt': p.receivedAt, ':serverError': 500, ':zero': 0, ':markAt': p.markAtMs },
+  };
+}
+
+/**
+ * A copy claimed while the count ran, but that arrived (its own clock at its start) less than
+ * twice the clock bound after the mark (`answeredAt`, another machine's clock): it may have
+ * arrived before the answer was given, a copy racing it, so it is no repeat. Its claim counted
+ * a hit; this moves repeatBase one on, so that no later count includes it. Only for this
+ * counting episode (`answeredAt` as the copy saw it). It carries the write nonce: the SDK's
+ * retry of a committed excuse is refused by it (writeId ours), and counts as done, never twice.
+ */
+export function excuseRacingCopy(p: { receivedAt: number; answeredAt: number }): Omit<Transition, 'ExpressionAttributeNames'> {
+  return {
+    ConditionExpression:
+      `receivedAt = :receivedAt AND attribute_exists(repeatBase) AND answeredAt = :answeredAt AND ` +
+      `(attribute_not_exists(${WRITE_ID}) OR ${WRITE_ID} <> ${WRITE_ID_VALUE})`,
+    UpdateExpression: `SET repeatBase = repeatBase + :one, ${WRITE_ID} = ${WRITE_ID_VALUE}`,
+    ExpressionAttributeValues: { ':receivedAt': p.receivedAt, ':answeredAt': p.answeredAt, ':one': 1, [WRITE_ID_VALUE]: newWriteId() },
   };
 }
 
