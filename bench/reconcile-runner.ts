@@ -4,14 +4,15 @@
  * root (createReconciler: the DynamoDB store, the cursor, the demo ledger) until the window is
  * done, with a WorkQueue that counts what each record was sent.
  *
- *   node bench/reconcile-runner.ts '<json settings>'     prints one JSON result line
- *   node --expose-gc bench/reconcile-runner.ts --peer  the old approach's figures, measured
+ * bench/reconcile.ts bundles it first (bench/.build/reconcile-runner.mjs), then:
+ *   node reconcile-runner.mjs '<json settings>'          prints one JSON result line
+ *   node --expose-gc reconcile-runner.mjs --peer         the old approach's figures, measured
  */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { demoLedgers } from '../lambdas/demo/dynamodb-ledger.ts';
 import type { WorkMessage } from '../lambdas/domain/event-record.ts';
 import { createReconciler } from '../lambdas/reconciler/create-reconciler.ts';
 import type { ReconcileReport } from '../lambdas/reconciler/reconcile.ts';
-import { localDynamoClient } from '../local/aws-clients.ts';
 import { benchConfig } from './reconcile-data.ts';
 
 export interface RunnerSettings {
@@ -60,7 +61,7 @@ function where(p: ReconcileReport['stoppedAt']): string {
 }
 
 async function run(settings: RunnerSettings): Promise<RunnerResult> {
-  // Node, the SDK, and Node's type stripping of these .ts files (a deployed function runs bundled JavaScript).
+  // Node and the bundle, before any work: what the function holds once its INIT phase is over.
   const baselineRssMb = process.memoryUsage().rss / MB;
   let sampledRss = 0;
   let heapPeak = 0;
@@ -80,7 +81,9 @@ async function run(settings: RunnerSettings): Promise<RunnerResult> {
       return Promise.resolve();
     },
   };
-  const dynamo = localDynamoClient(settings.endpoint);
+  // DynamoDB Local on loopback, with the fake credentials it accepts (local/aws-clients.ts makes the same,
+  // but its module brings the emulators along, which a bundle of the function would not hold).
+  const dynamo = new DynamoDBClient({ endpoint: settings.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
   const reconciler = createReconciler({
     dynamo,
     eventsTable: settings.eventsTable,
