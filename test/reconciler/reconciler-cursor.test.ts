@@ -51,8 +51,20 @@ describe('the reconciler cursor', () => {
     // Prepare: pages of 40 records, and a budget that ends a run after a few pages.
     const s = await scene({ pageLimit: 40, ledgerPage: 25 });
     const { stuck, duplicated } = await busyWindow(s);
+    const reads: unknown[] = [];
+    const counted = new Proxy(s.store, {
+      get(target, prop, receiver) {
+        const value: unknown = Reflect.get(target, prop, receiver);
+        if (typeof value !== 'function') return value;
+        const method = value as (...args: unknown[]) => unknown;
+        return (...args: unknown[]) => {
+          if (prop === 'readWindow') reads.push(args[2]);
+          return method.apply(target, args);
+        };
+      },
+    });
     // Act
-    const reports = await runUntilDone(s, 300);
+    const reports = await runUntilDone(s, 300, counted);
     // Assess: several runs, each starting where the one before stopped.
     expect(reports.length).toBeGreaterThanOrEqual(3);
     expect(reports.at(-1)?.stoppedEarly).toBe(false);
@@ -70,8 +82,9 @@ describe('the reconciler cursor', () => {
       const byEntry = Object.entries(await s.statuses('pay', key)).sort(([a], [b]) => a.localeCompare(b));
       expect(byEntry.map(([, status]) => status)).toEqual(['reversed', 'posted']);
     }
-    // A run that resumed inside the window carried the keys: no run read the window twice.
+    // Runs resumed inside the window, and carried its keys on: none read the window again from its start.
     expect(reports.some((r) => r.startedFrom?.phase === 'window')).toBe(true);
+    expect(reads.filter((start) => start === undefined)).toHaveLength(0);
   }, 120_000);
 
   it('continues from the last checkpoint when a run dies, and still sends each stuck record once', async () => {
