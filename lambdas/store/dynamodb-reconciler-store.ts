@@ -28,6 +28,16 @@ import { claimResend, clearStranded, markStranded, parkedIndexKeys, parkedPartit
 import { EVENTS_TABLE } from './table-schema.ts';
 
 const HOUR_MS = 3_600_000;
+/**
+ * Items a Query page holds at most. A 1 MB page is some 5,000 index copies; the reconciler
+ * holds one page while it works through it, awaiting a write per stuck record, so the page's
+ * objects outlive the young generation and pile up in the old one between collections. A
+ * thousand keep that small. It costs nothing in read units (a Query is metered on the bytes
+ * it returns, summed and rounded up to 4 KB once per request: DynamoDB Developer Guide, "DynamoDB
+ * read and write operations", capacity unit consumption for Query) and one request per thousand
+ * records.
+ */
+const PAGE_ITEMS = 1_000;
 /** BatchGetItem reads at most this many keys a request. */
 const BATCH_GET = 100;
 
@@ -136,15 +146,15 @@ export class DynamoDbReconcilerStore implements ReconcilerStore {
   readonly #log: DynamoDbExecutionStore;
   readonly #parked: DynamoDbParkedRecords;
 
-  readonly #pageLimit: number | undefined;
+  readonly #pageLimit: number;
 
-  /** @param options.pageLimit items a window or sparse-index Query returns at most (tests). @default - DynamoDB's 1 MB page */
+  /** @param options.pageLimit items a window or sparse-index Query returns at most. @default PAGE_ITEMS */
   constructor(client: DynamoDBClient, tableName: string, options: { readonly pageLimit?: number } = {}) {
     this.#doc = documentClient(client);
     this.#table = tableName;
     this.#log = new DynamoDbExecutionStore(client, tableName);
     this.#parked = new DynamoDbParkedRecords(client, tableName);
-    this.#pageLimit = options.pageLimit;
+    this.#pageLimit = options.pageLimit ?? PAGE_ITEMS;
   }
 
   async *readWindow(fromMs: number, toMs: number, start?: WindowStart): AsyncIterable<WindowPage> {
