@@ -512,9 +512,11 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
     if (!ledgerOfRoute.has(record.route) || record.status !== RECORD_STATUS.completed) return;
     completedOf(record.route).add(h, partOf(bucketIndex.get(bucket) ?? 0, shard));
   };
-  /** This run's own part of the keys: what it read in the window phase, not yet saved. */
-  // Flags set inside the phases (an object: flow analysis does not see closures assign a let).
-  /** ownPart: this run's own keys, not yet saved; windowRemembered: it read the window from its start, so its keys are complete. */
+  /**
+   * ownPart: this run holds keys of its own, read in the window phase and not yet saved;
+   * windowRemembered: it read the window from its start, so they are all of the window's. (An
+   * object: flow analysis does not see the phases' closures assign a plain let.)
+   */
   const kept = { ownPart: false, windowRemembered: false };
   const exportPart = (): WindowKeysPart => ({
     records: windowKeys.values(),
