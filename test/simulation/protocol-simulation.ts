@@ -12,7 +12,9 @@
  * The schedule is a list of operations that do not depend on the state (an operation that
  * does not apply is skipped), so a failing schedule shrinks by deleting operations.
  */
-import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { createHash } from 'node:crypto';
+import { DeleteItemCommand, DeleteTableCommand, DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { SQSEvent, SQSRecord, Context } from 'aws-lambda';
 import { PermanentActionError, RetryableActionError } from '../../lambdas/actions/action.ts';
 import type { Action } from '../../lambdas/actions/action.ts';
@@ -20,15 +22,14 @@ import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
 import type { ResolvedConfig, ResolvedRoute } from '../../lambdas/config/resolve-config.ts';
 import { CLOCK_SKEW_SECONDS, COMPLETION_MARGIN_SECONDS, DLQ_RETENTION_SECONDS } from '../../lambdas/config/route-config.ts';
 import type { RouteConfig } from '../../lambdas/config/route-config.ts';
-import { RECORD_STATUS } from '../../lambdas/domain/event-record.ts';
+import { RECORD_STATUS, deliveryId } from '../../lambdas/domain/event-record.ts';
 import type { EventRecord } from '../../lambdas/domain/event-record.ts';
 import { signDelivery } from '../../lambdas/domain/signatures/sign-delivery.ts';
 import { createExecutorHandler } from '../../lambdas/executor/create-executor-handler.ts';
 import { ingestDelivery } from '../../lambdas/ingest/ingest-delivery.ts';
 import type { IngestDeps } from '../../lambdas/ingest/ingest-delivery.ts';
 import { prepareRoutes } from '../../lambdas/ingest/prepared-route.ts';
-import { DynamoDbLedger } from '../../lambdas/demo/dynamodb-ledger.ts';
-import type { Ledger, LedgerEntry } from '../../lambdas/ledger/ledger.ts';
+import type { Ledger } from '../../lambdas/ledger/ledger.ts';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { createLogger } from '../../lambdas/observability/powertools.ts';
 import { METRICS_NAMESPACE } from '../../lambdas/observability/metric-catalogue.ts';
@@ -41,13 +42,15 @@ import { DynamoDbExecutionStore } from '../../lambdas/store/dynamodb-execution-s
 import { DynamoDbParkedRecords } from '../../lambdas/store/dynamodb-parked-records.ts';
 import { DynamoDbReconcilerStore } from '../../lambdas/store/dynamodb-reconciler-store.ts';
 import { DynamoDbRouteStateStore } from '../../lambdas/store/dynamodb-route-state-store.ts';
-import { createEventsTable, createLedgerTable } from '../../local/aws-clients.ts';
+import { createEventsTable } from '../../local/aws-clients.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/local-aws.ts';
 import { lambdaContext } from '../../local/http-api-event.ts';
 import { seededRandom } from '../../local/storm/storm-plan.ts';
 import { countRequests, emptyDynamoFaultStats, faultyDynamoDb } from './faulty-dynamodb.ts';
 import type { DynamoFaultPlan } from './faulty-dynamodb.ts';
 import { Scheduler } from './scheduler.ts';
+import { SimDownstream, SimLedger } from './sim-downstream.ts';
+import type { SimLedgerEntry } from './sim-downstream.ts';
 import { SimTimers } from './sim-timers.ts';
 import type { Actor } from './scheduler.ts';
 import { SimMessageVisibility, SimWorkQueue, SimulatedQueue } from './simulated-sqs.ts';
@@ -77,6 +80,8 @@ export const OPS = [
   'ddb-brownout',
   'sqs-duplicate',
   'unseen-receive',
+  'replay',
+  'ttl',
 ] as const;
 export type OpName = (typeof OPS)[number];
 
@@ -108,6 +113,8 @@ const WEIGHTS: Readonly<Record<OpName, number>> = {
   'ddb-brownout': 0.6,
   'sqs-duplicate': 3,
   'unseen-receive': 1.5,
+  replay: 1.2,
+  ttl: 0.5,
 };
 
 /** The storm's seedable PRNG (mulberry32). */
@@ -144,6 +151,11 @@ export interface RunShape {
   readonly concurrentReceive: number;
   /** The event source's batch size (the stack's default is 10). */
   readonly batchSize: number;
+  /**
+   * A run of weeks: each `leap` is days to weeks long, and the run lasts past 40 days, past the
+   * records' TTL (35 days) and the queues' retention (14 days).
+   */
+  readonly long: boolean;
 }
 
 /** A DynamoDB brownout: most attempts throttled or failing, so some calls exhaust the SDK's attempts. */
@@ -159,6 +171,7 @@ export function shapeOf(seed: number): RunShape {
     dynamo: { ambiguous: level([0.01, 0.03, 0.08, 0.15]), throttle: level([0, 0.02, 0.06]), beforeCommit: level([0, 0.01, 0.03]) },
     concurrentReceive: level([0, 0.05, 0.15]),
     batchSize: level([1, 3, 10, 10]),
+    long: random() < 0.1,
   };
 }
 
@@ -182,7 +195,6 @@ export interface RunOptions {
 interface SimulationTables {
   readonly dynamo: DynamoDBClient;
   readonly eventsTable: string;
-  readonly ledgerTable: string;
 }
 
 let tableCounter = 0;
@@ -226,6 +238,8 @@ export interface RunStats {
   horizonDays: number;
   /** Captured deliveries re-posted, at any age. */
   replays: number;
+  /** Items TTL deleted (late, as DynamoDB does). */
+  ttlDeletions: number;
   /** Action runs whose ledger post was apart from the effect (before it, or failed after it). */
   ledgerApartFromEffect: number;
 }
@@ -257,6 +271,7 @@ export function emptyStats(): RunStats {
     maxClockSkewMs: 0,
     horizonDays: 0,
     replays: 0,
+    ttlDeletions: 0,
     ledgerApartFromEffect: 0,
   };
 }
@@ -275,6 +290,21 @@ const STUCK_AFTER_SECONDS = 900;
 const INGEST_TIMEOUT_MS = 10_000;
 const RECONCILER_TIMEOUT_MS = 5 * 60_000;
 const SETTLE_SECONDS = 60;
+/** A long run lasts at least this long (then up to 3 days more). */
+const LONG_RUN_MS = 41 * 24 * 3_600_000;
+/** DynamoDB deletes an expired item up to this long after its expiry (see ttlSweep). */
+const TTL_MAX_LAG_SECONDS = 48 * 3600;
+
+/** The seeded lag of one item's TTL deletion, 0..48 h. */
+function ttlLagSeconds(seed: number, pk: string, sk: string, expiresAt: number): number {
+  const digest = createHash('sha256').update(`${seed}|${pk}|${sk}|${expiresAt}`).digest();
+  return Math.floor((digest.readUInt32BE(0) / 2 ** 32) * TTL_MAX_LAG_SECONDS);
+}
+
+/** A number in [0, 1) the seed draws once, apart from every stream of the run. */
+function a0(seed: number): number {
+  return prng(seed ^ 0x10a9)();
+}
 const HOUR = 3_600_000;
 /** Every run starts at the same instant: each has tables of its own, so a seed replays exactly. */
 const EPOCH = Date.UTC(2030, 0, 1);
@@ -317,6 +347,14 @@ interface KeyState {
   delivered: number;
   /** The event number (see `arrivals`) of the first 2xx answer one of its deliveries got. */
   answeredSeq?: number;
+  /** When its sender first sent it, true time: the sender retries within its retry window only. */
+  firstSentAt?: number;
+  /** The first delivery's headers as signed then: what a replayer captured. */
+  captured?: Record<string, string>;
+  /** Its record went FAILED at some point: a person was told (the DLQ, the report). */
+  everFailed: boolean;
+  /** How its action posts the ledger entry beside the effect (contract for user code). */
+  readonly ledgerMode: 'after' | 'after-post-fails' | 'before';
   /** A delivery of the key got a 2xx answer: its sender stops retrying. */
   answered: boolean;
   /** The token of the last lease a worker took on the key's record. */
@@ -385,6 +423,11 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
   /** The protocol's clock: the calling actor's own. */
   const now = (): number => sched.now();
   const timers = new SimTimers(() => nowMs, () => sched.current() !== undefined);
+  /** Moves true time on (never back), and fires the timers whose time came. */
+  const setNow = (ms: number): void => {
+    nowMs = Math.max(nowMs, Math.round(ms));
+    timers.fire();
+  };
   /** SIM_TRACE=1: every operation, step and kill on stderr, for reading one seed's run. */
   const trace = process.env.SIM_TRACE === '1' ? (line: string): void => void process.stderr.write(`[${((nowMs - EPOCH) / 1000).toFixed(3)} s] ${line}\n`) : undefined;
   const dynamoStats = emptyDynamoFaultStats();
@@ -394,14 +437,13 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
   const tables: SimulationTables = {
     dynamo: observerClient,
     eventsTable: await createEventsTable(observerClient, `sim-events-${suffix}`),
-    ledgerTable: await createLedgerTable(observerClient, `sim-ledger-${suffix}`),
   };
   const uninstallTimers = timers.install();
   try {
     return await runWorld();
   } finally {
     uninstallTimers();
-    for (const table of [tables.eventsTable, tables.ledgerTable]) await observerClient.send(new DeleteTableCommand({ TableName: table }));
+    await observerClient.send(new DeleteTableCommand({ TableName: tables.eventsTable }));
     observerClient.destroy();
   }
 
@@ -474,7 +516,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       },
     });
 
-    const { dynamo, eventsTable, ledgerTable } = tables;
+    const { dynamo, eventsTable } = tables;
     // DynamoDB as each function's SDK client meets it: one client per function (each Lambda has
     // its own, with its own retry quota), faults drawn from the seed while the schedule runs.
     // The simulation's own reads (observers, invariants) use `dynamo`, which has none.
@@ -487,12 +529,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         sched,
         random: faultRandom,
         plan: () => dynamoPlan,
-        advanceTo: (ms) => {
-          if (ms > nowMs) {
-            nowMs = ms;
-            timers.fire();
-          }
-        },
+        advanceTo: setNow,
         now: () => nowMs,
         stats: dynamoStats,
         trace,
@@ -501,8 +538,11 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       return client;
     };
     const clientOf = { ingest: faultyClient(), executor: faultyClient(), reconciler: faultyClient(), operator: faultyClient() };
-    const realLedger = new DynamoDbLedger(dynamo, ledgerTable);
-    const ledger: Ledger = sched.gate(realLedger, 'ledger');
+    // The downstream where effects happen, and the ledger apart from it (sim-downstream.ts).
+    const downstream = new SimDownstream((idempotencyKey) => downstreamRetentionOf.get(idempotencyKey) ?? 0);
+    const downstreamRetentionOf = new Map<string, number>();
+    const simLedger = new SimLedger(downstream, 1 + Math.floor(prng(seed ^ 0x1ed9)() * 4));
+    const ledger: Ledger = sched.gate(simLedger, 'ledger');
     const routeStateOf = (client: DynamoDBClient): DynamoDbRouteStateStore => sched.gate(new DynamoDbRouteStateStore(client, eventsTable), 'routeState');
     const gatedQueue = sched.gate(workQueue, 'sqs');
     const visibility = sched.gate(new SimMessageVisibility(queue), 'visibility');
@@ -531,7 +571,10 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
           trace?.(`  store.${String(prop)} ${String(arg.key ?? args[1])} -> ${summaryOf(out)}`);
           const k = arg.route === undefined || arg.key === undefined ? undefined : keys.get(workKey(arg.route, arg.key));
           if (k !== undefined) {
-            if ((prop === 'fail' || prop === 'failExhausted') && out === true) k.failed = true;
+            if ((prop === 'fail' || prop === 'failExhausted') && out === true) {
+              k.failed = true;
+              k.everFailed = true;
+            }
             if (prop === 'redrive' && out === true) {
               k.failed = false;
               k.runsInBudget = 0;
@@ -551,10 +594,13 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     });
     const executionStore = sched.gate(observedStore, 'store');
 
-    // The action: its outcome is drawn per run; its effect is one ledger entry. It keeps the
-    // contract for user code: it honours its AbortSignal and ctx.deadline (by its own clock), so
-    // it makes no call once either has passed; a run is the stretch of true time between its
-    // first and its last call, and no two runs of one key may overlap.
+    // The action: its outcome is drawn per run; its effect is a charge on the downstream, and
+    // its ledger entry is posted apart from it, in the key's mode (KeyState.ledgerMode). It keeps
+    // the contract for user code: it honours its AbortSignal and ctx.deadline (by its own clock),
+    // so it makes no call once either has passed (a run is the stretch of true time between its
+    // first and its last call, and no two runs of one key may overlap); an entry exists only
+    // for an effect (one posted first is voided when its effect fails or turns out to be an
+    // earlier run's); entries carry attempt: ctx.attempt.
     const action: Action = async (ctx) => {
       const k = keys.get(workKey(ctx.route, ctx.key));
       if (k === undefined) throw new PermanentActionError('unknown key');
@@ -570,16 +616,64 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         run.firstCallMs ??= nowMs;
         run.lastCallMs = nowMs;
       };
+      /** Voids an entry this run posted: its own clean-up, made even past the deadline (no effect). */
+      const voidEntry = async (entry: SimLedgerEntry): Promise<void> => {
+        await sched.yieldPoint('ledger.void');
+        simLedger.void(entry.entryId);
+      };
+      const entryOf = (chargeId: string) => ({
+        route: ctx.route,
+        idempotencyKey: ctx.key,
+        amount: 100,
+        currency: 'EUR',
+        postedAt: now(),
+        attempt: ctx.attempt,
+        chargeId,
+      });
       await call('downstream.prepare');
       const roll = random();
-      if (k.hopeless || roll < 0.12) throw new RetryableActionError('simulated downstream 503');
-      if (roll < 0.16) throw new PermanentActionError('simulated refusal');
+      if (k.hopeless || roll < 0.06) throw new RetryableActionError('simulated downstream 503 before anything');
+      if (roll < 0.1) throw new PermanentActionError('simulated refusal');
+      const idem = ctx.idempotencyKey;
+      let own: SimLedgerEntry | undefined;
+      if (k.ledgerMode === 'before') {
+        // Posted first, for the charge about to be made (a remembered one, or the next).
+        await call('ledger.post');
+        stats.ledgerApartFromEffect++;
+        own = (await simLedger.post(entryOf(downstream.planned(idem, nowMs)))) as SimLedgerEntry;
+      }
+      try {
+        await call('downstream.charge');
+      } catch (error) {
+        if (own !== undefined) await voidEntry(own);
+        throw error;
+      }
+      if (random() < 0.08) {
+        if (own !== undefined) await voidEntry(own);
+        throw new RetryableActionError('simulated downstream 503: nothing charged');
+      }
+      const { charge, replayed } = downstream.charge(idem, ctx.attempt, nowMs);
+      trace?.(`  downstream charge ${ctx.key} run ${ctx.attempt}: ${charge.chargeId}${replayed ? ' (replayed: an earlier run made it)' : ''}`);
+      if (!replayed) {
+        k.effects++;
+        const actor = sched.current();
+        if (actor !== undefined) (actor.meta.effectKeys as Set<string> | undefined)?.add(workKey(ctx.route, ctx.key));
+      }
+      if (own !== undefined) {
+        // Booked already by the run that made it: this run's entry has no effect of its own.
+        const booked = simLedger.booking(charge.chargeId);
+        if (replayed && booked !== undefined && booked.entryId !== own.entryId) await voidEntry(own);
+        return { ok: true, charge: charge.chargeId };
+      }
       await call('ledger.post');
-      await realLedger.post({ route: ctx.route, idempotencyKey: ctx.key, amount: 100, currency: 'EUR', postedAt: now(), attempt: ctx.attempt });
-      k.effects++;
-      const actor = sched.current();
-      if (actor !== undefined) (actor.meta.effectKeys as Set<string> | undefined)?.add(workKey(ctx.route, ctx.key));
-      return { ok: true };
+      if (k.ledgerMode === 'after-post-fails' && random() < 0.5) {
+        // The effect stands and its entry is not posted: a retryable failure; the next run's
+        // charge is the downstream's replay, and it books the entry.
+        stats.ledgerApartFromEffect++;
+        throw new RetryableActionError('simulated ledger outage after the effect');
+      }
+      if (!replayed || simLedger.booking(charge.chargeId) === undefined) await simLedger.post(entryOf(charge.chargeId));
+      return { ok: true, charge: charge.chargeId };
     };
 
     const handler = createExecutorHandler({
@@ -646,17 +740,28 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
 
     // Keys of this run: most payable, some hopeless (every run fails retryably).
     const pending: KeyState[] = [];
+    const keyRandom = prng(seed ^ 0x6e75);
     for (let i = 0; i < shape.keys; i++) {
       const route = i % 3 === 2 ? routeNames.alt : routeNames.pay;
       const key = `k${i}`;
+      // Most downstreams keep idempotency keys past the redrive horizon (36 to 45 days, the
+      // contract); one key in five meets one without idempotency, where only a compensating
+      // reverse takes a second charge back.
+      const idempotent = keyRandom() >= 0.2;
+      downstreamRetentionOf.set(deliveryId(route, key), idempotent ? (36 + Math.floor(keyRandom() * 10)) * DAY : 0);
+      // A post before the effect, or one that fails after it, needs the downstream's idempotency
+      // (the contract): without it the next run would charge again. Such keys post after.
+      const modeRoll = idempotent ? keyRandom() : 0;
       const body = Buffer.from(JSON.stringify({ order: key, amount: 100 }));
       pending.push({
         route,
         key,
         body,
         hopeless: i % 5 === 4,
+        ledgerMode: modeRoll < 0.4 ? 'after' : modeRoll < 0.65 ? 'after-post-fails' : 'before',
         runsInBudget: 0,
         runs: [],
+        everFailed: false,
         effects: 0,
         excused: 0,
         failed: false,
@@ -675,18 +780,36 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     let arrivals = 0;
 
     // ---- actors
-    const deliver = async (k: KeyState): Promise<void> => {
-      if (k.delivered > 0) k.duplicateWindows.add(Math.floor(nowMs / resendAfterMs));
-      k.delivered++;
-      if (k.inFlight > 0) k.concurrent = true;
-      k.inFlight++;
-      stats.deliveries++;
+    /**
+     * A delivery of the key: its sender's (re)try, signed now, or `replay`: the first delivery's
+     * captured bytes and headers posted again by someone else, at any age. A sender retries only
+     * within its scheme's retry window; a copy asked for after it is a replay.
+     */
+    const deliver = async (k: KeyState, replay = false): Promise<void> => {
       const route = routes.get(k.route) as ResolvedRoute;
+      const senderGaveUp = k.firstSentAt !== undefined && nowMs - k.firstSentAt > route.senderRetryWindowSeconds * 1000;
+      const captured = k.captured;
+      if ((replay || senderGaveUp) && captured !== undefined) {
+        stats.replays++;
+        trace?.(`replay of ${k.key}, ${((nowMs - (k.firstSentAt ?? nowMs)) / DAY).toFixed(1)} days after it was first sent`);
+        await ingestActor(k, captured);
+        return;
+      }
+      if (k.delivered > 0) k.duplicateWindows.add(Math.floor(nowMs / resendAfterMs));
+      k.firstSentAt ??= nowMs;
       const headers = {
         ...signDelivery(route.signature, SECRET, k.body, { nowSeconds: Math.floor(nowMs / 1000) }),
         'idempotency-key': k.key,
         'content-type': 'application/json',
       };
+      k.captured ??= headers;
+      await ingestActor(k, headers);
+    };
+    const ingestActor = async (k: KeyState, headers: Record<string, string>): Promise<void> => {
+      k.delivered++;
+      if (k.inFlight > 0) k.concurrent = true;
+      k.inFlight++;
+      stats.deliveries++;
       await sched.spawn(
         'ingest',
         `ingest ${k.key}`,
@@ -821,8 +944,12 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     const seenInDlq = new Set<string>();
     /** Bodies judged once: a redriven copy (a move task gives it a new id) may go back without a new receive. */
     const judged = new Set<string>();
+    /** When each dead-letter copy seen in the DLQ leaves it by retention, by deadLetterId. */
+    const dlqExpiries = new Map<string, number>();
     const checkDlq = (): void => {
       for (const m of dlq.snapshot()) {
+        const id = (JSON.parse(m.body) as { deadLetterId?: string }).deadLetterId;
+        if (id !== undefined) dlqExpiries.set(id, Math.max(dlqExpiries.get(id) ?? 0, m.expiresAt));
         if (seenInDlq.has(m.messageId)) continue;
         seenInDlq.add(m.messageId);
         if (judged.has(m.body)) continue;
@@ -866,9 +993,120 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     };
     const stallLeaseMs = Math.min(...config.routes.map((r) => r.leaseSeconds)) * 1000;
     const advance = (ms: number): void => {
-      nowMs += Math.max(1, Math.round(ms));
-      timers.fire();
+      setNow(nowMs + Math.max(1, Math.round(ms)));
     };
+    // A sender retries a delivery until it gets a 2xx: a key none of whose copies was answered
+    // (each died, or got our 5xx) comes once more, as its sender's next retry.
+    /**
+     * DynamoDB's TTL deletion, at a seeded moment: an item past its expiry is deleted only
+     * later, up to 48 hours late ("DynamoDB typically deletes expired items within two days of
+     * expiration. ... Items that have expired and not been deleted will still show up in reads,
+     * queries, and scans", DynamoDB API Reference, UpdateTimeToLive). Each item's lag is drawn
+     * from the seed and the item; a deletion is conditional on the expiry it judged, as TTL's
+     * own deletion of an item whose expiry was moved on meanwhile would not happen.
+     */
+    const ttlSweep = async (): Promise<void> => {
+      const nowSeconds = Math.floor(nowMs / 1000);
+      let startKey: Record<string, AttributeValue> | undefined;
+      do {
+        const page = await dynamo.send(new ScanCommand({ TableName: eventsTable, ExclusiveStartKey: startKey }));
+        for (const item of page.Items ?? []) {
+          const expiresAt = Number(item.expiresAt?.N ?? Number.NaN);
+          if (!Number.isFinite(expiresAt) || expiresAt > nowSeconds) continue;
+          const pk = item.pk?.S ?? '';
+          const sk = item.sk?.S ?? '';
+          if (nowSeconds < expiresAt + ttlLagSeconds(seed, pk, sk, expiresAt)) continue;
+          try {
+            await dynamo.send(
+              new DeleteItemCommand({
+                TableName: eventsTable,
+                Key: { pk: { S: pk }, sk: { S: sk } },
+                ConditionExpression: 'expiresAt = :expiresAt',
+                ExpressionAttributeValues: { ':expiresAt': { N: String(expiresAt) } },
+              }),
+            );
+            stats.ttlDeletions++;
+            trace?.(`TTL deletes ${pk} ${sk} (expired ${((nowSeconds - expiresAt) / 3600).toFixed(1)} h ago)`);
+          } catch (error) {
+            if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+          }
+        }
+        startKey = page.LastEvaluatedKey;
+      } while (startKey !== undefined);
+    };
+    /** Every actor to its end: before a long quiet stretch, healthy invocations finish. */
+    const runAllToEnd = async (): Promise<void> => {
+      for (let i = 0; i < 20_000; i++) {
+        const actor = sched.parked()[0];
+        if (actor === undefined) return;
+        await stepActor(actor);
+      }
+      violations.push('actors did not finish before a leap');
+    };
+    /**
+     * Days or weeks of quiet in a long run: no deliveries, but the event source keeps polling
+     * (each message handled when it is visible again), TTL deletes what expired, and the hourly
+     * reconciler runs. Its runs are simulated where the state can have changed: every 12 hours
+     * in the first day after activity (each run reads 24 hours), then at least every 6 days
+     * (its parked sweep keeps a paused route's records 7 days ahead, and its stranded sweep reads
+     * any age); an hourly run in between reads an empty window and finds nothing new.
+     */
+    const quietLeap = async (ms: number): Promise<void> => {
+      const until = nowMs + ms;
+      let quietSince = nowMs;
+      for (let round = 0; round < 400 && nowMs < until; round++) {
+        await runAllToEnd();
+        let worked = false;
+        for (let i = 0; i < 50 && (await poll()); i++) {
+          worked = true;
+          await runAllToEnd();
+        }
+        if (worked) quietSince = nowMs;
+        const nextRun = nowMs - quietSince < DAY ? 12 * HOUR : 6 * DAY;
+        const hidden = queue.snapshot().map((m) => m.visibleAt).filter((t) => t > nowMs);
+        const nextMessage = hidden.length === 0 ? Number.POSITIVE_INFINITY : Math.min(...hidden);
+        const target = Math.min(until, nowMs + nextRun, nextMessage);
+        setNow(target);
+        if (target === nextMessage && target < until) continue;
+        await ttlSweep();
+        checkDlq();
+        await runReconciler(true);
+        await runAllToEnd();
+      }
+      setNow(Math.max(nowMs, until));
+    };
+    const answerEveryKey = async (): Promise<void> => {
+      for (let round = 0; round < 3; round++) {
+        await drainActors();
+        // A sender retries only within its scheme's retry window (deliver makes a later copy a replay).
+        const unanswered = [...keys.values()].filter(
+          (k) => !k.answered && (k.firstSentAt === undefined || nowMs - k.firstSentAt <= (routes.get(k.route)?.senderRetryWindowSeconds ?? 0) * 1000),
+        );
+        if (unanswered.length === 0) return;
+        for (const k of unanswered) await deliver(k);
+      }
+      await drainActors();
+    };
+    const drainActors = async (): Promise<void> => {
+      for (let i = 0; i < 20_000; i++) {
+        const actor = sched.parked()[0];
+        if (actor === undefined) return;
+        await stepActor(actor);
+      }
+      violations.push('actors did not finish while settling');
+    };
+    const drainQueue = async (): Promise<void> => {
+      for (let round = 0; round < 400; round++) {
+        await drainActors();
+        if (await poll()) continue;
+        if (queue.depth === 0) return;
+        // Messages in flight or hidden: move the clock to the next one's return.
+        const next = Math.min(...queue.snapshot().map((m) => m.visibleAt));
+        setNow(Math.max(nowMs + 1, next));
+      }
+      violations.push(`the work queue did not drain while settling (${queue.depth} messages left)`);
+    };
+
     trace?.(`run of seed ${seed}, ${ops.length} operations`);
     for (const { op, a, b } of ops) {
       stats.steps++;
@@ -931,8 +1169,17 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         }
         case 'leap': {
           await finishMost();
-          // A day or two: the hourly reconciler runs meanwhile (every 12 hours here, each over 24).
           stats.clockJumps++;
+          // Outages and brownouts last hours (route-config.ts, OUTAGE_HORIZON_SECONDS: a day at
+          // most), not the days a leap spans: they are over by its first half-day.
+          sqsDown = false;
+          if (dynamoPlan === BROWNOUT) dynamoPlan = shape.dynamo;
+          if (shape.long) {
+            // Days to weeks in a run of weeks (see quietLeap).
+            await quietLeap((2 + a * 12) * DAY);
+            break;
+          }
+          // A day or two: the hourly reconciler runs meanwhile (every 12 hours here, each over 24).
           const halfDays = 2 + Math.floor(a * 3);
           for (let i = 0; i < halfDays; i++) {
             advance(12 * HOUR);
@@ -940,6 +1187,14 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
           }
           break;
         }
+        case 'replay': {
+          const k = pick([...keys.values()].filter((c) => c.captured !== undefined), a);
+          if (k !== undefined) await deliver(k, true);
+          break;
+        }
+        case 'ttl':
+          await ttlSweep();
+          break;
         case 'reconcile':
           await runReconciler();
           break;
@@ -982,39 +1237,14 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       }
     }
 
+    // A run of weeks lasts past 40 days: past the TTL (35 days) and the queues' retention (14).
+    sqsDown = false;
+    if (dynamoPlan === BROWNOUT) dynamoPlan = shape.dynamo;
+    if (shape.long && nowMs - startMs < LONG_RUN_MS) await quietLeap(LONG_RUN_MS - (nowMs - startMs) + a0(seed) * 3 * DAY);
+
     // ---- settle: no more faults; let every actor end, then let the queue and the reconciler do their work.
     sqsDown = false;
     dynamoPlan = undefined;
-    // A sender retries a delivery until it gets a 2xx: a key none of whose copies was answered
-    // (each died, or got our 5xx) comes once more, as its sender's next retry.
-    const answerEveryKey = async (): Promise<void> => {
-      for (let round = 0; round < 3; round++) {
-        await drainActors();
-        const unanswered = [...keys.values()].filter((k) => !k.answered);
-        if (unanswered.length === 0) return;
-        for (const k of unanswered) await deliver(k);
-      }
-      await drainActors();
-    };
-    const drainActors = async (): Promise<void> => {
-      for (let i = 0; i < 20_000; i++) {
-        const actor = sched.parked()[0];
-        if (actor === undefined) return;
-        await stepActor(actor);
-      }
-      violations.push('actors did not finish while settling');
-    };
-    const drainQueue = async (): Promise<void> => {
-      for (let round = 0; round < 400; round++) {
-        await drainActors();
-        if (await poll()) continue;
-        if (queue.depth === 0) return;
-        // Messages in flight or hidden: move the clock to the next one's return.
-        const next = Math.min(...queue.snapshot().map((m) => m.visibleAt));
-        nowMs = Math.max(nowMs + 1, next);
-      }
-      violations.push(`the work queue did not drain while settling (${queue.depth} messages left)`);
-    };
     await answerEveryKey();
     for (let round = 0; round < 3; round++) {
       await drainQueue();
@@ -1048,10 +1278,12 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       routeState: new DynamoDbRouteStateStore(dynamo, eventsTable),
       parked: new DynamoDbParkedRecords(dynamo, eventsTable),
       store: observerStore,
-      ledger: realLedger,
+      ledger: simLedger,
+      downstream,
       dlq,
       queue,
       checkDlq,
+      dlqExpiries,
       startMs,
       nowMs,
       stats,
@@ -1144,24 +1376,18 @@ interface InvariantInput {
   readonly routeState: DynamoDbRouteStateStore;
   readonly parked: DynamoDbParkedRecords;
   readonly store: DynamoDbExecutionStore;
-  readonly ledger: DynamoDbLedger;
+  readonly ledger: SimLedger;
+  readonly downstream: SimDownstream;
   readonly dlq: SimulatedQueue;
   readonly queue: SimulatedQueue;
   /** Looks at what reached the DLQ since the last look (also done before every redrive). */
   readonly checkDlq: () => void;
+  /** When each dead-letter copy seen in the DLQ left (or leaves) it by retention, by deadLetterId. */
+  readonly dlqExpiries: ReadonlyMap<string, number>;
   readonly startMs: number;
   readonly nowMs: number;
   readonly stats: RunStats;
   readonly violations: string[];
-}
-
-/** Every entry of a window, whether the ledger answers pages or (as a 0.1 ledger) one array. */
-async function allEntries(ledger: DynamoDbLedger, fromMs: number, toMs: number): Promise<LedgerEntry[]> {
-  const answer = (await (ledger.listWindow(fromMs, toMs) as unknown)) as readonly LedgerEntry[] | AsyncIterable<readonly LedgerEntry[]>;
-  if (Array.isArray(answer)) return [...(answer as readonly LedgerEntry[])];
-  const entries: LedgerEntry[] = [];
-  for await (const page of answer as AsyncIterable<readonly LedgerEntry[]>) entries.push(...page);
-  return entries;
 }
 
 /** No two runs of one key's action overlap in true time: the lease (with its clock margin) keeps them apart. */
@@ -1185,31 +1411,41 @@ async function checkInvariants(input: InvariantInput): Promise<void> {
   const { keys, violations } = input;
   const paused = new Set<string>();
   for (const route of input.routes.keys()) if ((await input.routeState.get(route)).state === 'paused') paused.add(route);
-  const entries = await allEntries(input.ledger, input.startMs - DAY, input.nowMs + DAY);
-  const byKey = new Map<string, LedgerEntry[]>();
-  for (const e of entries) {
-    const k = workKey(e.route, e.idempotencyKey);
-    byKey.set(k, [...(byKey.get(k) ?? []), e]);
-  }
   const dlqBodies = input.dlq.snapshot().map((m) => ({ messageId: m.messageId, body: JSON.parse(m.body) as Record<string, unknown> }));
 
-  for (const [id, k] of keys) {
+  for (const k of keys.values()) {
     const record: EventRecord | undefined = await input.store.get(k.route, k.key);
-    const posted = (byKey.get(id) ?? []).filter((e) => e.status === 'posted').length;
+    const posted = input.ledger.entriesOf(k.route, k.key).filter((e) => e.status === 'posted').length;
+    // Real effects: the downstream's charges that stand, whatever the ledger says.
+    const charges = input.downstream.all(deliveryId(k.route, k.key));
+    const standing = charges.filter((c) => c.refundedAt === undefined).length;
     if (k.effects > 1 + k.excused) {
-      violations.push(`${k.key}: ${k.effects} effects, but only ${k.excused} runs lost the record after theirs`);
+      violations.push(`${k.key}: ${k.effects} charges made, but only ${k.excused} runs lost the record after theirs`);
     }
+    if (standing > 1) violations.push(`${k.key}: ${standing} charges stand on the downstream after reconciliation (paid ${standing} times)`);
     if (posted > 1) violations.push(`${k.key}: ${posted} ledger entries still posted after reconciliation`);
     checkOverlaps(k, violations);
-    if (record === undefined) continue; // never accepted: every delivery was refused or lost before the claim
+    if (record === undefined) {
+      // Never accepted (every delivery refused, or lost before the claim), or accepted and gone
+      // after its TTL: then it ran, or it failed and a person had its dead-letter copy.
+      if (k.answered && k.effects === 0 && !k.everFailed) violations.push(`${k.key}: answered 2xx, never ran, and its record is gone (accepted work lost)`);
+      continue;
+    }
     if (record.attempts > MAX_ATTEMPTS) violations.push(`${k.key}: attempts ${record.attempts} above maxAttempts ${MAX_ATTEMPTS}`);
     switch (record.status) {
-      case RECORD_STATUS.completed:
+      case RECORD_STATUS.completed: {
         if (posted !== 1) violations.push(`${k.key}: COMPLETED with ${posted} posted ledger entries`);
+        if (standing === 0) {
+          const undone = input.ledger.reversals.some((r) => r.refunded !== undefined && charges.some((c) => c.chargeId === r.refunded));
+          violations.push(`${k.key}: COMPLETED with no charge standing${undone ? ': a reversal refunded its only genuine effect' : ''}`);
+        }
         break;
+      }
       case RECORD_STATUS.failed: {
         const copy = dlqBodies.some((m) => m.body.key === k.key && m.body.route === k.route && m.body.deadLetterId === record.deadLetterId);
-        if (!copy) violations.push(`${k.key}: FAILED, but its dead-letter copy ${String(record.deadLetterId)} is not in the DLQ`);
+        // A copy that waited out the DLQ's retention (14 days from its enqueue time) is gone as AWS documents.
+        const retired = (input.dlqExpiries.get(record.deadLetterId ?? '') ?? Number.POSITIVE_INFINITY) <= input.nowMs;
+        if (!copy && !retired) violations.push(`${k.key}: FAILED, but its dead-letter copy ${String(record.deadLetterId)} is not in the DLQ`);
         break;
       }
       case RECORD_STATUS.parked:
@@ -1226,6 +1462,16 @@ async function checkInvariants(input: InvariantInput): Promise<void> {
     if (k.sends > bound) violations.push(`${k.key}: ${k.sends} work messages sent, above the bound ${bound}`);
   }
   input.checkDlq();
+  // A dead-letter copy waiting for a person must still be redrivable: its record (that
+  // generation) lives, unless the work took effect already (defect 7).
+  for (const m of dlqBodies) {
+    if (typeof m.body.deadLetterId !== 'string') continue;
+    const k = keys.get(workKey(String(m.body.route), String(m.body.key)));
+    if (k === undefined || k.effects > 0) continue;
+    const record = await input.store.get(k.route, k.key);
+    const alive = record !== undefined && record.receivedAt === m.body.receivedAt && record.expiresAt * 1000 > input.nowMs;
+    if (!alive) violations.push(`${k.key}: its dead-letter copy waits in the DLQ, but its record ${record === undefined ? 'is gone' : 'expired'}: a redrive can never run it`);
+  }
   // The parked index holds parked records only.
   for (const route of input.routes.keys()) {
     for await (const page of input.parked.listParked(route)) {

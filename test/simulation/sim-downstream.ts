@@ -1,0 +1,176 @@
+/**
+ * The world beyond the receiver that the simulated action touches: a downstream payment API,
+ * where the effects really happen, and the accounting ledger the action posts its entries to,
+ * apart from the effects (lambdas/ledger/ledger.ts). The simulation's invariants count the
+ * downstream's charges, not the ledger's entries: a ledger entry may stand without its effect
+ * (posted before an effect that never came) and an effect without its entry (a post that failed
+ * after it), as the contract for user code allows for a moment (README, "Your code").
+ *
+ * The downstream keeps idempotency keys for a retention, as payment APIs do (Stripe, "Idempotent
+ * requests", https://docs.stripe.com/idempotency: "Subsequent requests with the same key return
+ * the same result"; keys may be removed "after they're at least 24 hours old", and "We generate a
+ * new request if a key is reused after the original is pruned"). The contract asks for a
+ * retention that covers the redrive horizon. Within it a charge with a known key makes nothing
+ * new and answers the first charge again; after it, the same key charges anew. Some keys meet a
+ * downstream with no idempotency at all: every charge is a new one, and only the reconciler's
+ * compensating reverse takes a second one back.
+ */
+import { LEDGER_STATUS } from '../../lambdas/ledger/ledger.ts';
+import type { Ledger, LedgerEntry, LedgerPages, NewLedgerEntry, ReverseResult } from '../../lambdas/ledger/ledger.ts';
+
+/** One charge: an effect on the downstream. */
+export interface Charge {
+  readonly chargeId: string;
+  readonly idempotencyKey: string;
+  /** The action run (`ctx.attempt`) that made it. */
+  readonly attempt: number;
+  readonly at: number;
+  refundedAt?: number;
+}
+
+export class SimDownstream {
+  readonly #charges: Charge[] = [];
+  /** Per idempotency key: the charge its first request made, and when. */
+  readonly #keys = new Map<string, Charge>();
+
+  readonly #retentionMs: (idempotencyKey: string) => number;
+
+  /** @param retentionMs how long an idempotency key is remembered; 0: no idempotency */
+  constructor(retentionMs: (idempotencyKey: string) => number) {
+    this.#retentionMs = retentionMs;
+  }
+
+  /** The charge a request with this key made or would make now: a remembered one, or a new one's id. */
+  planned(idempotencyKey: string, at: number): string {
+    return this.#remembered(idempotencyKey, at)?.chargeId ?? `ch_${this.#charges.length + 1}`;
+  }
+
+  /** Charges once per idempotency key within its retention; a repeat answers the first charge. */
+  charge(idempotencyKey: string, attempt: number, at: number): { readonly charge: Charge; readonly replayed: boolean } {
+    const known = this.#remembered(idempotencyKey, at);
+    if (known !== undefined) return { charge: known, replayed: true };
+    const charge: Charge = { chargeId: `ch_${this.#charges.length + 1}`, idempotencyKey, attempt, at };
+    this.#charges.push(charge);
+    if (this.#retentionMs(idempotencyKey) > 0) this.#keys.set(idempotencyKey, charge);
+    return { charge, replayed: false };
+  }
+
+  /** Refunds a charge (a compensation); false when it was refunded already or never made. */
+  refund(chargeId: string, at: number): boolean {
+    const charge = this.#charges.find((c) => c.chargeId === chargeId);
+    if (charge === undefined || charge.refundedAt !== undefined) return false;
+    charge.refundedAt = at;
+    return true;
+  }
+
+  /** A charge by id. */
+  get(chargeId: string): Charge | undefined {
+    return this.#charges.find((c) => c.chargeId === chargeId);
+  }
+
+  /** The charges of a key that stand (not refunded): its real effects. */
+  standing(idempotencyKey: string): Charge[] {
+    return this.#charges.filter((c) => c.idempotencyKey === idempotencyKey && c.refundedAt === undefined);
+  }
+
+  /** Every charge ever made for a key, refunded or not. */
+  all(idempotencyKey: string): Charge[] {
+    return this.#charges.filter((c) => c.idempotencyKey === idempotencyKey);
+  }
+
+  #remembered(idempotencyKey: string, at: number): Charge | undefined {
+    const known = this.#keys.get(idempotencyKey);
+    if (known === undefined || at - known.at >= this.#retentionMs(idempotencyKey)) return undefined;
+    return known;
+  }
+}
+
+/** A ledger entry, and the charge it was posted for. */
+export interface SimLedgerEntry extends LedgerEntry {
+  /** The downstream charge the entry books (for a post before the effect: the one it was about to make). */
+  readonly chargeId: string;
+}
+
+/** What the reconciler's reversals did on the downstream. */
+export interface ReversalLog {
+  readonly entryId: string;
+  /** The charge refunded, when the entry's own run had made it. */
+  readonly refunded?: string;
+}
+
+/**
+ * The ledger, in memory: entries with deterministic ids, read page by page, reversed once.
+ * `reverse` is a compensating one that undoes exactly that entry's effect: it refunds the
+ * entry's charge when the entry's own run made it; an entry whose run made no charge (posted
+ * before an effect that never came, or booking a charge an earlier run made) is reversed with
+ * no refund.
+ */
+export class SimLedger implements Ledger {
+  readonly #entries: SimLedgerEntry[] = [];
+  readonly #downstream: SimDownstream;
+  readonly #pageSize: number;
+  readonly reversals: ReversalLog[] = [];
+
+  constructor(downstream: SimDownstream, pageSize: number) {
+    this.#downstream = downstream;
+    this.#pageSize = Math.max(1, pageSize);
+  }
+
+  post(entry: NewLedgerEntry & { readonly chargeId?: string }): Promise<LedgerEntry> {
+    const posted: SimLedgerEntry = { ...entry, chargeId: entry.chargeId ?? '', entryId: `e${String(this.#entries.length + 1).padStart(5, '0')}`, status: LEDGER_STATUS.posted };
+    this.#entries.push(posted);
+    return Promise.resolve(posted);
+  }
+
+  /** Removes an entry its own action posted before an effect that did not happen (the contract's "void"). */
+  void(entryId: string): void {
+    const index = this.#entries.findIndex((e) => e.entryId === entryId);
+    if (index >= 0) this.#entries.splice(index, 1);
+  }
+
+  /** A posted entry that books this charge, if any. */
+  booking(chargeId: string): SimLedgerEntry | undefined {
+    return this.#entries.find((e) => e.chargeId === chargeId && e.status === LEDGER_STATUS.posted);
+  }
+
+  /**
+   * Entries posted in [fromMs, toMs), in pages of the configured size. The answer is an array
+   * of the entries that is also async-iterable page by page: it reads as the one array a 0.1
+   * ledger returned and as the pages the current contract asks for.
+   */
+  listWindow(fromMs: number, toMs: number): LedgerPages {
+    const entries = this.#entries.filter((e) => e.postedAt >= fromMs && e.postedAt < toMs).map((e) => ({ ...e }));
+    const size = this.#pageSize;
+    const pages = Object.assign([...entries], {
+      [Symbol.asyncIterator](): AsyncIterator<readonly LedgerEntry[]> {
+        let at = 0;
+        return {
+          next: () => {
+            const page = entries.slice(at, at + size);
+            at += size;
+            return Promise.resolve(page.length === 0 ? { done: true, value: undefined } : { done: false, value: page });
+          },
+        };
+      },
+    });
+    return pages;
+  }
+
+  reverse(entryId: string, reversal: { reversalId: string; reason: string; at: number }): Promise<ReverseResult> {
+    const index = this.#entries.findIndex((e) => e.entryId === entryId);
+    const entry = this.#entries[index];
+    if (entry === undefined) return Promise.resolve('not-found');
+    if (entry.status !== LEDGER_STATUS.posted) return Promise.resolve('already-reversed');
+    this.#entries[index] = { ...entry, status: LEDGER_STATUS.reversed, reversedAt: reversal.at, reversalId: reversal.reversalId, reversalReason: reversal.reason };
+    const charge = this.#downstream.get(entry.chargeId);
+    const own = charge !== undefined && charge.attempt === entry.attempt;
+    const refunded = own && this.#downstream.refund(charge.chargeId, reversal.at);
+    this.reversals.push({ entryId, ...(refunded ? { refunded: charge.chargeId } : {}) });
+    return Promise.resolve('reversed');
+  }
+
+  /** Every entry of a key, posted or reversed. */
+  entriesOf(route: string, key: string): readonly SimLedgerEntry[] {
+    return this.#entries.filter((e) => e.route === route && e.idempotencyKey === key);
+  }
+}
