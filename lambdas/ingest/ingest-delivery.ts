@@ -40,12 +40,6 @@ import type { BreakerDeps, BreakerResult } from './circuit-breaker.ts';
  */
 export const ANSWER_MARGIN_MS = 2 * CLOCK_SKEW_SECONDS * 1000;
 
-/**
- * A claim slower than this (our own clock, arrival to answer) may have been held past an answer
- * it arrived before: far above one in-region DynamoDB request (about 5 ms, 10 ms at p99).
- */
-export const SLOW_CLAIM_MS = 250;
-
 /** A delivery as the edge received it. Header names are lowercase. */
 export interface IncomingDelivery {
   readonly method: string;
@@ -246,17 +240,16 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
 
   // A 5xx we gave before means our own failure, not a real answer: never replay it. Only a
   // delivery that arrived after an answer below 500 was given is a repeat the circuit breaker
-  // counts: markAnswered had run when it was claimed (claim.answered). A claim that took one
-  // quick attempt landed within a request's time of its arrival; one that the SDK retried, or
-  // that was slow, may have waited out an answer it arrived before, and counts only when it
-  // arrived twice the clock bound after the mark (two machines' clocks). Copies that raced the
+  // counts: markAnswered had run when it was claimed (claim.answered). A claim the SDK made in
+  // one attempt landed within one request's time of its arrival; one that the SDK retried may
+  // have waited out (its backoff, up to seconds) an answer it arrived before, and counts only when
+  // it arrived twice the clock bound after the mark (two machines' clocks). Copies that raced the
   // first answer, and retries of a claim whose function died or failed before answering, are
   // not repeats. The claim counted this delivery's hit; the counts follow from the record as it
   // stood before it.
   const answeredFailure = old.answer.status >= 500;
   const hits = old.hits + 1;
-  const slowClaim = claim.retried === true || deps.now() - now > SLOW_CLAIM_MS;
-  const afterAnswer = claim.answered && (!slowClaim || now >= (claim.answeredAt ?? Number.NEGATIVE_INFINITY) + ANSWER_MARGIN_MS);
+  const afterAnswer = claim.answered && (claim.retried !== true || now >= (claim.answeredAt ?? Number.NEGATIVE_INFINITY) + ANSWER_MARGIN_MS);
   const repeats = afterAnswer ? (old.repeats ?? 0) + 1 : undefined;
   // Claimed after the mark, but may have arrived before the answer: its hit is taken out of the count.
   let counted = true;
