@@ -113,7 +113,9 @@ async function main(argv: string[]): Promise<number> {
           `ambiguous writes ${t.ambiguousWrites}, throttles ${t.throttles}, SQS duplicates ${t.sqsDuplicates}, ` +
           `concurrent deliveries ${t.concurrentDeliveries}, unseen receives ${t.unseenReceives}, partial batches ${t.partialBatches}, ` +
           `largest clock skew ${t.maxClockSkewMs} ms (skew factor ${skewFactor}), longest horizon ${t.horizonDays.toFixed(1)} days, ` +
-          `replays ${t.replays}, ledger posts apart from effects ${t.ledgerApartFromEffect}; ` +
+          `replays ${t.replays}, ledger posts apart from effects ${t.ledgerApartFromEffect}, ` +
+          `TTL deletions ${t.ttlDeletions}, padded key headers ${t.paddedKeyHeaders}, re-signed retries ${t.resignedRetries}, ` +
+          `bodies at a size limit ${t.bodiesAtLimits} (${t.refusedTooLarge} answered 413); ` +
           `violations ${violations}; ${Math.round(summary.durationMs / 1000)} s (${seedsPerSecond.toFixed(2)} seeds/s)\n`,
       );
       for (const f of summary.failures) {

@@ -20,7 +20,8 @@ import { PermanentActionError, RetryableActionError } from '../../lambdas/action
 import type { Action } from '../../lambdas/actions/action.ts';
 import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
 import type { ResolvedConfig, ResolvedRoute } from '../../lambdas/config/resolve-config.ts';
-import { CLOCK_SKEW_SECONDS, COMPLETION_MARGIN_SECONDS, DLQ_RETENTION_SECONDS } from '../../lambdas/config/route-config.ts';
+import { CLOCK_SKEW_SECONDS, COMPLETION_MARGIN_SECONDS, DLQ_RETENTION_SECONDS, HARD_MAX_BODY_BYTES } from '../../lambdas/config/route-config.ts';
+import { SQS_MAX_MESSAGE_BYTES, deadLetterReserveBytes } from '../../lambdas/domain/queue-limits.ts';
 import type { RouteConfig } from '../../lambdas/config/route-config.ts';
 import { RECORD_STATUS, deliveryId } from '../../lambdas/domain/event-record.ts';
 import type { EventRecord } from '../../lambdas/domain/event-record.ts';
@@ -42,6 +43,7 @@ import { DynamoDbExecutionStore } from '../../lambdas/store/dynamodb-execution-s
 import { DynamoDbParkedRecords } from '../../lambdas/store/dynamodb-parked-records.ts';
 import { DynamoDbReconcilerStore } from '../../lambdas/store/dynamodb-reconciler-store.ts';
 import { DynamoDbRouteStateStore } from '../../lambdas/store/dynamodb-route-state-store.ts';
+import { RECORD_SK } from '../../lambdas/store/record-keys.ts';
 import { createEventsTable } from '../../local/aws-clients.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/local-aws.ts';
 import { lambdaContext } from '../../local/http-api-event.ts';
@@ -53,7 +55,7 @@ import { SimDownstream, SimLedger } from './sim-downstream.ts';
 import type { SimLedgerEntry } from './sim-downstream.ts';
 import { SimTimers } from './sim-timers.ts';
 import type { Actor } from './scheduler.ts';
-import { SimMessageVisibility, SimWorkQueue, SimulatedQueue } from './simulated-sqs.ts';
+import { SimInvalidParameterValue, SimMessageVisibility, SimWorkQueue, SimulatedQueue } from './simulated-sqs.ts';
 import type { SimReceivedMessage } from './simulated-sqs.ts';
 
 // ---------------------------------------------------------------------------------------
@@ -240,6 +242,14 @@ export interface RunStats {
   replays: number;
   /** Items TTL deleted (late, as DynamoDB does). */
   ttlDeletions: number;
+  /** Deliveries whose key header a proxy padded with whitespace. */
+  paddedKeyHeaders: number;
+  /** Deliveries of bodies at a size limit (the route's, or SQS's once escaped). */
+  bodiesAtLimits: number;
+  /** Deliveries answered 413 (too large for the route, or for SQS with its dead-letter reserve). */
+  refusedTooLarge: number;
+  /** Retries re-signed by their sender with a fresh timestamp (Standard Webhooks, Stripe). */
+  resignedRetries: number;
   /** Action runs whose ledger post was apart from the effect (before it, or failed after it). */
   ledgerApartFromEffect: number;
 }
@@ -272,6 +282,10 @@ export function emptyStats(): RunStats {
     horizonDays: 0,
     replays: 0,
     ttlDeletions: 0,
+    paddedKeyHeaders: 0,
+    bodiesAtLimits: 0,
+    refusedTooLarge: 0,
+    resignedRetries: 0,
     ledgerApartFromEffect: 0,
   };
 }
@@ -283,6 +297,11 @@ export interface RunResult {
 }
 
 const SECRET = 'sim-shared-secret';
+/** Standard Webhooks secrets are `whsec_` and base64 (standard-webhooks-keys.ts). */
+const SW_SECRET = `whsec_${Buffer.from('sim-standard-webhooks-secret').toString('base64')}`;
+const HMAC = { scheme: 'hmac-sha256', header: 'x-signature', encoding: 'hex' } as const;
+/** The alerting route's body limit: bodies just under, at and over it are sent. */
+const SMALL_BODY_LIMIT = 2048;
 const ACTION_TIME_SECONDS = 5;
 const MAX_ATTEMPTS = 3;
 const STUCK_AFTER_SECONDS = 900;
@@ -327,6 +346,12 @@ interface ActionRun {
 
 interface KeyState {
   readonly route: string;
+  /** The business event: the order the body names. The protocol's key should follow from it alone. */
+  readonly order: string;
+  /** Every downstream charge its action runs made or met. */
+  readonly chargeIds: Set<string>;
+  /** Every key the protocol ran its action under (one, unless a key is derived differently per copy). */
+  readonly protocolKeys: Set<string>;
   /** Every run of its action, in order. */
   readonly runs: ActionRun[];
   readonly key: string;
@@ -449,21 +474,20 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
 
   async function runWorld(): Promise<RunResult> {
 
-    // Routes: one that pauses on a storm of one key, one that only alerts.
-    const routeNames = { pay: 'pay', alt: 'alt' };
-    const routeConfigs: RouteConfig[] = [routeNames.pay, routeNames.alt].map((name, i) => ({
-      name,
-      signature: { scheme: 'hmac-sha256', header: 'x-signature', encoding: 'hex' },
+    // Routes: two on a scheme that signs no timestamp (hmac-sha256, the key from the signed
+    // body), one pausing on a storm of one key, one only alerting; and two whose senders re-sign
+    // every retry with a fresh timestamp: Standard Webhooks (key: the webhook-id header, which
+    // proxies may pad with whitespace) and Stripe (key: the body's id).
+    const routeNames = { pay: 'pay', alt: 'alt', sw: 'sw', st: 'st' };
+    const common = { action: 'simpay', actionTimeSeconds: ACTION_TIME_SECONDS, maxAttempts: MAX_ATTEMPTS } as const;
+    const routeConfigs: RouteConfig[] = [
       // The body signs the order id, so the key comes from it (a header would be unsigned).
-      key: '{body:/order}',
-      secretName: `sim/${name}`,
-      action: 'simpay',
-      actionTimeSeconds: ACTION_TIME_SECONDS,
-      maxAttempts: MAX_ATTEMPTS,
+      { ...common, name: routeNames.pay, signature: HMAC, key: '{body:/order}', secretName: 'sim/pay', breakerThreshold: 6, breakerReaction: 'pause', maxBodyBytes: HARD_MAX_BODY_BYTES },
       // The alerting route trips on a third delivery, so outages and repeats often meet there.
-      breakerThreshold: i === 0 ? 6 : 2,
-      breakerReaction: i === 0 ? 'pause' : 'alert',
-    }));
+      { ...common, name: routeNames.alt, signature: HMAC, key: '{body:/order}', secretName: 'sim/alt', breakerThreshold: 2, breakerReaction: 'alert', maxBodyBytes: SMALL_BODY_LIMIT },
+      { ...common, name: routeNames.sw, signature: { scheme: 'standard-webhooks' }, secretName: 'sim/sw', breakerThreshold: 3, breakerReaction: 'pause' },
+      { ...common, name: routeNames.st, signature: { scheme: 'stripe' }, secretName: 'sim/st', breakerThreshold: 3, breakerReaction: 'alert' },
+    ];
     const resolved = resolveConfig({
       routes: routeConfigs,
       reconciliation: { stuckAfterSeconds: STUCK_AFTER_SECONDS, settleSeconds: SETTLE_SECONDS },
@@ -504,6 +528,14 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     const workQueue = new SimWorkQueue(queue, {
       beforeSend: (message) => {
         if (sqsDown) throw new Error('simulated SQS outage');
+        // SQS's size limit, body and attributes together ("All parts of the message attribute,
+        // including Name, Type, and Value, are part of the message size restriction", SQS API
+        // Reference, MessageAttributeValue). Whatever the receiver accepted must fit, copies too.
+        const bytes = sqsBytesOf(message);
+        if (bytes > SQS_MAX_MESSAGE_BYTES) {
+          violations.push(`${message.key}: SQS refused a ${message.deadLetterId === undefined ? 'work message' : 'dead-letter copy'} of ${bytes} B (over ${SQS_MAX_MESSAGE_BYTES} B) for accepted work`);
+          throw new SimInvalidParameterValue(`One or more parameters are invalid. Reason: Message must be shorter than ${SQS_MAX_MESSAGE_BYTES} bytes.`);
+        }
         if (message.deadLetterId === undefined) {
           const k = keys.get(workKey(message.route, message.key));
           if (k === undefined) return;
@@ -539,7 +571,8 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     };
     const clientOf = { ingest: faultyClient(), executor: faultyClient(), reconciler: faultyClient(), operator: faultyClient() };
     // The downstream where effects happen, and the ledger apart from it (sim-downstream.ts).
-    const downstream = new SimDownstream((idempotencyKey) => downstreamRetentionOf.get(idempotencyKey) ?? 0);
+    // Keys the protocol derived with stray whitespace (defect 4) reach the same downstream policy.
+    const downstream = new SimDownstream((idempotencyKey) => downstreamRetentionOf.get(idempotencyKey.replace(/\s+/g, '')) ?? 0);
     const downstreamRetentionOf = new Map<string, number>();
     const simLedger = new SimLedger(downstream, 1 + Math.floor(prng(seed ^ 0x1ed9)() * 4));
     const ledger: Ledger = sched.gate(simLedger, 'ledger');
@@ -602,8 +635,11 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     // for an effect (one posted first is voided when its effect fails or turns out to be an
     // earlier run's); entries carry attempt: ctx.attempt.
     const action: Action = async (ctx) => {
-      const k = keys.get(workKey(ctx.route, ctx.key));
-      if (k === undefined) throw new PermanentActionError('unknown key');
+      // The event is known by its body, as a downstream would know the order, whatever key it came under.
+      const order = (ctx.body as { order?: unknown } | null)?.order;
+      const k = typeof order === 'string' ? keysByOrder.get(order) : undefined;
+      if (k === undefined || k.route !== ctx.route) throw new PermanentActionError('unknown order');
+      k.protocolKeys.add(ctx.key);
       if (k.failed) violations.push(`${ctx.key}: a FAILED record ran again without a redrive (run ${ctx.attempt})`);
       k.runsInBudget++;
       if (k.runsInBudget > MAX_ATTEMPTS) violations.push(`${ctx.key}: ${k.runsInBudget} runs in one budget, above maxAttempts ${MAX_ATTEMPTS}`);
@@ -653,11 +689,12 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         throw new RetryableActionError('simulated downstream 503: nothing charged');
       }
       const { charge, replayed } = downstream.charge(idem, ctx.attempt, nowMs);
+      k.chargeIds.add(charge.chargeId);
       trace?.(`  downstream charge ${ctx.key} run ${ctx.attempt}: ${charge.chargeId}${replayed ? ' (replayed: an earlier run made it)' : ''}`);
       if (!replayed) {
         k.effects++;
         const actor = sched.current();
-        if (actor !== undefined) (actor.meta.effectKeys as Set<string> | undefined)?.add(workKey(ctx.route, ctx.key));
+        if (actor !== undefined) (actor.meta.effectKeys as Set<string> | undefined)?.add(k.order);
       }
       if (own !== undefined) {
         // Booked already by the run that made it: this run's entry has no effect of its own.
@@ -721,7 +758,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       routes: prepareRoutes(config.routes),
       store: sched.gate(observedEventStore, 'events'),
       queue: gatedQueue,
-      secrets: new StaticSecretSource(Object.fromEntries(config.routes.map((r) => [r.secretName, SECRET]))),
+      secrets: new StaticSecretSource(Object.fromEntries(config.routes.map((r) => [r.secretName, secretOf(r)]))),
       now,
       resendAfterMs,
       breaker: { routeState: ingestRouteState },
@@ -741,22 +778,35 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     // Keys of this run: most payable, some hopeless (every run fails retryably).
     const pending: KeyState[] = [];
     const keyRandom = prng(seed ^ 0x6e75);
+    const keysByOrder = new Map<string, KeyState>();
+    const routeOrder = [routeNames.pay, routeNames.alt, routeNames.pay, routeNames.sw, routeNames.st];
     for (let i = 0; i < shape.keys; i++) {
-      const route = i % 3 === 2 ? routeNames.alt : routeNames.pay;
-      const key = `k${i}`;
+      const route = routeOrder[i % routeOrder.length] ?? routeNames.pay;
+      const order = `k${i}`;
+      // The key each route derives: the webhook-id on Standard Webhooks, the order (or Stripe's
+      // body id, the same here) on the others.
+      const key = route === routeNames.sw ? `msg_${order}` : order;
       // Most downstreams keep idempotency keys past the redrive horizon (36 to 45 days, the
       // contract); one key in five meets one without idempotency, where only a compensating
       // reverse takes a second charge back.
       const idempotent = keyRandom() >= 0.2;
-      downstreamRetentionOf.set(deliveryId(route, key), idempotent ? (36 + Math.floor(keyRandom() * 10)) * DAY : 0);
+      downstreamRetentionOf.set(deliveryId(route, key).replace(/\s+/g, ''), idempotent ? (36 + Math.floor(keyRandom() * 10)) * DAY : 0);
       // A post before the effect, or one that fails after it, needs the downstream's idempotency
       // (the contract): without it the next run would charge again. Such keys post after.
       const modeRoll = idempotent ? keyRandom() : 0;
-      const body = Buffer.from(JSON.stringify({ order: key, amount: 100 }));
+      const body =
+        route === routeNames.pay
+          ? bodyOf(order, sizeClassOf(keyRandom()))
+          : route === routeNames.alt
+            ? bodyOf(order, smallSizeClassOf(keyRandom()), SMALL_BODY_LIMIT)
+            : bodyOf(order, 'small');
       pending.push({
         route,
         key,
+        order,
         body,
+        chargeIds: new Set(),
+        protocolKeys: new Set(),
         hopeless: i % 5 === 4,
         ledgerMode: modeRoll < 0.4 ? 'after' : modeRoll < 0.65 ? 'after-post-fails' : 'before',
         runsInBudget: 0,
@@ -797,11 +847,20 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       }
       if (k.delivered > 0) k.duplicateWindows.add(Math.floor(nowMs / resendAfterMs));
       k.firstSentAt ??= nowMs;
-      const headers = {
-        ...signDelivery(route.signature, SECRET, k.body, { nowSeconds: Math.floor(nowMs / 1000) }),
-        'idempotency-key': k.key,
-        'content-type': 'application/json',
-      };
+      const signed = signDelivery(route.signature, secretOf(route), k.body, {
+        nowSeconds: Math.floor(nowMs / 1000),
+        ...(route.signature.scheme === 'standard-webhooks' ? { id: k.key } : {}),
+      });
+      // A proxy on the way may pad the key header with whitespace (defect 4): the signature
+      // still verifies (the verifier trims it), and the key must be the same.
+      const padding = route.signature.scheme === 'standard-webhooks' ? paddingOf(random()) : undefined;
+      if (padding !== undefined) {
+        signed['webhook-id'] = `${padding.before}${k.key}${padding.after}`;
+        stats.paddedKeyHeaders++;
+      }
+      if (k.delivered > 0 && (route.signature.scheme === 'standard-webhooks' || route.signature.scheme === 'stripe')) stats.resignedRetries++;
+      if (k.body.length > 200) stats.bodiesAtLimits++;
+      const headers = { ...signed, 'idempotency-key': k.key, 'content-type': 'application/json' };
       k.captured ??= headers;
       await ingestActor(k, headers);
     };
@@ -822,6 +881,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
           } catch (error) {
             // A 5xx (DynamoDB or SQS down) or a 4xx: the sender retries, as later duplicates of the schedule.
             trace?.(`ingest ${k.key} refused: ${String(error)}`);
+            if ((error as { status?: number }).status === 413) stats.refusedTooLarge++;
           } finally {
             k.inFlight--;
           }
@@ -890,8 +950,8 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       if (why === 'crash') stats.crashes++;
       else stats.timeouts++;
       for (const messageId of (actor.meta.messageIds as string[] | undefined) ?? []) crashed.set(messageId, (crashed.get(messageId) ?? 0) + 1);
-      for (const effectKey of (actor.meta.effectKeys as Set<string> | undefined) ?? []) {
-        const k = keys.get(effectKey);
+      for (const effectOrder of (actor.meta.effectKeys as Set<string> | undefined) ?? []) {
+        const k = keysByOrder.get(effectOrder);
         if (k !== undefined) k.excused++;
       }
     };
@@ -1116,6 +1176,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
           const k = pending.shift();
           if (k === undefined) break;
           keys.set(workKey(k.route, k.key), k);
+          keysByOrder.set(k.order, k);
           await deliver(k);
           break;
         }
@@ -1326,6 +1387,64 @@ function traced<T extends object>(target: T, label: string, trace: ((line: strin
   });
 }
 
+function secretOf(route: { readonly signature: { readonly scheme: string } }): string {
+  return route.signature.scheme === 'standard-webhooks' ? SW_SECRET : SECRET;
+}
+
+/** Whitespace a proxy may put around a header's value: none mostly, else a space or a tab on either side. */
+function paddingOf(roll: number): { before: string; after: string } | undefined {
+  if (roll < 0.7) return undefined;
+  if (roll < 0.8) return { before: ' ', after: '' };
+  if (roll < 0.9) return { before: '', after: ' ' };
+  return { before: '\t', after: ' ' };
+}
+
+/** A body's size: small, or at one of the limits (the route's body limit; SQS's 256 KiB once the body is escaped into a message). */
+type SizeClass = 'small' | 'at-route-limit' | 'over-route-limit' | `queue-edge${'-300' | '-60' | '0' | '+60' | '+300'}`;
+
+/** The pay route's bodies: some at its body limit (the hard maximum) and some near what SQS can carry. */
+function sizeClassOf(roll: number): SizeClass {
+  if (roll < 0.7) return 'small';
+  if (roll < 0.76) return 'at-route-limit';
+  if (roll < 0.8) return 'over-route-limit';
+  const edges = ['queue-edge-300', 'queue-edge-60', 'queue-edge0', 'queue-edge+60', 'queue-edge+300'] as const;
+  return edges[Math.min(edges.length - 1, Math.floor(((roll - 0.8) / 0.2) * edges.length))] ?? 'small';
+}
+
+/** The alerting route's bodies: at and over its small limit. */
+function smallSizeClassOf(roll: number): SizeClass {
+  return roll < 0.6 ? 'small' : roll < 0.8 ? 'at-route-limit' : 'over-route-limit';
+}
+
+/**
+ * The body of an order. At a route limit: exactly that many bytes, or one more. At the queue's
+ * edge: a pad of backslashes, each of which the body's JSON escapes once and the work message
+ * escapes again, sized so that the escaped body plus the largest dead-letter copy's fields
+ * (queue-limits.ts, deadLetterReserveBytes) comes within a few hundred bytes of SQS's limit.
+ */
+function bodyOf(order: string, size: SizeClass, routeLimit = HARD_MAX_BODY_BYTES): Buffer {
+  const base = { order, id: order, amount: 100 };
+  const padded = (pad: string): Buffer => Buffer.from(JSON.stringify({ ...base, pad }));
+  if (size === 'small') return padded('');
+  if (size === 'at-route-limit' || size === 'over-route-limit') {
+    const target = routeLimit + (size === 'over-route-limit' ? 1 : 0);
+    return padded('x'.repeat(target - padded('').length));
+  }
+  const delta = Number(size.slice('queue-edge'.length));
+  // JSON.stringify(body) of n backslashes (2n in the body) is 4n + overhead.
+  const escapedOverhead = JSON.stringify(padded('').toString()).length;
+  const n = Math.floor((SQS_MAX_MESSAGE_BYTES - deadLetterReserveBytes() - 400 - escapedOverhead + delta) / 4);
+  return padded('\\'.repeat(n));
+}
+
+/** The bytes SQS counts for a work message as SqsWorkQueue sends it: the JSON body and each attribute's name, type and value. */
+function sqsBytesOf(message: { readonly route: string; readonly key: string; readonly reason?: string }): number {
+  let bytes = Buffer.byteLength(JSON.stringify(message), 'utf8');
+  const attributes: Record<string, string> = { route: message.route, key: message.key, ...(message.reason === undefined ? {} : { reason: message.reason }) };
+  for (const [name, value] of Object.entries(attributes)) bytes += Buffer.byteLength(name) + 'String'.length + Buffer.byteLength(value);
+  return bytes;
+}
+
 /** A port call's answer in a few words, for traces. */
 function summaryOf(out: unknown): string {
   if (out === undefined || typeof out !== 'object' || out === null) return String(out);
@@ -1415,9 +1534,9 @@ async function checkInvariants(input: InvariantInput): Promise<void> {
 
   for (const k of keys.values()) {
     const record: EventRecord | undefined = await input.store.get(k.route, k.key);
-    const posted = input.ledger.entriesOf(k.route, k.key).filter((e) => e.status === 'posted').length;
+    const posted = [...new Set([k.key, ...k.protocolKeys])].flatMap((key) => input.ledger.entriesOf(k.route, key)).filter((e) => e.status === 'posted').length;
     // Real effects: the downstream's charges that stand, whatever the ledger says.
-    const charges = input.downstream.all(deliveryId(k.route, k.key));
+    const charges = [...k.chargeIds].map((id) => input.downstream.get(id)).filter((c) => c !== undefined);
     const standing = charges.filter((c) => c.refundedAt === undefined).length;
     if (k.effects > 1 + k.excused) {
       violations.push(`${k.key}: ${k.effects} charges made, but only ${k.excused} runs lost the record after theirs`);
@@ -1462,6 +1581,24 @@ async function checkInvariants(input: InvariantInput): Promise<void> {
     if (k.sends > bound) violations.push(`${k.key}: ${k.sends} work messages sent, above the bound ${bound}`);
   }
   input.checkDlq();
+  // One event, one key: the copies of one body (one order) on one route all made one record.
+  const keysOfBody = new Map<string, Set<string>>();
+  let startKey: Record<string, AttributeValue> | undefined;
+  do {
+    const page = await input.tables.dynamo.send(
+      new ScanCommand({ TableName: input.tables.eventsTable, FilterExpression: 'sk = :record', ExpressionAttributeValues: { ':record': { S: RECORD_SK } }, ExclusiveStartKey: startKey }),
+    );
+    for (const item of page.Items ?? []) {
+      const pk = item.pk?.S ?? '';
+      const route = pk.split('#')[1] ?? '';
+      const scoped = `${route}\u0000${item.fingerprint?.S ?? ''}`;
+      keysOfBody.set(scoped, (keysOfBody.get(scoped) ?? new Set()).add(pk));
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey !== undefined);
+  for (const pks of keysOfBody.values()) {
+    if (pks.size > 1) violations.push(`one body on one route became ${pks.size} records under different keys: ${[...pks].map((p) => JSON.stringify(p)).join(', ')}`);
+  }
   // A dead-letter copy waiting for a person must still be redrivable: its record (that
   // generation) lives, unless the work took effect already (defect 7).
   for (const m of dlqBodies) {
