@@ -5,7 +5,10 @@
  * reconciles them) agree on what is stuck, duplicated or missing without passing lists.
  *
  *   1 in 10      route `pay` (the demo's payout action, with the ledger); the others `notify`
- *   1 in 1,000   stuck: RECEIVED, its payload kept, last sent when it arrived (hours ago)
+ *   1 in 2,000   stuck: RECEIVED, its payload kept, last sent when it arrived (hours ago): 500 in a
+ *                million, the default maxReenqueuePerRun, so that even a run over the whole window
+ *                may re-send them all (past that bound a run reports the rest, reenqueue-limit,
+ *                and leaves them to the next window's runs: a rate limit, not what is measured here)
  *   1 in 50,000  FAILED
  *   the rest     COMPLETED; on `pay` with one ledger entry (attempt 1), except
  *                1 in 200 of them completed on run 2 with two entries (attempts 1 and 2: the
@@ -46,7 +49,7 @@ export function keyOf(i: number): string {
   return `evt_${i.toString(36).padStart(6, '0')}`;
 }
 
-export const isStuck = (i: number): boolean => i % 1000 === 7;
+export const isStuck = (i: number): boolean => i % 2000 === 7;
 const isFailed = (i: number): boolean => i % 50_000 === 23;
 const isPay = (i: number): boolean => i % 10 === 0;
 const isDuplicated = (i: number): boolean => i % 2000 === 0;

@@ -80,6 +80,8 @@ async function bundleRunner(): Promise<string> {
     target: 'node24',
     mainFields: ['module', 'main'],
     banner: { js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);" },
+    // Source maps, read at load as the function's NODE_OPTIONS (--enable-source-maps) has them read.
+    sourcemap: true,
     logLevel: 'error',
   });
   return outfile;
@@ -173,7 +175,7 @@ async function main(argv: readonly string[]): Promise<void> {
     // Reconcile, in a process of its own: its peak RSS is the reconciler's alone.
     const settings: RunnerSettings = { endpoint: dynamoLocal.endpoint, eventsTable, ledgerTable, budgetMs: budgetS * 1000, maxRuns: 500 };
     const runner = await bundleRunner();
-    const result = await child<RunnerResult>(runner, [JSON.stringify(settings)], heapMb > 0 ? [`--max-old-space-size=${heapMb}`] : []);
+    const result = await child<RunnerResult>(runner, [JSON.stringify(settings)], ['--enable-source-maps', ...(heapMb > 0 ? [`--max-old-space-size=${heapMb}`] : [])]);
     const peer = await child<PeerResult>(runner, ['--peer'], ['--expose-gc']);
 
     const sent = new Map(result.sends);
@@ -205,7 +207,7 @@ async function main(argv: readonly string[]): Promise<void> {
     const deployedRuns = Math.ceil(result.seconds / (DEPLOYED_BUDGET_MS / 1000));
     const lines = [
       `window: ${records.toLocaleString('en')} records over 22 h, ${expected.entries.toLocaleString('en')} ledger entries; filled in ${fillSeconds.toFixed(0)} s (${writers} writers)`,
-      `reconciler process: --max-old-space-size=${heapMb > 0 ? heapMb : 'default'}; budget per run: ${budgetS} s (deployed: ${DEPLOYED_BUDGET_MS / 1000} s, the ${RECONCILER_TIMEOUT_SECONDS} s timeout less the report's reserve)`,
+      `reconciler process: --enable-source-maps --max-old-space-size=${heapMb > 0 ? heapMb : 'default'}; budget per run: ${budgetS} s (deployed: ${DEPLOYED_BUDGET_MS / 1000} s, the ${RECONCILER_TIMEOUT_SECONDS} s timeout less the report's reserve)`,
       '',
       '                      retryproof (streaming, cursor)                the old reconciler',
       `records per second    ${rate.toFixed(0).padEnd(46)}-`,

@@ -526,14 +526,19 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
   let pages = 0;
   const windowPass = async (): Promise<ReconcilePosition | undefined> => {
     const from = start.phase === 'window' ? start : undefined;
+    // Where this run stands: the page's start, or just after the last record handled in it
+    // (kept as the record itself: a position is made only when one is asked for).
     let at: WindowStart = from ?? { bucket: buckets[0] ?? hourBucket(fromMs), shard: 0 };
-    const here = (): ReconcilePosition => ({ phase: 'window', ...at });
+    let last: RecordSummary | undefined;
+    const here = (): ReconcilePosition =>
+      last === undefined ? { phase: 'window', ...at } : { phase: 'window', bucket: at.bucket, shard: at.shard, after: refOf(last) };
     // Remembered from the window's start, or, carried between runs, from wherever this run starts.
     const remembering = checksEffects && (from === undefined || options.keys !== undefined);
     if (buckets.length === 0) return undefined;
     if (overBudget()) return here();
     for await (const page of deps.store.readWindow(fromMs, toMs, at)) {
       pages++;
+      if (page.bucket !== at.bucket || page.shard !== at.shard) at = { bucket: page.bucket, shard: page.shard };
       for (const record of page.records) {
         if (overBudget()) return here();
         if (remembering) {
@@ -541,11 +546,12 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
           kept.ownPart = true;
         }
         await windowRecord(record);
-        at = { bucket: page.bucket, shard: page.shard, after: refOf(record) };
+        last = record;
       }
       options.onProgress?.({ pages, records: counts.scanned });
       if (page.next === undefined) break;
       at = page.next;
+      last = undefined;
       if (!(await checkpoint(here()))) return here();
     }
     kept.windowRemembered = checksEffects && from === undefined;
