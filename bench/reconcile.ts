@@ -27,13 +27,14 @@ import { parseFlags, UsageError } from './flags.ts';
 import { entryItemsOf, expectedOf, isStuck, keyOf, planOf, recordItemOf } from './reconcile-data.ts';
 import type { PeerResult, RunnerResult, RunnerSettings } from './reconcile-runner.ts';
 
-const USAGE = `usage: npm run bench:reconcile -- [--records N] [--budget-s S] [--heap-mb H] [--writers W] [--json]
+const USAGE = `usage: npm run bench:reconcile -- [--records N] [--budget-s S] [--heap-mb H] [--semi-space-mb Y] [--writers W] [--json]
 
   --records N    records in the window (default 300,000)
   --budget-s S   each run's time budget (default: the deployed ${DEPLOYED_BUDGET_MS / 1000} s, scaled down to
                  records / 10,000 s, at least 10 s, so that the window takes several runs)
   --heap-mb H    the reconciler process's V8 heap limit, --max-old-space-size (default 256: half the
                  function's memory, as a 512 MB function would have no more; 0 for Node's default)
+  --semi-space-mb Y  its young generation's semi-space, --max-semi-space-size (default: Node's)
   --writers W    parallel BatchWriteItem calls while filling (default: measured, the fastest of 8, 16, 32)
   --json         print { records, seconds, peakRssMb, runs, reenqueued, missed, handledTwice }`;
 
@@ -106,13 +107,19 @@ function child<T>(runner: string, args: string[], nodeFlags: string[] = []): Pro
 }
 
 async function main(argv: readonly string[]): Promise<void> {
-  const flags = parseFlags(argv, { records: 'number', 'budget-s': 'number', 'heap-mb': 'number', writers: 'number', json: 'switch' });
+  const flags = parseFlags(argv, { records: 'number', 'budget-s': 'number', 'heap-mb': 'number', 'semi-space-mb': 'number', writers: 'number', json: 'switch' });
   const records = flags.numbers.get('records') ?? 300_000;
   if (!Number.isInteger(records) || records < 1_000) throw new UsageError('--records must be a whole number of at least 1,000');
   const budgetS = flags.numbers.get('budget-s') ?? Math.min(DEPLOYED_BUDGET_MS / 1000, Math.max(10, Math.round(records / 10_000)));
   if (!(budgetS > 0)) throw new UsageError('--budget-s must be above 0');
   const json = flags.switches.has('json');
   const heapMb = flags.numbers.get('heap-mb') ?? FUNCTION_MEMORY_MB / 2;
+  const semiSpaceMb = flags.numbers.get('semi-space-mb');
+  const v8Flags = [
+    '--enable-source-maps',
+    ...(heapMb > 0 ? [`--max-old-space-size=${heapMb}`] : []),
+    ...(semiSpaceMb === undefined ? [] : [`--max-semi-space-size=${semiSpaceMb}`]),
+  ];
 
   // The JIT's full optimiser and a heap that holds the table: the fill is long, start-up time does not count.
   const userOptions = process.env.JAVA_TOOL_OPTIONS;
@@ -175,7 +182,7 @@ async function main(argv: readonly string[]): Promise<void> {
     // Reconcile, in a process of its own: its peak RSS is the reconciler's alone.
     const settings: RunnerSettings = { endpoint: dynamoLocal.endpoint, eventsTable, ledgerTable, budgetMs: budgetS * 1000, maxRuns: 500 };
     const runner = await bundleRunner();
-    const result = await child<RunnerResult>(runner, [JSON.stringify(settings)], ['--enable-source-maps', ...(heapMb > 0 ? [`--max-old-space-size=${heapMb}`] : [])]);
+    const result = await child<RunnerResult>(runner, [JSON.stringify(settings)], v8Flags);
     const peer = await child<PeerResult>(runner, ['--peer'], ['--expose-gc']);
 
     const sent = new Map(result.sends);
@@ -207,7 +214,7 @@ async function main(argv: readonly string[]): Promise<void> {
     const deployedRuns = Math.ceil(result.seconds / (DEPLOYED_BUDGET_MS / 1000));
     const lines = [
       `window: ${records.toLocaleString('en')} records over 22 h, ${expected.entries.toLocaleString('en')} ledger entries; filled in ${fillSeconds.toFixed(0)} s (${writers} writers)`,
-      `reconciler process: --enable-source-maps --max-old-space-size=${heapMb > 0 ? heapMb : 'default'}; budget per run: ${budgetS} s (deployed: ${DEPLOYED_BUDGET_MS / 1000} s, the ${RECONCILER_TIMEOUT_SECONDS} s timeout less the report's reserve)`,
+      `reconciler process: ${v8Flags.join(' ')}; budget per run: ${budgetS} s (deployed: ${DEPLOYED_BUDGET_MS / 1000} s, the ${RECONCILER_TIMEOUT_SECONDS} s timeout less the report's reserve)`,
       '',
       '                      retryproof (streaming, cursor)                the old reconciler',
       `records per second    ${rate.toFixed(0).padEnd(46)}-`,
