@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DEPLOYED_BUDGET_MS, RECONCILER_TIMEOUT_SECONDS } from '../lambdas/reconciler/reconciler-budget.ts';
+import { DEPLOYED_BUDGET_MS, RECONCILER_NODE_OPTIONS, RECONCILER_TIMEOUT_SECONDS } from '../lambdas/reconciler/reconciler-budget.ts';
 import { documentClient } from '../lambdas/store/dynamodb-event-store.ts';
 import { createEventsTable, createLedgerTable, localDynamoClient } from '../local/aws-clients.ts';
 import { startLocalDynamo } from '../local/local-aws.ts';
@@ -32,9 +32,9 @@ const USAGE = `usage: npm run bench:reconcile -- [--records N] [--budget-s S] [-
   --records N    records in the window (default 300,000)
   --budget-s S   each run's time budget (default: the deployed ${DEPLOYED_BUDGET_MS / 1000} s, scaled down to
                  records / 10,000 s, at least 10 s, so that the window takes several runs)
-  --heap-mb H    the reconciler process's V8 heap limit, --max-old-space-size (default 256: half the
-                 function's memory, as a 512 MB function would have no more; 0 for Node's default)
-  --semi-space-mb Y  its young generation's semi-space, --max-semi-space-size (default: Node's)
+  --heap-mb H    the reconciler process's --max-old-space-size (default: the deployed function's
+                 NODE_OPTIONS, ${RECONCILER_NODE_OPTIONS}; 0 for Node's default)
+  --semi-space-mb Y  its --max-semi-space-size (default: the deployed one; 0 for Node's default)
   --writers W    parallel BatchWriteItem calls while filling (default: measured, the fastest of 8, 16, 32)
   --json         print { records, seconds, peakRssMb, runs, reenqueued, missed, handledTwice }`;
 
@@ -113,13 +113,15 @@ async function main(argv: readonly string[]): Promise<void> {
   const budgetS = flags.numbers.get('budget-s') ?? Math.min(DEPLOYED_BUDGET_MS / 1000, Math.max(10, Math.round(records / 10_000)));
   if (!(budgetS > 0)) throw new UsageError('--budget-s must be above 0');
   const json = flags.switches.has('json');
-  const heapMb = flags.numbers.get('heap-mb') ?? FUNCTION_MEMORY_MB / 2;
+  // The deployed function's NODE_OPTIONS, unless a flag sets one of its V8 sizes (0: Node's default).
+  const heapMb = flags.numbers.get('heap-mb');
   const semiSpaceMb = flags.numbers.get('semi-space-mb');
-  const v8Flags = [
-    '--enable-source-maps',
-    ...(heapMb > 0 ? [`--max-old-space-size=${heapMb}`] : []),
-    ...(semiSpaceMb === undefined ? [] : [`--max-semi-space-size=${semiSpaceMb}`]),
-  ];
+  const v8Flags = RECONCILER_NODE_OPTIONS.split(' ').flatMap((flag) => {
+    const [name] = flag.split('=');
+    const value = name === '--max-old-space-size' ? heapMb : name === '--max-semi-space-size' ? semiSpaceMb : undefined;
+    if (value === undefined) return [flag];
+    return value > 0 ? [`${name ?? ''}=${value}`] : [];
+  });
 
   // The JIT's full optimiser and a heap that holds the table: the fill is long, start-up time does not count.
   const userOptions = process.env.JAVA_TOOL_OPTIONS;

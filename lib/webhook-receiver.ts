@@ -20,7 +20,7 @@ import { needsReplayMemory } from '../lambdas/domain/idempotency-key.ts';
 import type { ResolvedConfig } from '../lambdas/config/resolve-config.ts';
 import type { ActionSource, RetryproofConfig } from '../lambdas/config/route-config.ts';
 import { SERVICE } from '../lambdas/observability/metric-catalogue.ts';
-import { RECONCILER_TIMEOUT_SECONDS } from '../lambdas/reconciler/reconciler-budget.ts';
+import { RECONCILER_NODE_OPTIONS, RECONCILER_TIMEOUT_SECONDS } from '../lambdas/reconciler/reconciler-budget.ts';
 import { EVENTS_TABLE } from '../lambdas/store/table-schema.ts';
 import { defaultPolicyOf, nagResource } from './nag.ts';
 import { AlarmTopic } from './stateful/alarm-topic.ts';
@@ -206,7 +206,8 @@ export class WebhookReceiver extends Construct {
       memorySize: 512,
       logRetentionDays,
       // No alarm topic: a run's report is in its log, which the findings alarm points to.
-      environment: shared,
+      // Its V8 heap bounded as npm run bench:reconcile measured it (reconciler-budget.ts).
+      environment: { ...shared, NODE_OPTIONS: RECONCILER_NODE_OPTIONS },
     });
 
     // Least privilege: each grant names the exact actions its function calls, on the exact

@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
 import { DLQ_RETENTION_SECONDS, OUTAGE_HORIZON_SECONDS, outageReceiveCount } from '../../lambdas/config/route-config.ts';
 import { SERVICE } from '../../lambdas/observability/metric-catalogue.ts';
+import { RECONCILER_NODE_OPTIONS } from '../../lambdas/reconciler/reconciler-budget.ts';
 import type { RetryproofConfig } from '../../lambdas/config/route-config.ts';
 import { EVENTS_TABLE, LEDGER_TABLE } from '../../lambdas/store/table-schema.ts';
 import { config } from '../../retryproof.config.ts';
@@ -161,10 +162,10 @@ describe('RetryproofStack, built from retryproof.config.ts', () => {
   it('runs three functions on nodejs24.x and arm64 with active tracing, source maps and their own log groups', () => {
     const functions = built.template.findResources('AWS::Lambda::Function');
     expect(Object.keys(functions)).toHaveLength(3);
-    for (const [id, service] of [
-      ['Ingest', SERVICE.ingest],
-      ['Executor', SERVICE.executor],
-      ['Reconciler', SERVICE.reconciler],
+    for (const [id, service, nodeOptions] of [
+      ['Ingest', SERVICE.ingest, '--enable-source-maps'],
+      ['Executor', SERVICE.executor, '--enable-source-maps'],
+      ['Reconciler', SERVICE.reconciler, RECONCILER_NODE_OPTIONS],
     ]) {
       expect(functionNamed(id!).Properties).toMatchObject({
         Runtime: 'nodejs24.x',
@@ -174,7 +175,7 @@ describe('RetryproofStack, built from retryproof.config.ts', () => {
         LoggingConfig: { LogGroup: ref(`${id}Logs`) },
         Environment: {
           Variables: {
-            NODE_OPTIONS: '--enable-source-maps',
+            NODE_OPTIONS: nodeOptions,
             POWERTOOLS_SERVICE_NAME: service,
             POWERTOOLS_METRICS_NAMESPACE: 'Retryproof',
           },
