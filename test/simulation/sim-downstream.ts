@@ -4,7 +4,7 @@
  * apart from the effects (lambdas/ledger/ledger.ts). The simulation's invariants count the
  * downstream's charges, not the ledger's entries: a ledger entry may stand without its effect
  * (posted before an effect that never came) and an effect without its entry (a post that failed
- * after it), as the contract for user code allows for a moment (README, "Your code").
+ * after it), as the contract for user code allows for a moment (README, "The contract for your code").
  *
  * The downstream keeps idempotency keys for a retention, as payment APIs do (Stripe, "Idempotent
  * requests", https://docs.stripe.com/idempotency: "Subsequent requests with the same key return
