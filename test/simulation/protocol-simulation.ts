@@ -20,7 +20,7 @@ import { PermanentActionError, RetryableActionError } from '../../lambdas/action
 import type { Action } from '../../lambdas/actions/action.ts';
 import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
 import type { ResolvedConfig, ResolvedRoute } from '../../lambdas/config/resolve-config.ts';
-import { CLOCK_SKEW_SECONDS, COMPLETION_MARGIN_SECONDS, DLQ_RETENTION_SECONDS, HARD_MAX_BODY_BYTES } from '../../lambdas/config/route-config.ts';
+import { CLOCK_SKEW_SECONDS, COMPLETION_MARGIN_SECONDS, DLQ_RETENTION_SECONDS, HARD_MAX_BODY_BYTES, leaseMarginSeconds } from '../../lambdas/config/route-config.ts';
 import { SQS_MAX_MESSAGE_BYTES, deadLetterReserveBytes } from '../../lambdas/domain/queue-limits.ts';
 import type { RouteConfig } from '../../lambdas/config/route-config.ts';
 import { RECORD_STATUS, deliveryId } from '../../lambdas/domain/event-record.ts';
@@ -84,6 +84,7 @@ export const OPS = [
   'unseen-receive',
   'replay',
   'ttl',
+  'edge',
 ] as const;
 export type OpName = (typeof OPS)[number];
 
@@ -117,6 +118,7 @@ const WEIGHTS: Readonly<Record<OpName, number>> = {
   'unseen-receive': 1.5,
   replay: 1.2,
   ttl: 0.5,
+  edge: 1.5,
 };
 
 /** The storm's seedable PRNG (mulberry32). */
@@ -250,6 +252,8 @@ export interface RunStats {
   refusedTooLarge: number;
   /** Retries re-signed by their sender with a fresh timestamp (Standard Webhooks, Stripe). */
   resignedRetries: number;
+  /** Clock moves to within twice the skew bound of a held lease's end, with a second worker polling. */
+  edges: number;
   /** Action runs whose ledger post was apart from the effect (before it, or failed after it). */
   ledgerApartFromEffect: number;
 }
@@ -286,6 +290,7 @@ export function emptyStats(): RunStats {
     bodiesAtLimits: 0,
     refusedTooLarge: 0,
     resignedRetries: 0,
+    edges: 0,
     ledgerApartFromEffect: 0,
   };
 }
@@ -384,6 +389,8 @@ interface KeyState {
   answered: boolean;
   /** The token of the last lease a worker took on the key's record. */
   leaseToken?: string;
+  /** That lease's end, by its taker's clock, and the actor that took it. */
+  lease?: { readonly untilMs: number; readonly holder: number };
   /** Deliveries of the key in flight now. */
   inFlight: number;
   /** Two deliveries of the key were ever in flight at once: one may read the other's 2xx claim. */
@@ -615,7 +622,11 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
             }
             if (prop === 'complete' && out === false) k.excused++;
             // Fenced writes land only under the latest lease: the token of the last lease taken.
-            if (prop === 'acquireLease' && (out as { kind?: string }).kind === 'leased') k.leaseToken = (arg as { token?: string }).token;
+            if (prop === 'acquireLease' && (out as { kind?: string }).kind === 'leased') {
+              k.leaseToken = (arg as { token?: string }).token;
+              const leaseUntil = (out as { record?: { leaseUntil?: number } }).record?.leaseUntil;
+              if (leaseUntil !== undefined) k.lease = { untilMs: leaseUntil, holder: sched.current()?.id ?? 0 };
+            }
             const fencedWrite = prop === 'complete' || prop === 'release' || prop === 'fail';
             if (fencedWrite && out === true && (arg as { token?: string }).token !== k.leaseToken) {
               violations.push(`${k.key}: ${prop} landed under lease token ${String((arg as { token?: string }).token)}, not the latest lease's`);
@@ -900,10 +911,10 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
      * the messages that succeeded"), and nothing when the function fails or times out: then
      * the whole batch comes back after its visibility timeout.
      */
-    const poll = async (): Promise<boolean> => {
+    const poll = async (concurrent = false): Promise<boolean> => {
       const max = 1 + Math.floor(sqsRandom() * shape.batchSize);
       const inOrder = sqsRandom() < 0.5;
-      const includeInFlight = sqsRandom() < shape.concurrentReceive;
+      const includeInFlight = concurrent || sqsRandom() < shape.concurrentReceive;
       const messages = queue.receive(max, { ...(inOrder ? {} : { random: sqsRandom }), includeInFlight });
       if (messages.length === 0) return false;
       stats.executions++;
@@ -1196,6 +1207,40 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         case 'poll':
           await poll();
           break;
+        case 'edge': {
+          // The takeover boundary: a worker inside its action (one already there, or a parked one
+          // stepped until it is); the clock lands within twice the skew bound before its deadline,
+          // and another worker gets the same message at once (SQS may hand out a message another
+          // worker holds) and goes as far as its action's first call; then the holder goes on. A
+          // takeover margin too small for the clocks' skew shows here as two runs at once.
+          const inAction = (p: Actor): boolean => p.waiters.some((w) => w.label.startsWith('downstream.'));
+          let holder = pick(sched.parked().filter((p) => p.kind === 'executor' && inAction(p)), a);
+          if (holder === undefined) {
+            holder = pick(sched.parked().filter((p) => p.kind === 'executor'), a);
+            for (let i = 0; i < 12 && holder?.state === 'parked' && !inAction(holder); i++) await stepActor(holder);
+          }
+          if (holder === undefined || holder.state !== 'parked' || !inAction(holder)) break;
+          const holderId = holder.id;
+          const k = [...keys.values()].find((c) => c.lease?.holder === holderId);
+          const route = k === undefined ? undefined : routes.get(k.route);
+          if (k?.lease === undefined || route === undefined) break;
+          // The holder's deadline in true time: its lease's end by its own clock, less its offset
+          // and the lease margin (route-config.ts, leaseMarginSeconds).
+          const deadlineTrue = k.lease.untilMs - holder.skewMs - leaseMarginSeconds(route.leaseSeconds) * 1000;
+          setNow(deadlineTrue - b * 2 * skewBoundMs);
+          stats.edges++;
+          const before = new Set(sched.live().map((p) => p.id));
+          if (!(await poll(true))) break;
+          const newcomer = sched.parked().find((p) => p.kind === 'executor' && !before.has(p.id));
+          trace?.(`edge: holder #${holder.id} (skew ${holder.skewMs} ms) of ${k.key}, its deadline at ${deadlineTrue - EPOCH} ms, newcomer #${String(newcomer?.id)} (skew ${String(newcomer?.skewMs)} ms)`);
+          for (let i = 0; i < 12 && newcomer?.state === 'parked' && !newcomer.waiters.some((w) => w.label === 'downstream.prepare'); i++) await stepActor(newcomer);
+          if (newcomer?.state === 'parked') {
+            const at = newcomer.waiters.findIndex((w) => w.label === 'downstream.prepare');
+            if (at >= 0) await stepActor(newcomer, at / newcomer.waiters.length);
+          }
+          await stepActor(holder);
+          break;
+        }
         case 'step': {
           const actor = pick(sched.parked(), a);
           if (actor !== undefined) await stepActor(actor, b);
