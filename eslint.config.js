@@ -3,7 +3,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'cdk.out/', '.local/', 'coverage/', 'dist/', 'eslint.config.js', 'cli/retryproof.mjs'] },
+  { ignores: ['node_modules/', 'cdk.out/', '.local/', 'coverage/', 'dist/', 'bench/.build/', 'eslint.config.js', 'cli/retryproof.mjs'] },
   ...tseslint.configs.strictTypeChecked,
   {
     languageOptions: {

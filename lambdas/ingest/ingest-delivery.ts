@@ -240,16 +240,18 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
 
   // A 5xx we gave before means our own failure, not a real answer: never replay it. Only a
   // delivery that arrived after an answer below 500 was given is a repeat the circuit breaker
-  // counts: markAnswered had run when it was claimed (claim.answered). A claim the SDK made in
-  // one attempt landed within one request's time of its arrival; one that the SDK retried may
-  // have waited out (its backoff, up to seconds) an answer it arrived before, and counts only when
-  // it arrived twice the clock bound after the mark (two machines' clocks). Copies that raced the
+  // counts. Claiming after the mark (claim.answered) does not show that: a copy that arrived
+  // before the answer may claim after it, behind a cold start, a Secrets Manager fetch or the
+  // SDK's backoff. Only the clocks can order an arrival against an answer given on another
+  // machine: this copy's arrival (`now`, read as the handler started) must be twice the clock
+  // bound after the mark (`answeredAt`, the marking function's clock). Copies that raced the
   // first answer, and retries of a claim whose function died or failed before answering, are
-  // not repeats. The claim counted this delivery's hit; the counts follow from the record as it
-  // stood before it.
+  // not repeats; nor is a sender's retry within 2 x CLOCK_SKEW_SECONDS of our answer (a missed
+  // count, never a false one: the breaker pauses payments, so it errs towards not tripping).
+  // The claim counted this delivery's hit; the counts follow from the record as it stood before it.
   const answeredFailure = old.answer.status >= 500;
   const hits = old.hits + 1;
-  const afterAnswer = claim.answered && (claim.retried !== true || now >= (claim.answeredAt ?? Number.NEGATIVE_INFINITY) + ANSWER_MARGIN_MS);
+  const afterAnswer = claim.answered && now >= (claim.answeredAt ?? Number.NEGATIVE_INFINITY) + ANSWER_MARGIN_MS;
   const repeats = afterAnswer ? (old.repeats ?? 0) + 1 : undefined;
   // Claimed after the mark, but may have arrived before the answer: its hit is taken out of the count.
   let counted = true;

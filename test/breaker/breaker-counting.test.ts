@@ -15,6 +15,7 @@ import { RECORD_SK, recordPk } from '../../lambdas/store/record-keys.ts';
 import { createEventsTable, localDynamoClient } from '../../local/aws-clients.ts';
 import { ingestFixture, signedDelivery, uniqueKey } from '../support/ingest-fixture.ts';
 import { noticeLog } from '../support/breaker-notices.ts';
+import { ANSWER_MARGIN_MS } from '../../lambdas/ingest/ingest-delivery.ts';
 
 const ROUTE = 'stripe';
 
@@ -47,6 +48,7 @@ describe('the circuit breaker counts a sender’s repeats, not our failures', ()
     // Then the sender loses acknowledgements: each further copy came after a 2xx.
     const states: string[] = [];
     for (let i = 0; i < 5; i++) {
+      healthy.advance(ANSWER_MARGIN_MS);
       await healthy.invoke(delivery);
       states.push((await t.states.get(ROUTE)).state);
     }
@@ -77,7 +79,9 @@ describe('the circuit breaker counts a sender’s repeats, not our failures', ()
       return out.Item === undefined ? undefined : fromRecordItem(out.Item).repeats;
     };
     // Act: accepted, then one repeat after the 202.
-    const answers = [await deliver(healthy), await deliver(healthy)];
+    const answers = [await deliver(healthy)];
+    now += ANSWER_MARGIN_MS;
+    answers.push(await deliver(healthy));
     const beforeOutage = await repeats();
     // The record waits past the resend window. The next copy found our 202 (a repeat); its
     // resend meets an SQS outage and it answers 503, as do the 3 retries of that 503.
@@ -85,7 +89,9 @@ describe('the circuit breaker counts a sender’s repeats, not our failures', ()
     for (let i = 0; i < 4; i++) answers.push(await deliver(outage));
     const duringOutage = await repeats();
     // SQS is back: the next retry of the 503 re-sends (202, not a repeat); one more copy after that 202 is one.
-    answers.push(await deliver(healthy), await deliver(healthy));
+    answers.push(await deliver(healthy));
+    now += ANSWER_MARGIN_MS;
+    answers.push(await deliver(healthy));
     const afterOutage = await repeats();
     // Assess: the four deliveries that found our 503 counted nothing; the count went on from 2 to the threshold.
     expect(answers).toEqual([202, 202, 503, 503, 503, 503, 202, 202]);
@@ -114,7 +120,10 @@ describe('the circuit breaker counts a sender’s repeats, not our failures', ()
     const delivery = signedDelivery(ROUTE, key);
     // Act
     const answers: number[] = [];
-    for (let i = 0; i < 8; i++) answers.push((await fx.invoke(delivery)).statusCode ?? 0);
+    for (let i = 0; i < 8; i++) {
+      fx.advance(ANSWER_MARGIN_MS);
+      answers.push((await fx.invoke(delivery)).statusCode ?? 0);
+    }
     // Assess: the route stayed paused from the first trip; its retry, 4 repeats later, marked the key and announced it.
     expect(answers).toEqual([202, 202, 202, 503, 202, 202, 202, 202]);
     expect((await t.states.get(ROUTE)).state).toBe('paused');
@@ -148,6 +157,7 @@ describe('the circuit breaker counts a sender’s repeats, not our failures', ()
     const answers: number[] = [];
     const states: string[] = [];
     for (let i = 0; i < 8; i++) {
+      fx.advance(ANSWER_MARGIN_MS);
       answers.push((await fx.invoke(delivery)).statusCode ?? 0);
       states.push((await t.states.get(ROUTE)).state);
     }
@@ -166,7 +176,10 @@ describe('the circuit breaker counts a sender’s repeats, not our failures', ()
     const keys = [uniqueKey(ROUTE), uniqueKey(ROUTE)];
     for (const key of keys) {
       const delivery = signedDelivery(ROUTE, key);
-      for (let i = 0; i < 4; i++) await fx.invoke(delivery);
+      for (let i = 0; i < 4; i++) {
+        fx.advance(ANSWER_MARGIN_MS);
+        await fx.invoke(delivery);
+      }
     }
     // Assess: the first key paused the route and says so; the second found it paused.
     expect(log.notices().map((n) => n.key)).toEqual([keys[0]]);

@@ -1,6 +1,7 @@
 /**
  * A copy that arrived before the first answer but whose claim landed after it (the SDK retried
- * the claim through a throttle while the first delivery answered) is no sender's repeat: its
+ * the claim through a throttle while the first delivery answered, or its function started cold
+ * and fetched its secrets first) is no sender's repeat: its
  * hit is taken out of the count (record-transitions.ts, excuseRacingCopy), so neither it nor a
  * later copy counts it.
  */
@@ -49,5 +50,31 @@ describe('a copy whose retried claim lands after the first answer', () => {
     expect(claims).toBe(3);
     expect(afterRacing).toBe(0);
     expect(await repeats()).toBe(1);
+  });
+
+  it('is not counted when it claimed in one attempt after the mark, but its function started before the answer', async () => {
+    // Prepare: copies whose handlers start (and read the clock) before the first copy answers,
+    // and claim after its mark: a cold start, a Secrets Manager fetch.
+    const plain = localDynamoClient(inject('dynamoEndpoint'));
+    const table = await createEventsTable(plain, `events-rc-${randomUUID().slice(0, 8)}`);
+    const clock = { now: Date.now() };
+    const fx = await ingestFixture({ tableName: table, now: () => clock.now });
+    const key = uniqueKey(ROUTE);
+    const deliver = () => fx.invoke(signedDelivery(ROUTE, key, { nowSeconds: Math.floor(clock.now / 1000) }));
+    const item = async () =>
+      (await documentClient(plain).send(new GetCommand({ TableName: table, Key: { pk: recordPk(ROUTE, key), sk: RECORD_SK }, ConsistentRead: true }))).Item;
+    // Act: the first copy answers; 4 copies that arrived with it claim after its mark, at once.
+    expect((await deliver()).statusCode).toBe(202);
+    const answers = await Promise.all(Array.from({ length: 4 }, deliver));
+    const racing = await item();
+    // then a real repeat, 30 s after the answer
+    clock.now += 30_000;
+    expect((await deliver()).statusCode).toBe(202);
+    // Assess: 5 hits, none of the racing copies counted, the repeat is the first.
+    expect(answers.map((a) => a.statusCode)).toEqual([202, 202, 202, 202]);
+    expect(racing === undefined ? undefined : fromRecordItem(racing).repeats).toBe(0);
+    const last = await item();
+    expect(last?.hits).toBe(6);
+    expect(last === undefined ? undefined : fromRecordItem(last).repeats).toBe(1);
   });
 });

@@ -14,6 +14,7 @@ import { RECORD_SK, recordPk } from '../../lambdas/store/record-keys.ts';
 import { createEventsTable, localDynamoClient } from '../../local/aws-clients.ts';
 import { ambiguousDynamoDb, once } from '../support/ambiguous-dynamodb.ts';
 import { noticeLog } from '../support/breaker-notices.ts';
+import { ANSWER_MARGIN_MS } from '../../lambdas/ingest/ingest-delivery.ts';
 import { ingestFixture, signedDelivery, uniqueKey } from '../support/ingest-fixture.ts';
 
 const ROUTE = 'stripe';
@@ -66,6 +67,7 @@ describe('an ambiguous claimKey (committed, its answer lost, retried by the SDK)
     // Act: three lost acknowledgements, each copy after our 202.
     const states: string[] = [];
     for (let i = 0; i < 3; i++) {
+      s.clock.now += ANSWER_MARGIN_MS;
       expect((await s.deliver()).statusCode).toBe(202);
       states.push((await s.states.get(ROUTE)).state);
     }
@@ -112,7 +114,10 @@ describe('an ambiguous claimKey (committed, its answer lost, retried by the SDK)
     const fault = once('UpdateItemCommand', 'commit-then-error', (input) => String(input.UpdateExpression).includes('breakerTrippedAt'));
     const s = await scene(fault);
     // Act: accepted, then three repeats.
-    for (let i = 0; i < 4; i++) expect((await s.deliver()).statusCode).toBe(202);
+    for (let i = 0; i < 4; i++) {
+      s.clock.now += ANSWER_MARGIN_MS;
+      expect((await s.deliver()).statusCode).toBe(202);
+    }
     // Assess: the write nonce made the refusal ours: one notice.
     expect(fault.fired()).toBe(true);
     expect((await s.states.get(ROUTE)).state).toBe('paused');

@@ -112,6 +112,12 @@ export interface IngestFixture {
   readonly ddb: DynamoDBClient;
   readonly sqs: SQSClient;
   readonly messagesInQueue: () => Promise<number>;
+  /**
+   * Moves the handler's clock on (the wall clock plus what was advanced; not with an injected
+   * `now`). A copy counts as a repeat only when it arrives twice the clock bound after the
+   * answer (ANSWER_MARGIN_MS): tests of repeats move past it rather than wait.
+   */
+  readonly advance: (ms: number) => void;
 }
 
 /** Builds the real handler against the local services, with its own queue pair. */
@@ -139,12 +145,13 @@ export async function ingestFixture(
       ),
     );
   const tableName = overrides.tableName ?? inject('eventsTable');
+  let advancedMs = 0;
   const handler = createIngestHandler({
     routes: prepareRoutes(config.routes),
     store: overrides.store ?? new DynamoDbEventStore(ddb, tableName),
     queue: overrides.queue ?? new SqsWorkQueue(sqs, queueUrl),
     secrets,
-    now: overrides.now ?? Date.now,
+    now: overrides.now ?? (() => Date.now() + advancedMs),
     ...(overrides.resendAfterMs === undefined ? {} : { resendAfterMs: overrides.resendAfterMs }),
     ...(overrides.breaker === undefined ? {} : { breaker: overrides.breaker }),
     logger: overrides.logger ?? createLogger('retryproof-ingest-test'),
@@ -158,6 +165,10 @@ export async function ingestFixture(
     tableName,
     ddb,
     sqs,
+    advance: (ms) => {
+      if (overrides.now !== undefined) throw new Error('advance() moves the fixture\'s own clock; this fixture has an injected now');
+      advancedMs += ms;
+    },
     messagesInQueue: async () => {
       const out = await sqs.send(
         new GetQueueAttributesCommand({
