@@ -611,7 +611,11 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
           trace?.(`  store.${String(prop)} ${String(arg.key ?? args[1])} -> ${summaryOf(out)}`);
           const k = arg.route === undefined || arg.key === undefined ? undefined : keys.get(workKey(arg.route, arg.key));
           if (k !== undefined) {
-            if ((prop === 'fail' || prop === 'failExhausted') && out === true) {
+            // A record seen FAILED failed, whoever's write made it so: a fail whose answer was lost
+            // after the SDK's last attempt threw, and the next lease found it FAILED.
+            const seen = out as { status?: string; record?: { status?: string } } | undefined;
+            const seenFailed = (seen?.status ?? seen?.record?.status) === RECORD_STATUS.failed;
+            if (((prop === 'fail' || prop === 'failExhausted') && out === true) || (prop !== 'redrive' && seenFailed)) {
               k.failed = true;
               k.everFailed = true;
             }
