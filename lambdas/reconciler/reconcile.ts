@@ -58,6 +58,7 @@
  */
 import { createHash, randomInt } from 'node:crypto';
 import type { ResolvedRoute } from '../config/resolve-config.ts';
+import { DEAD_LETTER_SEND_SECONDS } from '../config/route-config.ts';
 import { RECORD_STATUS, acceptedAnswer, hourBucket, keptPayloadOf, workMessageOf } from '../domain/event-record.ts';
 import type { EventRecord, RecordSummary, WorkMessage } from '../domain/event-record.ts';
 import { operationFingerprint } from '../domain/operation-fingerprint.ts';
@@ -315,10 +316,14 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
 
   const now = deps.now();
   const stuckBefore = now - options.stuckAfterMs;
-  /** What a re-send of this record claims: one per window, answered as accepted from now on. */
+  /**
+   * What a re-send of this record claims: one per window, answered as accepted from now on. Its
+   * time is read as the write goes out, not at the run's start: the claim sets lastEnqueuedAt,
+   * and a FAILED record's copy must be sent within DEAD_LETTER_SEND_SECONDS of it.
+   */
   const resendRequestOf = (full: EventRecord): ResendRequest => ({
     receivedAt: full.receivedAt,
-    nowMs: now,
+    nowMs: deps.now(),
     sentBeforeMs: stuckBefore,
     answer: acceptedAnswer(full.route, full.key),
     answeredFailure: full.answer.status >= 500,
@@ -327,9 +332,19 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
    * Sends a message, and says so in the report when SQS refuses it: one record SQS cannot
    * carry (an old, oversized body, say) must not end the run for every other record.
    */
-  const trySend = async (record: { route: string; key: string }, message: WorkMessage): Promise<boolean> => {
+  const trySend = async (record: { route: string; key: string }, message: WorkMessage, wonAtMs?: number): Promise<boolean> => {
+    // A FAILED record's dead-letter copy (`wonAtMs`: the time its claimResend wrote as
+    // lastEnqueuedAt) goes out within DEAD_LETTER_SEND_SECONDS of that write or not at all, as
+    // the executor's does (execute-message.ts, toPeople): a copy SQS stamps later than
+    // DEAD_LETTER_STAMP_MARGIN_MS after it would be taken for a person's redrive and run FAILED
+    // work with no person involved. Not sent, it stays in the retry partition for the next run.
+    const leftMs = wonAtMs === undefined ? undefined : wonAtMs + DEAD_LETTER_SEND_SECONDS * 1000 - deps.now();
+    if (leftMs !== undefined && leftMs <= 0) {
+      flag(record, 'reenqueue-failed', `its dead-letter copy was not sent within ${DEAD_LETTER_SEND_SECONDS} s of its claim; the next run sends it`);
+      return false;
+    }
     try {
-      await deps.queue.send(message);
+      await deps.queue.send(message, leftMs === undefined ? undefined : { signal: AbortSignal.timeout(leftMs) });
       return true;
     } catch (err) {
       flag(record, 'reenqueue-failed', err instanceof Error ? `${err.name}: ${err.message}` : String(err));
@@ -436,8 +451,9 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
       if (now - full.receivedAt > windowMs + options.stuckAfterMs) await deps.store.clearStranded(full);
       return;
     }
-    if (!(await deps.store.claimResend(full.route, full.key, resendRequestOf(full)))) return;
-    if (await trySend(full, message)) {
+    const request = resendRequestOf(full);
+    if (!(await deps.store.claimResend(full.route, full.key, request))) return;
+    if (await trySend(full, message, full.status === RECORD_STATUS.failed ? request.nowMs : undefined)) {
       await deps.store.clearStranded(full);
       counts.reenqueued++;
       await correction(full, 're-enqueued', { was: full.status, from: 'retry partition' });

@@ -127,6 +127,49 @@ describe('the reconciler and work that waits longer than its window', () => {
     expect(await s.received()).toEqual([expect.objectContaining({ key: 'failed-1', deadLetterId: 'dl-1', attempts: 5 })]);
   });
 
+  it("sends a FAILED record's copy within DEAD_LETTER_SEND_SECONDS of its claim or not at all, and the next run sends it", async () => {
+    // Prepare: a FAILED record whose copy never left; the first run's claimResend takes 2.5 s
+    // (the SDK retried it), so its copy would be stamped past the claim's send window.
+    const s = await setup();
+    const t0 = Date.UTC(2026, 10, 20, 10, 0);
+    await s.put({
+      ...toRecordItem(record('failed-3', t0, { status: 'FAILED', attempts: 5, lastEnqueuedAt: t0 })),
+      deadLetterId: 'dl-3',
+      ...strandedIndexKeys(ROUTE, 'failed-3', t0),
+    });
+    const clock = { now: t0 + HOUR, claimTakesMs: 2_500 };
+    class SlowClaims extends DynamoDbReconcilerStore {
+      override async claimResend(...args: Parameters<DynamoDbReconcilerStore['claimResend']>): Promise<boolean> {
+        const out = await super.claimResend(...args);
+        clock.now += clock.claimTakesMs;
+        return out;
+      }
+    }
+    const run = () =>
+      reconcile(
+        {
+          store: new SlowClaims(s.dynamo, s.eventsTable),
+          queue: s.queue satisfies WorkQueue,
+          routes: new Map(config.routes.map((r) => [r.name, r])),
+          now: () => clock.now,
+        },
+        { fromMs: clock.now - 24 * HOUR, toMs: clock.now - 300_000, budgetMs: 60_000, stuckAfterMs: 900_000, maxReenqueue: 10 },
+      );
+    // Act: the slow run; then one an hour on whose claim is quick.
+    const slow = await run();
+    const sentSlow = await s.received();
+    const kept = (await s.raw('failed-3'))?.gsi2pk;
+    clock.now += HOUR;
+    clock.claimTakesMs = 100;
+    const quick = await run();
+    // Assess: nothing sent late, the record kept for the next run, which sent it once.
+    expect(sentSlow).toEqual([]);
+    expect(slow.needsAttention).toContainEqual(expect.objectContaining({ key: 'failed-3', finding: 'reenqueue-failed' }));
+    expect(kept).toBe(`RETRY#${ROUTE}`);
+    expect(quick.counts.reenqueued).toBe(1);
+    expect(await s.received()).toEqual([expect.objectContaining({ key: 'failed-3', deadLetterId: 'dl-3' })]);
+  });
+
   it('lets a FAILED record leave the retry partition once its copy is marked dead-lettered', async () => {
     const s = await setup();
     const t0 = Date.UTC(2026, 10, 20, 10, 0);
