@@ -175,6 +175,11 @@ export const COMPLETION_MARGIN_SECONDS = 10;
  */
 export const CLOCK_SKEW_SECONDS = 5;
 /**
+ * The longest markAnswered may take, its one attempt aborted then (dynamodb-event-store.ts):
+ * the answer goes out at most this long after the instant the mark writes (`answeredAt`).
+ */
+export const MARK_ANSWERED_MAX_MS = 1_000;
+/**
  * How long after the write that wins it a dead-letter copy's SendMessage may still land: the
  * sender gives the send this long (the SDK's retries included) and aborts it then, so SQS stamps
  * every copy of ours (SentTimestamp) within it. A copy stamped later than this plus twice the

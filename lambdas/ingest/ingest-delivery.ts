@@ -31,14 +31,15 @@ import type { SecretSource } from '../ports/secret-source.ts';
 import type { WorkQueue } from '../ports/work-queue.ts';
 import type { PreparedRoute } from './prepared-route.ts';
 import { crossesThreshold, tripBreaker } from './circuit-breaker.ts';
-import { CLOCK_SKEW_SECONDS } from '../config/route-config.ts';
+import { CLOCK_SKEW_SECONDS, MARK_ANSWERED_MAX_MS } from '../config/route-config.ts';
 import type { BreakerDeps, BreakerResult } from './circuit-breaker.ts';
 
 /**
  * How long after an answer's mark (another machine's clock) a delivery must arrive (ours) to
- * have surely arrived after it: twice the clock bound, both clocks off by it in opposite directions.
+ * have surely arrived after the answer: twice the clock bound, both clocks off by it in
+ * opposite directions, and the mark's own longest time, after which the answer goes out.
  */
-export const ANSWER_MARGIN_MS = 2 * CLOCK_SKEW_SECONDS * 1000;
+export const ANSWER_MARGIN_MS = 2 * CLOCK_SKEW_SECONDS * 1000 + MARK_ANSWERED_MAX_MS;
 
 /** A delivery as the edge received it. Header names are lowercase. */
 export interface IncomingDelivery {
@@ -246,17 +247,22 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
   // machine: this copy's arrival (`now`, read as the handler started) must be twice the clock
   // bound after the mark (`answeredAt`, the marking function's clock). Copies that raced the
   // first answer, and retries of a claim whose function died or failed before answering, are
-  // not repeats; nor is a sender's retry within 2 x CLOCK_SKEW_SECONDS of our answer (a missed
-  // count, never a false one: the breaker pauses payments, so it errs towards not tripping).
-  // The claim counted this delivery's hit; the counts follow from the record as it stood before it.
+  // not repeats; nor is a sender's retry within ANSWER_MARGIN_MS of our answer (a missed count,
+  // never a false one: the breaker pauses payments, so it errs towards not tripping).
+  // The claim counted this delivery's hit; the counts follow from the record as it stood before
+  // it. Not so for a claim the SDK sent more than once: `ADD hits` is no idempotent write, and
+  // each attempt before the last may have committed and lost its answer, so the record it
+  // returns may count this delivery already, and its hits may be counted up to `attempts` times.
+  // Such a delivery is never a repeat, and all its attempts' hits are excused.
   const answeredFailure = old.answer.status >= 500;
   const hits = old.hits + 1;
-  const afterAnswer = claim.answered && now >= (claim.answeredAt ?? Number.NEGATIVE_INFINITY) + ANSWER_MARGIN_MS;
+  const attempts = claim.attempts ?? 1;
+  const afterAnswer = claim.answered && attempts === 1 && now > (claim.answeredAt ?? Number.POSITIVE_INFINITY) + ANSWER_MARGIN_MS;
   const repeats = afterAnswer ? (old.repeats ?? 0) + 1 : undefined;
   // Claimed after the mark, but may have arrived before the answer: its hit is taken out of the count.
   let counted = true;
   if (claim.answered && !afterAnswer && claim.answeredAt !== undefined) {
-    counted = await bookkeeping(() => deps.store.excuseRacingCopy(config.name, key, old.receivedAt, claim.answeredAt as number));
+    counted = await bookkeeping(() => deps.store.excuseRacingCopy(config.name, key, old.receivedAt, claim.answeredAt as number, attempts));
   }
   const resendAfterMs = deps.resendAfterMs ?? 60_000;
   let resent = false;

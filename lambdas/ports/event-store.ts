@@ -15,10 +15,18 @@ export type ClaimResult =
    * (record-transitions.ts, markAnswered), and `answeredAt` is when it was marked (the marker's
    * clock): a delivery that arrived twice the clock bound after it is a repeat the circuit
    * breaker counts; one that arrived sooner may have raced the answer (excuseRacingCopy).
-   * `retried`: the SDK made more than one attempt of the claim, so it may have landed after an
-   * answer given while it waited (a single attempt lands within a request's time of its arrival).
+   * `attempts`: how many of the SDK's attempts of the claim may have counted this delivery's
+   * hit: the last, and each retried after an answer that was no client error (a 5xx, a timeout),
+   * which may have committed; then the record returned may count this delivery already.
    */
-  | { readonly kind: 'exists'; readonly record: EventRecord; readonly answered: boolean; readonly answeredAt?: number; readonly retried?: boolean };
+  | {
+      readonly kind: 'exists';
+      readonly record: EventRecord;
+      readonly answered: boolean;
+      readonly answeredAt?: number;
+      readonly retried?: boolean;
+      readonly attempts?: number;
+    };
 
 /** A request to send one more message for a record, at most once per window. */
 export interface ResendRequest {
@@ -68,7 +76,7 @@ export interface IngestEventStore {
    * A copy claimed after the mark that may have arrived before the answer: no repeat, and no
    * later count includes it (record-transitions.ts, excuseRacingCopy).
    */
-  excuseRacingCopy(route: string, key: string, receivedAt: number, answeredAt: number): Promise<void>;
+  excuseRacingCopy(route: string, key: string, receivedAt: number, answeredAt: number, hits?: number): Promise<void>;
   /**
    * Remembers that the route accepted this body in the generation created at `receivedAt`,
    * unless an earlier generation is remembered, and returns the generation remembered (its

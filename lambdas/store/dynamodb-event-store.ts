@@ -3,6 +3,7 @@
  * conditions live in record-transitions.ts (and replay-memory.ts) and the decisions in the
  * use case.
  */
+import { MARK_ANSWERED_MAX_MS } from '../config/route-config.ts';
 import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -64,12 +65,12 @@ export class DynamoDbEventStore implements IngestEventStore {
         if (out.item === undefined) return { kind: 'created' };
         // Our own first attempt created it; the SDK sent the claim again and counted one more hit.
         if (ours(out.item)) return { kind: 'created', retried: true };
-        return { kind: 'exists', record: fromRecordItem(out.item), ...answerStands(out.item), retried: out.attempts > 1 };
+        return { kind: 'exists', record: fromRecordItem(out.item), ...answerStands(out.item), retried: out.attempts > 1, attempts: out.attempts };
       }
       if (out.old === undefined) throw new Error('claimKey failed its condition but returned no record');
       const old = fromRecordItem(out.old);
       // Refused by a live record: it has another body (the caller answers 422).
-      if (old.expiresAt > Math.floor(nowMs / 1000)) return { kind: 'exists', record: old, ...answerStands(out.old), retried: out.attempts > 1 };
+      if (old.expiresAt > Math.floor(nowMs / 1000)) return { kind: 'exists', record: old, ...answerStands(out.old), retried: out.attempts > 1, attempts: out.attempts };
       // Refused by an expired record: start a new generation over it.
       const put = await conditionalPut(this.#doc, {
         TableName: this.#table,
@@ -85,8 +86,8 @@ export class DynamoDbEventStore implements IngestEventStore {
   }
 
   /**
-   * claimKey's UpdateItem, and how many attempts the SDK made of it ($metadata.attempts): a
-   * claim the SDK retried may have waited out the first answer (see ClaimResult.retried).
+   * claimKey's UpdateItem, and how many of the SDK's attempts of it may have counted this
+   * delivery's hit: the last, and each it retried after an uncertain answer (ClaimResult.attempts).
    */
   async #claimOnce(
     record: EventRecord,
@@ -96,21 +97,39 @@ export class DynamoDbEventStore implements IngestEventStore {
     | { ok: true; item: Record<string, unknown> | undefined; attempts: number }
     | { ok: false; old: Record<string, unknown> | undefined; attempts: number }
   > {
+    const command = new UpdateCommand({
+      TableName: this.#table,
+      Key: this.#key(record.route, record.key),
+      ...claimKey({ item, nowMs }),
+      ReturnValues: 'ALL_OLD',
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    });
+    // The attempts that may have committed: every one the SDK retried after an answer other than
+    // a client error (a 5xx, a timeout, a reset connection). A throttle (400) wrote nothing.
+    // Keyed by the attempt's number (its amz-sdk-request header, set by the retry middleware):
+    // it met one error of one attempt more than once in tests (a document command resolves its
+    // inner command's stack with its own), and an attempt must be counted once.
+    const uncertain = new Set<string>();
+    command.middlewareStack.add(
+      (next) => async (args) => {
+        try {
+          return await next(args);
+        } catch (err) {
+          const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+          const attempt = (args.request as { headers?: Record<string, string> } | undefined)?.headers?.['amz-sdk-request'] ?? 'attempt=?';
+          if (status === undefined || status >= 500) uncertain.add(attempt);
+          throw err;
+        }
+      },
+      { step: 'finalizeRequest', priority: 'low' },
+    );
     try {
-      const out = await this.#doc.send(
-        new UpdateCommand({
-          TableName: this.#table,
-          Key: this.#key(record.route, record.key),
-          ...claimKey({ item, nowMs }),
-          ReturnValues: 'ALL_OLD',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
-      return { ok: true, item: out.Attributes, attempts: out.$metadata.attempts ?? 1 };
+      const out = await this.#doc.send(command);
+      return { ok: true, item: out.Attributes, attempts: 1 + uncertain.size };
     } catch (err) {
       if (!(err instanceof ConditionalCheckFailedException)) throw err;
       // The old item comes back as raw attribute values even through the document client.
-      return { ok: false, old: err.Item === undefined ? undefined : unmarshall(err.Item), attempts: err.$metadata.attempts ?? 1 };
+      return { ok: false, old: err.Item === undefined ? undefined : unmarshall(err.Item), attempts: 1 + uncertain.size };
     }
   }
 
@@ -140,16 +159,17 @@ export class DynamoDbEventStore implements IngestEventStore {
       { step: 'finalizeRequest', priority: 'low' },
     );
     try {
-      await this.#doc.send(command, { abortSignal: oneAttempt.signal });
+      // And never longer than MARK_ANSWERED_MAX_MS: the answer follows the mark within it (ANSWER_MARGIN_MS).
+      await this.#doc.send(command, { abortSignal: AbortSignal.any([oneAttempt.signal, AbortSignal.timeout(MARK_ANSWERED_MAX_MS)]) });
     } catch (err) {
       // Refused: the count runs already (another copy answered first), or the answer is a 5xx now.
       if (!(err instanceof ConditionalCheckFailedException)) throw err;
     }
   }
 
-  async excuseRacingCopy(route: string, key: string, receivedAt: number, answeredAt: number): Promise<void> {
+  async excuseRacingCopy(route: string, key: string, receivedAt: number, answeredAt: number, hits = 1): Promise<void> {
     // Refused: the count was frozen or started again since (another answeredAt), or our own retried excuse.
-    await conditionalUpdate(this.#doc, { TableName: this.#table, Key: this.#key(route, key), ...excuseRacingCopy({ receivedAt, answeredAt }) });
+    await conditionalUpdate(this.#doc, { TableName: this.#table, Key: this.#key(route, key), ...excuseRacingCopy({ receivedAt, answeredAt, hits }) });
   }
 
   async rememberBody(route: string, fingerprint: string, receivedAt: number): Promise<number> {

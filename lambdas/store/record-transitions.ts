@@ -724,17 +724,17 @@ export function markAnswered(p: { receivedAt: number; markAtMs: number }): Omit<
  * A copy claimed while the count ran, but that arrived (its own clock at its start) less than
  * twice the clock bound after the mark (`answeredAt`, another machine's clock): it may have
  * arrived before the answer was given, a copy racing it, so it is no repeat. Its claim counted
- * a hit; this moves repeatBase one on, so that no later count includes it. Only for this
+ * a hit (or, sent by the SDK `hits` times, up to that many); this moves repeatBase on by them, so that no later count includes it. Only for this
  * counting episode (`answeredAt` as the copy saw it). It carries the write nonce: the SDK's
  * retry of a committed excuse is refused by it (writeId ours), and counts as done, never twice.
  */
-export function excuseRacingCopy(p: { receivedAt: number; answeredAt: number }): Omit<Transition, 'ExpressionAttributeNames'> {
+export function excuseRacingCopy(p: { receivedAt: number; answeredAt: number; hits: number }): Omit<Transition, 'ExpressionAttributeNames'> {
   return {
     ConditionExpression:
       `receivedAt = :receivedAt AND attribute_exists(repeatBase) AND answeredAt = :answeredAt AND ` +
       `(attribute_not_exists(${WRITE_ID}) OR ${WRITE_ID} <> ${WRITE_ID_VALUE})`,
-    UpdateExpression: `SET repeatBase = repeatBase + :one, ${WRITE_ID} = ${WRITE_ID_VALUE}`,
-    ExpressionAttributeValues: { ':receivedAt': p.receivedAt, ':answeredAt': p.answeredAt, ':one': 1, [WRITE_ID_VALUE]: newWriteId() },
+    UpdateExpression: `SET repeatBase = repeatBase + :hits, ${WRITE_ID} = ${WRITE_ID_VALUE}`,
+    ExpressionAttributeValues: { ':receivedAt': p.receivedAt, ':answeredAt': p.answeredAt, ':hits': p.hits, [WRITE_ID_VALUE]: newWriteId() },
   };
 }
 

@@ -48,7 +48,7 @@ describe('the circuit breaker counts a sender’s repeats, not our failures', ()
     // Then the sender loses acknowledgements: each further copy came after a 2xx.
     const states: string[] = [];
     for (let i = 0; i < 5; i++) {
-      healthy.advance(ANSWER_MARGIN_MS);
+      healthy.advance(ANSWER_MARGIN_MS + 1);
       await healthy.invoke(delivery);
       states.push((await t.states.get(ROUTE)).state);
     }
@@ -80,7 +80,7 @@ describe('the circuit breaker counts a sender’s repeats, not our failures', ()
     };
     // Act: accepted, then one repeat after the 202.
     const answers = [await deliver(healthy)];
-    now += ANSWER_MARGIN_MS;
+    now += ANSWER_MARGIN_MS + 1;
     answers.push(await deliver(healthy));
     const beforeOutage = await repeats();
     // The record waits past the resend window. The next copy found our 202 (a repeat); its
@@ -90,7 +90,7 @@ describe('the circuit breaker counts a sender’s repeats, not our failures', ()
     const duringOutage = await repeats();
     // SQS is back: the next retry of the 503 re-sends (202, not a repeat); one more copy after that 202 is one.
     answers.push(await deliver(healthy));
-    now += ANSWER_MARGIN_MS;
+    now += ANSWER_MARGIN_MS + 1;
     answers.push(await deliver(healthy));
     const afterOutage = await repeats();
     // Assess: the four deliveries that found our 503 counted nothing; the count went on from 2 to the threshold.
@@ -121,7 +121,7 @@ describe('the circuit breaker counts a sender’s repeats, not our failures', ()
     // Act
     const answers: number[] = [];
     for (let i = 0; i < 8; i++) {
-      fx.advance(ANSWER_MARGIN_MS);
+      fx.advance(ANSWER_MARGIN_MS + 1);
       answers.push((await fx.invoke(delivery)).statusCode ?? 0);
     }
     // Assess: the route stayed paused from the first trip; its retry, 4 repeats later, marked the key and announced it.
@@ -157,7 +157,7 @@ describe('the circuit breaker counts a sender’s repeats, not our failures', ()
     const answers: number[] = [];
     const states: string[] = [];
     for (let i = 0; i < 8; i++) {
-      fx.advance(ANSWER_MARGIN_MS);
+      fx.advance(ANSWER_MARGIN_MS + 1);
       answers.push((await fx.invoke(delivery)).statusCode ?? 0);
       states.push((await t.states.get(ROUTE)).state);
     }
@@ -177,7 +177,7 @@ describe('the circuit breaker counts a sender’s repeats, not our failures', ()
     for (const key of keys) {
       const delivery = signedDelivery(ROUTE, key);
       for (let i = 0; i < 4; i++) {
-        fx.advance(ANSWER_MARGIN_MS);
+        fx.advance(ANSWER_MARGIN_MS + 1);
         await fx.invoke(delivery);
       }
     }

@@ -35,7 +35,7 @@ describe('the circuit breaker, parked work and resume', () => {
     const delivery = signedDelivery(ROUTE, key);
     // Act: the first delivery is answered 202; then 5 copies at once, each after that answer.
     const first = await fx.invoke(delivery);
-    fx.advance(ANSWER_MARGIN_MS);
+    fx.advance(ANSWER_MARGIN_MS + 1);
     const answers = await Promise.all(Array.from({ length: 5 }, () => fx.invoke(delivery)));
     // Assess: every copy is still acknowledged; one pause event, one notice, kept with the pause too.
     expect(first.statusCode).toBe(202);
@@ -93,7 +93,7 @@ describe('the circuit breaker, parked work and resume', () => {
       breaker: { routeState: states },
     });
     const noisy = await fx.deliver({ amount: 1 });
-    fx.ingest.advance(ANSWER_MARGIN_MS);
+    fx.ingest.advance(ANSWER_MARGIN_MS + 1);
     for (let i = 0; i < 4; i++) await fx.ingest.invoke(signedDelivery(ROUTE, noisy, { payload: { amount: 1 } }));
     expect((await states.get(ROUTE)).state).toBe('paused');
     // Act: a new delivery to the paused route.
@@ -129,7 +129,7 @@ describe('the circuit breaker, parked work and resume', () => {
     const fx = await ingestFixture({ routes, tableName: t.eventsTable, breaker: { routeState: states }, logger: log.logger });
     const delivery = signedDelivery('stripe', uniqueKey('stripe'));
     await fx.invoke(delivery);
-    fx.advance(ANSWER_MARGIN_MS);
+    fx.advance(ANSWER_MARGIN_MS + 1);
     for (let i = 0; i < 7; i++) await fx.invoke(delivery);
     expect((await states.get('stripe')).state).toBe('active');
     const notices = log.notices();

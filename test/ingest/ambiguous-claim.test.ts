@@ -15,6 +15,7 @@ import { createEventsTable, localDynamoClient } from '../../local/aws-clients.ts
 import { ambiguousDynamoDb, once } from '../support/ambiguous-dynamodb.ts';
 import { noticeLog } from '../support/breaker-notices.ts';
 import { ANSWER_MARGIN_MS } from '../../lambdas/ingest/ingest-delivery.ts';
+import { fromRecordItem } from '../../lambdas/store/record-item.ts';
 import { ingestFixture, signedDelivery, uniqueKey } from '../support/ingest-fixture.ts';
 
 const ROUTE = 'stripe';
@@ -67,7 +68,7 @@ describe('an ambiguous claimKey (committed, its answer lost, retried by the SDK)
     // Act: three lost acknowledgements, each copy after our 202.
     const states: string[] = [];
     for (let i = 0; i < 3; i++) {
-      s.clock.now += ANSWER_MARGIN_MS;
+      s.clock.now += ANSWER_MARGIN_MS + 1;
       expect((await s.deliver()).statusCode).toBe(202);
       states.push((await s.states.get(ROUTE)).state);
     }
@@ -115,12 +116,40 @@ describe('an ambiguous claimKey (committed, its answer lost, retried by the SDK)
     const s = await scene(fault);
     // Act: accepted, then three repeats.
     for (let i = 0; i < 4; i++) {
-      s.clock.now += ANSWER_MARGIN_MS;
+      s.clock.now += ANSWER_MARGIN_MS + 1;
       expect((await s.deliver()).statusCode).toBe(202);
     }
     // Assess: the write nonce made the refusal ours: one notice.
     expect(fault.fired()).toBe(true);
     expect((await s.states.get(ROUTE)).state).toBe('paused');
     expect(s.log.notices()).toHaveLength(1);
+  });
+
+  it("never counts a sender's copy twice when its claim committed and lost its answer: ADD hits ran twice", async () => {
+    // Prepare: the second claim's first attempt commits, then its answer is lost as a 500.
+    let claims = 0;
+    const s = await scene((name, input, attempt) => {
+      if (name !== 'UpdateItemCommand' || !isClaim(input)) return 'ok';
+      if (attempt === 1) claims++;
+      return claims === 2 && attempt === 1 ? 'commit-then-error' : 'ok';
+    });
+    const repeatsNow = async (): Promise<number | undefined> => {
+      const item = await s.record();
+      return item === undefined ? undefined : fromRecordItem(item).repeats;
+    };
+    // Act: accepted; a sender's copy 30 s later, its claim ambiguous; a real repeat 30 s after that.
+    expect((await s.deliver()).statusCode).toBe(202);
+    s.clock.now += 30_000;
+    expect((await s.deliver()).statusCode).toBe(202);
+    const afterAmbiguous = await repeatsNow();
+    const hitsThen = (await s.record())?.hits;
+    s.clock.now += 30_000;
+    expect((await s.deliver()).statusCode).toBe(202);
+    // Assess: the doubled hit and the copy itself were taken out of the count (a missed count
+    // at worst): the real repeat is the first, and the route stays active.
+    expect(hitsThen).toBe(3);
+    expect(afterAmbiguous).toBe(0);
+    expect(await repeatsNow()).toBe(1);
+    expect((await s.states.get(ROUTE)).state).toBe('active');
   });
 });

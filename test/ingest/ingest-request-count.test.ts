@@ -52,7 +52,7 @@ describe('DynamoDB requests per delivery, counted on the wire', () => {
     // (twice the clock bound after our answer: a copy sooner may have raced it, and pays one
     // more write that takes its hit out of the breaker's count)
     await take(key);
-    fx.advance(ANSWER_MARGIN_MS);
+    fx.advance(ANSWER_MARGIN_MS + 1);
     counter.reset();
     expect((await fx.invoke(delivery)).headers?.['idempotent-replayed']).toBe('true');
     expect(counter.total()).toBe(1);
@@ -73,13 +73,13 @@ describe('DynamoDB requests per delivery, counted on the wire', () => {
     expect((await fx.invoke(delivery)).statusCode).toBe(202);
     expect((await item(key)).body).toBeUndefined();
     // Act + Assess: the first copy keeps the payload before it is answered
-    fx.advance(ANSWER_MARGIN_MS);
+    fx.advance(ANSWER_MARGIN_MS + 1);
     counter.reset();
     expect((await fx.invoke(delivery)).statusCode).toBe(202);
     expect(counter.total()).toBe(2);
     expect((await item(key)).body).toBe(delivery.body);
     // the next finds it kept
-    fx.advance(ANSWER_MARGIN_MS);
+    fx.advance(ANSWER_MARGIN_MS + 1);
     counter.reset();
     expect((await fx.invoke(delivery)).statusCode).toBe(202);
     expect(counter.total()).toBe(1);
