@@ -142,7 +142,7 @@ describe('an ambiguous claimKey (committed, its answer lost, retried by the SDK)
     s.clock.now += 30_000;
     expect((await s.deliver()).statusCode).toBe(202);
     const afterAmbiguous = await repeatsNow();
-    const hitsThen = (await s.record())?.hits;
+    const hitsThen: unknown = (await s.record())?.hits;
     s.clock.now += 30_000;
     expect((await s.deliver()).statusCode).toBe(202);
     // Assess: the doubled hit and the copy itself were taken out of the count (a missed count

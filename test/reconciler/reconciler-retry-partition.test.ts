@@ -158,7 +158,7 @@ describe('the reconciler and work that waits longer than its window', () => {
     // Act: the slow run; then one an hour on whose claim is quick.
     const slow = await run();
     const sentSlow = await s.received();
-    const kept = (await s.raw('failed-3'))?.gsi2pk;
+    const kept: unknown = (await s.raw('failed-3'))?.gsi2pk;
     clock.now += HOUR;
     clock.claimTakesMs = 100;
     const quick = await run();
