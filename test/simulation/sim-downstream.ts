@@ -32,6 +32,12 @@ export class SimDownstream {
   readonly #charges: Charge[] = [];
   /** Per idempotency key: the charge its first request made, and when. */
   readonly #keys = new Map<string, Charge>();
+  /**
+   * Per idempotency key: the id its next new charge will have, once planned. Ids come from one
+   * counter: a planned id is this key's alone, even when other keys charge before it does.
+   */
+  readonly #reserved = new Map<string, string>();
+  #issued = 0;
 
   readonly #retentionMs: (idempotencyKey: string) => number;
 
@@ -42,14 +48,20 @@ export class SimDownstream {
 
   /** The charge a request with this key made or would make now: a remembered one, or a new one's id. */
   planned(idempotencyKey: string, at: number): string {
-    return this.#remembered(idempotencyKey, at)?.chargeId ?? `ch_${this.#charges.length + 1}`;
+    const known = this.#remembered(idempotencyKey, at)?.chargeId;
+    if (known !== undefined) return known;
+    const reserved = this.#reserved.get(idempotencyKey) ?? `ch_${++this.#issued}`;
+    this.#reserved.set(idempotencyKey, reserved);
+    return reserved;
   }
 
   /** Charges once per idempotency key within its retention; a repeat answers the first charge. */
   charge(idempotencyKey: string, attempt: number, at: number): { readonly charge: Charge; readonly replayed: boolean } {
     const known = this.#remembered(idempotencyKey, at);
     if (known !== undefined) return { charge: known, replayed: true };
-    const charge: Charge = { chargeId: `ch_${this.#charges.length + 1}`, idempotencyKey, attempt, at };
+    const chargeId = this.#reserved.get(idempotencyKey) ?? `ch_${++this.#issued}`;
+    this.#reserved.delete(idempotencyKey);
+    const charge: Charge = { chargeId, idempotencyKey, attempt, at };
     this.#charges.push(charge);
     if (this.#retentionMs(idempotencyKey) > 0) this.#keys.set(idempotencyKey, charge);
     return { charge, replayed: false };
@@ -107,6 +119,8 @@ export interface ReversalLog {
  */
 export class SimLedger implements Ledger {
   readonly #entries: SimLedgerEntry[] = [];
+  /** Entry ids are never reused: a voided entry leaves the array, so its length cannot number them. */
+  #posted = 0;
   readonly #downstream: SimDownstream;
   readonly #pageSize: number;
   readonly reversals: ReversalLog[] = [];
@@ -117,7 +131,7 @@ export class SimLedger implements Ledger {
   }
 
   post(entry: NewLedgerEntry & { readonly chargeId?: string }): Promise<LedgerEntry> {
-    const posted: SimLedgerEntry = { ...entry, chargeId: entry.chargeId ?? '', entryId: `e${String(this.#entries.length + 1).padStart(5, '0')}`, status: LEDGER_STATUS.posted };
+    const posted: SimLedgerEntry = { ...entry, chargeId: entry.chargeId ?? '', entryId: `e${String(++this.#posted).padStart(5, '0')}`, status: LEDGER_STATUS.posted };
     this.#entries.push(posted);
     return Promise.resolve(posted);
   }
