@@ -44,6 +44,13 @@ export interface BenchReceiver {
   readonly queueUrl: string;
   /** retryproof only: operator notices its circuit breaker sent. */
   readonly notices?: () => number;
+  /**
+   * retryproof only: moves its ingest's clock on by `ms`, as the time a sender waits before it
+   * retries (its own timeout), rather than waiting for it. A copy counts for the circuit breaker
+   * only when it arrives more than ANSWER_MARGIN_MS after our answer; a sooner one pays one more
+   * write (excuseRacingCopy), which a sender's retry after its timeout never does.
+   */
+  readonly senderWaits?: (ms: number) => void;
   invoke(event: APIGatewayProxyEventV2): Promise<Answer>;
 }
 
@@ -120,15 +127,20 @@ export async function createBenchStack(endpoints: { readonly dynamo: string; rea
   const rp = client();
   const rpEffects = new EffectCounter();
   const notices = new NoticeCounter();
+  let waitedMs = 0;
   const retryproof: BenchReceiver = {
     name: 'retryproof',
     requests: rp.requests,
     effects: rpEffects,
     queueUrl: rpQueues.queueUrl,
     notices: () => notices.notices,
+    senderWaits: (ms) => {
+      waitedMs += ms;
+    },
     invoke: answering(
       createRetryproofReceiver({
         notices,
+        now: () => Date.now() + waitedMs,
         client: rp.client,
         tableName: eventsTable,
         queue: new CountingQueue(new SqsWorkQueue(sqs, rpQueues.queueUrl), rpEffects),

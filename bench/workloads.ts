@@ -7,6 +7,9 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { payloadOf, seededRandom, signedEvent } from './deliveries.ts';
 import type { BenchExecutor, BenchReceiver } from './stack.ts';
 import { tally } from './stats.ts';
+
+/** How long a sender waits for our answer before it retries, when it lost one. */
+export const SENDER_TIMEOUT_MS = 15_000;
 import type { ReceiverName } from './receivers/receiver.ts';
 
 export interface LoadResult {
@@ -151,6 +154,8 @@ export async function runRetries(receiver: BenchReceiver, options: RetryOptions)
     if (first !== undefined) await receiver.invoke(signedEvent(first.key, first.body));
   });
   await options.settle?.();
+  // The sender retries after its own request timeout (15 s here; senders wait seconds for an answer).
+  receiver.senderWaits?.(SENDER_TIMEOUT_MS);
   options.phase?.('retry');
   receiver.requests.reset();
   receiver.effects.reset();

@@ -37,6 +37,9 @@ import { useLocalSdk } from './sdk-environment.ts';
 import { openStackGateway } from './stack-gateway.ts';
 import { StaticSecretSource } from './static-secret-source.ts';
 import { deliveryLines, executorLogger } from './terminal-output.ts';
+
+/** The local stack's answer margin (IngestDeps.answerMarginMs): one process, one clock. */
+export const LOCAL_ANSWER_MARGIN_MS = 0;
 import type { Terminal } from './terminal-output.ts';
 
 export { PortInUseError } from './stack-gateway.ts';
@@ -138,6 +141,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     resumeCommand: (route) => `npx retryproof --local routes resume ${route}`,
     routes,
     logger: lines.ingestLogger,
+    // Every function here runs in this one process, on one clock: no second clock to allow for.
+    // A copy counts as a repeat once its handler starts after the mark (the deployed margin, 11 s,
+    // would let none of `send --dup`'s or the storm's quick copies count). A copy that starts
+    // in the milliseconds between the mark and its answer could count here and not when deployed.
+    answerMarginMs: LOCAL_ANSWER_MARGIN_MS,
   });
   const executor = wireExecutor(deployment, clients, {
     actions: imported.actions,

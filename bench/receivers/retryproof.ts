@@ -95,6 +95,8 @@ export function createRetryproofReceiver(deps: {
   readonly queue: WorkQueue;
   readonly secrets: SecretSource;
   readonly notices: NoticeCounter;
+  /** @default Date.now */
+  readonly now?: () => number;
 }): IngestHandler {
   const config = resolveConfig(benchConfig());
   return createIngestHandler({
@@ -102,7 +104,7 @@ export function createRetryproofReceiver(deps: {
     store: new CountingEventStore(deps.client, deps.tableName, deps.notices),
     queue: deps.queue,
     secrets: deps.secrets,
-    now: Date.now,
+    now: deps.now ?? Date.now,
     breaker: { routeState: new DynamoDbRouteStateStore(deps.client, deps.tableName) },
     logger: createLogger('retryproof-ingest-bench'),
     metrics: benchMetrics('retryproof-ingest-bench'),

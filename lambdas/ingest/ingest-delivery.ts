@@ -66,6 +66,12 @@ export interface IngestDeps {
   readonly resendAfterMs?: number;
   /** The circuit breaker; without it, no route is ever paused. */
   readonly breaker?: BreakerDeps;
+  /**
+   * How long after the mark a copy must arrive to count as a repeat (ANSWER_MARGIN_MS). Only
+   * the local stack, whose functions share one process and one clock, sets it lower.
+   * @default ANSWER_MARGIN_MS
+   */
+  readonly answerMarginMs?: number;
 }
 
 /** What happened, for the answer, the logs and the metrics. */
@@ -257,7 +263,7 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
   const answeredFailure = old.answer.status >= 500;
   const hits = old.hits + 1;
   const attempts = claim.attempts ?? 1;
-  const afterAnswer = claim.answered && attempts === 1 && now > (claim.answeredAt ?? Number.POSITIVE_INFINITY) + ANSWER_MARGIN_MS;
+  const afterAnswer = claim.answered && attempts === 1 && now > (claim.answeredAt ?? Number.POSITIVE_INFINITY) + (deps.answerMarginMs ?? ANSWER_MARGIN_MS);
   const repeats = afterAnswer ? (old.repeats ?? 0) + 1 : undefined;
   // Claimed after the mark, but may have arrived before the answer: its hit is taken out of the count.
   let counted = true;

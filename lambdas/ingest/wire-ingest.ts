@@ -26,6 +26,8 @@ export interface IngestWiring {
   readonly metrics?: Metrics;
   /** @default Date.now */
   readonly now?: () => number;
+  /** @default ANSWER_MARGIN_MS (ingest-delivery.ts): the deployed functions' clocks differ */
+  readonly answerMarginMs?: number;
 }
 
 export function wireIngest(deployment: Deployment, clients: AwsClients, wiring: IngestWiring) {
@@ -37,6 +39,7 @@ export function wireIngest(deployment: Deployment, clients: AwsClients, wiring: 
     secrets: wiring.secrets,
     now: wiring.now ?? Date.now,
     resendAfterMs: config.queue.resendAfterSeconds * 1000,
+    ...(wiring.answerMarginMs === undefined ? {} : { answerMarginMs: wiring.answerMarginMs }),
     breaker: {
       routeState: new DynamoDbRouteStateStore(clients.dynamo, eventsTable),
       ...(wiring.resumeCommand === undefined ? {} : { resumeCommand: wiring.resumeCommand }),
