@@ -1298,7 +1298,11 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
           break;
         }
         case 'replay': {
-          const k = pick([...keys.values()].filter((c) => c.captured !== undefined), a);
+          // Half the time the replayer aims at the oldest capture: the one whose record may have
+          // expired, where a replay is most harmful (a new generation of paid work).
+          const captures = [...keys.values()].filter((c) => c.captured !== undefined);
+          const oldest = captures.reduce<KeyState | undefined>((o, c) => (o === undefined || (c.firstSentAt ?? Infinity) < (o.firstSentAt ?? Infinity) ? c : o), undefined);
+          const k = b < 0.5 ? oldest : pick(captures, a);
           if (k !== undefined) await deliver(k, true);
           break;
         }
