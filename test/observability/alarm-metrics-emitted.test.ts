@@ -17,6 +17,7 @@ import { previousSecretOf, SCHEME_ROUTES, signedDelivery, uniqueKey } from '../s
 import { reconcilerFixture } from '../support/reconciler-fixture.ts';
 import { captureEmf, reconcilerEnvironmentOf, runReconcilerHandler } from './emf-capture.ts';
 import type { EmittedMetric } from './emf-capture.ts';
+import { ANSWER_MARGIN_MS } from '../../lambdas/ingest/ingest-delivery.ts';
 import { testConfig } from '../support/test-config.ts';
 
 /** A metric an alarm reads: CloudWatch's identity of it, the namespace, the name and the exact dimension set. */
@@ -83,12 +84,13 @@ describe('every alarm on a Retryproof metric reads one the functions emit, under
       Object.fromEntries(SCHEME_ROUTES.map((r) => [r.secretName, JSON.stringify({ current: r.secret, previous: previousSecretOf(r.name) })])),
     );
     emitted = await captureEmf(async () => {
+      let senderWaitedMs = 0;
       const ingest = createIngestHandler({
         routes: prepareRoutes(resolveConfig(fixtureConfig).routes),
         store: new DynamoDbEventStore(rf.dynamo, rf.eventsTable),
         queue: new SqsWorkQueue(sqs, rf.fx.queueUrl),
         secrets,
-        now: Date.now,
+        now: () => Date.now() + senderWaitedMs,
         breaker: { routeState: new DynamoDbRouteStateStore(rf.dynamo, rf.eventsTable) },
         logger: createLogger(SERVICE.ingest),
         metrics: createMetrics(SERVICE.ingest),
@@ -99,6 +101,8 @@ describe('every alarm on a Retryproof metric reads one the functions emit, under
       for (let i = 0; i < 5; i++) {
         const answer = await ingest(httpApiEvent({ route: ROUTE, body: delivery.body, headers: delivery.headers }), lambdaContext());
         expect(answer.statusCode).toBe(202);
+        // The sender repeats after more than ANSWER_MARGIN_MS: a repeat the breaker counts.
+        senderWaitedMs += ANSWER_MARGIN_MS + 1;
       }
       // The reconciler through its own Lambda entry point, as the schedule runs it.
       await runReconcilerHandler(reconcilerEnvironmentOf(rf, fixtureConfig));
