@@ -250,15 +250,15 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
   // counts. Claiming after the mark (claim.answered) does not show that: a copy that arrived
   // before the answer may claim after it, behind a cold start, a Secrets Manager fetch or the
   // SDK's backoff. Only the clocks can order an arrival against an answer given on another
-  // machine: this copy's arrival (`now`, read as the handler started) must be twice the clock
-  // bound after the mark (`answeredAt`, the marking function's clock). Copies that raced the
+  // machine: this copy's arrival (`now`, read as the handler started) must be more than
+  // ANSWER_MARGIN_MS after the mark (`answeredAt`, the marking function's clock). Copies that raced the
   // first answer, and retries of a claim whose function died or failed before answering, are
   // not repeats; nor is a sender's retry within ANSWER_MARGIN_MS of our answer (a missed count,
   // never a false one: the breaker pauses payments, so it errs towards not tripping).
   // The claim counted this delivery's hit; the counts follow from the record as it stood before
-  // it. Not so for a claim the SDK sent more than once: `ADD hits` is no idempotent write, and
-  // each attempt before the last may have committed and lost its answer, so the record it
-  // returns may count this delivery already, and its hits may be counted up to `attempts` times.
+  // it. Not so for a claim the SDK re-sent after an uncertain answer (a 5xx, a timeout): `ADD
+  // hits` is no idempotent write, and such an attempt may have committed and lost its answer, so
+  // the record returned may count this delivery already, up to `attempts` times in all.
   // Such a delivery is never a repeat, and all its attempts' hits are excused.
   const answeredFailure = old.answer.status >= 500;
   const hits = old.hits + 1;
