@@ -24,7 +24,6 @@ export type ClaimResult =
       readonly record: EventRecord;
       readonly answered: boolean;
       readonly answeredAt?: number;
-      readonly retried?: boolean;
       readonly attempts?: number;
     };
 

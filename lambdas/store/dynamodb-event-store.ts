@@ -65,12 +65,12 @@ export class DynamoDbEventStore implements IngestEventStore {
         if (out.item === undefined) return { kind: 'created' };
         // Our own first attempt created it; the SDK sent the claim again and counted one more hit.
         if (ours(out.item)) return { kind: 'created', retried: true };
-        return { kind: 'exists', record: fromRecordItem(out.item), ...answerStands(out.item), retried: out.attempts > 1, attempts: out.attempts };
+        return { kind: 'exists', record: fromRecordItem(out.item), ...answerStands(out.item), attempts: out.attempts };
       }
       if (out.old === undefined) throw new Error('claimKey failed its condition but returned no record');
       const old = fromRecordItem(out.old);
       // Refused by a live record: it has another body (the caller answers 422).
-      if (old.expiresAt > Math.floor(nowMs / 1000)) return { kind: 'exists', record: old, ...answerStands(out.old), retried: out.attempts > 1, attempts: out.attempts };
+      if (old.expiresAt > Math.floor(nowMs / 1000)) return { kind: 'exists', record: old, ...answerStands(out.old), attempts: out.attempts };
       // Refused by an expired record: start a new generation over it.
       const put = await conditionalPut(this.#doc, {
         TableName: this.#table,
