@@ -18,6 +18,16 @@
  *   up to 7 s of a lease.
  * - Every request on the wire is counted for its actor (Scheduler.ioStarted/ioEnded), so the
  *   scheduler knows when a strand of a batch ended with nothing of the actor in flight.
+ * - A slow answer: DynamoDB has acted on the attempt (it committed, or refused its condition),
+ *   and the answer arrives seconds later (a latency spike, a stalled connection). The SDK's
+ *   default HTTP handler waits for it with no deadline: NodeHttpHandler's `requestTimeout` and
+ *   `socketTimeout` are unset unless configured, and an unset one arms no timer
+ *   (node_modules/@smithy/node-http-handler/dist-es/set-request-timeout.js, `timeoutInMs = 0`;
+ *   resolve-default-socket-timeout.js), and the functions' clients configure none. Only the
+ *   caller's abortSignal ends the wait early: the attempt then fails with an AbortError at the
+ *   instant the signal fires (node-http-handler.js, `abortSignal.onabort`), which the SDK does not
+ *   retry. Meanwhile other actors act, and the simulated clock runs the delay. This is what makes
+ *   a write slow by seconds, a lease's included, in the simulation.
  *
  * What the SDK retries, from its own code (service-error-classification/constants.js and
  * service-error-classification.js): THROTTLING errors (ProvisionedThroughputExceededException,
@@ -32,6 +42,11 @@ import { ambiguousDynamoDb } from '../support/ambiguous-dynamodb.ts';
 import type { AttemptOutcome } from '../support/ambiguous-dynamodb.ts';
 import type { Scheduler } from './scheduler.ts';
 
+/** The part of the SDK's HTTP handler the slow answer wraps. */
+interface RequestHandlerLike {
+  handle: (request: unknown, options?: { abortSignal?: unknown }) => Promise<unknown>;
+}
+
 /** Per-attempt chances of each fault, drawn per run. */
 export interface DynamoFaultPlan {
   /** A write commits, then its answer is lost (a 500): the SDK re-sends the identical request. */
@@ -40,6 +55,8 @@ export interface DynamoFaultPlan {
   readonly throttle: number;
   /** A 503 before the table: nothing written, retried. */
   readonly beforeCommit: number;
+  /** DynamoDB acts on the attempt, and its answer arrives SLOW_ANSWER_MIN_MS..SLOW_ANSWER_MAX_MS later. */
+  readonly slow: number;
 }
 
 export interface DynamoFaultStats {
@@ -50,10 +67,14 @@ export interface DynamoFaultStats {
   retries: number;
   /** Simulated time spent in SDK backoff, ms. */
   backoffMs: number;
+  /** Attempts whose answer came late (or was given up on by the caller's abortSignal). */
+  slowAnswers: number;
+  /** The longest wait for one answer, ms. */
+  slowestAnswerMs: number;
 }
 
 export function emptyDynamoFaultStats(): DynamoFaultStats {
-  return { ambiguousWrites: 0, throttles: 0, errorsBeforeCommit: 0, retries: 0, backoffMs: 0 };
+  return { ambiguousWrites: 0, throttles: 0, errorsBeforeCommit: 0, retries: 0, backoffMs: 0, slowAnswers: 0, slowestAnswerMs: 0 };
 }
 
 const WRITES = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'TransactWriteItemsCommand', 'BatchWriteItemCommand']);
@@ -61,6 +82,9 @@ const WRITES = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemComman
 const BASE_DELAY_MS = 25;
 const THROTTLING_BASE_DELAY_MS = 1_000;
 const MAXIMUM_RETRY_DELAY_MS = 20_000;
+/** A slow answer's delay: from a second (a latency spike) to 20 s (a stalled connection). */
+export const SLOW_ANSWER_MIN_MS = 1_000;
+export const SLOW_ANSWER_MAX_MS = 20_000;
 
 export interface FaultyDynamoOptions {
   readonly sched: Scheduler;
@@ -72,6 +96,8 @@ export interface FaultyDynamoOptions {
   readonly advanceTo: (ms: number) => void;
   /** The simulated instant now (true time). */
   readonly now: () => number;
+  /** The instant the run's next pending timer (AbortSignal.timeout, sim-timers.ts) fires, if any. */
+  readonly nextTimerMs: () => number | undefined;
   readonly stats: DynamoFaultStats;
   /** Each fault injected, when tracing. */
   readonly trace?: ((line: string) => void) | undefined;
@@ -122,6 +148,35 @@ export function faultyDynamoDb(client: DynamoDBClient, options: FaultyDynamoOpti
     }
     return 'ok';
   }
+  // The slow answer, below every middleware: the request handler itself (the SDK reads
+  // `config.requestHandler` at each send, smithy-client/command.js, and hands it the caller's
+  // abortSignal). DynamoDB Local has answered; the answer reaches the caller `delay` later,
+  // or the caller's signal ends the wait first.
+  const handler = client.config.requestHandler as unknown as RequestHandlerLike;
+  const realHandle = handler.handle.bind(handler);
+  handler.handle = async (request, handlerOptions) => {
+    const answer = await realHandle(request, handlerOptions);
+    const plan = options.plan();
+    if (plan === undefined || plan.slow <= 0 || sched.current() === undefined || random() >= plan.slow) return answer;
+    const delay = SLOW_ANSWER_MIN_MS + Math.floor(random() * (SLOW_ANSWER_MAX_MS - SLOW_ANSWER_MIN_MS));
+    const sentAt = options.now();
+    const due = sentAt + delay;
+    stats.slowAnswers++;
+    options.trace?.(`  dynamo slow answer: ${delay} ms`);
+    sched.ioEnded();
+    await sched.yieldPoint('dynamo.slow');
+    sched.ioStarted();
+    const signal = handlerOptions?.abortSignal as AbortSignal | undefined;
+    // The clock runs to the answer, timer by timer: a signal that fires first ends the wait then.
+    while (signal?.aborted !== true && options.now() < due) {
+      const next = options.nextTimerMs();
+      options.advanceTo(next === undefined ? due : Math.min(due, Math.max(next, options.now())));
+    }
+    stats.slowestAnswerMs = Math.max(stats.slowestAnswerMs, options.now() - sentAt);
+    if (signal?.aborted === true) throw Object.assign(new Error('Request aborted', { cause: signal.reason }), { name: 'AbortError' });
+    return answer;
+  };
+
   // Below the retry middleware (finalizeRequest, priority high) and above the faults
   // (deserialize): it sees every attempt, and the error each one ended with.
   // By the call's invocation id (amz-sdk-invocation-id, one per call, set by the retry

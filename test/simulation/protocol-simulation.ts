@@ -163,12 +163,12 @@ export interface RunShape {
 }
 
 /** A DynamoDB brownout: most attempts throttled or failing, so some calls exhaust the SDK's attempts. */
-const BROWNOUT: DynamoFaultPlan = { ambiguous: 0.08, throttle: 0.45, beforeCommit: 0.15 };
+const BROWNOUT: DynamoFaultPlan = { ambiguous: 0.08, throttle: 0.45, beforeCommit: 0.15, slow: 0.05 };
 
 export function shapeOf(seed: number): RunShape {
   const random = prng(seed ^ 0x5eed);
   const level = (values: readonly number[]): number => values[Math.floor(random() * values.length)] ?? 0;
-  return {
+  const shape = {
     visibilityTimeoutSeconds: random() < 0.5 ? 1 + Math.floor(random() * 5) : 150,
     keys: 4 + Math.floor(random() * 8),
     moveTaskResetsReceiveCount: random() < 0.7,
@@ -177,6 +177,8 @@ export function shapeOf(seed: number): RunShape {
     batchSize: level([1, 3, 10, 10]),
     long: random() < 0.1,
   };
+  // Drawn last, so that every other part of a seed's shape is what it was before slow answers.
+  return { ...shape, dynamo: { ...shape.dynamo, slow: level([0, 0.01, 0.03, 0.06]) } };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -228,6 +230,8 @@ export interface RunStats {
   ambiguousWrites: number;
   /** DynamoDB attempts throttled. */
   throttles: number;
+  /** DynamoDB attempts answered seconds after the table acted (or given up on by an abortSignal). */
+  slowAnswers: number;
   /** Second copies of an SQS message stored (at-least-once delivery). */
   sqsDuplicates: number;
   /** SQS messages handed to a worker while another held them. */
@@ -278,6 +282,7 @@ export function emptyStats(): RunStats {
     stalls: 0,
     ambiguousWrites: 0,
     throttles: 0,
+    slowAnswers: 0,
     sqsDuplicates: 0,
     concurrentDeliveries: 0,
     unseenReceives: 0,
@@ -570,6 +575,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         plan: () => dynamoPlan,
         advanceTo: setNow,
         now: () => nowMs,
+        nextTimerMs: () => timers.nextDueMs(),
         stats: dynamoStats,
         trace,
       });
@@ -1383,6 +1389,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     }
     stats.ambiguousWrites = dynamoStats.ambiguousWrites;
     stats.throttles = dynamoStats.throttles;
+    stats.slowAnswers = dynamoStats.slowAnswers;
     for (const client of faultClients) client.destroy();
     stats.horizonDays = (nowMs - startMs) / DAY;
     await checkInvariants({

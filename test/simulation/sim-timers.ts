@@ -41,6 +41,13 @@ export class SimTimers {
     }
   }
 
+  /** The instant the earliest pending signal fires, if any is pending. */
+  nextDueMs(): number | undefined {
+    let next: number | undefined;
+    for (const timer of this.#pending) if (next === undefined || timer.dueMs < next) next = timer.dueMs;
+    return next;
+  }
+
   /** @internal */
   owns(): boolean {
     return this.#inActor();
