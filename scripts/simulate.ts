@@ -64,6 +64,14 @@ async function main(argv: string[]): Promise<number> {
 
   process.stderr.write(`simulate: starting DynamoDB Local\n`);
   const dynamo = await startLocalDynamo();
+  // Stopped by a signal (Ctrl-C, a kill, a CI timeout): the JVM goes with the run, not orphaned.
+  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]] as const) {
+    process.once(signal, () => {
+      process.stderr.write(`simulate: ${signal}, stopping DynamoDB Local\n`);
+      dynamo.killNow();
+      process.exit(code);
+    });
+  }
   try {
     const started = Date.now();
     const every = Math.max(1, Math.min(50, Math.floor(runs / 20)));
