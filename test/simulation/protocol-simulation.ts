@@ -44,6 +44,7 @@ import { DynamoDbParkedRecords } from '../../lambdas/store/dynamodb-parked-recor
 import { DynamoDbReconcilerStore } from '../../lambdas/store/dynamodb-reconciler-store.ts';
 import { DynamoDbRouteStateStore } from '../../lambdas/store/dynamodb-route-state-store.ts';
 import { RECORD_SK } from '../../lambdas/store/record-keys.ts';
+import { TAKEOVER_MARGIN_MS } from '../../lambdas/store/record-transitions.ts';
 import { createEventsTable } from '../../local/aws-clients.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/local-aws.ts';
 import { lambdaContext } from '../../local/http-api-event.ts';
@@ -388,6 +389,8 @@ interface KeyState {
   captured?: Record<string, string>;
   /** Its record went FAILED at some point: a person was told (the DLQ, the report). */
   everFailed: boolean;
+  /** The deadLetterId of the last fail or failExhausted an executor wrote (or tried to) on its record. */
+  lastDeadLetterId?: string;
   /** How its action posts the ledger entry beside the effect (contract for user code). */
   readonly ledgerMode: 'after' | 'after-post-fails' | 'before';
   /** A delivery of the key got a 2xx answer: its sender stops retrying. */
@@ -603,7 +606,11 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         if (typeof value !== 'function') return value;
         const method = value as (...args: unknown[]) => Promise<unknown>;
         return async (...args: unknown[]) => {
-          const arg = args[0] as { route?: string; key?: string };
+          const arg = args[0] as { route?: string; key?: string; deadLetterId?: string };
+          if ((prop === 'fail' || prop === 'failExhausted') && arg.route !== undefined && arg.key !== undefined) {
+            const failing = keys.get(workKey(arg.route, arg.key));
+            if (failing !== undefined) failing.lastDeadLetterId = arg.deadLetterId;
+          }
           let out: unknown;
           try {
             out = await method.apply(target, args);
@@ -1042,6 +1049,36 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         violations.push(`${String(body.key)}: a work message reached the DLQ though ${deaths} of the workers holding it died and ${lost} of its receives ran nothing`);
       }
     };
+    /**
+     * A person may redrive a dead-letter copy at any time while it waits in the DLQ: its record
+     * must outlive it (`expiresAt` at or past the instant the copy leaves the DLQ by retention),
+     * or the redrive is refused as "record expired" and accepted work can never run (defect 7).
+     * Only the record's current copy is judged: an older one (an SQS duplicate of a copy since
+     * redriven) names a deadLetterId the record no longer has, and its redrive is refused anyway.
+     */
+    const checkCopiesOutliveRecords = async (): Promise<void> => {
+      for (const m of dlq.snapshot()) {
+        if (m.expiresAt <= nowMs) continue;
+        const body = JSON.parse(m.body) as { route?: string; key?: string; deadLetterId?: string };
+        if (body.deadLetterId === undefined || body.route === undefined || body.key === undefined) continue;
+        const k = keys.get(workKey(body.route, body.key));
+        const record = await observerStore.get(body.route, body.key);
+        const leaves = `${((m.expiresAt - startMs) / DAY).toFixed(1)}`;
+        if (record === undefined) {
+          if (k?.failed === true && k.lastDeadLetterId === body.deadLetterId) {
+            violations.push(`${body.key}: its dead-letter copy waits in the DLQ until day ${leaves}, but its record is gone (a redrive is refused: accepted work can never run)`);
+          }
+          continue;
+        }
+        if (record.status !== RECORD_STATUS.failed || record.deadLetterId !== body.deadLetterId) continue;
+        if (record.expiresAt * 1000 < m.expiresAt) {
+          violations.push(
+            `${body.key}: its dead-letter copy waits in the DLQ until day ${leaves}, but its record expires on day ` +
+              `${((record.expiresAt * 1000 - startMs) / DAY).toFixed(1)} (a redrive between is refused: accepted work can never run)`,
+          );
+        }
+      }
+    };
     const moveTask = (): void => {
       checkDlq();
       dlq.startMessageMoveTask();
@@ -1149,6 +1186,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         const target = Math.min(until, nowMs + nextRun, nextMessage);
         setNow(target);
         if (target === nextMessage && target < until) continue;
+        await checkCopiesOutliveRecords();
         await ttlSweep();
         checkDlq();
         await runReconciler(true);
@@ -1237,7 +1275,13 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
           // The holder's deadline in true time: its lease's end by its own clock, less its offset
           // and the lease margin (route-config.ts, leaseMarginSeconds).
           const deadlineTrue = k.lease.untilMs - holder.skewMs - leaseMarginSeconds(route.leaseSeconds) * 1000;
-          setNow(deadlineTrue - b * 2 * skewBoundMs);
+          // Half the time the clock lands just before that deadline; the other half at the earliest
+          // instant another worker may take the lease over (its end plus TAKEOVER_MARGIN_MS by the
+          // newcomer's clock, which may run up to the bound ahead). Whatever made the holder's
+          // deadline later than its lease allows (a deadline counted from after a slow lease write)
+          // shows there as two runs at once.
+          const u = (b % 0.5) * 2;
+          setNow(b < 0.5 ? deadlineTrue - u * 2 * skewBoundMs : k.lease.untilMs + TAKEOVER_MARGIN_MS - u * skewBoundMs);
           stats.edges++;
           const before = new Set(sched.live().map((p) => p.id));
           if (!(await poll(true))) break;
