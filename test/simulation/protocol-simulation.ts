@@ -361,6 +361,8 @@ interface KeyState {
   readonly order: string;
   /** Every downstream charge its action runs made or met. */
   readonly chargeIds: Set<string>;
+  /** Its downstream keeps idempotency keys (rule 4 of the contract); one key in five meets one that keeps none. */
+  readonly idempotentDownstream: boolean;
   /** Every key the protocol ran its action under (one, unless a key is derived differently per copy). */
   readonly protocolKeys: Set<string>;
   /** Every run of its action, in order. */
@@ -834,6 +836,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         order,
         body,
         chargeIds: new Set(),
+        idempotentDownstream: idempotent,
         protocolKeys: new Set(),
         hopeless: i % 5 === 4,
         ledgerMode: modeRoll < 0.4 ? 'after' : modeRoll < 0.65 ? 'after-post-fails' : 'before',
@@ -1645,7 +1648,19 @@ async function checkInvariants(input: InvariantInput): Promise<void> {
     if (k.effects > 1 + k.excused) {
       violations.push(`${k.key}: ${k.effects} charges made, but only ${k.excused} runs lost the record after theirs`);
     }
-    if (standing > 1) violations.push(`${k.key}: ${standing} charges stand on the downstream after reconciliation (paid ${standing} times)`);
+    // A downstream that keeps no idempotency key breaks rule 4 of the contract: a run cut between
+    // its charge and its entry (a crash, a Lambda timeout, its deadline passing before the post)
+    // leaves a charge no entry names, and the next run charges again. Nothing can see that first
+    // charge, so nothing can reverse it: such charges are the contract breach's, not the
+    // protocol's. Every charge some entry names must still come down to one.
+    const standingCharges = charges.filter((c) => c.refundedAt === undefined);
+    const entries = [...new Set([k.key, ...k.protocolKeys])].flatMap((key) => input.ledger.entriesOf(k.route, key));
+    const unbooked = standingCharges.filter((c) => !entries.some((e) => e.chargeId === c.chargeId));
+    const excusedUnbooked = k.idempotentDownstream ? 0 : Math.min(unbooked.length, standing - 1);
+    if (standing - excusedUnbooked > 1) {
+      const which = standingCharges.map((c) => `${c.chargeId} by run ${c.attempt} on day ${((c.at - EPOCH) / DAY).toFixed(2)}${unbooked.includes(c) ? ', no entry' : ''}`).join('; ');
+      violations.push(`${k.key}: ${standing} charges stand on the downstream after reconciliation (paid ${standing} times: ${which})`);
+    }
     if (posted > 1) violations.push(`${k.key}: ${posted} ledger entries still posted after reconciliation`);
     checkOverlaps(k, violations);
     if (record === undefined) {
