@@ -601,6 +601,8 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     /** The simulation's own view of the records: no faults, no yield points. */
     const observerStore = new DynamoDbExecutionStore(dynamo, eventsTable);
 
+    /** The dead-letter copies a person made (a redrive), by deadLetterId and SentTimestamp. */
+    const personCopies = new Set<string>();
     // The executor's store, observed: which records failed, which were redriven, which completions were fenced out.
     const observedStore: ExecutionStore = new Proxy(realExecutionStore, {
       get(target, prop, receiver) {
@@ -635,6 +637,13 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
               k.everFailed = true;
             }
             if (prop === 'redrive' && out === true) {
+              // Only a person redrives FAILED work: the copy that won must be one a person made
+              // (the console's move task, or the CLI's receive-send-delete), or SQS's duplicate of
+              // one, which keeps its SentTimestamp (defect 10).
+              const won = arg as { deadLetterId?: string; stampedAtMs?: number };
+              if (!personCopies.has(`${String(won.deadLetterId)}\u0000${String(won.stampedAtMs)}`)) {
+                violations.push(`${k.key}: FAILED work redriven by a copy no person made (dead-letter copy ${String(won.deadLetterId)}, stamped ${String(won.stampedAtMs)}): it ran again with no person involved`);
+              }
               k.failed = false;
               k.runsInBudget = 0;
               stats.redrives++;
@@ -1066,7 +1075,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         if (body.deadLetterId === undefined || body.route === undefined || body.key === undefined) continue;
         const k = keys.get(workKey(body.route, body.key));
         const record = await observerStore.get(body.route, body.key);
-        const leaves = `${((m.expiresAt - startMs) / DAY).toFixed(1)}`;
+        const leaves = ((m.expiresAt - startMs) / DAY).toFixed(1);
         if (record === undefined) {
           if (k?.failed === true && k.lastDeadLetterId === body.deadLetterId) {
             violations.push(`${body.key}: its dead-letter copy waits in the DLQ until day ${leaves}, but its record is gone (a redrive is refused: accepted work can never run)`);
@@ -1082,9 +1091,17 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         }
       }
     };
+    /** Notes the dead-letter copies on the work queue stamped now: the ones a person's redrive just made. */
+    const notePersonCopies = (): void => {
+      for (const m of queue.snapshot()) {
+        const id = (JSON.parse(m.body) as { deadLetterId?: string }).deadLetterId;
+        if (id !== undefined && m.sentAt === nowMs) personCopies.add(`${id}\u0000${String(m.sentAt)}`);
+      }
+    };
     const moveTask = (): void => {
       checkDlq();
       dlq.startMessageMoveTask();
+      notePersonCopies();
     };
 
     const redriveCli = (): void => {
@@ -1097,6 +1114,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
           queue.send(m.body, Object.fromEntries(Object.entries(m.messageAttributes).map(([n, v]) => [n, { DataType: v.dataType, ...(v.stringValue === undefined ? {} : { StringValue: v.stringValue }) }])));
           dlq.delete(m.receiptHandle);
         }
+        notePersonCopies();
       }
     };
 
