@@ -1210,6 +1210,9 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         await checkCopiesOutliveRecords();
         await ttlSweep();
         checkDlq();
+        // Now and then a person redrives the DLQ from the console: redrives weeks apart, each
+        // making FAILED work run again (and, if it fails again, a new copy that must outlive it).
+        if (random() < 0.25) moveTask();
         await runReconciler(true);
         await runAllToEnd();
       }
@@ -1426,6 +1429,13 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     sqsDown = false;
     if (dynamoPlan === BROWNOUT) dynamoPlan = shape.dynamo;
     if (shape.long && nowMs - startMs < LONG_RUN_MS) await quietLeap(LONG_RUN_MS - (nowMs - startMs) + a0(seed) * 3 * DAY);
+    if (shape.long) {
+      // A replayer who kept every capture posts each once more, weeks on: past the records' TTL
+      // (35 days) and TTL's lag, where only the replay memory stands between a captured body
+      // signed without a timestamp and a new generation of paid work (defect 3).
+      await ttlSweep();
+      for (const k of keys.values()) if (k.captured !== undefined) await deliver(k, true);
+    }
 
     // ---- settle: no more faults; let every actor end, then let the queue and the reconciler do their work.
     sqsDown = false;
