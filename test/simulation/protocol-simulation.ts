@@ -163,8 +163,8 @@ export interface RunShape {
   readonly long: boolean;
 }
 
-/** A DynamoDB brownout: most attempts throttled or failing, so some calls exhaust the SDK's attempts. */
-const BROWNOUT: DynamoFaultPlan = { ambiguous: 0.08, throttle: 0.45, beforeCommit: 0.15, slow: 0.05 };
+/** A DynamoDB brownout: most attempts throttled, failing or slow, so some calls exhaust the SDK's attempts. */
+const BROWNOUT: DynamoFaultPlan = { ambiguous: 0.08, throttle: 0.45, beforeCommit: 0.15, slow: 0.25 };
 
 export function shapeOf(seed: number): RunShape {
   const random = prng(seed ^ 0x5eed);
@@ -1304,8 +1304,10 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
           // newcomer's clock, which may run up to the bound ahead). Whatever made the holder's
           // deadline later than its lease allows (a deadline counted from after a slow lease write)
           // shows there as two runs at once.
+          // Never past the holder's Lambda timeout: a holder killed there shows nothing.
           const u = (b % 0.5) * 2;
-          setNow(b < 0.5 ? deadlineTrue - u * 2 * skewBoundMs : k.lease.untilMs + TAKEOVER_MARGIN_MS - u * skewBoundMs);
+          const holderEndsAt = typeof holder.meta.deadlineMs === 'number' ? holder.meta.deadlineMs : Number.POSITIVE_INFINITY;
+          setNow(b < 0.5 ? deadlineTrue - u * 2 * skewBoundMs : Math.min(holderEndsAt, k.lease.untilMs + TAKEOVER_MARGIN_MS - u * skewBoundMs));
           stats.edges++;
           const before = new Set(sched.live().map((p) => p.id));
           if (!(await poll(true))) break;
