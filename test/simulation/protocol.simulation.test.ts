@@ -27,6 +27,7 @@ describe('the execution protocol under simulated faults', () => {
     expect(summary.totals.redrives).toBeGreaterThan(0);
     expect(summary.totals.maxClockSkewMs).toBeGreaterThan(0);
     expect(summary.totals.ambiguousWrites).toBeGreaterThan(0);
+    expect(summary.totals.slowAnswers).toBeGreaterThan(0);
     expect(summary.totals.sqsDuplicates).toBeGreaterThan(0);
   }, TIMEOUT_MS);
 });
