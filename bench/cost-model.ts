@@ -112,7 +112,8 @@ export interface CostInputs {
   // --- protocol v3 (issue 21, ingest): the replay memory ---
   /**
    * Share of the new deliveries on routes whose scheme signs no timestamp (GitHub, Shopify,
-   * hmac-sha256): each writes one replay-memory item (lambdas/store/replay-memory.ts). @default 0
+   * hmac-sha256): the ingest reads one replay-memory item (a strongly consistent GetItem) and
+   * the executor writes it after its lease (lambdas/store/replay-memory.ts). @default 0
    */
   readonly replayMemoryShare: number;
   /** Months of such deliveries the memory holds: its items never expire, so it grows by a month's worth each month. @default 12 */
@@ -254,7 +255,7 @@ export interface WriteUnitModel {
  */
 export function retryproofWriteUnits(
   bodyBytes: number,
-  /** Protocol v3 (issue 21): a route that signs no timestamp also writes its replay-memory item at the claim. @default false */
+  /** Protocol v3 (issue 21): on a route that signs no timestamp the worker also writes its replay-memory item after its lease. @default false */
   options: { readonly replayMemory?: boolean } = {},
 ): WriteUnitModel {
   const { claimed, answered, leased, completed } = recordItemsOf(bodyBytes);
@@ -270,8 +271,8 @@ export function retryproofWriteUnits(
   const claim = write(undefined, claimed);
   const mark = write(claimed, answered);
   const phases = {
-    claim: { table: claim.table + mark.table + (options.replayMemory === true ? units(replayMemoryBytes()) : 0), index: claim.index + mark.index },
-    lease: write(answered, leased),
+    claim: { table: claim.table + mark.table, index: claim.index + mark.index },
+    lease: ((lease) => ({ table: lease.table + (options.replayMemory === true ? units(replayMemoryBytes()) : 0), index: lease.index }))(write(answered, leased)),
     completion: write(leased, completed),
     duplicate: write(completed, duplicateOf),
   };
@@ -327,7 +328,7 @@ export function retryproofReadUnits(bodyBytes: number): ReadUnitModel {
  * that signs no timestamp: its key (route and the body's SHA-256) and the generation's receivedAt.
  */
 export function replayMemoryBytes(): number {
-  return itemBytes({ ...seenKey('orders', 'f'.repeat(64)), firstAt: Date.UTC(2026, 0, 1) });
+  return itemBytes({ ...seenKey('orders', 'f'.repeat(64)), takenAt: Date.UTC(2026, 0, 1) });
 }
 
 /** An execution-log entry (one per attempt): keys, times, outcome and the operation fingerprint. */
@@ -407,11 +408,14 @@ export function priceMonth(inputs: CostInputs): CostReport {
   const ms = (d: number): number => Math.ceil(d);
   const gbs = (invocations: number, durationMs: number): number => (invocations * ms(durationMs) * inputs.memoryMb) / 1024 / 1000;
 
-  // Protocol v3 (issue 21): the replay memory, one small write per new delivery on a no-timestamp route, kept for good.
+  // Protocol v3 (issue 21): the replay memory, per new delivery on a no-timestamp route one
+  // strongly consistent read (the ingest's) and one small write (the worker's), kept for good.
   const remembered = fresh * inputs.replayMemoryShare;
   const memoryItem = replayMemoryBytes();
   const memoryStoredGb = (remembered * inputs.replayMemoryMonths * (memoryItem + ITEM_OVERHEAD_BYTES)) / GB;
   const memoryWrites = remembered * units(memoryItem);
+  // A strongly consistent read of an item under 4 KB is one read unit.
+  const memoryReads = remembered;
 
   // Invocations and GB-seconds.
   const rpIngestGbs =
@@ -485,10 +489,10 @@ export function priceMonth(inputs: CostInputs): CostReport {
     {
       // Protocol v3 (issue 21): the replay memory of the routes that sign no timestamp, a line of its own.
       item: 'DynamoDB replay memory',
-      retryproof: memoryWrites * PRICES.dynamoWriteUnit.usd + memoryStoredGb * (PRICES.dynamoStorage.usd + PRICES.dynamoPitr.usd),
+      retryproof: memoryWrites * PRICES.dynamoWriteUnit.usd + memoryReads * PRICES.dynamoReadUnit.usd + memoryStoredGb * (PRICES.dynamoStorage.usd + PRICES.dynamoPitr.usd),
       powertools: 0,
       basis:
-        `${(inputs.replayMemoryShare * 100).toFixed(0)}% of new deliveries on GitHub/Shopify/hmac-sha256 routes: 1 write unit each, ` +
+        `${(inputs.replayMemoryShare * 100).toFixed(0)}% of new deliveries on GitHub/Shopify/hmac-sha256 routes: 1 read unit (the ingest's check) and 1 write unit (the worker's) each, ` +
         `${memoryItem + ITEM_OVERHEAD_BYTES} B kept for good (no TTL; +PITR), ${inputs.replayMemoryMonths} months held (${memoryStoredGb.toFixed(3)} GB); Powertools keeps none`,
     },
     {
@@ -515,7 +519,7 @@ export function priceMonth(inputs: CostInputs): CostReport {
       lambdaInvocations: { retryproof: n + batches, powertools: n + batches },
       lambdaGbSeconds: { retryproof: rpIngestGbs + rpExecutorGbs, powertools: ptIngestGbs + ptExecutorGbs },
       dynamoWriteUnits: { retryproof: rpWrites + memoryWrites, powertools: ptWrites },
-      dynamoReadUnits: { retryproof: rpReads, powertools: 0 },
+      dynamoReadUnits: { retryproof: rpReads + memoryReads, powertools: 0 },
       dynamoStoredGb: { retryproof: rpStoredGb + memoryStoredGb, powertools: ptStoredGb },
       sqsRequests: { retryproof: sqsRequests, powertools: sqsRequests },
     },

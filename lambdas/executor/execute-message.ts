@@ -24,6 +24,7 @@ import type { ActionRegistry } from '../actions/action-registry.ts';
 import { deliveryId, payloadOfMessage } from '../domain/event-record.ts';
 import type { Payload, WorkMessage } from '../domain/event-record.ts';
 import { fingerprint } from '../domain/fingerprint.ts';
+import { needsReplayMemory } from '../domain/idempotency-key.ts';
 import { operationFingerprint } from '../domain/operation-fingerprint.ts';
 import { DEAD_LETTER_REASON_MAX_CHARS, LAST_ERROR_MAX_CHARS, cut } from '../domain/queue-limits.ts';
 import type { ExecutionStore } from '../ports/execution-store.ts';
@@ -345,6 +346,9 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
   try {
     // The lease write took the whole deadline (the SDK retried it that long): run nothing.
     if (deadline - afterLease < 1) throw new LeaseTooSlowError(deadline - deadlineFrom);
+    // A scheme that signs no timestamp: the replay memory learns that this body's work runs,
+    // before any effect (store/replay-memory.ts). Its failure is a retryable one, with no effect.
+    if (needsReplayMemory(route.signature.scheme)) await deps.store.rememberTaken(work.route, record.fingerprint, record.receivedAt);
     result = await action({
       route: work.route,
       key: work.key,

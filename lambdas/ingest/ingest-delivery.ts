@@ -211,7 +211,7 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
 
   const claim: ClaimResult = await dependency('DynamoDB', () => deps.store.claimKey(record, now));
   if (claim.kind === 'created') {
-    // Remembered before the send: no work of this generation can run before its body is remembered.
+    // Checked before the send: no work of this generation may run if an earlier one's ran.
     if (route.replayMemory) {
       const firstAt = await replayedCapture(deps, record);
       if (firstAt !== undefined) return replayAfterExpiry(config, key, accepted, now, firstAt);
@@ -236,7 +236,7 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
     // before this copy is answered 2xx, so acknowledged work can always be sent again from
     // the table. The same fingerprint means the same bytes. (Copies racing the first one's
     // send pay this second request; a sender's retry after our answer finds the work taken.)
-    // On a replay-memory route the body is remembered first: the first delivery may have died
+    // On a replay-memory route the memory is read first: the first delivery may have died
     // before it did, and a kept payload is work the reconciler may run.
     if (route.replayMemory) {
       const firstAt = await replayedCapture(deps, old);
@@ -318,14 +318,14 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
 }
 
 /**
- * Remembers the body for the record's generation (store/replay-memory.ts). Returns the
- * receivedAt of the earlier generation that accepted this body when there is one: then this
- * generation is a capture replayed after its record expired, and is taken back before anything
- * of it runs. Undefined when the body is this generation's own.
+ * Reads the replay memory for the record's body (store/replay-memory.ts). Returns the
+ * receivedAt of an earlier generation whose work ran when there is one: then this generation is
+ * a capture replayed after its record expired, and is taken back before anything of it runs.
+ * Undefined when no earlier generation's work ran: the body is this generation's own work.
  */
 async function replayedCapture(deps: IngestDeps, record: EventRecord): Promise<number | undefined> {
-  const firstAt = await dependency('DynamoDB', () => deps.store.rememberBody(record.route, record.fingerprint, record.receivedAt));
-  if (firstAt === record.receivedAt) return undefined;
+  const firstAt = await dependency('DynamoDB', () => deps.store.takenBefore(record.route, record.fingerprint, record.receivedAt));
+  if (firstAt === undefined) return undefined;
   await dependency('DynamoDB', () => deps.store.forgetReplay(record.route, record.key, record.receivedAt));
   return firstAt;
 }

@@ -77,12 +77,11 @@ export interface IngestEventStore {
    */
   excuseRacingCopy(route: string, key: string, receivedAt: number, answeredAt: number, hits?: number): Promise<void>;
   /**
-   * Remembers that the route accepted this body in the generation created at `receivedAt`,
-   * unless an earlier generation is remembered, and returns the generation remembered (its
-   * receivedAt): another than ours means a capture replayed after its record expired
-   * (store/replay-memory.ts).
+   * The generation before the one created at `receivedAt` whose work a worker took (its
+   * receivedAt), from the replay memory: a capture replayed after its record expired. Undefined
+   * when no earlier generation's work ran (store/replay-memory.ts).
    */
-  rememberBody(route: string, fingerprint: string, receivedAt: number): Promise<number>;
+  takenBefore(route: string, fingerprint: string, receivedAt: number): Promise<number | undefined>;
   /** Takes back a replay's new generation, which never ran (record-transitions.ts, forgetReplay). */
   forgetReplay(route: string, key: string, receivedAt: number): Promise<void>;
 }

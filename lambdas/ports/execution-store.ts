@@ -98,6 +98,12 @@ export interface ExecutionStore {
   /** The dead-letter copy reached its last receive: from now on a copy with this id is a redrive. */
   markDeadLettered(route: string, key: string, deadLetterId: string): Promise<void>;
   /**
+   * The replay memory: a worker took the work of the generation created at `receivedAt` for
+   * this body (store/replay-memory.ts). Written after the lease and before the action, on routes
+   * whose scheme signs no timestamp.
+   */
+  rememberTaken(route: string, fingerprint: string, receivedAt: number): Promise<void>;
+  /**
    * FAILED back to RECEIVED with a fresh budget: true for the one copy that redrives it, a copy
    * SQS stamped (`stampedAtMs`, its SentTimestamp) after every copy of ours (see record-transitions.ts).
    */

@@ -7,7 +7,7 @@ import { MARK_ANSWERED_MAX_MS } from '../config/route-config.ts';
 import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { RECORD_STATUS } from '../domain/event-record.ts';
 import type { EventRecord, Payload, StoredAnswer } from '../domain/event-record.ts';
@@ -26,7 +26,7 @@ import {
   markBreakerTripped,
   recordEnqueueFailure,
 } from './record-transitions.ts';
-import { rememberBody, seenKey } from './replay-memory.ts';
+import { seenKey, takenBefore } from './replay-memory.ts';
 
 /** A document client that leaves `undefined` attributes out instead of failing. */
 export function documentClient(client: DynamoDBClient): DynamoDBDocumentClient {
@@ -172,11 +172,9 @@ export class DynamoDbEventStore implements IngestEventStore {
     await conditionalUpdate(this.#doc, { TableName: this.#table, Key: this.#key(route, key), ...excuseRacingCopy({ receivedAt, answeredAt, hits }) });
   }
 
-  async rememberBody(route: string, fingerprint: string, receivedAt: number): Promise<number> {
-    const out = await this.#doc.send(new UpdateCommand({ TableName: this.#table, Key: seenKey(route, fingerprint), ...rememberBody({ receivedAt }) }));
-    const firstAt: unknown = out.Attributes?.firstAt;
-    if (typeof firstAt !== 'number') throw new Error(`the replay memory of ${route} kept no firstAt`);
-    return firstAt;
+  async takenBefore(route: string, fingerprint: string, receivedAt: number): Promise<number | undefined> {
+    const out = await this.#doc.send(new GetCommand({ TableName: this.#table, Key: seenKey(route, fingerprint), ConsistentRead: true }));
+    return takenBefore(out.Item, receivedAt);
   }
 
   async forgetReplay(route: string, key: string, receivedAt: number): Promise<void> {

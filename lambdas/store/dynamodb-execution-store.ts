@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { RECORD_STATUS } from '../domain/event-record.ts';
 import type { EventRecord, Payload } from '../domain/event-record.ts';
@@ -25,6 +25,7 @@ import { ROUTE_STATE_SK, routeStatePk } from './dynamodb-route-state-store.ts';
 import { documentClient } from './dynamodb-event-store.ts';
 import { fromRecordItem } from './record-item.ts';
 import { RECORD_SK, recordPk } from './record-keys.ts';
+import { rememberTaken, seenKey } from './replay-memory.ts';
 import { TAKEOVER_MARGIN_MS, acquireLease, complete, fail, failExhausted, markDeadLettered, park, redrive, release } from './record-transitions.ts';
 import type { Transition } from './record-transitions.ts';
 
@@ -107,6 +108,10 @@ export class DynamoDbExecutionStore implements ExecutionStore {
       new GetCommand({ TableName: this.#table, Key: { pk: recordPk(route, key), sk: RECORD_SK }, ConsistentRead: true }),
     );
     return out.Item === undefined ? undefined : fromRecordItem(out.Item);
+  }
+
+  async rememberTaken(route: string, fingerprint: string, receivedAt: number): Promise<void> {
+    await this.#doc.send(new UpdateCommand({ TableName: this.#table, Key: seenKey(route, fingerprint), ...rememberTaken({ receivedAt }) }));
   }
 
   async markDeadLettered(route: string, key: string, deadLetterId: string): Promise<void> {

@@ -6,8 +6,8 @@
  * refuses old captures on the other schemes never applies. The record remembers the body
  * only for its TTL (35 days by default); the memory remembers it after that.
  *
- * One small item per body a route accepted, in the events table:
- *   pk = SEEN#<route>#<SHA-256 of the body>   sk = SEEN   firstAt = receivedAt of the generation it belongs to
+ * One small item per body whose work a worker took, in the events table:
+ *   pk = SEEN#<route>#<SHA-256 of the body>   sk = SEEN   takenAt = receivedAt of the earliest generation taken
  * A body is one event on these schemes (the key is the body's hash, or a template over the
  * body's fields, so the same bytes are always the same key), so one item per route and body.
  *
@@ -19,22 +19,29 @@
  * prices it); an operator who retired a route's secret may delete the route's SEEN items older
  * than the retirement, since those bodies no longer verify.
  *
- * How it is kept, and why a crash cannot open a hole (see ingest-delivery.ts):
- *  - the record is claimed first (claimKey, one request as ever); a new generation then writes
- *    the memory before anything can run its work: before its message is sent, and before a
- *    duplicate keeps its payload (the only ways work of a record ever runs: a message, or a
- *    kept payload the reconciler re-sends);
- *  - the write is `firstAt = if_not_exists(firstAt, :receivedAt)`: it never fails and never
- *    conflicts, and an SDK retry of it (a write that committed and lost its answer) reads the
- *    same value back, so it needs no nonce;
- *  - the value it returns decides: our generation's receivedAt means the body is new (or we,
- *    or another copy of our generation, remembered it already); any other means the body was
- *    accepted by an earlier generation, whose record has expired: this is a replay, the new
- *    generation is taken back (record-transitions.ts, forgetReplay) and the delivery is
- *    answered as a duplicate, with no effect.
- * A function that dies between its claim and its memory write leaves a record that sent
- * nothing and kept no payload: its work cannot run until a copy arrives, and that copy writes
- * the memory first. So every body whose work ran is remembered.
+ * What it remembers is that the body's work ran, not that a delivery of it arrived. The
+ * executor writes it after its lease and before the action (`rememberTaken`,
+ * `takenAt = if_not_exists(takenAt, :receivedAt)`: it never fails and never conflicts, and an
+ * SDK retry of it reads the same value back, so it needs no nonce); a failed write fails the
+ * run before any effect, as a retryable error. The ingest reads it (one strongly consistent
+ * GetItem) when it creates a generation, and before a duplicate keeps a payload (the only ways
+ * work of a record ever runs: a message, or a kept payload the reconciler re-sends): a
+ * `takenAt` before this generation's receivedAt means an earlier generation's work ran and its
+ * record has expired. This is a replay: the new generation is taken back
+ * (record-transitions.ts, forgetReplay) and the delivery is answered as a duplicate, with no
+ * effect. A body whose earlier generation never ran (its first function died between its
+ * claim and its send, and no sender retried before the record expired) is new work: answered
+ * as a duplicate, it would never run at all (the simulation found this, seed 64, when the
+ * memory was written at the claim).
+ *
+ * Why a replay cannot slip through: a generation exists only once the previous one's record
+ * expired (claimKey, claimExpiredKey), and no work of a record runs near its expiry (every wait
+ * moves the expiry on by MESSAGE_COVER_SECONDS, and the synth refuses a TTL shorter than the
+ * route's cover). A worker of the earlier generation writes `takenAt` after its lease and before
+ * its effect, so by the time a later generation is claimed, every earlier generation whose work
+ * ran is remembered, and the ingest's read sees it (DynamoDB's strongly consistent reads
+ * "return the most up-to-date data, that reflects the updates from all prior write operations
+ * that were successful", Developer Guide, "Read consistency").
  */
 import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 
@@ -52,14 +59,18 @@ export function seenKey(route: string, fingerprint: string): { pk: string; sk: s
 }
 
 /**
- * Remembers the body for the generation created at `receivedAt`, unless an earlier one is
- * remembered already; returns the item as it stands after the write (ALL_NEW), whose
- * `firstAt` tells which generation the body belongs to.
+ * Remembers that a worker took the body's work in the generation created at `receivedAt`,
+ * unless an earlier generation's is remembered already.
  */
-export function rememberBody(p: { receivedAt: number }): Required<Pick<UpdateCommandInput, 'UpdateExpression' | 'ExpressionAttributeValues' | 'ReturnValues'>> {
+export function rememberTaken(p: { receivedAt: number }): Required<Pick<UpdateCommandInput, 'UpdateExpression' | 'ExpressionAttributeValues'>> {
   return {
-    UpdateExpression: 'SET firstAt = if_not_exists(firstAt, :receivedAt)',
+    UpdateExpression: 'SET takenAt = if_not_exists(takenAt, :receivedAt)',
     ExpressionAttributeValues: { ':receivedAt': p.receivedAt },
-    ReturnValues: 'ALL_NEW',
   };
+}
+
+/** The generation before `receivedAt` whose work a worker took, from the memory item as read; undefined when none did. */
+export function takenBefore(item: Record<string, unknown> | undefined, receivedAt: number): number | undefined {
+  const takenAt = item?.takenAt;
+  return typeof takenAt === 'number' && takenAt < receivedAt ? takenAt : undefined;
 }

@@ -89,6 +89,7 @@ describe('write units per delivery, measured on DynamoDB Local against the cost 
     const action: Action = () => Promise.resolve({ ok: true });
     const executionStore: ExecutionStore = labelled(new DynamoDbExecutionStore(client, table), meter, {
       acquireLease: 'lease',
+      rememberTaken: 'lease',
       complete: 'completion',
       appendLog: 'log',
     });
@@ -106,7 +107,7 @@ describe('write units per delivery, measured on DynamoDB Local against the cost 
     // A sender's retry after its request timeout (bench/workloads.ts): later than ANSWER_MARGIN_MS.
     expect((await ingestDelivery({ ...deps, now: () => now + SENDER_TIMEOUT_MS }, delivery)).kind).toBe('duplicate');
     // Assess
-    // An hmac-sha256 route signs no timestamp: its claim also writes the replay memory (protocol v3).
+    // An hmac-sha256 route signs no timestamp: its worker also writes the replay memory after its lease (protocol v3).
     const model = retryproofWriteUnits(BODY_BYTES, { replayMemory: true });
     const measured = Object.fromEntries([...meter.byPhase].map(([phase, c]) => [phase, { table: c.table, index: Object.values(c.indexes).reduce((a, b) => a + b, 0) }]));
     expect(measured).toEqual(model.phases);

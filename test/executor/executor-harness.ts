@@ -149,6 +149,7 @@ export function withLease(
     failExhausted: (r) => store.failExhausted(r),
     get: (route, key) => store.get(route, key),
     markDeadLettered: (route, key, id) => store.markDeadLettered(route, key, id),
+    rememberTaken: (route, fingerprint, receivedAt) => store.rememberTaken(route, fingerprint, receivedAt),
     redrive: (r) => store.redrive(r),
     appendLog: (e) => store.appendLog(e),
     park: (r) => store.park(r),

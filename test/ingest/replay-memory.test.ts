@@ -1,37 +1,43 @@
 /**
  * The replay memory (store/replay-memory.ts): on GitHub, Shopify and hmac-sha256, which sign
  * no timestamp, a captured delivery verifies at any age. Re-posted after its record's TTL,
- * it must pay nothing: answered as a duplicate, no message, no new record. The clock is the
- * ingest's own (injected): the TTL passes without waiting.
+ * when its work ran, it must pay nothing: answered as a duplicate, no message, no new record.
+ * When its work never ran, the re-post is the only way it ever will. The clock is the
+ * ingest's own (injected): the TTL passes without waiting. The worker's part is the executor
+ * store's `rememberTaken`, the write execute-message.ts makes after its lease.
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, inject, it } from 'vitest';
 import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { DEFAULT_TTL_SECONDS } from '../../lambdas/config/route-config.ts';
 import { DynamoDbEventStore, documentClient } from '../../lambdas/store/dynamodb-event-store.ts';
+import { DynamoDbExecutionStore } from '../../lambdas/store/dynamodb-execution-store.ts';
 import { RECORD_SK, recordPk } from '../../lambdas/store/record-keys.ts';
 import { seenKey } from '../../lambdas/store/replay-memory.ts';
 import { fingerprint } from '../../lambdas/domain/fingerprint.ts';
 import { createEventsTable, localDynamoClient } from '../../local/aws-clients.ts';
 import { ingestFixture, recordKeyOf, signedDelivery, uniqueKey } from '../support/ingest-fixture.ts';
 import type { Delivery } from '../support/ingest-fixture.ts';
+import { SqsWorkQueue } from '../../lambdas/queue/sqs-work-queue.ts';
+import type { SendOptions, WorkQueue } from '../../lambdas/ports/work-queue.ts';
+import type { WorkMessage } from '../../lambdas/domain/event-record.ts';
 
 const DAY_MS = 86_400_000;
 
 /** A store whose replay memory is off: it says every body is new. What these tests show the memory is for. */
 class ForgetfulStore extends DynamoDbEventStore {
-  override rememberBody(_route: string, _fingerprint: string, receivedAt: number): Promise<number> {
-    return Promise.resolve(receivedAt);
+  override takenBefore(): Promise<number | undefined> {
+    return Promise.resolve(undefined);
   }
 }
 
 /** A store one of whose calls dies once, as a function killed at that point would. */
-function dyingOnce<K extends 'rememberBody' | 'forgetReplay'>(method: K) {
+function dyingOnce<K extends 'takenBefore' | 'forgetReplay'>(method: K) {
   let deaths = 1;
   return class extends DynamoDbEventStore {
-    override rememberBody(route: string, fp: string, receivedAt: number): Promise<number> {
-      if (method === 'rememberBody' && deaths-- > 0) return Promise.reject(new Error('the function died here'));
-      return super.rememberBody(route, fp, receivedAt);
+    override takenBefore(route: string, fp: string, receivedAt: number): Promise<number | undefined> {
+      if (method === 'takenBefore' && deaths-- > 0) return Promise.reject(new Error('the function died here'));
+      return super.takenBefore(route, fp, receivedAt);
     }
     override forgetReplay(route: string, key: string, receivedAt: number): Promise<void> {
       if (method === 'forgetReplay' && deaths-- > 0) return Promise.reject(new Error('the function died here'));
@@ -40,11 +46,28 @@ function dyingOnce<K extends 'rememberBody' | 'forgetReplay'>(method: K) {
   };
 }
 
-async function scene(route: string, store?: (dynamo: ReturnType<typeof localDynamoClient>, table: string) => DynamoDbEventStore) {
+/** The work queue, whose first send dies with its function (a crash between the claim and the send). */
+class DyingOnceQueue implements WorkQueue {
+  inner: WorkQueue | undefined;
+  #deaths = 1;
+  send(message: WorkMessage, options?: SendOptions): Promise<void> {
+    if (this.#deaths-- > 0) return Promise.reject(new Error('the function died here'));
+    if (this.inner === undefined) throw new Error('no queue');
+    return this.inner.send(message, options);
+  }
+}
+
+async function scene(route: string, store?: (dynamo: ReturnType<typeof localDynamoClient>, table: string) => DynamoDbEventStore, queue?: DyingOnceQueue) {
   const dynamo = localDynamoClient(inject('dynamoEndpoint'));
   const table = await createEventsTable(dynamo, `events-rm-${randomUUID().slice(0, 8)}`);
   const clock = { now: Date.now() };
-  const fx = await ingestFixture({ tableName: table, now: () => clock.now, ...(store === undefined ? {} : { store: store(dynamo, table) }) });
+  const fx = await ingestFixture({
+    tableName: table,
+    now: () => clock.now,
+    ...(store === undefined ? {} : { store: store(dynamo, table) }),
+    ...(queue === undefined ? {} : { queue }),
+  });
+  if (queue !== undefined) queue.inner = new SqsWorkQueue(fx.sqs, fx.queueUrl);
   const delivery = signedDelivery(route, uniqueKey(route));
   const key = recordKeyOf(delivery, 'unused');
   const doc = documentClient(dynamo);
@@ -56,7 +79,14 @@ async function scene(route: string, store?: (dynamo: ReturnType<typeof localDyna
   };
   const memory = async () =>
     (await doc.send(new GetCommand({ TableName: table, Key: seenKey(route, fingerprint(Buffer.from(delivery.body))), ConsistentRead: true }))).Item;
-  return { fx, clock, delivery, key, record, ttlDeletes, memory };
+  /** A worker takes the record's work: what the executor writes after its lease, before the action. */
+  const workerTakes = async (): Promise<number> => {
+    const taken = await record();
+    const receivedAt = taken?.receivedAt as number;
+    await new DynamoDbExecutionStore(dynamo, table).rememberTaken(route, fingerprint(Buffer.from(delivery.body)), receivedAt);
+    return receivedAt;
+  };
+  return { fx, clock, delivery, key, record, ttlDeletes, memory, workerTakes };
 }
 
 const replayed = (answer: { statusCode?: number; headers?: Record<string, string | number | boolean> }) => [
@@ -70,7 +100,7 @@ describe.each(['github', 'shopify', 'hmac-sha256'] as const)('a captured %s deli
     const s = await scene(route);
     const capture: Delivery = s.delivery;
     expect((await s.fx.invoke(capture)).statusCode).toBe(202);
-    const firstAt = s.clock.now;
+    const takenAt = await s.workerTakes();
     // Act: past the TTL, the record still in the table (TTL lags); then a year later, the record deleted.
     s.clock.now += DEFAULT_TTL_SECONDS * 1000 + DAY_MS;
     const expiredNotDeleted = await s.fx.invoke(capture);
@@ -85,13 +115,14 @@ describe.each(['github', 'shopify', 'hmac-sha256'] as const)('a captured %s deli
     expect(await s.fx.messagesInQueue()).toBe(1);
     expect(afterExpiry).toBeUndefined();
     expect(await s.record()).toBeUndefined();
-    expect(await s.memory()).toMatchObject({ firstAt });
+    expect(await s.memory()).toMatchObject({ takenAt });
     expect((await s.memory())?.expiresAt).toBeUndefined();
   });
 
   it('is paid again when the memory is off: what the memory is for', async () => {
     const s = await scene(route, (dynamo, table) => new ForgetfulStore(dynamo, table));
     expect((await s.fx.invoke(s.delivery)).statusCode).toBe(202);
+    await s.workerTakes();
     s.clock.now += DEFAULT_TTL_SECONDS * 1000 + DAY_MS;
     await s.ttlDeletes();
     const replay = await s.fx.invoke(s.delivery);
@@ -103,31 +134,50 @@ describe.each(['github', 'shopify', 'hmac-sha256'] as const)('a captured %s deli
 describe('the replay memory across a crash', () => {
   const route = 'github';
 
-  it('is written by the sender’s retry when the first function died between its claim and the memory: a later replay still pays nothing', async () => {
-    // Prepare: the first delivery's function dies after its claim, before remembering the body.
-    const s = await scene(route, (dynamo, table) => new (dyingOnce('rememberBody'))(dynamo, table));
+  it('sees a sender’s retry through when the first function died at its memory read, and a later replay pays nothing', async () => {
+    // Prepare: the first delivery's function dies after its claim, at its read of the memory.
+    const s = await scene(route, (dynamo, table) => new (dyingOnce('takenBefore'))(dynamo, table));
     const died = await s.fx.invoke(s.delivery);
     const unsent = await s.fx.messagesInQueue();
-    // Act: the sender retries our 5xx; then, past the TTL, the capture is replayed.
+    // Act: the sender retries our 5xx; a worker takes the work; past the TTL, the capture is replayed.
     const retry = await s.fx.invoke(s.delivery);
     const kept = await s.record();
+    await s.workerTakes();
     s.clock.now += DEFAULT_TTL_SECONDS * 1000 + DAY_MS;
     await s.ttlDeletes();
     const replay = await s.fx.invoke(s.delivery);
-    // Assess: nothing was sent before the body was remembered; the retry remembered it and kept the payload.
+    // Assess: nothing was sent before the memory was read; the retry kept the payload; the worker's write is remembered.
     expect(died.statusCode).toBe(503);
     expect(unsent).toBe(0);
     expect(retry.statusCode).toBe(202);
     expect(kept?.body).toBe(s.delivery.body);
-    expect(await s.memory()).toMatchObject({ firstAt: kept?.receivedAt as number });
+    expect(await s.memory()).toMatchObject({ takenAt: kept?.receivedAt as number });
     expect(replayed(replay)).toEqual([202, 'true']);
     expect(await s.record()).toBeUndefined();
+  });
+
+  it('runs a re-post as new work when the earlier generation never ran: its function died before the send, and no sender retried', async () => {
+    // Prepare: the first delivery's function dies at its send, after its claim and the memory; nobody retries it; its record expires.
+    const s = await scene(route, undefined, new DyingOnceQueue());
+    const died = await s.fx.invoke(s.delivery);
+    const stranded = await s.record();
+    s.clock.now += DEFAULT_TTL_SECONDS * 1000 + DAY_MS;
+    await s.ttlDeletes();
+    // Act: weeks later the same delivery is posted again (GitHub's "Redeliver", or a replay).
+    const repost = await s.fx.invoke(s.delivery);
+    // Assess: the first generation never sent anything; the re-post is accepted and queued, not dropped as a duplicate.
+    expect(died.statusCode).toBe(503);
+    expect(stranded).toMatchObject({ status: 'RECEIVED', runs: 0 });
+    expect(replayed(repost)).toEqual([202, undefined]);
+    expect(await s.fx.messagesInQueue()).toBe(1);
+    expect(await s.record()).toMatchObject({ status: 'RECEIVED' });
   });
 
   it('takes back a replay’s generation on the next copy when the replay’s function died before it could', async () => {
     // Prepare: accepted; past the TTL a replay's function dies after its claim, before taking its generation back.
     const s = await scene(route, (dynamo, table) => new (dyingOnce('forgetReplay'))(dynamo, table));
     expect((await s.fx.invoke(s.delivery)).statusCode).toBe(202);
+    await s.workerTakes();
     s.clock.now += DEFAULT_TTL_SECONDS * 1000 + DAY_MS;
     await s.ttlDeletes();
     const died = await s.fx.invoke(s.delivery);
