@@ -397,6 +397,8 @@ interface KeyState {
   readonly ledgerMode: 'after' | 'after-post-fails' | 'before';
   /** A delivery of the key got a 2xx answer: its sender stops retrying. */
   answered: boolean;
+  /** The receivedAt of the record generation a worker last leased. */
+  generation?: number;
   /** The token of the last lease a worker took on the key's record. */
   leaseToken?: string;
   /** That lease's end, by its taker's clock, and the actor that took it. */
@@ -651,6 +653,14 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
             if (prop === 'complete' && out === false) k.excused++;
             // Fenced writes land only under the latest lease: the token of the last lease taken.
             if (prop === 'acquireLease' && (out as { kind?: string }).kind === 'leased') {
+              // A lease on a later generation (a re-post after the record expired, of a body whose
+              // earlier generation never ran): a new record, with a budget and a state of its own.
+              const generation = (out as { record?: { receivedAt?: number } }).record?.receivedAt;
+              if (generation !== undefined && k.generation !== undefined && generation !== k.generation) {
+                k.failed = false;
+                k.runsInBudget = 0;
+              }
+              k.generation = generation ?? k.generation;
               k.leaseToken = (arg as { token?: string }).token;
               const leaseUntil = (out as { record?: { leaseUntil?: number } }).record?.leaseUntil;
               if (leaseUntil !== undefined) k.lease = { untilMs: leaseUntil, holder: sched.current()?.id ?? 0 };
