@@ -1685,18 +1685,20 @@ async function checkInvariants(input: InvariantInput): Promise<void> {
     // Real effects: the downstream's charges that stand, whatever the ledger says.
     const charges = [...k.chargeIds].map((id) => input.downstream.get(id)).filter((c) => c !== undefined);
     const standing = charges.filter((c) => c.refundedAt === undefined).length;
-    if (k.effects > 1 + k.excused) {
-      violations.push(`${k.key}: ${k.effects} charges made, but only ${k.excused} runs lost the record after theirs`);
-    }
     // A downstream that keeps no idempotency key breaks rule 4 of the contract: a run cut between
     // its charge and its entry (a crash, a Lambda timeout, its deadline passing before the post)
     // leaves a charge no entry names, and the next run charges again. Nothing can see that first
     // charge, so nothing can reverse it: such charges are the contract breach's, not the
     // protocol's. Every charge some entry names must still come down to one.
-    const standingCharges = charges.filter((c) => c.refundedAt === undefined);
     const entries = [...new Set([k.key, ...k.protocolKeys])].flatMap((key) => input.ledger.entriesOf(k.route, key));
-    const unbooked = standingCharges.filter((c) => !entries.some((e) => e.chargeId === c.chargeId));
-    const excusedUnbooked = k.idempotentDownstream ? 0 : Math.min(unbooked.length, standing - 1);
+    const unbookedCharges = k.idempotentDownstream ? [] : charges.filter((c) => !entries.some((e) => e.chargeId === c.chargeId));
+    if (k.effects > 1 + Math.max(k.excused, unbookedCharges.length)) {
+      violations.push(`${k.key}: ${k.effects} charges made, but only ${k.excused} runs lost the record after theirs`);
+    }
+    // The same contract breach (above) excuses the standing charges no entry names.
+    const standingCharges = charges.filter((c) => c.refundedAt === undefined);
+    const unbooked = standingCharges.filter((c) => unbookedCharges.includes(c));
+    const excusedUnbooked = Math.min(unbooked.length, standing - 1);
     if (standing - excusedUnbooked > 1) {
       const which = standingCharges.map((c) => `${c.chargeId} by run ${c.attempt} on day ${((c.at - EPOCH) / DAY).toFixed(2)}${unbooked.includes(c) ? ', no entry' : ''}`).join('; ');
       violations.push(`${k.key}: ${standing} charges stand on the downstream after reconciliation (paid ${standing} times: ${which})`);
