@@ -69,8 +69,13 @@ export function rememberTaken(p: { receivedAt: number }): Required<Pick<UpdateCo
   };
 }
 
-/** The generation before `receivedAt` whose work a worker took, from the memory item as read; undefined when none did. */
+/**
+ * The generation before `receivedAt` whose work a worker took, from the memory item as read;
+ * undefined when none did. An item written before the memory recorded runs (protocol v3 as it
+ * first stood) names the generation that claimed the body (`firstAt`) and no `takenAt`: it is
+ * read as taken then, which errs towards refusing a replay, as it was read when it was written.
+ */
 export function takenBefore(item: Record<string, unknown> | undefined, receivedAt: number): number | undefined {
-  const takenAt = item?.takenAt;
+  const takenAt = item?.takenAt ?? item?.firstAt;
   return typeof takenAt === 'number' && takenAt < receivedAt ? takenAt : undefined;
 }

@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, inject, it } from 'vitest';
-import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { DEFAULT_TTL_SECONDS } from '../../lambdas/config/route-config.ts';
 import { DynamoDbEventStore, documentClient } from '../../lambdas/store/dynamodb-event-store.ts';
 import { DynamoDbExecutionStore } from '../../lambdas/store/dynamodb-execution-store.ts';
@@ -190,6 +190,25 @@ describe('the replay memory across a crash', () => {
     expect(leftOver?.body).toBeUndefined();
     expect(replayed(next)).toEqual([202, 'true']);
     expect(await s.record()).toBeUndefined();
+    expect(await s.fx.messagesInQueue()).toBe(1);
+  });
+});
+
+describe('a replay memory item written before the memory recorded runs', () => {
+  it('still refuses a replay: an item with only firstAt (the claim that wrote it) reads as taken then', async () => {
+    // Prepare: accepted; the memory item as the first protocol v3 wrote it, at the claim.
+    const s = await scene('github');
+    expect((await s.fx.invoke(s.delivery)).statusCode).toBe(202);
+    const receivedAt = (await s.record())?.receivedAt as number;
+    await documentClient(localDynamoClient(inject('dynamoEndpoint'))).send(
+      new PutCommand({ TableName: s.fx.tableName, Item: { ...seenKey('github', fingerprint(Buffer.from(s.delivery.body))), firstAt: receivedAt } }),
+    );
+    s.clock.now += DEFAULT_TTL_SECONDS * 1000 + DAY_MS;
+    await s.ttlDeletes();
+    // Act
+    const replay = await s.fx.invoke(s.delivery);
+    // Assess
+    expect(replayed(replay)).toEqual([202, 'true']);
     expect(await s.fx.messagesInQueue()).toBe(1);
   });
 });
