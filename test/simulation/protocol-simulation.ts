@@ -1731,8 +1731,16 @@ async function checkInvariants(input: InvariantInput): Promise<void> {
       case RECORD_STATUS.parked:
         if (!paused.has(k.route)) violations.push(`${k.key}: PARKED on route ${k.route}, which is active`);
         break;
-      default:
-        violations.push(`${k.key}: stranded in ${record.status} (attempts ${record.attempts}, last sent ${String(record.lastEnqueuedAt)})`);
+      default: {
+        // Never accepted: no delivery of it got an answer below 500 (each function died after its
+        // claim and before its send), and its sender gave up at the end of its retry window. The
+        // record sent nothing and kept nothing, so nothing of it can run; no promise was made, and
+        // the reconciler reports it (payload-not-kept). A re-post is the only way it runs.
+        const window = (input.routes.get(k.route)?.senderRetryWindowSeconds ?? 0) * 1000;
+        const senderGaveUp = k.firstSentAt !== undefined && input.nowMs - k.firstSentAt > window;
+        const neverAccepted = !k.answered && senderGaveUp && record.status === RECORD_STATUS.received && record.runs === 0 && record.body === undefined;
+        if (!neverAccepted) violations.push(`${k.key}: stranded in ${record.status} (attempts ${record.attempts}, last sent ${String(record.lastEnqueuedAt)})`);
+      }
     }
     // Ingest sends the first message, and at most one resend per window after that.
     for (const [window, sent] of k.ingestSends) {
