@@ -213,8 +213,8 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
   if (claim.kind === 'created') {
     // Checked before the send: no work of this generation may run if an earlier one's ran.
     if (route.replayMemory) {
-      const firstAt = await replayedCapture(deps, record);
-      if (firstAt !== undefined) return replayAfterExpiry(config, key, accepted, now, firstAt);
+      const takenAt = await replayedCapture(deps, record);
+      if (takenAt !== undefined) return replayAfterExpiry(config, key, accepted, now, takenAt);
     }
     await sendOrRecordFailure(deps, record, payload, false);
     const marked = await markAnswered(deps, record);
@@ -239,8 +239,8 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
     // On a replay-memory route the memory is read first: the first delivery may have died
     // before it did, and a kept payload is work the reconciler may run.
     if (route.replayMemory) {
-      const firstAt = await replayedCapture(deps, old);
-      if (firstAt !== undefined) return replayAfterExpiry(config, key, accepted, now, firstAt);
+      const takenAt = await replayedCapture(deps, old);
+      if (takenAt !== undefined) return replayAfterExpiry(config, key, accepted, now, takenAt);
     }
     await dependency('DynamoDB', () => deps.store.keepPayload(config.name, key, old.receivedAt, payload));
   }
@@ -324,17 +324,17 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
  * Undefined when no earlier generation's work ran: the body is this generation's own work.
  */
 async function replayedCapture(deps: IngestDeps, record: EventRecord): Promise<number | undefined> {
-  const firstAt = await dependency('DynamoDB', () => deps.store.takenBefore(record.route, record.fingerprint, record.receivedAt));
-  if (firstAt === undefined) return undefined;
+  const takenAt = await dependency('DynamoDB', () => deps.store.takenBefore(record.route, record.fingerprint, record.receivedAt));
+  if (takenAt === undefined) return undefined;
   await dependency('DynamoDB', () => deps.store.forgetReplay(record.route, record.key, record.receivedAt));
-  return firstAt;
+  return takenAt;
 }
 
 /**
  * The answer to a replayed capture: a duplicate's, with no effect. The breaker does not count
  * it: the generation it repeats expired, and the one the replay made was taken back.
  */
-function replayAfterExpiry(config: PreparedRoute['config'], key: string, accepted: StoredAnswer, now: number, firstAt: number): IngestOutcome {
+function replayAfterExpiry(config: PreparedRoute['config'], key: string, accepted: StoredAnswer, now: number, takenAt: number): IngestOutcome {
   return {
     kind: 'duplicate',
     route: config.name,
@@ -344,7 +344,7 @@ function replayAfterExpiry(config: PreparedRoute['config'], key: string, accepte
     previousStatus: accepted.status,
     hits: 1,
     repeats: undefined,
-    ageMs: now - firstAt,
+    ageMs: now - takenAt,
     ttlSeconds: config.ttlSeconds,
     resent: false,
     replayAfterExpiry: true,
