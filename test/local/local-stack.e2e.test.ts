@@ -177,11 +177,18 @@ describe('the local stack, end to end', () => {
     expect(report.executorRestart).toMatch(/^done mid-run/);
     // The storm's own duplicates trip the breaker; parked work ran after the resume, none lost.
     expect(report.breaker).toMatchObject({ checked: true, trippedDuringStorm: true });
-    // Every crash after the effect leaves one extra entry sooner or later; reconciliation reversed each.
+    // A worker that dies after the effect leaves an extra entry when its work runs again, and
+    // reconciliation reverses every one. Not one per planned crash: the executor restart can
+    // kill a crash event's first run before its effect, and its next run does not crash
+    // (CI on 2026-12-01: 10 planned crashes, 9 second effects, all 9 reversed).
     const crashes = report.behaviours['crash-after-effect'] ?? 0;
     expect(crashes).toBeGreaterThan(0);
+    const { keysWithSecondEffect, reversedEntries } = report.doubleEffects;
+    expect(keysWithSecondEffect).toBeGreaterThan(0);
+    expect(reversedEntries).toBeGreaterThanOrEqual(keysWithSecondEffect ?? Number.POSITIVE_INFINITY);
     expect(report.reconciliation).toMatchObject({ ran: true });
-    expect(report.reconciliation.reversed).toBeGreaterThanOrEqual(crashes);
+    // The reconciler's count covers its whole window, the earlier tests' keys too.
+    expect(report.reconciliation.reversed).toBeGreaterThanOrEqual(reversedEntries ?? Number.POSITIVE_INFINITY);
   }, 270_000);
 
   it('prints no warning twice during the storm: every line beside the per-delivery ones says something new', () => {
