@@ -87,7 +87,7 @@
  * FIFO queues.
  */
 import type { MessageVisibility } from '../../lambdas/ports/message-visibility.ts';
-import type { WorkQueue } from '../../lambdas/ports/work-queue.ts';
+import type { SendOptions, WorkQueue } from '../../lambdas/ports/work-queue.ts';
 import type { WorkMessage } from '../../lambdas/domain/event-record.ts';
 
 /** The simulation's clock: epoch milliseconds, advanced by the simulation, never by the queue. */
@@ -540,9 +540,19 @@ export class SimWorkQueue implements WorkQueue {
     this.#beforeSend = options.beforeSend;
   }
 
-  send(message: WorkMessage): Promise<void> {
+  send(message: WorkMessage, options: SendOptions = {}): Promise<void> {
     // The send happens at the call, not a microtask later, so the simulation decides exactly
     // when it lands; a fault still reaches the caller as a rejection, as an SDK error would.
+    // A signal aborted by then sends nothing: the SDK's HTTP handler rejects an aborted
+    // request with an AbortError before it opens a connection (node-http-handler.js, "if
+    // (abortSignal?.aborted) ... reject(abortError)"), and a timed-out send of ours (a
+    // dead-letter copy's, bounded to DEAD_LETTER_SEND_SECONDS) must not land later in the
+    // simulation than it could on AWS (seed 981: a copy stamped 16 s after its write).
+    if (options.signal?.aborted === true) {
+      const aborted = new Error('Request aborted');
+      aborted.name = 'AbortError';
+      return Promise.reject(aborted);
+    }
     try {
       this.#beforeSend?.(message);
       this.#queue.send(JSON.stringify(message), {
