@@ -98,6 +98,11 @@ export interface FaultyDynamoOptions {
   readonly now: () => number;
   /** The instant the run's next pending timer (AbortSignal.timeout, sim-timers.ts) fires, if any. */
   readonly nextTimerMs: () => number | undefined;
+  /**
+   * A delay the schedule chose for this request's answer (an operation aimed at one write of
+   * the current actor), given its JSON body; undefined: the plan's chance decides.
+   */
+  readonly forcedSlowMs?: (body: string) => number | undefined;
   readonly stats: DynamoFaultStats;
   /** Each fault injected, when tracing. */
   readonly trace?: ((line: string) => void) | undefined;
@@ -156,9 +161,14 @@ export function faultyDynamoDb(client: DynamoDBClient, options: FaultyDynamoOpti
   const realHandle = handler.handle.bind(handler);
   handler.handle = async (request, handlerOptions) => {
     const answer = await realHandle(request, handlerOptions);
-    const plan = options.plan();
-    if (plan === undefined || plan.slow <= 0 || sched.current() === undefined || random() >= plan.slow) return answer;
-    const delay = SLOW_ANSWER_MIN_MS + Math.floor(random() * (SLOW_ANSWER_MAX_MS - SLOW_ANSWER_MIN_MS));
+    const body = (request as { body?: unknown }).body;
+    const forced = sched.current() === undefined || typeof body !== 'string' ? undefined : options.forcedSlowMs?.(body);
+    let delay = forced;
+    if (delay === undefined) {
+      const plan = options.plan();
+      if (plan === undefined || plan.slow <= 0 || sched.current() === undefined || random() >= plan.slow) return answer;
+      delay = SLOW_ANSWER_MIN_MS + Math.floor(random() * (SLOW_ANSWER_MAX_MS - SLOW_ANSWER_MIN_MS));
+    }
     const sentAt = options.now();
     const due = sentAt + delay;
     stats.slowAnswers++;

@@ -86,6 +86,7 @@ export const OPS = [
   'replay',
   'ttl',
   'edge',
+  'slow-lease',
 ] as const;
 export type OpName = (typeof OPS)[number];
 
@@ -120,6 +121,7 @@ const WEIGHTS: Readonly<Record<OpName, number>> = {
   replay: 1.2,
   ttl: 0.5,
   edge: 1.5,
+  'slow-lease': 1,
 };
 
 /** The storm's seedable PRNG (mulberry32). */
@@ -259,6 +261,8 @@ export interface RunStats {
   resignedRetries: number;
   /** Clock moves to within twice the skew bound of a held lease's end, with a second worker polling. */
   edges: number;
+  /** Lease writes answered late on purpose, just before a takeover boundary (the slow-lease operation). */
+  slowLeases: number;
   /** Action runs whose ledger post was apart from the effect (before it, or failed after it). */
   ledgerApartFromEffect: number;
 }
@@ -297,6 +301,7 @@ export function emptyStats(): RunStats {
     refusedTooLarge: 0,
     resignedRetries: 0,
     edges: 0,
+    slowLeases: 0,
     ledgerApartFromEffect: 0,
   };
 }
@@ -408,6 +413,8 @@ interface KeyState {
   redrivesSeen: number;
   /** The token of the last lease a worker took on the key's record. */
   leaseToken?: string;
+  /** That lease's run count (the record's `runs` after it): leases commit in this order. */
+  leaseRuns?: number;
   /** That lease's end, by its taker's clock, and the actor that took it. */
   lease?: { readonly untilMs: number; readonly holder: number };
   /** Deliveries of the key in flight now. */
@@ -581,6 +588,8 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     let dynamoPlan: DynamoFaultPlan | undefined = shape.dynamo;
     const faultRandom = prng(seed ^ 0xfa17);
     const faultClients: DynamoDBClient[] = [];
+    /** The delay chosen for an actor's next DynamoDB answer (the slow-lease operation), by actor id. */
+    const slowAnswerFor = new Map<number, number>();
     const faultyClient = (): DynamoDBClient => {
       const client = new DynamoDBClient({ endpoint: env.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
       faultyDynamoDb(client, {
@@ -590,6 +599,14 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         advanceTo: setNow,
         now: () => nowMs,
         nextTimerMs: () => timers.nextDueMs(),
+        // The slow-lease operation's delay, for its actor's lease write alone (the only write
+        // that sets :leaseUntil, record-transitions.ts acquireLease).
+        forcedSlowMs: (body) => {
+          const id = sched.current()?.id;
+          const delay = id === undefined || !body.includes('":leaseUntil"') ? undefined : slowAnswerFor.get(id);
+          if (delay !== undefined && id !== undefined) slowAnswerFor.delete(id);
+          return delay;
+        },
         stats: dynamoStats,
         trace,
       });
@@ -632,6 +649,8 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
             const failing = keys.get(workKey(arg.route, arg.key));
             if (failing !== undefined) failing.lastDeadLetterId = arg.deadLetterId;
           }
+          // The latest lease as the write sets out: one already superseded then cannot land.
+          const tokenAtCall = arg.route === undefined || arg.key === undefined ? undefined : keys.get(workKey(arg.route, arg.key))?.leaseToken;
           let out: unknown;
           try {
             out = await method.apply(target, args);
@@ -666,25 +685,35 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
             // one committed and answered false).
             if (prop === 'redrive') accountRedrives(k, (await observerStore.get(k.route, k.key))?.redrives);
             if (prop === 'complete' && out === false) k.excused++;
-            // Fenced writes land only under the latest lease: the token of the last lease taken.
             if (prop === 'acquireLease' && (out as { kind?: string }).kind === 'leased') {
-              // A lease on a later generation (a re-post after the record expired, of a body whose
-              // earlier generation never ran): a new record, with a budget and a state of its own.
-              const generation = (out as { record?: { receivedAt?: number } }).record?.receivedAt;
-              const leased = (out as { record?: { redrives?: number } }).record;
-              if (generation !== undefined && k.generation !== undefined && generation !== k.generation) {
+              const leased = (out as { record?: { receivedAt?: number; redrives?: number; runs?: number; leaseUntil?: number } }).record;
+              const generation = leased?.receivedAt;
+              // Leases are taken in the order of their commits, and each counts one more run;
+              // their answers may come back in another order (a slow answer, seed 42). The
+              // latest lease is the one with the most runs on the latest generation.
+              const laterGeneration = generation !== undefined && k.generation !== undefined && generation > k.generation;
+              const latest = laterGeneration || k.generation === undefined || (generation === k.generation && (leased?.runs ?? 0) > (k.leaseRuns ?? 0));
+              if (laterGeneration) {
+                // A lease on a later generation (a re-post after the record expired, of a body whose
+                // earlier generation never ran): a new record, with a budget and a state of its own.
                 k.failed = false;
                 k.runsInBudget = 0;
                 k.redrivesSeen = leased?.redrives ?? 0;
               }
-              k.generation = generation ?? k.generation;
-              accountRedrives(k, leased?.redrives);
-              k.leaseToken = (arg as { token?: string }).token;
-              const leaseUntil = (out as { record?: { leaseUntil?: number } }).record?.leaseUntil;
-              if (leaseUntil !== undefined) k.lease = { untilMs: leaseUntil, holder: sched.current()?.id ?? 0 };
+              if (latest) {
+                k.generation = generation ?? k.generation;
+                k.leaseRuns = leased?.runs;
+                k.leaseToken = (arg as { token?: string }).token;
+                if (leased?.leaseUntil !== undefined) k.lease = { untilMs: leased.leaseUntil, holder: sched.current()?.id ?? 0 };
+              }
+              if (generation === k.generation) accountRedrives(k, leased?.redrives);
             }
+            // Fenced writes land only under the latest lease: the token of the last lease taken
+            // when the write set out. (Judged then, not at its answer: a write's answer may come
+            // back after a later lease's, which took the record once the write had released it;
+            // seed 42.)
             const fencedWrite = prop === 'complete' || prop === 'release' || prop === 'fail';
-            if (fencedWrite && out === true && (arg as { token?: string }).token !== k.leaseToken) {
+            if (fencedWrite && out === true && (arg as { token?: string }).token !== tokenAtCall) {
               violations.push(`${k.key}: ${prop} landed under lease token ${String((arg as { token?: string }).token)}, not the latest lease's`);
             }
           }
@@ -1160,6 +1189,44 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
 
     // ---- the schedule
     /**
+     * The takeover boundary for `holder`, stepped into its action first if it is not there yet:
+     * the clock lands within twice the skew bound before its deadline (b below 0.5), or at the
+     * earliest instant another worker may take the lease over (b from 0.5); another worker gets
+     * the same message at once (SQS may hand out a message another worker holds) and goes as far
+     * as its action's first call; then the holder goes on. A takeover margin too small for the
+     * clocks' skew, or a holder's deadline later than its lease allows, shows as two runs at once.
+     */
+    const takeoverEdge = async (holder: Actor, b: number): Promise<void> => {
+      const inAction = (p: Actor): boolean => p.waiters.some((w) => w.label.startsWith('downstream.'));
+      for (let i = 0; i < 12 && holder.state === 'parked' && !inAction(holder); i++) await stepActor(holder);
+      if (holder.state !== 'parked' || !inAction(holder)) return;
+      const holderId = holder.id;
+      const k = [...keys.values()].find((c) => c.lease?.holder === holderId);
+      const route = k === undefined ? undefined : routes.get(k.route);
+      if (k?.lease === undefined || route === undefined) return;
+      // The holder's deadline in true time: its lease's end by its own clock, less its offset
+      // and the lease margin (route-config.ts, leaseMarginSeconds).
+      const deadlineTrue = k.lease.untilMs - holder.skewMs - leaseMarginSeconds(route.leaseSeconds) * 1000;
+      // The earliest takeover: the lease's end plus TAKEOVER_MARGIN_MS by the newcomer's clock,
+      // which may run up to the bound ahead. Never past the holder's Lambda timeout: a holder
+      // killed there shows nothing.
+      const u = (b % 0.5) * 2;
+      const holderEndsAt = typeof holder.meta.deadlineMs === 'number' ? holder.meta.deadlineMs : Number.POSITIVE_INFINITY;
+      setNow(b < 0.5 ? deadlineTrue - u * 2 * skewBoundMs : Math.min(holderEndsAt, k.lease.untilMs + TAKEOVER_MARGIN_MS - u * skewBoundMs));
+      stats.edges++;
+      const before = new Set(sched.live().map((p) => p.id));
+      if (!(await poll(true))) return;
+      const newcomer = sched.parked().find((p) => p.kind === 'executor' && !before.has(p.id));
+      trace?.(`edge: holder #${holder.id} (skew ${holder.skewMs} ms) of ${k.key}, its deadline at ${deadlineTrue - EPOCH} ms, newcomer #${String(newcomer?.id)} (skew ${String(newcomer?.skewMs)} ms)`);
+      for (let i = 0; i < 12 && newcomer?.state === 'parked' && !newcomer.waiters.some((w) => w.label === 'downstream.prepare'); i++) await stepActor(newcomer);
+      if (newcomer?.state === 'parked') {
+        const at = newcomer.waiters.findIndex((w) => w.label === 'downstream.prepare');
+        if (at >= 0) await stepActor(newcomer, at / newcomer.waiters.length);
+      }
+      if (holder.state === 'parked') await stepActor(holder);
+    };
+
+    /**
      * Before the clock moves, most invocations finish: a healthy one takes milliseconds. The
      * rest stay where they are, stalled (a long pause, a slow network), and may outlive their
      * lease or their Lambda timeout while the clock runs.
@@ -1321,44 +1388,27 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
           break;
         case 'edge': {
           // The takeover boundary: a worker inside its action (one already there, or a parked one
-          // stepped until it is); the clock lands within twice the skew bound before its deadline,
-          // and another worker gets the same message at once (SQS may hand out a message another
-          // worker holds) and goes as far as its action's first call; then the holder goes on. A
-          // takeover margin too small for the clocks' skew shows here as two runs at once.
+          // stepped until it is).
           const inAction = (p: Actor): boolean => p.waiters.some((w) => w.label.startsWith('downstream.'));
-          let holder = pick(sched.parked().filter((p) => p.kind === 'executor' && inAction(p)), a);
-          if (holder === undefined) {
-            holder = pick(sched.parked().filter((p) => p.kind === 'executor'), a);
-            for (let i = 0; i < 12 && holder?.state === 'parked' && !inAction(holder); i++) await stepActor(holder);
-          }
-          if (holder === undefined || holder.state !== 'parked' || !inAction(holder)) break;
-          const holderId = holder.id;
-          const k = [...keys.values()].find((c) => c.lease?.holder === holderId);
-          const route = k === undefined ? undefined : routes.get(k.route);
-          if (k?.lease === undefined || route === undefined) break;
-          // The holder's deadline in true time: its lease's end by its own clock, less its offset
-          // and the lease margin (route-config.ts, leaseMarginSeconds).
-          const deadlineTrue = k.lease.untilMs - holder.skewMs - leaseMarginSeconds(route.leaseSeconds) * 1000;
-          // Half the time the clock lands just before that deadline; the other half at the earliest
-          // instant another worker may take the lease over (its end plus TAKEOVER_MARGIN_MS by the
-          // newcomer's clock, which may run up to the bound ahead). Whatever made the holder's
-          // deadline later than its lease allows (a deadline counted from after a slow lease write)
-          // shows there as two runs at once.
-          // Never past the holder's Lambda timeout: a holder killed there shows nothing.
-          const u = (b % 0.5) * 2;
-          const holderEndsAt = typeof holder.meta.deadlineMs === 'number' ? holder.meta.deadlineMs : Number.POSITIVE_INFINITY;
-          setNow(b < 0.5 ? deadlineTrue - u * 2 * skewBoundMs : Math.min(holderEndsAt, k.lease.untilMs + TAKEOVER_MARGIN_MS - u * skewBoundMs));
-          stats.edges++;
-          const before = new Set(sched.live().map((p) => p.id));
-          if (!(await poll(true))) break;
-          const newcomer = sched.parked().find((p) => p.kind === 'executor' && !before.has(p.id));
-          trace?.(`edge: holder #${holder.id} (skew ${holder.skewMs} ms) of ${k.key}, its deadline at ${deadlineTrue - EPOCH} ms, newcomer #${String(newcomer?.id)} (skew ${String(newcomer?.skewMs)} ms)`);
-          for (let i = 0; i < 12 && newcomer?.state === 'parked' && !newcomer.waiters.some((w) => w.label === 'downstream.prepare'); i++) await stepActor(newcomer);
-          if (newcomer?.state === 'parked') {
-            const at = newcomer.waiters.findIndex((w) => w.label === 'downstream.prepare');
-            if (at >= 0) await stepActor(newcomer, at / newcomer.waiters.length);
-          }
-          await stepActor(holder);
+          const holder = pick(sched.parked().filter((p) => p.kind === 'executor' && inAction(p)), a) ?? pick(sched.parked().filter((p) => p.kind === 'executor'), a);
+          if (holder !== undefined) await takeoverEdge(holder, b);
+          break;
+        }
+        case 'slow-lease': {
+          // A lease write answered late: a worker about to send its lease write gets the answer
+          // 3 to 12 s after DynamoDB acted (the lease is 3 x the action time, 15 s here; its
+          // action deadline ends 2 s before). Then the clock lands at the earliest instant
+          // another worker may take over. A deadline counted from after the write instead of
+          // from before it (defect 11) runs past the lease there: two runs at once.
+          const atLease = (p: Actor): boolean => p.waiters.some((w) => w.label === 'store.acquireLease');
+          const holder = pick(sched.parked().filter((p) => p.kind === 'executor' && atLease(p)), a);
+          if (holder === undefined) break;
+          const at = holder.waiters.findIndex((w) => w.label === 'store.acquireLease');
+          slowAnswerFor.set(holder.id, 3_000 + Math.floor(((b * 7) % 1) * 9_000));
+          stats.slowLeases++;
+          await stepActor(holder, at / holder.waiters.length);
+          slowAnswerFor.delete(holder.id);
+          await takeoverEdge(holder, 0.5 + b / 2);
           break;
         }
         case 'step': {
