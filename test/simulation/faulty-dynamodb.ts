@@ -161,8 +161,10 @@ export function faultyDynamoDb(client: DynamoDBClient, options: FaultyDynamoOpti
   const realHandle = handler.handle.bind(handler);
   handler.handle = async (request, handlerOptions) => {
     const answer = await realHandle(request, handlerOptions);
-    const body = (request as { body?: unknown }).body;
-    const forced = sched.current() === undefined || typeof body !== 'string' ? undefined : options.forcedSlowMs?.(body);
+    // The signed request's body: the JSON text, or its bytes.
+    const raw = (request as { body?: unknown }).body;
+    const body = typeof raw === 'string' ? raw : raw instanceof Uint8Array ? Buffer.from(raw).toString('utf8') : undefined;
+    const forced = sched.current() === undefined || body === undefined ? undefined : options.forcedSlowMs?.(body);
     let delay = forced;
     if (delay === undefined) {
       const plan = options.plan();

@@ -604,7 +604,10 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         forcedSlowMs: (body) => {
           const id = sched.current()?.id;
           const delay = id === undefined || !body.includes('":leaseUntil"') ? undefined : slowAnswerFor.get(id);
-          if (delay !== undefined && id !== undefined) slowAnswerFor.delete(id);
+          if (delay !== undefined && id !== undefined) {
+            slowAnswerFor.delete(id);
+            trace?.(`  slow-lease: the lease write of #${id} answered ${delay} ms late`);
+          }
           return delay;
         },
         stats: dynamoStats,
@@ -1212,11 +1215,14 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       // killed there shows nothing.
       const u = (b % 0.5) * 2;
       const holderEndsAt = typeof holder.meta.deadlineMs === 'number' ? holder.meta.deadlineMs : Number.POSITIVE_INFINITY;
-      setNow(b < 0.5 ? deadlineTrue - u * 2 * skewBoundMs : Math.min(holderEndsAt, k.lease.untilMs + TAKEOVER_MARGIN_MS - u * skewBoundMs));
+      if (b < 0.5) setNow(deadlineTrue - u * 2 * skewBoundMs);
       stats.edges++;
       const before = new Set(sched.live().map((p) => p.id));
       if (!(await poll(true))) return;
       const newcomer = sched.parked().find((p) => p.kind === 'executor' && !before.has(p.id));
+      // The earliest takeover: the lease's end plus TAKEOVER_MARGIN_MS by the newcomer's own
+      // clock, exactly (its clock is known once it runs), or up to the bound earlier.
+      if (b >= 0.5) setNow(Math.min(holderEndsAt, k.lease.untilMs + TAKEOVER_MARGIN_MS - (newcomer?.skewMs ?? skewBoundMs) - (u < 0.5 ? 0 : (u - 0.5) * 2 * skewBoundMs)));
       trace?.(`edge: holder #${holder.id} (skew ${holder.skewMs} ms) of ${k.key}, its deadline at ${deadlineTrue - EPOCH} ms, newcomer #${String(newcomer?.id)} (skew ${String(newcomer?.skewMs)} ms)`);
       for (let i = 0; i < 12 && newcomer?.state === 'parked' && !newcomer.waiters.some((w) => w.label === 'downstream.prepare'); i++) await stepActor(newcomer);
       if (newcomer?.state === 'parked') {
@@ -1401,14 +1407,23 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
           // another worker may take over. A deadline counted from after the write instead of
           // from before it (defect 11) runs past the lease there: two runs at once.
           const atLease = (p: Actor): boolean => p.waiters.some((w) => w.label === 'store.acquireLease');
-          const holder = pick(sched.parked().filter((p) => p.kind === 'executor' && atLease(p)), a);
-          if (holder === undefined) break;
+          let holder = pick(sched.parked().filter((p) => p.kind === 'executor' && atLease(p)), a);
+          if (holder === undefined) {
+            // None is about to lease: a new invocation, stepped as far as its lease write.
+            const before = new Set(sched.live().map((p) => p.id));
+            if (!(await poll()) && !(await poll(true))) break;
+            holder = sched.parked().find((p) => p.kind === 'executor' && !before.has(p.id));
+            for (let i = 0; i < 6 && holder?.state === 'parked' && !atLease(holder); i++) await stepActor(holder);
+            if (holder?.state !== 'parked' || !atLease(holder)) break;
+          }
           const at = holder.waiters.findIndex((w) => w.label === 'store.acquireLease');
           slowAnswerFor.set(holder.id, 3_000 + Math.floor(((b * 7) % 1) * 9_000));
           stats.slowLeases++;
+          // (The write goes out once the actor's step has run the store's call as far as its I/O.)
           await stepActor(holder, at / holder.waiters.length);
+          // The exact earliest takeover instant for the newcomer's clock.
+          await takeoverEdge(holder, 0.5 + b / 4);
           slowAnswerFor.delete(holder.id);
-          await takeoverEdge(holder, 0.5 + b / 2);
           break;
         }
         case 'step': {
