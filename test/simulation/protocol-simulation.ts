@@ -1229,7 +1229,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         const at = newcomer.waiters.findIndex((w) => w.label === 'downstream.prepare');
         if (at >= 0) await stepActor(newcomer, at / newcomer.waiters.length);
       }
-      if (holder.state === 'parked') await stepActor(holder);
+      await stepActor(holder);
     };
 
     /**
