@@ -161,9 +161,11 @@ export function faultyDynamoDb(client: DynamoDBClient, options: FaultyDynamoOpti
   const realHandle = handler.handle.bind(handler);
   handler.handle = async (request, handlerOptions) => {
     const answer = await realHandle(request, handlerOptions);
-    // The signed request's body: the JSON text, or its bytes.
+    // The signed request's body: the JSON text, or its bytes. The bytes are read through their
+    // ArrayBuffer: the SDK's JSON body (@smithy/core JsonBytesStringAdapter) warns when a string
+    // method is called on it, and Buffer.from(object) calls its valueOf().
     const raw = (request as { body?: unknown }).body;
-    const body = typeof raw === 'string' ? raw : raw instanceof Uint8Array ? Buffer.from(raw).toString('utf8') : undefined;
+    const body = typeof raw === 'string' ? raw : raw instanceof Uint8Array ? Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8') : undefined;
     const forced = sched.current() === undefined || body === undefined ? undefined : options.forcedSlowMs?.(body);
     let delay = forced;
     if (delay === undefined) {
