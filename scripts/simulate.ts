@@ -6,9 +6,13 @@
  *
  *   npm run simulate -- --runs 2000
  *   npm run simulate -- --seed 29
+ *   npm run simulate -- --runs 200 --save-shrunk /tmp/shrunk
+ *   SIM_TRACE=1 npm run simulate -- --seed 29 --schedule /tmp/shrunk/seed-29.json
  */
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { intFlag, numberFlag, parseFlags } from '../cli/args.ts';
-import { EXIT } from '../cli/errors.ts';
+import { EXIT, UsageError } from '../cli/errors.ts';
 import { runScript } from '../cli/run-script.ts';
 
 const USAGE = `usage: npm run simulate -- [options]
@@ -26,6 +30,9 @@ against the real protocol code, and checks its invariants after each. Needs Java
                       above 1 the bound is broken and an invariant must break
   --concurrency N     runs at once (default: 3)
   --keep-going        do not stop at the first failing seed
+  --save-shrunk DIR   write each failing seed's shrunk schedule to DIR/seed-S.json
+  --schedule FILE     with --seed: run exactly the schedule in FILE (saved by --save-shrunk),
+                      no shrinking; SIM_TRACE=1 prints every step of it on stderr
   --json              print the summary as JSON
   -h, --help          this text`;
 
@@ -38,6 +45,8 @@ const OPTIONS = {
   'skew-factor': { type: 'string' },
   concurrency: { type: 'string' },
   'keep-going': { type: 'boolean' },
+  'save-shrunk': { type: 'string' },
+  schedule: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -55,12 +64,29 @@ async function main(argv: string[]): Promise<number> {
   const shrinkSeconds = intFlag('shrink-seconds', values['shrink-seconds'], 0, 3600, USAGE) ?? 60;
   const concurrency = intFlag('concurrency', values.concurrency, 1, 64, USAGE) ?? 3;
   const skewFactor = numberFlag('skew-factor', values['skew-factor'], 0, 100, USAGE) ?? 1;
+  if (values.schedule !== undefined && seed === undefined) throw new UsageError('--schedule needs --seed: the seed draws the run\'s world, the file its operations', USAGE);
+  let schedule: string | undefined;
+  if (values.schedule !== undefined) {
+    try {
+      schedule = await readFile(values.schedule, 'utf8');
+    } catch (error) {
+      throw new UsageError(`--schedule ${values.schedule}: ${(error as Error).message}`, USAGE);
+    }
+  }
 
   // The handlers log and emit metrics through Powertools: silent here, as in the tests.
   process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
   process.env.POWERTOOLS_METRICS_DISABLED = 'true';
   const { startLocalDynamo } = await import('../local/local-aws.ts');
-  const { formatSchedule, simulate } = await import('../test/simulation/run-simulation.ts');
+  const { formatSchedule, parseSchedule, simulate } = await import('../test/simulation/run-simulation.ts');
+  let ops: ReturnType<typeof parseSchedule> | undefined;
+  if (schedule !== undefined) {
+    try {
+      ops = parseSchedule(schedule);
+    } catch (error) {
+      throw new UsageError(`--schedule ${String(values.schedule)}: ${(error as Error).message}`, USAGE);
+    }
+  }
 
   process.stderr.write(`simulate: starting DynamoDB Local\n`);
   const dynamo = await startLocalDynamo();
@@ -73,6 +99,17 @@ async function main(argv: string[]): Promise<number> {
     });
   }
   try {
+    if (ops !== undefined && seed !== undefined) {
+      const { runSchedule } = await import('../test/simulation/protocol-simulation.ts');
+      const result = await runSchedule({ endpoint: dynamo.endpoint }, seed, ops, { skewFactor });
+      if (values.json === true) {
+        process.stdout.write(`${JSON.stringify({ seed, operations: ops.length, violations: result.violations, stats: result.stats }, null, 2)}\n`);
+      } else {
+        process.stdout.write(`seed ${seed}, ${ops.length} operations from ${String(values.schedule)}: violations ${result.violations.length}\n`);
+        for (const v of result.violations) process.stdout.write(`  ${v}\n`);
+      }
+      return result.violations.length === 0 ? EXIT.ok : EXIT.failed;
+    }
     const started = Date.now();
     const every = Math.max(1, Math.min(50, Math.floor(runs / 20)));
     const summary = await simulate({
@@ -93,6 +130,10 @@ async function main(argv: string[]): Promise<number> {
     const t = summary.totals;
     const violations = summary.failures.reduce((n, f) => n + f.violations.length, 0);
     const seedsPerSecond = summary.runs / Math.max(0.001, summary.durationMs / 1000);
+    if (values['save-shrunk'] !== undefined && summary.failures.length > 0) {
+      await mkdir(values['save-shrunk'], { recursive: true });
+      for (const f of summary.failures) await writeFile(join(values['save-shrunk'], `seed-${f.seed}.json`), `${JSON.stringify(f.shrunk)}\n`);
+    }
     if (values.json === true) {
       // The figures of the text line at the top level, under stable names (tools read them).
       const figures = {
@@ -134,7 +175,8 @@ async function main(argv: string[]): Promise<number> {
           `\nFAILED seed ${f.seed}: ${f.violations.join('; ')}\n` +
             `shrunk to ${f.shrunk.length} of ${f.originalLength} operations: ${f.shrunkViolations.join('; ')}\n` +
             `${formatSchedule(f.shrunk)}\n` +
-            `replay: npm run simulate -- --seed ${f.seed}\n`,
+            `replay: npm run simulate -- --seed ${f.seed}` +
+            (values['save-shrunk'] === undefined ? '\n' : `; its shrunk schedule: npm run simulate -- --seed ${f.seed} --schedule ${join(values['save-shrunk'], `seed-${f.seed}.json`)}\n`),
         );
       }
     }

@@ -7,8 +7,8 @@
  * replays exactly, and several runs go at once (`concurrency`): a run spends most of its real
  * time waiting for DynamoDB Local, and two JVM threads serve two runs' requests side by side.
  */
-import { MAX_STATS, emptyStats, runSchedule, scheduleOf } from './protocol-simulation.ts';
-import type { Op, RunOptions, RunResult, RunStats, SimulationEnv } from './protocol-simulation.ts';
+import { MAX_STATS, OPS, emptyStats, runSchedule, scheduleOf } from './protocol-simulation.ts';
+import type { Op, OpName, RunOptions, RunResult, RunStats, SimulationEnv } from './protocol-simulation.ts';
 
 /** Operations per drawn schedule. */
 export const SCHEDULE_LENGTH = 160;
@@ -112,6 +112,28 @@ export async function simulate(options: SimulateOptions): Promise<SimulationSumm
 }
 
 /** A schedule, one operation a line, as a failure report shows it. */
+/**
+ * Reads a schedule saved as JSON (`--save-shrunk`): an array of `{ op, a, b }`, every `op` one of
+ * OPS and `a`, `b` numbers in [0, 1). Throws an Error naming the first entry that is not.
+ */
+export function parseSchedule(text: string): Op[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`not JSON: ${(error as Error).message}`);
+  }
+  if (!Array.isArray(parsed) || parsed.length === 0) throw new Error('expected a non-empty JSON array of { "op", "a", "b" }');
+  const names = new Set<string>(OPS);
+  return parsed.map((entry: unknown, i) => {
+    const { op, a, b } = (entry ?? {}) as { op?: unknown; a?: unknown; b?: unknown };
+    const unit = (v: unknown): v is number => typeof v === 'number' && v >= 0 && v < 1;
+    if (typeof op !== 'string' || !names.has(op)) throw new Error(`operation ${i + 1}: "op" must be one of ${[...names].join(', ')}`);
+    if (!unit(a) || !unit(b)) throw new Error(`operation ${i + 1} (${op}): "a" and "b" must be numbers from 0 up to 1`);
+    return { op: op as OpName, a, b };
+  });
+}
+
 export function formatSchedule(ops: readonly Op[]): string {
   return ops.map((o, i) => `  ${String(i + 1).padStart(3)}. ${o.op.padEnd(16)} a=${o.a.toFixed(3)} b=${o.b.toFixed(3)}`).join('\n');
 }
