@@ -345,10 +345,15 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
   let result: ActionResult;
   try {
     // The lease write took the whole deadline (the SDK retried it that long): run nothing.
-    if (deadline - afterLease < 1) throw new LeaseTooSlowError(deadline - deadlineFrom);
+    if (deadline - afterLease < 1) throw new LeaseTooSlowError(deadline - deadlineFrom, 'the lease write');
     // A scheme that signs no timestamp: the replay memory learns that this body's work runs,
     // before any effect (store/replay-memory.ts). Its failure is a retryable one, with no effect.
-    if (needsReplayMemory(route.signature.scheme)) await deps.store.rememberTaken(work.route, record.fingerprint, record.receivedAt);
+    if (needsReplayMemory(route.signature.scheme)) {
+      await deps.store.rememberTaken(work.route, record.fingerprint, record.receivedAt);
+      // Its answer can be late too (the SDK sets no timeout): the action is never called past
+      // its deadline, when another worker may hold the lease (simulation seed 128).
+      if (deadline - deps.now() < 1) throw new LeaseTooSlowError(deadline - deadlineFrom, 'the lease and replay-memory writes');
+    }
     result = await action({
       route: work.route,
       key: work.key,
@@ -410,10 +415,10 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
   return { ...fencedOut(attempt), leaseShare };
 }
 
-/** The lease write returned after the action's deadline had passed: the action is not run. */
+/** The writes before the action (the lease, the replay memory) ended past its deadline: the action is not run. */
 class LeaseTooSlowError extends Error {
-  constructor(deadlineMs: number) {
-    super(`the lease write took longer than the action's ${Math.max(0, deadlineMs)} ms deadline; not run`);
+  constructor(deadlineMs: number, what: string) {
+    super(`${what} took longer than the action's ${Math.max(0, deadlineMs)} ms deadline; not run`);
     this.name = 'LeaseTooSlowError';
   }
 }

@@ -68,7 +68,10 @@ export async function executorHarness(options: {
   decide?: DecideAttempt;
   /** Wraps the executor's store (to watch or slow its calls). @default - the store as it is */
   store?: (store: ExecutionStore) => ExecutionStore;
+  /** The route (one of SCHEME_ROUTES, by its scheme's name) whose deliveries run `action`. @default ROUTE */
+  route?: string;
 }): Promise<ExecutorHarness> {
+  const route = options.route ?? ROUTE;
   const fromIngest: WorkMessage[] = [];
   const capture = (into: WorkMessage[]): WorkQueue => ({
     send: (message) => {
@@ -77,7 +80,7 @@ export async function executorHarness(options: {
     },
   });
   const maxAttempts = options.maxAttempts ?? 3;
-  const routes = SCHEME_ROUTES.map((r) => (r.name === ROUTE ? { ...r, action: 'act', maxAttempts } : { ...r, maxAttempts }));
+  const routes = SCHEME_ROUTES.map((r) => (r.name === route ? { ...r, action: 'act', maxAttempts } : { ...r, maxAttempts }));
   const table = inject('eventsTable');
   const ingest = await ingestFixture({ queue: capture(fromIngest), routes, tableName: table });
   const config = resolveConfig(testConfig(routes, { queue: { maxReceiveCount: MAX_RECEIVE_COUNT } }));
@@ -97,12 +100,15 @@ export async function executorHarness(options: {
     random: () => 0,
   };
   const record = async (key: string): Promise<Record<string, unknown> | undefined> =>
-    (await doc.send(new GetCommand({ TableName: table, Key: { pk: recordPk(ROUTE, key), sk: RECORD_SK }, ConsistentRead: true }))).Item;
+    (await doc.send(new GetCommand({ TableName: table, Key: { pk: recordPk(route, key), sk: RECORD_SK }, ConsistentRead: true }))).Item;
   const post = async (payload: Record<string, unknown>) => {
-    const key = uniqueKey(ROUTE);
-    const answer = await ingest.invoke(signedDelivery(ROUTE, key, { payload }));
-    const message = fromIngest.at(-1);
-    return { key, status: answer.statusCode, message: message?.key === key ? message : undefined };
+    const key = uniqueKey(route);
+    const before = fromIngest.length;
+    const answer = await ingest.invoke(signedDelivery(route, key, { payload }));
+    // The message this delivery made, if it made one; its key is the record's (a scheme that
+    // signs no timestamp keys by the body, not by the delivery's id).
+    const message = fromIngest.length > before ? fromIngest.at(-1) : undefined;
+    return { key: message?.key ?? key, status: answer.statusCode, message };
   };
   return {
     post,
@@ -120,7 +126,7 @@ export async function executorHarness(options: {
         sentAt: receive.sentAt ?? clock,
       }),
     record,
-    log: async (key) => historyOf(await readLogItems(doc, table, ROUTE, key), await record(key)),
+    log: async (key) => historyOf(await readLogItems(doc, table, route, key), await record(key)),
     sent,
     advance: (ms) => {
       clock += ms;

@@ -101,4 +101,32 @@ describe('the action\'s deadline', () => {
     expect(work.seen).toEqual([]);
     expect(await h.record(key)).toMatchObject({ status: 'RECEIVED', attempts: 1 });
   });
+
+  it('runs nothing, and hands the message back, when the replay memory\'s write answered after the deadline', async () => {
+    // Prepare: a scheme that signs no timestamp, whose run first records that its body's work
+    // is taken; that write's answer comes 60 s late (the SDK sets no timeout of its own).
+    const work = watched();
+    const slowMemory = (store: ExecutionStore): ExecutionStore =>
+      new Proxy(store, {
+        get(target, prop) {
+          const value: unknown = Reflect.get(target, prop);
+          if (typeof value !== 'function') return value;
+          const method = (value as (...args: unknown[]) => Promise<unknown>).bind(target);
+          if (prop !== 'rememberTaken') return method;
+          return async (...args: unknown[]) => {
+            await method(...args);
+            h.advance(60_000);
+          };
+        },
+      });
+    const h = await executorHarness({ action: work.action, store: slowMemory, route: 'github' });
+    const { key, message } = await h.deliver({ amount: 3 });
+    // Act
+    const report = await h.run(message);
+    // Assess: the action was never called, and the record waits for its next run.
+    expect(report).toMatchObject({ outcome: 'retryable-error', ack: false });
+    expect(report.error).toMatch(/^LeaseTooSlowError: the lease and replay-memory writes took longer/);
+    expect(work.seen).toEqual([]);
+    expect(await h.record(key)).toMatchObject({ status: 'RECEIVED', attempts: 1 });
+  });
 });
