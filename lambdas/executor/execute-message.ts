@@ -348,12 +348,13 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
     if (deadline - afterLease < 1) throw new LeaseTooSlowError(deadline - deadlineFrom, 'the lease write');
     // A scheme that signs no timestamp: the replay memory learns that this body's work runs,
     // before any effect (store/replay-memory.ts). Its failure is a retryable one, with no effect.
-    if (needsReplayMemory(route.signature.scheme)) {
-      await deps.store.rememberTaken(work.route, record.fingerprint, record.receivedAt);
-      // Its answer can be late too (the SDK sets no timeout): the action is never called past
-      // its deadline, when another worker may hold the lease (simulation seed 128).
-      if (deadline - deps.now() < 1) throw new LeaseTooSlowError(deadline - deadlineFrom, 'the lease and replay-memory writes');
-    }
+    const remembers = needsReplayMemory(route.signature.scheme);
+    if (remembers) await deps.store.rememberTaken(work.route, record.fingerprint, record.receivedAt);
+    // Its answer can be late too (the SDK sets no timeout): the action is never called past its
+    // deadline, when another worker may hold the lease (simulation seed 128), and its signal
+    // fires at the deadline itself, not that write's time after it.
+    const leftMs = deadline - deps.now();
+    if (leftMs < 1) throw new LeaseTooSlowError(deadline - deadlineFrom, remembers ? 'the lease and replay-memory writes' : 'the lease write');
     result = await action({
       route: work.route,
       key: work.key,
@@ -362,7 +363,7 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
       headers: payload.headers,
       attempt,
       deadline,
-      signal: AbortSignal.timeout(deadline - afterLease),
+      signal: AbortSignal.timeout(leftMs),
     });
   } catch (error) {
     const described = describeError(error);

@@ -3,7 +3,7 @@
  * record's fingerprint (defect 14), and its action's time only from the instant before the
  * lease write was sent (defect 11).
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Action, ActionContext } from '../../lambdas/actions/action.ts';
 import { leaseMarginSeconds } from '../../lambdas/config/route-config.ts';
 import type { ExecutionStore } from '../../lambdas/ports/execution-store.ts';
@@ -102,11 +102,10 @@ describe('the action\'s deadline', () => {
     expect(await h.record(key)).toMatchObject({ status: 'RECEIVED', attempts: 1 });
   });
 
-  it('runs nothing, and hands the message back, when the replay memory\'s write answered after the deadline', async () => {
-    // Prepare: a scheme that signs no timestamp, whose run first records that its body's work
-    // is taken; that write's answer comes 60 s late (the SDK sets no timeout of its own).
-    const work = watched();
-    const slowMemory = (store: ExecutionStore): ExecutionStore =>
+  /** The store with its replay-memory write answered `lateMs` late, on the harness's clock. */
+  const slowMemory =
+    (lateMs: number, advance: (ms: number) => void) =>
+    (store: ExecutionStore): ExecutionStore =>
       new Proxy(store, {
         get(target, prop) {
           const value: unknown = Reflect.get(target, prop);
@@ -115,11 +114,37 @@ describe('the action\'s deadline', () => {
           if (prop !== 'rememberTaken') return method;
           return async (...args: unknown[]) => {
             await method(...args);
-            h.advance(60_000);
+            advance(lateMs);
           };
         },
       });
-    const h = await executorHarness({ action: work.action, store: slowMemory, route: 'github' });
+
+  it('gives the action a signal that fires at its deadline, less the time the replay memory\'s write took', async () => {
+    // Prepare: a scheme that signs no timestamp; its replay-memory write answers 4 s late.
+    const work = watched();
+    const timeouts = vi.spyOn(AbortSignal, 'timeout');
+    const h = await executorHarness({ action: work.action, store: slowMemory(4_000, (ms) => {
+      h.advance(ms);
+    }), route: 'github' });
+    const { message } = await h.deliver({ amount: 4 });
+    try {
+      // Act
+      const report = await h.run(message);
+      // Assess: the signal's time is what is left of the deadline when the action is called.
+      expect(report.outcome).toBe('completed');
+      expect(timeouts).toHaveBeenLastCalledWith(work.seen[0]!.deadline - h.now());
+    } finally {
+      timeouts.mockRestore();
+    }
+  });
+
+  it('runs nothing, and hands the message back, when the replay memory\'s write answered after the deadline', async () => {
+    // Prepare: a scheme that signs no timestamp, whose run first records that its body's work
+    // is taken; that write's answer comes 60 s late (the SDK sets no timeout of its own).
+    const work = watched();
+    const h = await executorHarness({ action: work.action, store: slowMemory(60_000, (ms) => {
+      h.advance(ms);
+    }), route: 'github' });
     const { key, message } = await h.deliver({ amount: 3 });
     // Act
     const report = await h.run(message);
