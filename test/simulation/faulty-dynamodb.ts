@@ -103,6 +103,8 @@ export interface FaultyDynamoOptions {
    * the current actor), given its JSON body; undefined: the plan's chance decides.
    */
   readonly forcedSlowMs?: (body: string) => number | undefined;
+  /** Told of each write attempt made to commit and then answer an error, with its command's input. */
+  readonly onCommitThenError?: (commandName: string, input: Readonly<Record<string, unknown>>) => void;
   readonly stats: DynamoFaultStats;
   /** Each fault injected, when tracing. */
   readonly trace?: ((line: string) => void) | undefined;
@@ -131,6 +133,7 @@ export function faultyDynamoDb(client: DynamoDBClient, options: FaultyDynamoOpti
   ambiguousDynamoDb(client, (commandName, input, attempt): AttemptOutcome => {
     const outcome = decide(commandName);
     if (outcome !== 'ok') options.trace?.(`  dynamo ${outcome}: ${commandName} attempt ${attempt} ${JSON.stringify(input.Key ?? input.TableName).slice(0, 90)}`);
+    if (outcome === 'commit-then-error') options.onCommitThenError?.(commandName, input);
     return outcome;
   });
   function decide(commandName: string): AttemptOutcome {

@@ -34,6 +34,7 @@ import type { Ledger } from '../../lambdas/ledger/ledger.ts';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { createLogger } from '../../lambdas/observability/powertools.ts';
 import { METRICS_NAMESPACE } from '../../lambdas/observability/metric-catalogue.ts';
+import type { IngestEventStore } from '../../lambdas/ports/event-store.ts';
 import type { ExecutionStore } from '../../lambdas/ports/execution-store.ts';
 import { reconcile } from '../../lambdas/reconciler/reconcile.ts';
 import { routeControl } from '../../lambdas/routes/route-control.ts';
@@ -43,7 +44,7 @@ import { DynamoDbExecutionStore } from '../../lambdas/store/dynamodb-execution-s
 import { DynamoDbParkedRecords } from '../../lambdas/store/dynamodb-parked-records.ts';
 import { DynamoDbReconcilerStore } from '../../lambdas/store/dynamodb-reconciler-store.ts';
 import { DynamoDbRouteStateStore } from '../../lambdas/store/dynamodb-route-state-store.ts';
-import { RECORD_SK } from '../../lambdas/store/record-keys.ts';
+import { RECORD_SK, recordPk } from '../../lambdas/store/record-keys.ts';
 import { TAKEOVER_MARGIN_MS } from '../../lambdas/store/record-transitions.ts';
 import { createEventsTable } from '../../local/aws-clients.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/local-aws.ts';
@@ -588,6 +589,8 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     let dynamoPlan: DynamoFaultPlan | undefined = shape.dynamo;
     const faultRandom = prng(seed ^ 0xfa17);
     const faultClients: DynamoDBClient[] = [];
+    /** Writes that committed and answered an error, by actor id and item partition key. */
+    const committedUnanswered = new Set<string>();
     /** The delay chosen for an actor's next DynamoDB answer (the slow-lease operation), by actor id. */
     const slowAnswerFor = new Map<number, number>();
     const faultyClient = (): DynamoDBClient => {
@@ -599,6 +602,13 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         advanceTo: setNow,
         now: () => nowMs,
         nextTimerMs: () => timers.nextDueMs(),
+        onCommitThenError: (_command, input) => {
+          const id = sched.current()?.id;
+          const key = input.Key as { pk?: { S?: string } } | undefined;
+          const item = input.Item as { pk?: { S?: string } } | undefined;
+          const pk = key?.pk?.S ?? item?.pk?.S;
+          if (id !== undefined && pk !== undefined) committedUnanswered.add(`${id}\u0000${pk}`);
+        },
         // The slow-lease operation's delay, for its actor's lease write alone (the only write
         // that sets :leaseUntil, record-transitions.ts acquireLease).
         forcedSlowMs: (body) => {
@@ -843,8 +853,31 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       }
     };
     const realEventStore = traced(new DynamoDbEventStore(clientOf.ingest, eventsTable), 'events', trace);
-    const observedEventStore = watchCalls(realEventStore, 'markBreakerTripped', (args) => {
+    const trippedWatched = watchCalls(realEventStore, 'markBreakerTripped', (args) => {
       checkTrip(args[0] as string, args[1] as string, 'marked the circuit breaker tripped');
+    });
+    // A claim that created its record must count as created, also when its first attempt
+    // committed and lost its answer and the SDK's retry met it (defect 6): a delivery taken for
+    // a copy of itself is answered as a replay, and no work is sent for it.
+    const observedEventStore: IngestEventStore = new Proxy(trippedWatched, {
+      get(target, prop, receiver) {
+        const value: unknown = Reflect.get(target, prop, receiver);
+        if (prop !== 'claimKey' || typeof value !== 'function') return value;
+        const claimKey = value as IngestEventStore['claimKey'];
+        return async (record: EventRecord, claimNowMs: number) => {
+          const actor = sched.current()?.id;
+          const pk = recordPk(record.route, record.key);
+          const before = await observerStore.get(record.route, record.key);
+          const noneLive = before === undefined || before.expiresAt <= Math.floor(claimNowMs / 1000);
+          if (actor !== undefined) committedUnanswered.delete(`${actor}\u0000${pk}`);
+          const out = await claimKey.call(target, record, claimNowMs);
+          const ownCommitted = actor !== undefined && committedUnanswered.has(`${actor}\u0000${pk}`);
+          if (out.kind === 'exists' && noneLive && ownCommitted && out.record.receivedAt === record.receivedAt) {
+            violations.push(`${record.key}: a delivery's own claim, committed and then retried by the SDK, was taken for another delivery's: answered as a replay, no work sent`);
+          }
+          return out;
+        };
+      },
     });
     const ingestRouteState = sched.gate(
       watchCalls(new DynamoDbRouteStateStore(clientOf.ingest, eventsTable), 'pause', (args) => {
