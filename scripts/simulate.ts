@@ -143,6 +143,7 @@ async function main(argv: string[]): Promise<number> {
         throttles: t.throttles,
         slowAnswers: t.slowAnswers,
         slowLeases: t.slowLeases,
+        cutsAfterPost: t.cutsAfterPost,
         takeoverEdges: t.edges,
         sqsDuplicates: t.sqsDuplicates,
         concurrentDeliveries: t.concurrentDeliveries,
@@ -162,7 +163,7 @@ async function main(argv: string[]): Promise<number> {
           `executions ${t.executions}, crashes injected ${t.crashes} (+${t.timeouts} Lambda timeouts), redrives ${t.redrives}, ` +
           `reconciler runs ${t.reconcilerRuns}, pauses ${t.pauses}, resumes ${t.resumes}, SQS outages ${t.outages}, ` +
           `clock jumps ${t.clockJumps}, stalls past a lease ${t.stalls}, ` +
-          `ambiguous writes ${t.ambiguousWrites}, throttles ${t.throttles}, slow answers ${t.slowAnswers}, takeover edges ${t.edges}, lease writes answered late on purpose ${t.slowLeases}, SQS duplicates ${t.sqsDuplicates}, ` +
+          `ambiguous writes ${t.ambiguousWrites}, throttles ${t.throttles}, slow answers ${t.slowAnswers}, takeover edges ${t.edges}, lease writes answered late on purpose ${t.slowLeases}, workers killed between a ledger post and its effect ${t.cutsAfterPost}, SQS duplicates ${t.sqsDuplicates}, ` +
           `concurrent deliveries ${t.concurrentDeliveries}, unseen receives ${t.unseenReceives}, partial batches ${t.partialBatches}, ` +
           `largest clock skew ${t.maxClockSkewMs} ms (skew factor ${skewFactor}), longest horizon ${t.horizonDays.toFixed(1)} days, ` +
           `replays ${t.replays}, ledger posts apart from effects ${t.ledgerApartFromEffect}, ` +

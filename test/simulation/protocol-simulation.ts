@@ -13,7 +13,7 @@
  * does not apply is skipped), so a failing schedule shrinks by deleting operations.
  */
 import { createHash } from 'node:crypto';
-import { DeleteItemCommand, DeleteTableCommand, DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { DeleteItemCommand, DeleteTableCommand, DynamoDBClient, GetItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { SQSEvent, SQSRecord, Context } from 'aws-lambda';
 import { PermanentActionError, RetryableActionError } from '../../lambdas/actions/action.ts';
@@ -88,6 +88,7 @@ export const OPS = [
   'ttl',
   'edge',
   'slow-lease',
+  'crash-after-post',
 ] as const;
 export type OpName = (typeof OPS)[number];
 
@@ -123,6 +124,7 @@ const WEIGHTS: Readonly<Record<OpName, number>> = {
   ttl: 0.5,
   edge: 1.5,
   'slow-lease': 1,
+  'crash-after-post': 1,
 };
 
 /** The storm's seedable PRNG (mulberry32). */
@@ -264,6 +266,8 @@ export interface RunStats {
   edges: number;
   /** Lease writes answered late on purpose, just before a takeover boundary (the slow-lease operation). */
   slowLeases: number;
+  /** Workers killed between a ledger post and the effect it was posted for (the crash-after-post operation). */
+  cutsAfterPost: number;
   /** Action runs whose ledger post was apart from the effect (before it, or failed after it). */
   ledgerApartFromEffect: number;
 }
@@ -303,6 +307,7 @@ export function emptyStats(): RunStats {
     resignedRetries: 0,
     edges: 0,
     slowLeases: 0,
+    cutsAfterPost: 0,
     ledgerApartFromEffect: 0,
   };
 }
@@ -589,8 +594,11 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     let dynamoPlan: DynamoFaultPlan | undefined = shape.dynamo;
     const faultRandom = prng(seed ^ 0xfa17);
     const faultClients: DynamoDBClient[] = [];
-    /** Writes that committed and answered an error, by actor id and item partition key. */
-    const committedUnanswered = new Set<string>();
+    /**
+     * Writes that committed and answered an error, by actor id and item partition key: the
+     * nonce (writeId) the write set, when it carried one (conditional-write.ts).
+     */
+    const committedUnanswered = new Map<string, string | undefined>();
     /** The delay chosen for an actor's next DynamoDB answer (the slow-lease operation), by actor id. */
     const slowAnswerFor = new Map<number, number>();
     const faultyClient = (): DynamoDBClient => {
@@ -605,9 +613,10 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         onCommitThenError: (_command, input) => {
           const id = sched.current()?.id;
           const key = input.Key as { pk?: { S?: string } } | undefined;
-          const item = input.Item as { pk?: { S?: string } } | undefined;
+          const item = input.Item as { pk?: { S?: string }; writeId?: { S?: string } } | undefined;
+          const values = input.ExpressionAttributeValues as Record<string, { S?: string } | undefined> | undefined;
           const pk = key?.pk?.S ?? item?.pk?.S;
-          if (id !== undefined && pk !== undefined) committedUnanswered.add(`${id}\u0000${pk}`);
+          if (id !== undefined && pk !== undefined) committedUnanswered.set(`${id}\u0000${pk}`, values?.[':writeId']?.S ?? item?.writeId?.S);
         },
         // The slow-lease operation's delay, for its actor's lease write alone (the only write
         // that sets :leaseUntil, record-transitions.ts acquireLease).
@@ -664,6 +673,12 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
           }
           // The latest lease as the write sets out: one already superseded then cannot land.
           const tokenAtCall = arg.route === undefined || arg.key === undefined ? undefined : keys.get(workKey(arg.route, arg.key))?.leaseToken;
+          // A fenced write's own commit must count as its own (defect 2): one that committed and
+          // lost its answer meets itself on the SDK's retry, and the token fence refuses that retry.
+          const fencedCall = prop === 'complete' || prop === 'release' || prop === 'fail' || prop === 'failExhausted';
+          const writer = sched.current()?.id;
+          const ownWrite = fencedCall && writer !== undefined && arg.route !== undefined && arg.key !== undefined ? `${writer}\u0000${recordPk(arg.route, arg.key)}` : undefined;
+          if (ownWrite !== undefined) committedUnanswered.delete(ownWrite);
           let out: unknown;
           try {
             out = await method.apply(target, args);
@@ -675,6 +690,19 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
             throw error;
           }
           trace?.(`  store.${String(prop)} ${String(arg.key ?? args[1])} -> ${summaryOf(out)}`);
+          const committedId = ownWrite === undefined ? undefined : committedUnanswered.get(ownWrite);
+          if (out === false && committedId !== undefined && arg.route !== undefined && arg.key !== undefined) {
+            // Told "not yours" while the item still carries this very write's nonce: nothing came
+            // between its commit and the answer, so the write that stands is this worker's own.
+            const stands = await dynamo.send(
+              new GetItemCommand({ TableName: eventsTable, Key: { pk: { S: recordPk(arg.route, arg.key) }, sk: { S: RECORD_SK } }, ConsistentRead: true }),
+            );
+            if (stands.Item?.writeId?.S === committedId) {
+              violations.push(
+                `${arg.key}: ${String(prop)} committed and lost its answer; the SDK's retry met the write itself, which still stands, and it was taken for another worker's (fenced out)`,
+              );
+            }
+          }
           const k = arg.route === undefined || arg.key === undefined ? undefined : keys.get(workKey(arg.route, arg.key));
           if (k !== undefined) {
             // A record seen FAILED failed, whoever's write made it so: a fail whose answer was lost
@@ -781,18 +809,24 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       if (roll < 0.1) throw new PermanentActionError('simulated refusal');
       const idem = ctx.idempotencyKey;
       let own: SimLedgerEntry | undefined;
+      // The orders this worker posted for and has not charged yet (the crash-after-post operation's mark).
+      const meta = sched.current()?.meta;
+      const postedFirst = meta === undefined ? undefined : ((meta.postedFirst as Set<string> | undefined) ?? (meta.postedFirst = new Set<string>()));
       if (k.ledgerMode === 'before') {
         // Posted first, for the charge about to be made (a remembered one, or the next).
-        await call('ledger.post');
+        await call('ledger.post-first');
         stats.ledgerApartFromEffect++;
         own = (await simLedger.post(entryOf(downstream.planned(idem, nowMs)))) as SimLedgerEntry;
+        postedFirst?.add(k.order);
       }
       try {
         await call('downstream.charge');
       } catch (error) {
+        postedFirst?.delete(k.order);
         if (own !== undefined) await voidEntry(own);
         throw error;
       }
+      postedFirst?.delete(k.order);
       if (random() < 0.08) {
         if (own !== undefined) await voidEntry(own);
         throw new RetryableActionError('simulated downstream 503: nothing charged');
@@ -1457,6 +1491,28 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
           // The exact earliest takeover instant for the newcomer's clock.
           await takeoverEdge(holder, 0.5 + b / 4);
           slowAnswerFor.delete(holder.id);
+          break;
+        }
+        case 'crash-after-post': {
+          // A worker dies between its ledger post and its effect (defect 8): its entry stands
+          // with no charge of its own, and the next run posts and charges. The reconciler must
+          // keep the completing run's entry; keeping the earliest reverses the one real charge.
+          const postedNoEffect = (p: Actor): boolean =>
+            ((p.meta.postedFirst as Set<string> | undefined)?.size ?? 0) > 0 && p.waiters.some((w) => w.label === 'downstream.charge');
+          const executors = (): Actor[] => sched.parked().filter((p) => p.kind === 'executor');
+          let victim = pick(executors().filter(postedNoEffect), a);
+          if (victim === undefined) {
+            // None is there: one about to post first, or any worker, stepped until it has posted.
+            const candidate = pick(executors().filter((p) => p.waiters.some((w) => w.label === 'ledger.post-first')), a) ?? pick(executors(), a);
+            for (let i = 0; i < 10 && candidate?.state === 'parked' && !postedNoEffect(candidate); i++) {
+              const at = candidate.waiters.findIndex((w) => w.label === 'ledger.post-first');
+              await stepActor(candidate, Math.max(0, at) / candidate.waiters.length);
+            }
+            if (candidate?.state === 'parked' && postedNoEffect(candidate)) victim = candidate;
+          }
+          if (victim === undefined) break;
+          stats.cutsAfterPost++;
+          killActor(victim, 'crash');
           break;
         }
         case 'step': {
