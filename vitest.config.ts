@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { LongestFirstSequencer } from './test/support/longest-first-sequencer.ts';
 
 export default defineConfig({
   test: {
@@ -6,6 +7,8 @@ export default defineConfig({
     globalSetup: ['test/support/global-setup.ts'],
     // DynamoDB Local runs in one JVM beside the workers; two cores are shared by both.
     maxWorkers: 2,
+    // The longest files first, so that none starts last and runs alone (longest-first-sequencer.ts).
+    sequence: { sequencer: LongestFirstSequencer },
     // CDK synths and the end-to-end storm are slow on two shared cores; a hung test still fails.
     testTimeout: 120_000,
     hookTimeout: 120_000,
