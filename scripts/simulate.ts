@@ -121,6 +121,8 @@ async function main(argv: string[]): Promise<number> {
       ...(length === undefined ? {} : { length }),
       shrinkBudgetMs: shrinkSeconds * 1000,
       stopAtFirstFailure: values['keep-going'] !== true,
+      // A failing seed is named at once: a long run's failures can be looked at while it goes on.
+      onFailure: (seed, found) => process.stderr.write(`simulate: seed ${seed} failed (${found.length} violations): ${found[0] ?? ''}\n`),
       onProgress: (done, failures) => {
         if (done % every === 0 || done === runs) {
           process.stderr.write(`simulate: ${done}/${runs} runs, ${failures} failing, ${Math.round((Date.now() - started) / 1000)} s\n`);
@@ -144,6 +146,7 @@ async function main(argv: string[]): Promise<number> {
         slowAnswers: t.slowAnswers,
         slowLeases: t.slowLeases,
         cutsAfterPost: t.cutsAfterPost,
+        lateRedrives: t.lateRedrives,
         takeoverEdges: t.edges,
         sqsDuplicates: t.sqsDuplicates,
         concurrentDeliveries: t.concurrentDeliveries,
@@ -163,7 +166,7 @@ async function main(argv: string[]): Promise<number> {
           `executions ${t.executions}, crashes injected ${t.crashes} (+${t.timeouts} Lambda timeouts), redrives ${t.redrives}, ` +
           `reconciler runs ${t.reconcilerRuns}, pauses ${t.pauses}, resumes ${t.resumes}, SQS outages ${t.outages}, ` +
           `clock jumps ${t.clockJumps}, stalls past a lease ${t.stalls}, ` +
-          `ambiguous writes ${t.ambiguousWrites}, throttles ${t.throttles}, slow answers ${t.slowAnswers}, takeover edges ${t.edges}, lease writes answered late on purpose ${t.slowLeases}, workers killed between a ledger post and its effect ${t.cutsAfterPost}, SQS duplicates ${t.sqsDuplicates}, ` +
+          `ambiguous writes ${t.ambiguousWrites}, throttles ${t.throttles}, slow answers ${t.slowAnswers}, takeover edges ${t.edges}, lease writes answered late on purpose ${t.slowLeases}, workers killed between a ledger post and its effect ${t.cutsAfterPost}, redrives on a copy's last day ${t.lateRedrives}, SQS duplicates ${t.sqsDuplicates}, ` +
           `concurrent deliveries ${t.concurrentDeliveries}, unseen receives ${t.unseenReceives}, partial batches ${t.partialBatches}, ` +
           `largest clock skew ${t.maxClockSkewMs} ms (skew factor ${skewFactor}), longest horizon ${t.horizonDays.toFixed(1)} days, ` +
           `replays ${t.replays}, ledger posts apart from effects ${t.ledgerApartFromEffect}, ` +

@@ -89,6 +89,7 @@ export const OPS = [
   'edge',
   'slow-lease',
   'crash-after-post',
+  'late-redrive',
 ] as const;
 export type OpName = (typeof OPS)[number];
 
@@ -125,6 +126,7 @@ const WEIGHTS: Readonly<Record<OpName, number>> = {
   edge: 1.5,
   'slow-lease': 1,
   'crash-after-post': 1,
+  'late-redrive': 1.5,
 };
 
 /** The storm's seedable PRNG (mulberry32). */
@@ -268,6 +270,8 @@ export interface RunStats {
   slowLeases: number;
   /** Workers killed between a ledger post and the effect it was posted for (the crash-after-post operation). */
   cutsAfterPost: number;
+  /** Console redrives on the last day of a dead-letter copy's retention (the late-redrive operation). */
+  lateRedrives: number;
   /** Action runs whose ledger post was apart from the effect (before it, or failed after it). */
   ledgerApartFromEffect: number;
 }
@@ -308,6 +312,7 @@ export function emptyStats(): RunStats {
     edges: 0,
     slowLeases: 0,
     cutsAfterPost: 0,
+    lateRedrives: 0,
     ledgerApartFromEffect: 0,
   };
 }
@@ -1601,6 +1606,22 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         case 'redrive-console':
           moveTask();
           break;
+        case 'late-redrive': {
+          // A person redrives on a copy's last day (defect 7). In a run of weeks, the clock goes
+          // quietly to within a day of the oldest dead-letter copy's end of retention, and the
+          // DLQ is redriven. Work that fails again sends a new copy, which waits 14 days more:
+          // a record must outlive each copy of it, however many redrives it has had.
+          if (!shape.long) break;
+          // None there yet: a quiet hour or two first, in which hopeless work spends its budget.
+          if (dlq.snapshot().length === 0) await quietLeap((1 + a) * HOUR);
+          const ends = dlq.snapshot().map((m) => m.expiresAt);
+          if (ends.length === 0) break;
+          const target = Math.min(...ends) - (0.05 + a * 0.9) * DAY;
+          if (target > nowMs) await quietLeap(target - nowMs);
+          stats.lateRedrives++;
+          moveTask();
+          break;
+        }
         case 'redrive-cli':
           redriveCli();
           break;

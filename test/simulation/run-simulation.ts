@@ -79,6 +79,8 @@ export interface SimulateOptions extends RunOptions {
   /** Runs at once. @default 3 */
   readonly concurrency?: number;
   readonly onProgress?: (done: number, failures: number) => void;
+  /** Called as a seed fails, before the run goes on (its shrink comes at the end). */
+  readonly onFailure?: (seed: number, violations: readonly string[]) => void;
 }
 
 export async function simulate(options: SimulateOptions): Promise<SimulationSummary> {
@@ -96,7 +98,10 @@ export async function simulate(options: SimulateOptions): Promise<SimulationSumm
       const result = await runSchedule(options.env, seed, ops, runOptions);
       runs++;
       addStats(totals, result.stats);
-      if (result.violations.length > 0) failed.push({ seed, ops, violations: result.violations });
+      if (result.violations.length > 0) {
+        failed.push({ seed, ops, violations: result.violations });
+        options.onFailure?.(seed, result.violations);
+      }
       options.onProgress?.(runs, failed.length);
     }
   };
