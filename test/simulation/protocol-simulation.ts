@@ -422,6 +422,11 @@ interface KeyState {
    * on the record says it happened all the same.
    */
   redrivesSeen: number;
+  /**
+   * A person's copy of it went straight back to the DLQ unseen (see neverHanded): its record
+   * may then expire with its work in the DLQ, and no code of ours could have known (seed 97).
+   */
+  bouncedUnseen?: boolean;
   /** The token of the last lease a worker took on the key's record. */
   leaseToken?: string;
   /** That lease's run count (the record's `runs` after it): leases commit in this order. */
@@ -1204,27 +1209,36 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
      * Only the record's current copy is judged: an older one (an SQS duplicate of a copy since
      * redriven) names a deadLetterId the record no longer has, and its redrive is refused anyway.
      */
+    /**
+     * A person's copy that no receiver was ever handed: where a move task keeps the receive
+     * count (moveTaskResetsReceiveCount false, the worst case AWS does not document), SQS moves
+     * it straight back to the DLQ at its first receive, with the move's stamp. No code of ours
+     * sees it, so nothing can keep its record for it (seeds 542, 97); `retryproof dlq redrive`
+     * makes a message with a count of 0, which runs.
+     */
+    const neverHanded = (m: { readonly messageId: string; readonly sentAt: number; readonly body: string }): boolean => {
+      const id = (JSON.parse(m.body) as { deadLetterId?: string }).deadLetterId;
+      return id !== undefined && personCopies.has(`${id}\u0000${String(m.sentAt)}`) && !delivered.has(m.messageId);
+    };
     const checkCopiesOutliveRecords = async (): Promise<void> => {
       for (const m of dlq.snapshot()) {
         if (m.expiresAt <= nowMs) continue;
         const body = JSON.parse(m.body) as { route?: string; key?: string; deadLetterId?: string };
         if (body.deadLetterId === undefined || body.route === undefined || body.key === undefined) continue;
         const k = keys.get(workKey(body.route, body.key));
+        if (neverHanded(m)) {
+          if (k !== undefined) k.bouncedUnseen = true;
+          continue;
+        }
         const record = await observerStore.get(body.route, body.key);
         const leaves = ((m.expiresAt - startMs) / DAY).toFixed(1);
         if (record === undefined) {
-          if (k?.failed === true && k.lastDeadLetterId === body.deadLetterId) {
+          if (k?.failed === true && k.lastDeadLetterId === body.deadLetterId && k.bouncedUnseen !== true) {
             violations.push(`${body.key}: its dead-letter copy waits in the DLQ until day ${leaves}, but its record is gone (a redrive is refused: accepted work can never run)`);
           }
           continue;
         }
         if (record.status !== RECORD_STATUS.failed || record.deadLetterId !== body.deadLetterId) continue;
-        // A person's copy that no receiver was ever handed: where a move task keeps the receive
-        // count (moveTaskResetsReceiveCount false, the worst case AWS does not document), SQS
-        // moves it straight back to the DLQ at its first receive, with the move's stamp. No code
-        // of ours sees it, so nothing can keep its record for it (seed 542); `retryproof dlq
-        // redrive` makes a message with a count of 0, which runs.
-        if (personCopies.has(`${body.deadLetterId}\u0000${String(m.sentAt)}`) && !delivered.has(m.messageId)) continue;
         if (record.expiresAt * 1000 < m.expiresAt) {
           trace?.(`${body.key}: dead-letter copy ${m.messageId} stamped day ${((m.sentAt - startMs) / DAY).toFixed(2)} outlives its record`);
           violations.push(
@@ -1697,6 +1711,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       queue,
       checkDlq,
       dlqExpiries,
+      neverHanded,
       startMs,
       nowMs,
       stats,
@@ -1855,6 +1870,8 @@ interface InvariantInput {
   readonly checkDlq: () => void;
   /** When each dead-letter copy seen in the DLQ left (or leaves) it by retention, by deadLetterId. */
   readonly dlqExpiries: ReadonlyMap<string, number>;
+  /** A person's dead-letter copy SQS moved straight back, never handed to a receiver (see neverHanded). */
+  readonly neverHanded: (m: { readonly messageId: string; readonly sentAt: number; readonly body: string }) => boolean;
   readonly startMs: number;
   readonly nowMs: number;
   readonly stats: RunStats;
@@ -1882,7 +1899,7 @@ async function checkInvariants(input: InvariantInput): Promise<void> {
   const { keys, violations } = input;
   const paused = new Set<string>();
   for (const route of input.routes.keys()) if ((await input.routeState.get(route)).state === 'paused') paused.add(route);
-  const dlqBodies = input.dlq.snapshot().map((m) => ({ messageId: m.messageId, body: JSON.parse(m.body) as Record<string, unknown> }));
+  const dlqBodies = input.dlq.snapshot().map((m) => ({ messageId: m.messageId, neverHanded: input.neverHanded(m), body: JSON.parse(m.body) as Record<string, unknown> }));
 
   for (const k of keys.values()) {
     const record: EventRecord | undefined = await input.store.get(k.route, k.key);
@@ -1979,9 +1996,9 @@ async function checkInvariants(input: InvariantInput): Promise<void> {
   // A dead-letter copy waiting for a person must still be redrivable: its record (that
   // generation) lives, unless the work took effect already (defect 7).
   for (const m of dlqBodies) {
-    if (typeof m.body.deadLetterId !== 'string') continue;
+    if (typeof m.body.deadLetterId !== 'string' || m.neverHanded) continue;
     const k = keys.get(workKey(String(m.body.route), String(m.body.key)));
-    if (k === undefined || k.effects > 0) continue;
+    if (k === undefined || k.effects > 0 || k.bouncedUnseen === true) continue;
     const record = await input.store.get(k.route, k.key);
     const alive = record !== undefined && record.receivedAt === m.body.receivedAt && record.expiresAt * 1000 > input.nowMs;
     if (!alive) violations.push(`${k.key}: its dead-letter copy waits in the DLQ, but its record ${record === undefined ? 'is gone' : 'expired'}: a redrive can never run it`);
