@@ -739,6 +739,11 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
             if (prop === 'acquireLease' && (out as { kind?: string }).kind === 'leased') {
               const leased = (out as { record?: { receivedAt?: number; redrives?: number; runs?: number; leaseUntil?: number } }).record;
               const generation = leased?.receivedAt;
+              // The generation this worker runs, for its action's charges (see forgottenLater).
+              const leaser = sched.current()?.meta;
+              if (leaser !== undefined && generation !== undefined) {
+                ((leaser.leasedGeneration as Map<string, number> | undefined) ?? (leaser.leasedGeneration = new Map<string, number>())).set(workKey(k.route, k.key), generation);
+              }
               // Leases are taken in the order of their commits, and each counts one more run;
               // their answers may come back in another order (a slow answer, seed 42). The
               // latest lease is the one with the most runs on the latest generation.
@@ -841,7 +846,8 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         if (own !== undefined) await voidEntry(own);
         throw new RetryableActionError('simulated downstream 503: nothing charged');
       }
-      const { charge, replayed } = downstream.charge(idem, ctx.attempt, nowMs);
+      const generation = (meta?.leasedGeneration as Map<string, number> | undefined)?.get(workKey(k.route, k.key));
+      const { charge, replayed } = downstream.charge(idem, ctx.attempt, nowMs, generation);
       k.chargeIds.add(charge.chargeId);
       trace?.(`  downstream charge ${ctx.key} run ${ctx.attempt}: ${charge.chargeId}${replayed ? ' (replayed: an earlier run made it)' : ''}`);
       if (!replayed) {
@@ -1919,9 +1925,10 @@ async function checkInvariants(input: InvariantInput): Promise<void> {
     // 15 days for each redrive, and more), breaks it the same way once a record runs on after
     // redrives: a later run of the same generation (a higher run number) charges anew, and
     // the first charge, whose entry never got posted (a post that failed after the effect),
-    // is out of reach (seed 157: run 2 on day 0, run 10 on day 41). A new generation's charge
-    // (a replay after the TTL, run 1 again) is never excused so.
-    const forgottenLater = (c: { attempt: number }): boolean => charges.some((d) => d.afterForgetting === true && d.attempt > c.attempt);
+    // is out of reach (seed 157: run 2 on day 0, run 10 on day 41). Both charges must be of one
+    // generation: a new generation's charge (a replay after the TTL) is never excused so.
+    const forgottenLater = (c: { attempt: number; generation?: number }): boolean =>
+      c.generation !== undefined && charges.some((d) => d.afterForgetting === true && d.generation === c.generation && d.attempt > c.attempt);
     const unbookedCharges = k.idempotentDownstream ? charges.filter((c) => !booked(c) && forgottenLater(c)) : charges.filter((c) => !booked(c));
     if (k.effects > 1 + Math.max(k.excused, unbookedCharges.length)) {
       violations.push(`${k.key}: ${k.effects} charges made, but only ${k.excused} runs lost the record after theirs`);

@@ -25,6 +25,8 @@ export interface Charge {
   /** The action run (`ctx.attempt`) that made it. */
   readonly attempt: number;
   readonly at: number;
+  /** The record generation (its receivedAt) whose run made it, when known. */
+  readonly generation?: number;
   /** Made anew because the downstream had forgotten the key (its retention passed since the key's first charge). */
   readonly afterForgetting?: boolean;
   refundedAt?: number;
@@ -58,13 +60,13 @@ export class SimDownstream {
   }
 
   /** Charges once per idempotency key within its retention; a repeat answers the first charge. */
-  charge(idempotencyKey: string, attempt: number, at: number): { readonly charge: Charge; readonly replayed: boolean } {
+  charge(idempotencyKey: string, attempt: number, at: number, generation?: number): { readonly charge: Charge; readonly replayed: boolean } {
     const known = this.#remembered(idempotencyKey, at);
     if (known !== undefined) return { charge: known, replayed: true };
     const forgotten = this.#keys.has(idempotencyKey);
     const chargeId = this.#reserved.get(idempotencyKey) ?? `ch_${++this.#issued}`;
     this.#reserved.delete(idempotencyKey);
-    const charge: Charge = { chargeId, idempotencyKey, attempt, at, ...(forgotten ? { afterForgetting: true } : {}) };
+    const charge: Charge = { chargeId, idempotencyKey, attempt, at, ...(generation === undefined ? {} : { generation }), ...(forgotten ? { afterForgetting: true } : {}) };
     this.#charges.push(charge);
     if (this.#retentionMs(idempotencyKey) > 0) this.#keys.set(idempotencyKey, charge);
     return { charge, replayed: false };
