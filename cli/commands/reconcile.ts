@@ -2,7 +2,7 @@
 import { demoLedgers } from '../../lambdas/demo/dynamodb-ledger.ts';
 import { createReconciler } from '../../lambdas/reconciler/create-reconciler.ts';
 import type { ReconcileReport } from '../../lambdas/reconciler/reconcile.ts';
-import { CliError } from '../errors.ts';
+import { CliError, UsageError } from '../errors.ts';
 import { durationFlag } from '../args.ts';
 import type { Command } from '../command.ts';
 import { projectConfig } from '../operations/route-config.ts';
@@ -45,6 +45,11 @@ export const reconcileCommand: Command = {
     const config = projectConfig();
     const windowMs = durationFlag('window', values.window as string | undefined, USAGE) ?? config.reconciliation.windowHours * 3_600_000;
     const settleMs = durationFlag('settle', values.settle as string | undefined, USAGE, true) ?? config.reconciliation.settleSeconds * 1000;
+    if (windowMs <= settleMs) {
+      const windowText = (values.window as string | undefined) ?? `${config.reconciliation.windowHours}h`;
+      const settleText = (values.settle as string | undefined) ?? `${config.reconciliation.settleSeconds}s`;
+      throw new UsageError(`--window ${windowText} must be longer than --settle ${settleText}: a run reconciles [now - window, now - settle]`, USAGE);
+    }
     const target = await ctx.target();
     const now = ctx.now();
     const window = { fromMs: now - windowMs, toMs: now - settleMs };

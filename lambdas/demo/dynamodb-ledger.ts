@@ -40,6 +40,8 @@ export class DynamoDbLedger implements Ledger {
 
   /** One Query page at a time: a window of a day's effects is never held whole. */
   async *listWindow(fromMs: number, toMs: number): LedgerPages {
+    // Empty, and never a BETWEEN with its bounds the wrong way round (DynamoDB refuses that).
+    if (!(fromMs < toMs)) return;
     const from = new Date(fromMs).toISOString();
     const to = new Date(toMs).toISOString();
     for (let hour = Math.floor(fromMs / HOUR_MS) * HOUR_MS; hour < toMs; hour += HOUR_MS) {

@@ -158,6 +158,11 @@ export class DynamoDbReconcilerStore implements ReconcilerStore {
   }
 
   async *readWindow(fromMs: number, toMs: number, start?: WindowStart): AsyncIterable<WindowPage> {
+    // [fromMs, toMs) holds nothing when it ends where it begins, or before. Its Query would not
+    // even be sent: DynamoDB refuses a BETWEEN whose lower bound is above its upper one with a
+    // ValidationException, and a scheduled run that met one would hand the same window, and the
+    // same error, to every run after it through the cursor (found by the simulation, seed 618).
+    if (!(fromMs < toMs)) return;
     const index = EVENTS_TABLE.byTimeIndex;
     // gsi1sk starts with the ISO instant: `from <= sk < to` in string order is the window.
     const from = new Date(fromMs).toISOString();

@@ -103,6 +103,25 @@ describe('the reconciler window', () => {
     expect(ledgerQueries.length).toBeGreaterThan(0);
   });
 
+  it.each([
+    ['ends before it begins', -90_000],
+    ['ends where it begins', 0],
+  ])('holds nothing when it %s: no window Query is sent, none is refused, and the rest of the run goes on', async (_name, lengthMs) => {
+    // Prepare: a window as a run made in the first minute after a start would have it, with
+    // a record inside the hour its bounds share.
+    const s = await setup();
+    const now = Date.UTC(2026, 10, 29, 12, 30);
+    await s.write(s.eventsTable, [record('notify', now - 30_000, 'FAILED')].map(toRecordItem));
+    s.queries.length = 0;
+    // Act
+    const report = await reconcile(s.deps(now), { fromMs: now - 60_000, toMs: now - 60_000 + lengthMs, budgetMs: 60_000, stuckAfterMs: 900_000, maxReenqueue: 10 });
+    // Assess: a BETWEEN the wrong way round is a ValidationException on DynamoDB (Local too).
+    expect(report.counts).toMatchObject({ scanned: 0, failed: 0 });
+    expect(report.stoppedEarly).toBe(false);
+    expect(s.queries.filter((q) => q.IndexName === EVENTS_TABLE.byTimeIndex.name)).toHaveLength(0);
+    expect(s.queries.filter((q) => q.IndexName === EVENTS_TABLE.parkedIndex.name).length).toBeGreaterThan(0);
+  });
+
   it('stops cleanly when its time budget runs out, and says where it stopped', async () => {
     const s = await setup();
     const now = Date.UTC(2026, 10, 29, 12, 30);

@@ -134,7 +134,7 @@ export function faultyDynamoDb(client: DynamoDBClient, options: FaultyDynamoOpti
     const outcome = decide(commandName);
     // A transaction or a batch names neither a key nor a table: the trace names what it has (a
     // trace must never throw, or a traced run is another run).
-    if (outcome !== 'ok') options.trace?.(`  dynamo ${outcome}: ${commandName} attempt ${attempt} ${String(JSON.stringify(input.Key ?? input.TableName ?? Object.keys(input))).slice(0, 90)}`);
+    if (outcome !== 'ok') options.trace?.(`  dynamo ${outcome}: ${commandName} attempt ${attempt} ${JSON.stringify(input.Key ?? input.TableName ?? Object.keys(input)).slice(0, 90)}`);
     if (outcome === 'commit-then-error') options.onCommitThenError?.(commandName, input);
     return outcome;
   });
