@@ -51,8 +51,13 @@ export interface Actor {
   quiet?: () => void;
 }
 
-/** Port methods that return an AsyncIterable synchronously: the gate parks on the first read. */
-const ITERABLE_METHODS = new Set(['readWindow', 'listParked', 'listStranded']);
+/**
+ * Port methods that return an AsyncIterable synchronously: the gate parks on the first read.
+ * One missing here answers a Promise of its pages, and its caller's for-await throws a TypeError
+ * the real port never throws (seed 23: readKeys, once the reconciler ran through its cursor).
+ * A ledger's listWindow may answer either way (ledgerPages reads both).
+ */
+const ITERABLE_METHODS = new Set(['readWindow', 'listParked', 'listStranded', 'readKeys']);
 
 export interface SchedulerOptions {
   /** The shared simulated instant, epoch ms. */
