@@ -20,7 +20,7 @@ import { PermanentActionError, RetryableActionError } from '../../lambdas/action
 import type { Action } from '../../lambdas/actions/action.ts';
 import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
 import type { ResolvedConfig, ResolvedRoute } from '../../lambdas/config/resolve-config.ts';
-import { CLOCK_SKEW_SECONDS, COMPLETION_MARGIN_SECONDS, DLQ_RETENTION_SECONDS, HARD_MAX_BODY_BYTES, leaseMarginSeconds } from '../../lambdas/config/route-config.ts';
+import { CLOCK_SKEW_SECONDS, COMPLETION_MARGIN_SECONDS, DLQ_RETENTION_SECONDS, HARD_MAX_BODY_BYTES, dependencyBackoffSeconds, leaseMarginSeconds } from '../../lambdas/config/route-config.ts';
 import { SQS_MAX_MESSAGE_BYTES, deadLetterReserveBytes } from '../../lambdas/domain/queue-limits.ts';
 import type { RouteConfig } from '../../lambdas/config/route-config.ts';
 import { RECORD_STATUS, deliveryId } from '../../lambdas/domain/event-record.ts';
@@ -887,6 +887,11 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       workQueue: gatedQueue,
       visibility,
       maxReceiveCount: config.queue.maxReceiveCount,
+      // As deployed (wire-executor.ts): a receive our own dependency failed on hands its message
+      // back for longer each time, so an outage of a day spends the receives maxReceiveCount
+      // has room for. Without it, seed 157's 27 minutes of DynamoDB errors spent all 18 at the
+      // plain visibility timeout and sent live work to the DLQ.
+      dependencyBackoff: (receiveCount) => dependencyBackoffSeconds(receiveCount, config.queue.visibilityTimeoutSeconds, config.executorTimeoutSeconds),
       now,
       random,
       newId: () => `id-${Math.floor(random() * 1e12).toString(36)}`,
