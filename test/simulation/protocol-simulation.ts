@@ -1178,9 +1178,12 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
      * a record's only window hands it on through the cursor, or the record is never looked at
      * (seed 634: the one run in k9's 24 h failed, and the next came 24.04 h after its receipt).
      * `toEnd`: run it to its end now, as an hourly run between two clock jumps would.
+     * Answers whether the run left its window unfinished (it threw, died, ran out of budget,
+     * or found the cursor held), when run to its end.
      */
-    const runReconciler = async (toEnd = false): Promise<void> => {
+    const runReconciler = async (toEnd = false): Promise<boolean> => {
       stats.reconcilerRuns++;
+      let finished = false;
       const actor = await sched.spawn('reconciler', 'reconciler', async () => {
         // Its window by its own clock; nothing of the run was stamped before its start, less the skew.
         const fromMs = Math.max(startMs - skewBoundMs - 1000, now() - 24 * HOUR);
@@ -1200,11 +1203,26 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
             maxReenqueue: 500,
           },
         );
+        finished = report.skipped === undefined && !report.stoppedEarly;
         if (report.skipped !== undefined) stats.reconcilerSkips++;
         if (report.cursor?.resumed === true) stats.reconcilerResumes++;
         trace?.(`reconciler: window ${report.window.from} .. ${report.window.to}${report.cursor?.resumed === true ? ' (resumed)' : ''}${report.skipped === undefined ? '' : ' skipped: the cursor is held'}${report.stoppedEarly ? ' stopped early' : ''}`);
       }, { deadlineMs: nowMs + RECONCILER_TIMEOUT_MS });
       while (toEnd && actor.state === 'parked') await stepActor(actor);
+      return !finished;
+    };
+    /**
+     * The reconciler as its hourly schedule runs it through a quiet stretch: a run, then, while
+     * its window is unfinished, the next hourly runs (at most two days of them). A tick here
+     * stands for days of hourly runs; one run alone would leave a window the budget cannot
+     * finish in one run (slow answers, a long window after days without a finished one) to the
+     * next tick, days on, and the parked sweep of the runs in between would never happen: the
+     * parked sweep keeps a paused route's records from expiring only when their expiry comes
+     * within 7 days (seed 247: a window resumed every 6 days for a month, and a parked record
+     * on a paused route expired).
+     */
+    const runReconcilerHourly = async (): Promise<void> => {
+      for (let hour = 0; hour < 48 && (await runReconciler(true)); hour++) setNow(nowMs + HOUR);
     };
 
     // Work that could still heal itself never reaches the DLQ; only workers that died may push
@@ -1439,7 +1457,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         // Now and then a person redrives the DLQ from the console: redrives weeks apart, each
         // making FAILED work run again (and, if it fails again, a new copy that must outlive it).
         if (random() < 0.25) moveTask();
-        await runReconciler(true);
+        await runReconcilerHourly();
         await runAllToEnd();
       }
       setNow(Math.max(nowMs, until));
