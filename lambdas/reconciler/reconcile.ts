@@ -58,7 +58,7 @@
  */
 import { createHash, randomInt } from 'node:crypto';
 import type { ResolvedRoute } from '../config/resolve-config.ts';
-import { DEAD_LETTER_SEND_SECONDS } from '../config/route-config.ts';
+import { CLOCK_SKEW_SECONDS, DEAD_LETTER_SEND_SECONDS } from '../config/route-config.ts';
 import { RECORD_STATUS, acceptedAnswer, hourBucket, keptPayloadOf, workMessageOf } from '../domain/event-record.ts';
 import type { EventRecord, RecordSummary, WorkMessage } from '../domain/event-record.ts';
 import { operationFingerprint } from '../domain/operation-fingerprint.ts';
@@ -173,6 +173,15 @@ export interface ReconcileReport {
  * 500 characters), so 300 of them fit the older bound too.
  */
 export const REPORT_LIST_LIMIT = 300;
+
+/**
+ * How far apart two functions' stamps of one instant may be: an entry's `postedAt` is the
+ * executor's clock, a record's `receivedAt` the ingest's, each within CLOCK_SKEW_SECONDS of
+ * true time. An entry posted seconds after the receipt may so carry an earlier stamp than it
+ * (the simulation's seed 428: run 1 posted 4.4 s after the receipt, by clocks that made it
+ * earlier, and was taken for an older generation's entry, so its duplicate was never reversed).
+ */
+const STAMP_SKEW_MS = 2 * CLOCK_SKEW_SECONDS * 1000;
 
 /** The reversal id of an entry: the same for every reconciler that ever reverses it. */
 export function reversalIdOf(entryId: string): string {
@@ -621,7 +630,9 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
     // lookback reads the ledger back to the earliest such receipt. A running minimum.
     let oldest = fromMs;
     const until = deps.now() + 1;
-    for await (const page of ledgerPages(ledger.listWindow(fromMs, until))) {
+    // From the clock bound before the window: an in-window record's entry may carry a stamp
+    // that much earlier than its receipt (STAMP_SKEW_MS).
+    for await (const page of ledgerPages(ledger.listWindow(fromMs - STAMP_SKEW_MS, until))) {
       if (overBudget()) return false;
       const unknown = new Map<string, { route: string; key: string }>();
       for (const e of page) {
@@ -654,10 +665,10 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
         if (e.status === LEDGER_STATUS.posted) postedKeys.add(h);
       }
     }
-    /** An entry of the record generation the window knows: posted no earlier than its receipt. */
-    const sameGeneration = (e: LedgerEntry, verdict: number): boolean => (verdict >= 0 ? e.postedAt >= verdict : e.postedAt >= fromMs);
+    /** An entry of the record generation the window knows: posted no earlier than its receipt, by the clocks' bound. */
+    const sameGeneration = (e: LedgerEntry, verdict: number): boolean => e.postedAt >= (verdict >= 0 ? verdict : fromMs) - STAMP_SKEW_MS;
     if (oldest < fromMs) {
-      for await (const page of ledgerPages(ledger.listWindow(oldest, fromMs))) {
+      for await (const page of ledgerPages(ledger.listWindow(oldest - STAMP_SKEW_MS, fromMs - STAMP_SKEW_MS))) {
         if (overBudget()) return false;
         for (const e of page) {
           if (!ours(e) || e.status !== LEDGER_STATUS.posted) continue;
@@ -675,7 +686,7 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
     const twice = postedKeys.seal().repeated();
     if (twice.size > 0) {
       const groups = new Map<string, LedgerEntry[]>();
-      for await (const page of ledgerPages(ledger.listWindow(Math.min(oldest, fromMs), until))) {
+      for await (const page of ledgerPages(ledger.listWindow(Math.min(oldest, fromMs) - STAMP_SKEW_MS, until))) {
         if (overBudget()) return false;
         for (const e of page) {
           if (!ours(e) || e.status !== LEDGER_STATUS.posted) continue;

@@ -48,4 +48,22 @@ describe('the entry the reconciler keeps among a key\'s posted entries', () => {
       expect.arrayContaining([expect.objectContaining({ key: 'by-run', keptEntryId: `ent_by-run_${at + 5_000}` })]) as unknown,
     );
   }, 60_000);
+
+  it.each([
+    ['before the window (the lookback)', 30 * HOUR],
+    ['at the window\'s start', 24 * HOUR - 2_000],
+  ])('reverses the duplicate of a record received %s whose first entry carries a stamp seconds before the receipt (the executor\'s clock behind the ingest\'s)', async (_where, ago) => {
+    // Prepare: received at `at` by the ingest's clock; run 1 posted 4 s later in true time,
+    // stamped 6 s before `at` by an executor 10 s behind (each clock within 5 s of true time),
+    // and died before its effect; run 2 posted in the window and completed the record.
+    const s = await scene();
+    const at = T0 - ago;
+    await s.writeRecords([s.record('pay', 'skewed', at, 'COMPLETED', { runs: 2, attempts: 2 })]);
+    await s.writeEntries([s.entry('pay', 'skewed', at - 6_000, 1), s.entry('pay', 'skewed', T0 - HOUR, 2)]);
+    // Act
+    const report = await reconcile(s.deps(), WINDOW);
+    // Assess: run 1's entry is of this generation, and the completing run's is kept.
+    expect(await s.statuses('pay', 'skewed')).toEqual({ [`ent_skewed_${at - 6_000}`]: 'reversed', [`ent_skewed_${T0 - HOUR}`]: 'posted' });
+    expect(report.counts.reversed).toBe(1);
+  }, 60_000);
 });

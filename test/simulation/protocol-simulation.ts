@@ -1207,6 +1207,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         if (report.skipped !== undefined) stats.reconcilerSkips++;
         if (report.cursor?.resumed === true) stats.reconcilerResumes++;
         trace?.(`reconciler: window ${report.window.from} .. ${report.window.to}${report.cursor?.resumed === true ? ' (resumed)' : ''}${report.skipped === undefined ? '' : ' skipped: the cursor is held'}${report.stoppedEarly ? ' stopped early' : ''}`);
+        trace?.(`  counts ${JSON.stringify(report.counts)}; reversals ${report.reversals.map((r) => `${r.key}:${r.entryId}`).join(', ') || 'none'}; findings ${report.needsAttention.map((f) => `${f.key} ${f.finding}`).join(', ') || 'none'}`);
       }, { deadlineMs: nowMs + RECONCILER_TIMEOUT_MS });
       while (toEnd && actor.state === 'parked') await stepActor(actor);
       return !finished;
@@ -1982,7 +1983,10 @@ async function checkInvariants(input: InvariantInput): Promise<void> {
     // A PARKED record is still in flight (its route is paused): the run that completes it may
     // post the entry to keep, so the reconciler leaves its entries until then (reconcile.ts).
     // Workers killed between their post and their effect leave such entries (seed 128).
-    if (posted > 1 && record?.status !== RECORD_STATUS.parked) violations.push(`${k.key}: ${posted} ledger entries still posted after reconciliation`);
+    if (posted > 1 && record?.status !== RECORD_STATUS.parked) {
+      const which = entries.filter((e) => e.status === 'posted').map((e) => `${e.entryId} of run ${e.attempt} under ${JSON.stringify(e.idempotencyKey)} on day ${((e.postedAt - EPOCH) / DAY).toFixed(2)}`);
+      violations.push(`${k.key}: ${posted} ledger entries still posted after reconciliation (${which.join('; ')})`);
+    }
     checkOverlaps(k, violations);
     if (record === undefined) {
       // Never accepted (every delivery refused, or lost before the claim), or accepted and gone
