@@ -36,6 +36,7 @@ import { createLogger } from '../../lambdas/observability/powertools.ts';
 import { METRICS_NAMESPACE } from '../../lambdas/observability/metric-catalogue.ts';
 import type { IngestEventStore } from '../../lambdas/ports/event-store.ts';
 import type { ExecutionStore } from '../../lambdas/ports/execution-store.ts';
+import { defaultWindow } from '../../lambdas/reconciler/create-reconciler.ts';
 import { reconcileScheduled } from '../../lambdas/reconciler/reconcile-cursor.ts';
 import { DEPLOYED_BUDGET_MS } from '../../lambdas/reconciler/reconciler-budget.ts';
 import { routeControl } from '../../lambdas/routes/route-control.ts';
@@ -1185,8 +1186,8 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       stats.reconcilerRuns++;
       let finished = false;
       const actor = await sched.spawn('reconciler', 'reconciler', async () => {
-        // Its window by its own clock; nothing of the run was stamped before its start, less the skew.
-        const fromMs = Math.max(startMs - skewBoundMs - 1000, now() - 24 * HOUR);
+        // The deployed window by its own clock, clipped: nothing of the run was stamped before its start, less the skew.
+        const window = defaultWindow(config, now());
         const report = await reconcileScheduled(
           {
             store: reconcilerStore,
@@ -1197,10 +1198,10 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
             now,
           },
           {
-            current: { fromMs, toMs: now() - SETTLE_SECONDS * 1000 },
+            current: { fromMs: Math.max(startMs - skewBoundMs - 1000, window.fromMs), toMs: window.toMs },
             budgetMs: DEPLOYED_BUDGET_MS,
-            stuckAfterMs: STUCK_AFTER_SECONDS * 1000,
-            maxReenqueue: 500,
+            stuckAfterMs: config.reconciliation.stuckAfterSeconds * 1000,
+            maxReenqueue: config.reconciliation.maxReenqueuePerRun,
           },
         );
         finished = report.skipped === undefined && !report.stoppedEarly;
