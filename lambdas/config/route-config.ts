@@ -180,6 +180,13 @@ export const CLOCK_SKEW_SECONDS = 5;
  */
 export const MARK_ANSWERED_MAX_MS = 1_000;
 /**
+ * The time the ingest keeps after its mark ends, for the answer to leave the function: the mark
+ * is aborted this long before the invocation's timeout at the latest, and not made with less
+ * than this left. A function killed by its timeout after its mark committed would have marked
+ * an answer no sender got, and the sender's retries would count as repeats.
+ */
+export const MARK_ANSWERED_RESERVE_MS = 1_000;
+/**
  * How long after the write that wins it a dead-letter copy's SendMessage may still land: the
  * sender gives the send this long (the SDK's retries included) and aborts it then, so SQS stamps
  * every copy of ours (SentTimestamp) within it. A copy stamped later than this plus twice the

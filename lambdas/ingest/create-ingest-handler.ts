@@ -65,8 +65,8 @@ export function createIngestHandler(deps: IngestHandlerDeps) {
     .use(logMetrics(metrics))
     .use(observeErrors)
     .use(problemJsonErrors())
-    .handler(async (event): Promise<APIGatewayProxyStructuredResultV2> => {
-      const outcome = await ingestDelivery(deps, deliveryOf(event));
+    .handler(async (event, context): Promise<APIGatewayProxyStructuredResultV2> => {
+      const outcome = await ingestDelivery(deps, { ...deliveryOf(event), timeLeftMs: () => context.getRemainingTimeInMillis() });
       if (outcome.kind === 'handshake') {
         recordAnswer(metrics, outcome.route, 200);
         logger.info('slack url_verification answered');

@@ -49,6 +49,8 @@ export interface IncomingDelivery {
   readonly rawBody: Buffer;
   /** How the body is kept: text as received, or base64 when API Gateway delivered binary. */
   readonly bodyEncoding: 'utf8' | 'base64';
+  /** The invocation's time left, in ms (Lambda's context.getRemainingTimeInMillis). @default - unbounded */
+  readonly timeLeftMs?: () => number;
 }
 
 export interface IngestDeps {
@@ -217,7 +219,7 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
       if (takenAt !== undefined) return replayAfterExpiry(config, key, accepted, now, takenAt);
     }
     await sendOrRecordFailure(deps, record, payload, false);
-    const marked = await markAnswered(deps, record);
+    const marked = await markAnswered(deps, record, delivery.timeLeftMs);
     return {
       kind: 'accepted',
       route: config.name,
@@ -299,7 +301,7 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
     breaker = await dependency('circuit breaker', () => tripBreaker(deps.breaker as BreakerDeps, trip));
   }
   // This copy is about to be answered below 500 and none such stood when it came: the count starts here.
-  const marked = claim.answered ? counted : await markAnswered(deps, old);
+  const marked = claim.answered ? counted : await markAnswered(deps, old, delivery.timeLeftMs);
   return {
     kind: 'duplicate',
     route: config.name,
@@ -353,10 +355,12 @@ function replayAfterExpiry(config: PreparedRoute['config'], key: string, accepte
 
 /**
  * markAnswered, the last write before an answer below 500 (record-transitions.ts), stamped with
- * the clock as it is written: the answer follows at once.
+ * the clock as it is written: the answer follows at once. With less than
+ * MARK_ANSWERED_RESERVE_MS of the invocation left after it, it is not made: the answer goes
+ * out unmarked (a missed count), never marked and then cut off by the timeout (a false one).
  */
-function markAnswered(deps: IngestDeps, record: EventRecord): Promise<boolean> {
-  return bookkeeping(() => deps.store.markAnswered(record.route, record.key, record.receivedAt, deps.now()));
+function markAnswered(deps: IngestDeps, record: EventRecord, timeLeftMs: (() => number) | undefined): Promise<boolean> {
+  return bookkeeping(() => deps.store.markAnswered(record.route, record.key, record.receivedAt, deps.now(), timeLeftMs));
 }
 
 /**

@@ -69,8 +69,10 @@ export interface IngestEventStore {
   /**
    * The last write before an answer below 500, when none stands yet: the circuit breaker
    * counts the deliveries that arrive after it (record-transitions.ts, markAnswered).
+   * `timeLeftMs`: the invocation's time left (Lambda's getRemainingTimeInMillis), read as the
+   * request goes out; the mark ends MARK_ANSWERED_RESERVE_MS before it, or is not made (throws).
    */
-  markAnswered(route: string, key: string, receivedAt: number, markAtMs: number): Promise<void>;
+  markAnswered(route: string, key: string, receivedAt: number, markAtMs: number, timeLeftMs?: () => number): Promise<void>;
   /**
    * A copy claimed after the mark that may have arrived before the answer: no repeat, and no
    * later count includes it (record-transitions.ts, excuseRacingCopy).

@@ -41,6 +41,7 @@ import type { FinalizeHandler, FinalizeHandlerArguments, HandlerExecutionContext
 import { ambiguousDynamoDb } from '../support/ambiguous-dynamodb.ts';
 import type { AttemptOutcome } from '../support/ambiguous-dynamodb.ts';
 import type { Scheduler } from './scheduler.ts';
+import { firedAt } from './sim-timers.ts';
 
 /** The part of the SDK's HTTP handler the slow answer wraps. */
 interface RequestHandlerLike {
@@ -182,10 +183,15 @@ export function faultyDynamoDb(client: DynamoDBClient, options: FaultyDynamoOpti
     const due = sentAt + delay;
     stats.slowAnswers++;
     options.trace?.(`  dynamo slow answer: ${delay} ms`);
-    sched.ioEnded();
-    await sched.yieldPoint('dynamo.slow');
-    sched.ioStarted();
     const signal = handlerOptions?.abortSignal as AbortSignal | undefined;
+    sched.ioEnded();
+    // Others act meanwhile. The caller's own timer ends the wait at its instant, so a strand
+    // whose signal fired is woken then, before any other actor goes on: it is waiting on the
+    // network, not stalled, and the answer follows its abort at once (markAnswered's 1 s bound
+    // is what ANSWER_MARGIN_MS counts on; seed 928's ingest, parked here past its abort while
+    // other actors' backoffs ran the clock, was killed by its Lambda timeout before answering).
+    await sched.yieldPoint('dynamo.slow', () => (signal === undefined ? undefined : firedAt(signal)));
+    sched.ioStarted();
     // The clock runs to the answer, timer by timer: a signal that fires first ends the wait then.
     while (signal?.aborted !== true && options.now() < due) {
       const next = options.nextTimerMs();

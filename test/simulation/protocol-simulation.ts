@@ -12,6 +12,7 @@
  * The schedule is a list of operations that do not depend on the state (an operation that
  * does not apply is skipped), so a failing schedule shrinks by deleting operations.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import { DeleteItemCommand, DeleteTableCommand, DynamoDBClient, GetItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
@@ -20,7 +21,17 @@ import { PermanentActionError, RetryableActionError } from '../../lambdas/action
 import type { Action } from '../../lambdas/actions/action.ts';
 import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
 import type { ResolvedConfig, ResolvedRoute } from '../../lambdas/config/resolve-config.ts';
-import { CLOCK_SKEW_SECONDS, COMPLETION_MARGIN_SECONDS, DLQ_RETENTION_SECONDS, HARD_MAX_BODY_BYTES, dependencyBackoffSeconds, leaseMarginSeconds } from '../../lambdas/config/route-config.ts';
+import {
+  CLOCK_SKEW_SECONDS,
+  COMPLETION_MARGIN_SECONDS,
+  DLQ_RETENTION_SECONDS,
+  HARD_MAX_BODY_BYTES,
+  OUTAGE_HORIZON_SECONDS,
+  backstopReceiveCount,
+  dependencyBackoffSeconds,
+  leaseMarginSeconds,
+  outageReceiveCount,
+} from '../../lambdas/config/route-config.ts';
 import { SQS_MAX_MESSAGE_BYTES, deadLetterReserveBytes } from '../../lambdas/domain/queue-limits.ts';
 import type { RouteConfig } from '../../lambdas/config/route-config.ts';
 import { RECORD_STATUS, deliveryId } from '../../lambdas/domain/event-record.ts';
@@ -555,6 +566,12 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         ...resolved.queue,
         visibilityTimeoutSeconds: shape.visibilityTimeoutSeconds,
         resendAfterSeconds: shape.visibilityTimeoutSeconds + 60,
+        // Sized for this visibility timeout, as resolveConfig sizes it for the deployed one: a
+        // backstop plus the receives a day-long outage spends at the dependency backoff, which
+        // doubles from the visibility timeout (15 to 17 receives from 1 to 5 s, 10 from 150 s).
+        maxReceiveCount:
+          Math.max(...resolved.routes.map((r) => backstopReceiveCount(r.maxAttempts))) +
+          outageReceiveCount(OUTAGE_HORIZON_SECONDS, shape.visibilityTimeoutSeconds, resolved.executorTimeoutSeconds),
       },
     };
     const routes = new Map<string, ResolvedRoute>(config.routes.map((r) => [r.name, r]));
@@ -617,6 +634,15 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
      * nonce (writeId) the write set, when it carried one (conditional-write.ts).
      */
     const committedUnanswered = new Map<string, string | undefined>();
+    /**
+     * The port call a DynamoDB write is made for, by a number per call: two strands of one
+     * executor (an SQS duplicate of one message in one batch) write the same record at once, and
+     * one's committed write is not the other's (seed 1561: a duplicate's failExhausted committed
+     * and lost its answer, and its twin's refused one was taken for it).
+     */
+    const callScope = new AsyncLocalStorage<number>();
+    let portCalls = 0;
+    const ownWriteOf = (actor: number, pk: string, call: number | undefined): string => `${actor}\u0000${pk}\u0000${String(call)}`;
     /** The delay chosen for an actor's next DynamoDB answer (the slow-lease operation), by actor id. */
     const slowAnswerFor = new Map<number, number>();
     const faultyClient = (): DynamoDBClient => {
@@ -631,10 +657,14 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         onCommitThenError: (_command, input) => {
           const id = sched.current()?.id;
           const key = input.Key as { pk?: { S?: string } } | undefined;
-          const item = input.Item as { pk?: { S?: string }; writeId?: { S?: string } } | undefined;
+          const item = input.Item as { pk?: { S?: string }; writeId?: { S?: string }; claimId?: { S?: string } } | undefined;
           const values = input.ExpressionAttributeValues as Record<string, { S?: string } | undefined> | undefined;
+          const names = input.ExpressionAttributeNames as Record<string, string> | undefined;
           const pk = key?.pk?.S ?? item?.pk?.S;
-          if (id !== undefined && pk !== undefined) committedUnanswered.set(`${id}\u0000${pk}`, values?.[':writeId']?.S ?? item?.writeId?.S);
+          // A claim's nonce is its claimId (record-transitions.ts claimKey: `#aN = if_not_exists(#aN, :aN)`), a transition's its writeId.
+          const claimName = Object.entries(names ?? {}).find(([, name]) => name === 'claimId')?.[0];
+          const claimId = claimName === undefined ? item?.claimId?.S : values?.[`:${claimName.slice(1)}`]?.S;
+          if (id !== undefined && pk !== undefined) committedUnanswered.set(ownWriteOf(id, pk, callScope.getStore()), values?.[':writeId']?.S ?? item?.writeId?.S ?? claimId);
         },
         // The slow-lease operation's delay, for its actor's lease write alone (the only write
         // that sets :leaseUntil, record-transitions.ts acquireLease).
@@ -666,6 +696,9 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     const realExecutionStore = new DynamoDbExecutionStore(clientOf.executor, eventsTable);
     /** The simulation's own view of the records: no faults, no yield points. */
     const observerStore = new DynamoDbExecutionStore(dynamo, eventsTable);
+    /** A record's item as it stands, every attribute (the observer's read: no faults). */
+    const rawRecord = async (route: string, key: string): Promise<Record<string, AttributeValue> | undefined> =>
+      (await dynamo.send(new GetItemCommand({ TableName: eventsTable, Key: { pk: { S: recordPk(route, key) }, sk: { S: RECORD_SK } }, ConsistentRead: true }))).Item;
 
     /** The dead-letter copies a person made (a redrive), by deadLetterId and SentTimestamp. */
     const personCopies = new Set<string>();
@@ -695,11 +728,11 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
           // lost its answer meets itself on the SDK's retry, and the token fence refuses that retry.
           const fencedCall = prop === 'complete' || prop === 'release' || prop === 'fail' || prop === 'failExhausted';
           const writer = sched.current()?.id;
-          const ownWrite = fencedCall && writer !== undefined && arg.route !== undefined && arg.key !== undefined ? `${writer}\u0000${recordPk(arg.route, arg.key)}` : undefined;
-          if (ownWrite !== undefined) committedUnanswered.delete(ownWrite);
+          const call = ++portCalls;
+          const ownWrite = fencedCall && writer !== undefined && arg.route !== undefined && arg.key !== undefined ? ownWriteOf(writer, recordPk(arg.route, arg.key), call) : undefined;
           let out: unknown;
           try {
-            out = await method.apply(target, args);
+            out = await callScope.run(call, () => method.apply(target, args));
           } catch (error) {
             trace?.(`  store.${String(prop)} ${String(arg.key ?? args[1])} threw ${String(error)}`);
             // A completion that failed on DynamoDB (its attempts spent) lost the record after the effect.
@@ -709,13 +742,12 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
           }
           trace?.(`  store.${String(prop)} ${String(arg.key ?? args[1])} -> ${summaryOf(out)}`);
           const committedId = ownWrite === undefined ? undefined : committedUnanswered.get(ownWrite);
+          if (ownWrite !== undefined) committedUnanswered.delete(ownWrite);
           if (out === false && committedId !== undefined && arg.route !== undefined && arg.key !== undefined) {
             // Told "not yours" while the item still carries this very write's nonce: nothing came
             // between its commit and the answer, so the write that stands is this worker's own.
-            const stands = await dynamo.send(
-              new GetItemCommand({ TableName: eventsTable, Key: { pk: { S: recordPk(arg.route, arg.key) }, sk: { S: RECORD_SK } }, ConsistentRead: true }),
-            );
-            if (stands.Item?.writeId?.S === committedId) {
+            const stands = await rawRecord(arg.route, arg.key);
+            if (stands?.writeId?.S === committedId) {
               violations.push(
                 `${arg.key}: ${String(prop)} committed and lost its answer; the SDK's retry met the write itself, which still stands, and it was taken for another worker's (fenced out)`,
               );
@@ -792,8 +824,8 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     // the contract for user code: it honours its AbortSignal and ctx.deadline (by its own clock),
     // so it makes no call once either has passed (a run is the stretch of true time between its
     // first and its last call, and no two runs of one key may overlap); an entry exists only
-    // for an effect (one posted first is voided when its effect fails or turns out to be an
-    // earlier run's); entries carry attempt: ctx.attempt.
+    // for an effect (one posted first is voided when its effect fails; when the effect turns out
+    // to be an earlier run's, it takes that run's booking over); entries carry attempt: ctx.attempt.
     const action: Action = async (ctx) => {
       // The event is known by its body, as a downstream would know the order, whatever key it came under.
       const order = (ctx.body as { order?: unknown } | null)?.order;
@@ -864,9 +896,15 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         if (actor !== undefined) (actor.meta.effectKeys as Set<string> | undefined)?.add(k.order);
       }
       if (own !== undefined) {
-        // Booked already by the run that made it: this run's entry has no effect of its own.
-        const booked = simLedger.booking(charge.chargeId);
-        if (replayed && booked !== undefined && booked.entryId !== own.entryId) await voidEntry(own);
+        // The charge is an earlier run's (the downstream replayed it), and that run's entry may
+        // book it: this run takes the booking over and removes the earlier one, so that one
+        // entry names the effect and it is the completing run's, the one the reconciler keeps.
+        // Voiding its own entry instead left none of the completing run's, and the reconciler
+        // kept the earliest: an entry whose run died between its post and its effect, while the
+        // entry of the run that charged was reversed, and its charge refunded (seed 1492).
+        const held = replayed ? simLedger.holder(charge.chargeId) : undefined;
+        if (replayed) simLedger.takeOver(charge.chargeId, own.entryId);
+        if (held !== undefined && held.entryId !== own.entryId) await voidEntry(held);
         return { ok: true, charge: charge.chargeId };
       }
       await call('ledger.post');
@@ -925,6 +963,18 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     const observedEventStore: IngestEventStore = new Proxy(trippedWatched, {
       get(target, prop, receiver) {
         const value: unknown = Reflect.get(target, prop, receiver);
+        if (prop === 'markAnswered' && typeof value === 'function') {
+          const markAnswered = value as IngestEventStore['markAnswered'];
+          return async (...args: Parameters<IngestEventStore['markAnswered']>): Promise<void> => {
+            const meta = sched.current()?.meta;
+            if (meta !== undefined) meta.marking = true;
+            try {
+              await markAnswered.apply(target, args);
+            } finally {
+              if (meta !== undefined) meta.marking = false;
+            }
+          };
+        }
         if (prop !== 'claimKey' || typeof value !== 'function') return value;
         const claimKey = value as IngestEventStore['claimKey'];
         return async (record: EventRecord, claimNowMs: number) => {
@@ -932,10 +982,15 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
           const pk = recordPk(record.route, record.key);
           const before = await observerStore.get(record.route, record.key);
           const noneLive = before === undefined || before.expiresAt <= Math.floor(claimNowMs / 1000);
-          if (actor !== undefined) committedUnanswered.delete(`${actor}\u0000${pk}`);
-          const out = await claimKey.call(target, record, claimNowMs);
-          const ownCommitted = actor !== undefined && committedUnanswered.has(`${actor}\u0000${pk}`);
-          if (out.kind === 'exists' && noneLive && ownCommitted && out.record.receivedAt === record.receivedAt) {
+          const call = ++portCalls;
+          const out = await callScope.run(call, () => claimKey.call(target, record, claimNowMs));
+          const ownClaimId = actor === undefined ? undefined : committedUnanswered.get(ownWriteOf(actor, pk, call));
+          if (actor !== undefined) committedUnanswered.delete(ownWriteOf(actor, pk, call));
+          // Ours only if the record that stands carries this delivery's own claimId: copies that
+          // arrived together may share a receivedAt (two clocks with the same skew), and one's
+          // committed claim may have only added its hit to the other's record (seed 1374).
+          const standing = out.kind === 'exists' && noneLive && ownClaimId !== undefined ? await rawRecord(record.route, record.key) : undefined;
+          if (standing !== undefined && standing.claimId?.S === ownClaimId) {
             violations.push(`${record.key}: a delivery's own claim, committed and then retried by the SDK, was taken for another delivery's: answered as a replay, no work sent`);
           }
           return out;
@@ -1063,6 +1118,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       await ingestActor(k, headers);
     };
     const ingestActor = async (k: KeyState, headers: Record<string, string>): Promise<void> => {
+      await wakeWoken();
       k.delivered++;
       if (k.inFlight > 0) k.concurrent = true;
       k.inFlight++;
@@ -1070,9 +1126,11 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       await sched.spawn(
         'ingest',
         `ingest ${k.key}`,
-        async () => {
+        async (actor) => {
           try {
-            const outcome = await ingestDelivery(ingestDeps, { method: 'POST', routeName: k.route, headers, rawBody: k.body, bodyEncoding: 'utf8' });
+            // Lambda's time left is the sandbox's own monotonic count: true time.
+            const timeLeftMs = (): number => (actor.meta.deadlineMs as number) - nowMs;
+            const outcome = await ingestDelivery(ingestDeps, { method: 'POST', routeName: k.route, headers, rawBody: k.body, bodyEncoding: 'utf8', timeLeftMs });
             trace?.(`ingest ${k.key} answered: ${outcome.kind}${outcome.kind === 'duplicate' ? ` ${outcome.answerAs}, repeats ${String(outcome.repeats)}` : ''}`);
             k.answered = true;
             k.answeredSeq ??= ++arrivals;
@@ -1101,6 +1159,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     /** The ids of messages the executor was handed at least once. */
     const delivered = new Set<string>();
     const poll = async (concurrent = false): Promise<boolean> => {
+      await wakeWoken();
       const max = 1 + Math.floor(sqsRandom() * shape.batchSize);
       const inOrder = sqsRandom() < 0.5;
       const includeInFlight = concurrent || sqsRandom() < shape.concurrentReceive;
@@ -1157,10 +1216,40 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       }
     };
 
-    /** Steps an actor, unless Lambda would have timed it out by now. */
+    /**
+     * Steps an actor, unless Lambda would have timed it out by now. Strands that woke by
+     * themselves (their own timer fired while they waited on the network) go first, each at
+     * the strand that woke: in a world where every machine runs at once, they went on at that
+     * instant, whatever other actors did to the clock since.
+     */
+    let waking = false;
+    const wakeWoken = async (): Promise<void> => {
+      if (waking) return;
+      waking = true;
+      try {
+        for (let i = 0; i < 1_000; i++) {
+          let next: { actor: Actor; at: number; index: number } | undefined;
+          for (const actor of sched.parked()) {
+            const woken = sched.wokenAt(actor);
+            if (woken !== undefined && (next === undefined || woken.at < next.at)) next = { actor, ...woken };
+          }
+          if (next === undefined) return;
+          trace?.(`${next.actor.label} (#${next.actor.id}) woke by its own timer at ${((next.at - EPOCH) / 1000).toFixed(3)} s`);
+          await stepActor(next.actor, (next.index + 0.5) / next.actor.waiters.length);
+        }
+      } finally {
+        waking = false;
+      }
+    };
     const stepActor = async (actor: Actor, pick = 0): Promise<void> => {
+      await wakeWoken();
+      // It may have been stepped to its end by now.
+      if (!sched.parked().includes(actor)) return;
       const deadline = actor.meta.deadlineMs;
-      if (typeof deadline === 'number' && nowMs > deadline) {
+      // Woken by its own timer before its deadline: it went on then, and is not timed out.
+      const woken = sched.wokenAt(actor);
+      if (woken !== undefined && (typeof deadline !== 'number' || woken.at <= deadline)) pick = (woken.index + 0.5) / actor.waiters.length;
+      else if (typeof deadline === 'number' && nowMs > deadline) {
         killActor(actor, 'timeout');
         return;
       }
@@ -1183,6 +1272,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
      * or found the cursor held), when run to its end.
      */
     const runReconciler = async (toEnd = false): Promise<boolean> => {
+      await wakeWoken();
       stats.reconcilerRuns++;
       let finished = false;
       const actor = await sched.spawn('reconciler', 'reconciler', async () => {
@@ -1437,6 +1527,12 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
      * any age); an hourly run in between reads an empty window and finds nothing new.
      */
     const quietLeap = async (ms: number): Promise<void> => {
+      // Outages and brownouts last hours (route-config.ts, OUTAGE_HORIZON_SECONDS: a day at
+      // most), not the days a quiet stretch spans: they are over by its start. A late redrive
+      // leapt weeks with a brownout on, and each receive of a message for 6 days was throttled
+      // until it reached the DLQ (seed 1147).
+      sqsDown = false;
+      if (dynamoPlan === BROWNOUT) dynamoPlan = shape.dynamo;
       const until = nowMs + ms;
       let quietSince = nowMs;
       for (let round = 0; round < 400 && nowMs < until; round++) {
@@ -1587,7 +1683,11 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
           break;
         }
         case 'crash': {
-          const actor = pick(sched.parked(), a);
+          // Any parked actor but an ingest inside its mark: a function that dies in the one round
+          // trip between its mark and its answer has marked an answer it could have given, and
+          // the design counts it so (test/breaker/brownout.test.ts; docs/architecture.md, "When
+          // it trips"). Its Lambda timeout cannot land there: the mark ends 1 s before it.
+          const actor = pick(sched.parked().filter((p) => p.meta.marking !== true), a);
           if (actor !== undefined) killActor(actor, 'crash');
           break;
         }
@@ -1616,8 +1716,8 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         case 'leap': {
           await finishMost();
           stats.clockJumps++;
-          // Outages and brownouts last hours (route-config.ts, OUTAGE_HORIZON_SECONDS: a day at
-          // most), not the days a leap spans: they are over by its first half-day.
+          // Outages and brownouts last hours, not the days a leap spans: they are over by its
+          // first half-day (quietLeap says why).
           sqsDown = false;
           if (dynamoPlan === BROWNOUT) dynamoPlan = shape.dynamo;
           if (shape.long) {

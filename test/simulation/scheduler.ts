@@ -26,6 +26,12 @@ export interface Waiter {
   readonly actor: Actor;
   readonly label: string;
   readonly resolve: () => void;
+  /**
+   * For a strand that waits on something that wakes it by itself (a timer of its own): the
+   * simulated instant it woke, once it has. Such a strand is no stall: the simulation steps it
+   * before anything else goes on (see wokenAt).
+   */
+  readonly wokenAt?: () => number | undefined;
 }
 
 /** One concurrent piece of work: an ingest invocation, an executor invocation, a reconciler run, an operator command. */
@@ -154,12 +160,28 @@ export class Scheduler {
     throw new Error(`actors did not finish within ${limit} steps`);
   }
 
-  /** Parks the calling strand here until the simulation steps it; outside an actor, goes on at once. */
-  yieldPoint(label: string): Promise<void> {
+  /**
+   * The earliest instant one of an actor's parked strands woke by itself, and that strand's
+   * index in its waiters; undefined when none has.
+   */
+  wokenAt(actor: Actor): { readonly at: number; readonly index: number } | undefined {
+    let found: { at: number; index: number } | undefined;
+    actor.waiters.forEach((w, index) => {
+      const at = w.wokenAt?.();
+      if (at !== undefined && (found === undefined || at < found.at)) found = { at, index };
+    });
+    return found;
+  }
+
+  /**
+   * Parks the calling strand here until the simulation steps it; outside an actor, goes on at
+   * once. `wokenAt`: see Waiter.
+   */
+  yieldPoint(label: string, wokenAt?: () => number | undefined): Promise<void> {
     const actor = this.#als.getStore();
     if (actor === undefined || actor.state === 'killed') return actor === undefined ? Promise.resolve() : new Promise<void>(() => undefined);
     return new Promise<void>((resolve) => {
-      actor.waiters.push({ actor, label, resolve });
+      actor.waiters.push({ actor, label, resolve, ...(wokenAt === undefined ? {} : { wokenAt }) });
       actor.state = 'parked';
       actor.parkedAt = actor.waiters[0]?.label;
       this.#event(actor);

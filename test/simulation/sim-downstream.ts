@@ -118,9 +118,9 @@ export interface ReversalLog {
 /**
  * The ledger, in memory: entries with deterministic ids, read page by page, reversed once.
  * `reverse` is a compensating one that undoes exactly that entry's effect: it refunds the
- * entry's charge when the entry's own run made it; an entry whose run made no charge (posted
- * before an effect that never came, or booking a charge an earlier run made) is reversed with
- * no refund.
+ * entry's charge when the entry books it, i.e. the entry's own run made it, or a later run took
+ * the booking over (takeOver); an entry whose run made no charge (posted before an effect that
+ * never came, or booking a charge an earlier run made) is reversed with no refund.
  */
 export class SimLedger implements Ledger {
   readonly #entries: SimLedgerEntry[] = [];
@@ -150,6 +150,30 @@ export class SimLedger implements Ledger {
   /** A posted entry that books this charge, if any. */
   booking(chargeId: string): SimLedgerEntry | undefined {
     return this.#entries.find((e) => e.chargeId === chargeId && e.status === LEDGER_STATUS.posted);
+  }
+
+  /** The posted entry whose effect this charge is (its maker's, or the one that took it over), if any. */
+  holder(chargeId: string): SimLedgerEntry | undefined {
+    const charge = this.#downstream.get(chargeId);
+    if (charge === undefined) return undefined;
+    return this.#entries.find((e) => e.chargeId === chargeId && e.status === LEDGER_STATUS.posted && this.#holds(e, charge));
+  }
+
+  /**
+   * Makes `entryId` the entry whose effect this charge is, from now on: a run whose charge the
+   * downstream replayed (an earlier run made it) books it with its own entry, and removes the
+   * earlier booking (void), so that one entry names the effect and it is the completing run's.
+   */
+  takeOver(chargeId: string, entryId: string): void {
+    this.#holders.set(chargeId, entryId);
+  }
+
+  /** Set by takeOver: the entry that holds each charge taken over. */
+  readonly #holders = new Map<string, string>();
+
+  #holds(entry: SimLedgerEntry, charge: Charge): boolean {
+    const taken = this.#holders.get(charge.chargeId);
+    return taken === undefined ? charge.attempt === entry.attempt : taken === entry.entryId;
   }
 
   /**
@@ -182,7 +206,7 @@ export class SimLedger implements Ledger {
     if (entry.status !== LEDGER_STATUS.posted) return Promise.resolve('already-reversed');
     this.#entries[index] = { ...entry, status: LEDGER_STATUS.reversed, reversedAt: reversal.at, reversalId: reversal.reversalId, reversalReason: reversal.reason };
     const charge = this.#downstream.get(entry.chargeId);
-    const own = charge !== undefined && charge.attempt === entry.attempt;
+    const own = charge !== undefined && this.#holds(entry, charge);
     const refunded = own && this.#downstream.refund(charge.chargeId, reversal.at);
     this.reversals.push({ entryId, ...(refunded ? { refunded: charge.chargeId } : {}) });
     return Promise.resolve('reversed');

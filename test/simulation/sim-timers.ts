@@ -37,7 +37,9 @@ export class SimTimers {
       const timer = this.#pending[i];
       if (timer === undefined || timer.dueMs > now) continue;
       this.#pending.splice(i, 1);
-      timer.controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+      const reason = new DOMException('The operation was aborted due to timeout', 'TimeoutError');
+      FIRED_AT.set(reason, timer.dueMs);
+      timer.controller.abort(reason);
     }
   }
 
@@ -59,6 +61,18 @@ export class SimTimers {
     this.#pending.push({ dueMs: this.#now() + ms, controller });
     return controller.signal;
   }
+}
+
+/** The simulated instant each fired timer was due, by its abort reason (which AbortSignal.any passes on). */
+const FIRED_AT = new WeakMap<object, number>();
+
+/**
+ * When an aborted signal's simulated timer was due: the instant its waiter would have woken,
+ * however much later the clock was moved past it. Undefined for a signal aborted otherwise.
+ */
+export function firedAt(signal: AbortSignal): number | undefined {
+  const reason: unknown = signal.reason;
+  return signal.aborted && typeof reason === 'object' && reason !== null ? FIRED_AT.get(reason) : undefined;
 }
 
 const INSTALLED = new Set<SimTimers>();

@@ -105,7 +105,8 @@ export function uniqueKey(route: string): string {
 }
 
 export interface IngestFixture {
-  readonly invoke: (delivery: Delivery) => Promise<APIGatewayProxyStructuredResultV2>;
+  /** `timeLeftMs`: what the invocation's context says is left of it. @default 30_000 */
+  readonly invoke: (delivery: Delivery, timeLeftMs?: number) => Promise<APIGatewayProxyStructuredResultV2>;
   readonly queueUrl: string;
   readonly dlqUrl: string;
   readonly tableName: string;
@@ -158,8 +159,11 @@ export async function ingestFixture(
     metrics: createMetrics('retryproof-ingest-test'),
   });
   return {
-    invoke: (delivery) =>
-      handler(httpApiEvent({ route: delivery.route, body: delivery.body, headers: delivery.headers }), lambdaContext()),
+    invoke: (delivery, timeLeftMs) =>
+      handler(
+        httpApiEvent({ route: delivery.route, body: delivery.body, headers: delivery.headers }),
+        timeLeftMs === undefined ? lambdaContext() : { ...lambdaContext(), getRemainingTimeInMillis: () => timeLeftMs },
+      ),
     queueUrl,
     dlqUrl: pair.dlqUrl,
     tableName,
