@@ -13,7 +13,9 @@
  *    action: an action that runs past its deadline runs past its lease, and a second worker
  *    may then run the same delivery beside it.
  * 2. Each ledger entry it posts exists if and only if its effect happened: post after the
- *    effect, or post first and remove or void the entry when the effect fails. Put
+ *    effect, or post first and remove or void the entry when the effect fails (and when the
+ *    effect turns out to be an earlier run's, keep this run's entry and remove that run's:
+ *    docs/your-code.md, rule 2). Put
  *    `attempt: ctx.attempt` on it. The reconciler keeps the entry of the run that completed
  *    the record and reverses the others, so an entry left without its effect would have it
  *    reverse the genuine one.
