@@ -114,4 +114,24 @@ describe('slow DynamoDB answers in the simulation', () => {
     expect(await stored(w, pk)).toBe(true);
     expect(w.stats.slowestAnswerMs).toBe(boundMs);
   });
+
+  it('tells the scheduler a waiting strand woke at its own timer, however far others moved the clock since', async () => {
+    // Arrange: a bounded write parks on its slow answer.
+    const w = world();
+    const pk = `TEST#${randomUUID()}`;
+    const boundMs = 1_000;
+    const actor = await w.sched.spawn('ingest', 'bounded put', async () => {
+      await w.client.send(new PutItemCommand({ TableName: inject('eventsTable'), Item: item(pk) }), { abortSignal: AbortSignal.timeout(boundMs) }).catch(() => undefined);
+    });
+    const beforeTheTimer = w.sched.wokenAt(actor);
+    // Act: another actor's wait moves the shared clock far past the bound (its own slow answer).
+    const other = await w.sched.spawn('executor', 'slow put', async () => {
+      await w.client.send(new PutItemCommand({ TableName: inject('eventsTable'), Item: item(`${pk}-other`) }));
+    });
+    await w.sched.step(other);
+    // Assess: the parked strand reports the instant its timer fired, not the clock's now.
+    expect(beforeTheTimer).toBeUndefined();
+    expect(w.now() - START).toBeGreaterThan(boundMs);
+    expect(w.sched.wokenAt(actor)).toEqual({ at: START + boundMs, index: 0 });
+  });
 });
