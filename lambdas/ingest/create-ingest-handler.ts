@@ -7,7 +7,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { DuplicateDeliveryError, UnauthorizedError } from '../domain/errors.ts';
 import { deliveryId } from '../domain/event-record.ts';
 import { isServerError, problemJsonErrors } from '../edge/problem-json-errors.ts';
@@ -66,7 +66,9 @@ export function createIngestHandler(deps: IngestHandlerDeps) {
     .use(observeErrors)
     .use(problemJsonErrors())
     .handler(async (event, context): Promise<APIGatewayProxyStructuredResultV2> => {
-      const outcome = await ingestDelivery(deps, { ...deliveryOf(event), timeLeftMs: () => context.getRemainingTimeInMillis() });
+      // Lambda's own count of the invocation's time left (a context without one: unbounded).
+      const timeLeft = typeof (context as Partial<Context> | undefined)?.getRemainingTimeInMillis === 'function' ? { timeLeftMs: () => context.getRemainingTimeInMillis() } : {};
+      const outcome = await ingestDelivery(deps, { ...deliveryOf(event), ...timeLeft });
       if (outcome.kind === 'handshake') {
         recordAnswer(metrics, outcome.route, 200);
         logger.info('slack url_verification answered');
