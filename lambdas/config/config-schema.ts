@@ -14,6 +14,8 @@ import {
   HARD_MAX_BODY_BYTES,
   LAMBDA_MAX_TIMEOUT_SECONDS,
   LEASE_FACTOR,
+  MAX_CLOCK_SKEW_SECONDS,
+  MIN_CLOCK_SKEW_SECONDS,
   SIGNATURE_SCHEMES,
   SQS_MAX_VISIBILITY_SECONDS,
 } from './route-config.ts';
@@ -100,6 +102,41 @@ const keptHeader = v.pipe(
   v.check((header) => !RESERVED_KEYS.has(header), (issue) => `${shown(issue.input)} cannot be kept (a reserved object key)`),
 );
 
+const actionTimeValue = integer(
+  1,
+  MAX_ACTION_TIME_SECONDS,
+  ` (its lease, ${LEASE_FACTOR}x, and the ${COMPLETION_MARGIN_SECONDS} s completion margin must fit in Lambda's ${LAMBDA_MAX_TIMEOUT_SECONDS} s timeout)`,
+);
+
+const actionTimeTable = strict(
+  {
+    // A top-level field name, or an RFC 6901 pointer when it starts with "/".
+    field: v.pipe(v.string(must('a body field name or a JSON pointer')), v.minLength(1, must('a body field name or a JSON pointer'))),
+    seconds: v.pipe(
+      v.custom<Record<string, number>>((input) => typeof input === 'object' && input !== null && !Array.isArray(input), must('an object of seconds by value')),
+      v.record(v.string(), actionTimeValue),
+      v.check((table) => Object.keys(table).length > 0, must('an object with at least one value')),
+    ),
+    otherwise: actionTimeValue,
+  },
+  'an object { field, seconds, otherwise }',
+);
+
+const REGION_NAME = /^[a-z]{2}(-gov|-iso[a-z]*)?-[a-z]+-[0-9]{1,2}$/;
+const regionName = text(REGION_NAME, 'an AWS Region name such as eu-west-1');
+
+const regions = strict(
+  {
+    replicas: v.pipe(
+      v.array(regionName, must('a list of Region names')),
+      v.minLength(2, (issue) => `must list at least two Regions (one Region needs no regions setting), got ${shown(issue.input)}`),
+    ),
+    witness: v.optional(regionName),
+    consistency: v.optional(oneOf(['strong', 'eventual']), 'strong'),
+  },
+  'an object { replicas, witness?, consistency? }',
+);
+
 const route = strict(
   {
     name: text(ROUTE_NAME, '1 to 63 lowercase letters, digits, "-" or "_", starting with a letter or digit'),
@@ -109,11 +146,8 @@ const route = strict(
     key: v.optional(keyTemplate),
     ttlSeconds: v.optional(integer(1), DEFAULT_TTL_SECONDS),
     senderRetryWindowSeconds: v.optional(integer(1)),
-    actionTimeSeconds: integer(
-      1,
-      MAX_ACTION_TIME_SECONDS,
-      ` (its lease, ${LEASE_FACTOR}x, and the ${COMPLETION_MARGIN_SECONDS} s completion margin must fit in Lambda's ${LAMBDA_MAX_TIMEOUT_SECONDS} s timeout)`,
-    ),
+    actionTimeSeconds: v.optional(actionTimeValue),
+    actionTime: v.optional(actionTimeTable),
     maxAttempts: v.optional(integer(1, 100), DEFAULT_MAX_ATTEMPTS),
     action: text(ACTION_NAME, 'an action name: a letter, then up to 63 letters, digits, "-" or "_"'),
     keepHeaders: v.optional(v.array(keptHeader, must('a list of header names')), []),
@@ -182,6 +216,8 @@ export const RetryproofConfigSchema = strict(
     alarmEmail: v.optional(text(EMAIL, 'an e-mail address')),
     alarms: v.optional(alarms, {}),
     logRetentionDays: v.optional(integer(1), 30),
+    regions: v.optional(regions),
+    maxClockSkewSeconds: v.optional(integer(MIN_CLOCK_SKEW_SECONDS, MAX_CLOCK_SKEW_SECONDS)),
   },
   'an object',
 );

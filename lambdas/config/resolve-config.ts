@@ -16,6 +16,8 @@ import { RESERVED_KEYS, RetryproofConfigSchema } from './config-schema.ts';
 import type { ParsedConfig } from './config-schema.ts';
 import { issueLine } from './config-issues.ts';
 import { DELIVERY_ID_HEADERS, SIGNED_HEADERS, unsignedTemplateHeaders } from '../domain/idempotency-key.ts';
+import { parseKeyTemplate } from '../domain/key-template.ts';
+import { namesARegion, regionsProblems } from './regions.ts';
 
 /** A configuration error names the route, the field and the value. */
 export class ConfigError extends Error {
@@ -36,8 +38,14 @@ export interface ResolvedRoute {
   readonly senderRetryWindowSeconds: number;
   /** senderRetryWindow + DLQ retention + reconciliation window. */
   readonly coverSeconds: number;
+  /** The action's declared run time; with a per-destination table (actionTime), its longest. */
   readonly actionTimeSeconds: number;
-  /** actionTime x 3: how long a claim holds the record. */
+  /**
+   * The per-destination table, its field as a JSON pointer, or undefined when the route declares
+   * one actionTimeSeconds. A record is leased for 3x the time its body's value picks.
+   */
+  readonly actionTime: ResolvedActionTime | undefined;
+  /** actionTime x 3: how long a claim holds the record (with a table, the longest lease). */
   readonly leaseSeconds: number;
   /** The action is aborted at this many seconds, a margin before its lease ends, so a live worker's completion lands inside its lease. */
   readonly actionDeadlineSeconds: number;
@@ -49,6 +57,20 @@ export interface ResolvedRoute {
   readonly breakerReaction: BreakerReaction;
   readonly duplicateAnswer: DuplicateAnswer;
   readonly maxBodyBytes: number;
+}
+
+/** A route's action time by a body field (RouteConfig.actionTime), resolved. */
+export interface ResolvedActionTime {
+  /** The field as an RFC 6901 pointer: a plain name `destination` becomes `/destination`. */
+  readonly pointer: string;
+  readonly seconds: Readonly<Record<string, number>>;
+  readonly otherwise: number;
+}
+
+/** The Regions of an active-active deployment, checked against what MRSC accepts. */
+export interface ResolvedRegions {
+  readonly replicas: readonly string[];
+  readonly witness: string | undefined;
 }
 
 export interface ResolvedConfig {
@@ -69,10 +91,12 @@ export interface ResolvedConfig {
   /** The executor's function timeout: the longest lease plus the completion margin. */
   readonly executorTimeoutSeconds: number;
   /**
-   * The bound on clock differences between machines (CLOCK_SKEW_SECONDS): a lease is taken over
-   * only 2 x this after it ends, by the taker's clock.
+   * The bound on clock differences between machines (maxClockSkewSeconds, CLOCK_SKEW_SECONDS by
+   * default): a lease is taken over only 2 x this after it ends, by the taker's clock.
    */
   readonly clockSkewSeconds: number;
+  /** Several Regions on one MRSC global table, or undefined for one Region. */
+  readonly regions: ResolvedRegions | undefined;
   readonly reconciliation: {
     readonly windowHours: number;
     readonly everyMinutes: number;
@@ -111,9 +135,37 @@ export function assertActionsSupplied(config: ResolvedConfig, supplied: readonly
 
 type ParsedRoute = ParsedConfig['routes'][number];
 
-function resolveRoute(route: ParsedRoute, windowSeconds: number): ResolvedRoute {
+/** The route's per-destination table, or undefined; exactly one of actionTimeSeconds and actionTime is given. */
+function resolveActionTime(route: ParsedRoute, where: string): { actionTimeSeconds: number; actionTime: ResolvedActionTime | undefined } {
+  const table = route.actionTime;
+  if (table === undefined) {
+    if (route.actionTimeSeconds === undefined) {
+      throw new ConfigError(`${where}: needs actionTimeSeconds (the action's run time; the lease is ${LEASE_FACTOR}x it) or actionTime (a time per destination)`);
+    }
+    return { actionTimeSeconds: route.actionTimeSeconds, actionTime: undefined };
+  }
+  if (route.actionTimeSeconds !== undefined) {
+    throw new ConfigError(`${where}: gives both actionTimeSeconds and actionTime; keep one (actionTime's otherwise is the time of any other destination)`);
+  }
+  const pointer = table.field.startsWith('/') ? table.field : `/${table.field.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+  const actionTimeSeconds = Math.max(table.otherwise, ...Object.values(table.seconds));
+  return { actionTimeSeconds, actionTime: { pointer, seconds: { ...table.seconds }, otherwise: table.otherwise } };
+}
+
+function resolveRoute(route: ParsedRoute, windowSeconds: number, regions: readonly string[] | undefined): ResolvedRoute {
   const where = `route "${route.name}"`;
   const { signature } = route;
+  if (route.key !== undefined && regions !== undefined) {
+    const named = parseKeyTemplate(route.key).filter((part) => part.kind === 'literal' && namesARegion(part.text, regions));
+    if (named.length > 0) {
+      throw new ConfigError(
+        `${where}: key ${JSON.stringify(route.key)} has a Region in its fixed text; with several Regions (${regions.join(', ')}) ` +
+          `that makes one event two keys, one per Region its copies land in, and runs it twice. Drop the prefix: the one ` +
+          `global table already keeps each key once across Regions. Keys the sender mints per datacenter still work: read ` +
+          `the datacenter from the delivery, e.g. {body:/datacenter}_{body:/order_id}`,
+      );
+    }
+  }
   if (route.key !== undefined) {
     const unsigned = unsignedTemplateHeaders(signature.scheme, route.key);
     if (unsigned.length > 0) {
@@ -135,7 +187,8 @@ function resolveRoute(route: ParsedRoute, windowSeconds: number): ResolvedRoute 
         `reconciliation window ${windowSeconds} s)`,
     );
   }
-  const leaseSeconds = route.actionTimeSeconds * LEASE_FACTOR;
+  const { actionTimeSeconds, actionTime } = resolveActionTime(route, where);
+  const leaseSeconds = actionTimeSeconds * LEASE_FACTOR;
   return {
     name: route.name,
     signature,
@@ -145,7 +198,8 @@ function resolveRoute(route: ParsedRoute, windowSeconds: number): ResolvedRoute 
     ttlSeconds: route.ttlSeconds,
     senderRetryWindowSeconds,
     coverSeconds,
-    actionTimeSeconds: route.actionTimeSeconds,
+    actionTimeSeconds,
+    actionTime,
     leaseSeconds,
     actionDeadlineSeconds: Math.max(1, leaseSeconds - leaseMarginSeconds(leaseSeconds)),
     maxAttempts: route.maxAttempts,
@@ -156,6 +210,13 @@ function resolveRoute(route: ParsedRoute, windowSeconds: number): ResolvedRoute 
     duplicateAnswer: route.duplicateAnswer,
     maxBodyBytes: route.maxBodyBytes,
   };
+}
+
+/** The regions setting, or every problem MRSC would refuse at deploy, at once. */
+function resolveRegions(regions: NonNullable<ParsedConfig['regions']>): ResolvedRegions {
+  const problems = regionsProblems(regions);
+  if (problems.length > 0) throw new ConfigError(problems.join('\n'));
+  return { replicas: [...regions.replicas], witness: regions.witness };
 }
 
 /** Checks of `actions` the schema cannot make. */
@@ -188,7 +249,8 @@ export function resolveConfig(config: RetryproofConfig): ResolvedConfig {
   const { queue, reconciliation, demo } = parsed;
   checkActions(config, demo);
   const windowSeconds = reconciliation.windowHours * 3600;
-  const routes = parsed.routes.map((route) => resolveRoute(route, windowSeconds));
+  const regions = parsed.regions === undefined ? undefined : resolveRegions(parsed.regions);
+  const routes = parsed.routes.map((route) => resolveRoute(route, windowSeconds, regions?.replicas));
   const seen = new Set<string>();
   for (const route of routes) {
     if (seen.has(route.name)) throw new ConfigError(`route "${route.name}": name is used twice`);
@@ -219,6 +281,17 @@ export function resolveConfig(config: RetryproofConfig): ResolvedConfig {
         `the retry budget is maxAttempts, maxReceiveCount only catches workers that die without answering`,
     );
   }
+  // An age is the reader's clock less another machine's stamp, each off true time by up to the
+  // bound: a margin under twice the bound cannot tell work in flight from work left behind.
+  const clockSkewSeconds = parsed.maxClockSkewSeconds ?? CLOCK_SKEW_SECONDS;
+  for (const [field, seconds] of [['settleSeconds', reconciliation.settleSeconds], ['stuckAfterSeconds', reconciliation.stuckAfterSeconds]] as const) {
+    if (seconds < 2 * clockSkewSeconds) {
+      throw new ConfigError(
+        `reconciliation: ${field} ${seconds} s leaves no room for the clock bound: it compares another machine's stamp with the ` +
+          `reconciler's clock, so it must be at least 2 x maxClockSkewSeconds (${2 * clockSkewSeconds} s)`,
+      );
+    }
+  }
   return {
     routes,
     queue: {
@@ -230,7 +303,8 @@ export function resolveConfig(config: RetryproofConfig): ResolvedConfig {
       maxConcurrency: queue.maxConcurrency,
     },
     executorTimeoutSeconds,
-    clockSkewSeconds: CLOCK_SKEW_SECONDS,
+    clockSkewSeconds,
+    regions,
     reconciliation,
     api: parsed.api,
     demo,

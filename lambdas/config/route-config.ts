@@ -42,8 +42,19 @@ export interface RouteConfig {
   readonly ttlSeconds?: number;
   /** How long the sender keeps retrying, in seconds. @default - the scheme's documented window */
   readonly senderRetryWindowSeconds?: number;
-  /** Declared run time of the action, in seconds. The lease is 3x this. */
-  readonly actionTimeSeconds: number;
+  /**
+   * Declared run time of the action, in seconds. The lease is 3x this. A route gives this or
+   * `actionTime`, not both.
+   */
+  readonly actionTimeSeconds?: number;
+  /**
+   * The action's run time by the destination a delivery names, for actions whose latency depends
+   * on where they go (a payout to the EU, APAC or LATAM): `{ field: 'destination', seconds:
+   * { EU: 10, APAC: 30, LATAM: 45 }, otherwise: 15 }`. Each record is leased for 3x its own time
+   * and keeps that lease; the executor's timeout, the visibility timeout and the TTL cover check
+   * use the longest. A route gives this or `actionTimeSeconds`, not both.
+   */
+  readonly actionTime?: ActionTimeTable;
   /**
    * Runs of the action before the work is FAILED and dead-lettered for a person. The budget
    * lives on the record, whatever the receive count of the message in hand. @default 5
@@ -65,6 +76,16 @@ export interface RouteConfig {
   readonly duplicateAnswer?: DuplicateAnswer;
   /** Largest accepted body in bytes. @default 131072 (128 KiB) */
   readonly maxBodyBytes?: number;
+}
+
+/** A route's action time looked up by a body field's value. */
+export interface ActionTimeTable {
+  /** The body field whose value picks the time: a top-level field name, or a JSON pointer (`/payout/region`). */
+  readonly field: string;
+  /** Seconds by the field's value (a string or a number, compared as text). */
+  readonly seconds: Readonly<Record<string, number>>;
+  /** Seconds for any other value, a missing field, or a body that is not JSON. */
+  readonly otherwise: number;
 }
 
 export interface QueueConfig {
@@ -127,6 +148,26 @@ export interface ActionSource {
   readonly ledger?: string;
 }
 
+/**
+ * The Regions of an active-active deployment: one receiver (API, functions, queues, alarms) per
+ * replica Region, all on one global events table with multi-Region strong consistency (MRSC), so
+ * that a key is claimed once whichever Region a copy lands in. MRSC spans exactly three Regions of
+ * one Region set: three replicas, or two replicas and a witness (docs/architecture.md, "Several
+ * Regions").
+ */
+export interface RegionsConfig {
+  /** The Regions that run a receiver; the first holds the table's definition (its stack deploys first). */
+  readonly replicas: readonly string[];
+  /** A Region that only votes in the table's quorum: required with two replicas, refused with three. */
+  readonly witness?: string;
+  /**
+   * The global table's consistency. Only `strong` is accepted: with `eventual` (MREC) each Region
+   * evaluates a conditional write against its own replica and conflicting writes are settled by
+   * last writer wins, so two Regions' claims of one key can both succeed. @default 'strong'
+   */
+  readonly consistency?: 'strong' | 'eventual';
+}
+
 export interface RetryproofConfig {
   readonly routes: readonly RouteConfig[];
   /**
@@ -149,6 +190,18 @@ export interface RetryproofConfig {
   readonly alarms?: AlarmsConfig;
   /** @default 30 */
   readonly logRetentionDays?: number;
+  /**
+   * Several Regions on one global table (RegionsConfig).
+   * @default - one Region, the stack's
+   */
+  readonly regions?: RegionsConfig;
+  /**
+   * The bound on how far any machine's clock (a Lambda's, SQS's) may be off true time, in seconds.
+   * Every comparison of an instant written by another machine with our own clock keeps twice this
+   * (leases, answer marks, the reconciler's stamps and windows). At least MIN_CLOCK_SKEW_SECONDS.
+   * @default CLOCK_SKEW_SECONDS (5)
+   */
+  readonly maxClockSkewSeconds?: number;
 }
 
 /** Defaults that are facts of the design, not choices of a route. */
@@ -174,6 +227,10 @@ export const COMPLETION_MARGIN_SECONDS = 10;
  * Service; seconds, not milliseconds, is the conservative bound the seed of this design warned of.
  */
 export const CLOCK_SKEW_SECONDS = 5;
+/** The smallest clock bound a configuration may set: below a second, timer and network jitter alone exceed it. */
+export const MIN_CLOCK_SKEW_SECONDS = 1;
+/** The largest: past a minute, a clock is broken, not skewed, and every margin would be minutes long. */
+export const MAX_CLOCK_SKEW_SECONDS = 60;
 /**
  * The longest markAnswered may take, its one attempt aborted then (dynamodb-event-store.ts):
  * the answer goes out at most this long after the instant the mark writes (`answeredAt`).

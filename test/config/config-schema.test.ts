@@ -233,7 +233,7 @@ describe('a misspelt or unknown key', () => {
   it('is refused with the list of keys when none is close', () => {
     expect(refusal(withStripe({ colour: 'red' }))).toBe(
       'route "stripe": colour is not a known key (the keys are: name, signature, secretName, importSecret, key, ttlSeconds, ' +
-        'senderRetryWindowSeconds, actionTimeSeconds, maxAttempts, action, keepHeaders, breakerThreshold, breakerReaction, ' +
+        'senderRetryWindowSeconds, actionTimeSeconds, actionTime, maxAttempts, action, keepHeaders, breakerThreshold, breakerReaction, ' +
         'duplicateAnswer, maxBodyBytes)',
     );
   });
@@ -382,7 +382,7 @@ describe('the other sections', () => {
     ['reconciliation', 'windowHours', 1, 0, 'reconciliation: windowHours must be an integer from 1 to 336, got 0'],
     ['reconciliation', 'everyMinutes', 1440, 1441, 'reconciliation: everyMinutes must be an integer from 1 to 1440, got 1441'],
     ['reconciliation', 'settleSeconds', 3600, 3601, 'reconciliation: settleSeconds must be an integer from 1 to 3600, got 3601'],
-    ['reconciliation', 'stuckAfterSeconds', 1, 0, 'reconciliation: stuckAfterSeconds must be an integer >= 1, got 0'],
+    ['reconciliation', 'stuckAfterSeconds', 10, 0, 'reconciliation: stuckAfterSeconds must be an integer >= 1, got 0'],
     ['reconciliation', 'maxReenqueuePerRun', 1, 0, 'reconciliation: maxReenqueuePerRun must be an integer >= 1, got 0'],
     ['api', 'throttlingRateLimit', 1, 0, 'api: throttlingRateLimit must be an integer >= 1, got 0'],
     ['api', 'throttlingBurstLimit', 1, 0.5, 'api: throttlingBurstLimit must be an integer >= 1, got 0.5'],
