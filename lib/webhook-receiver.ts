@@ -247,9 +247,9 @@ export class WebhookReceiver extends Construct {
     // An imported secret under a customer-managed key: without this, every delivery is a 503.
     secretsKey?.grantDecrypt(ingest);
 
-    // Route state (GetItem), claim and fenced writes (UpdateItem), the execution log (PutItem),
-    // and parking, a transaction that checks the route is still paused (ConditionCheckItem).
-    eventItems.actions(executor, 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem');
+    // Route state, read also right after parking (GetItem), claim, parking and fenced writes
+    // (UpdateItem), the execution log (PutItem). No transaction: MRSC refuses them.
+    eventItems.actions(executor, 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem');
     // Dead-letter copies go to the WORK queue and reach the DLQ through its redrive policy, so
     // that every DLQ message has a source queue and the console's "redrive to source" works.
     // The executor cannot write to the DLQ at all.

@@ -3,9 +3,8 @@
  * record-transitions.ts; this class only sends them and reads what stood in the way.
  */
 import { randomUUID } from 'node:crypto';
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { RECORD_STATUS } from '../domain/event-record.ts';
 import type { EventRecord, Payload } from '../domain/event-record.ts';
@@ -19,14 +18,14 @@ import type {
   ParkResult,
   RecordRef,
 } from '../ports/execution-store.ts';
-import { WRITE_ID, WRITE_ID_VALUE, conditionalUpdate } from './conditional-write.ts';
+import { conditionalUpdate } from './conditional-write.ts';
 import type { ConditionalOutcome } from './conditional-write.ts';
 import { ROUTE_STATE_SK, routeStatePk } from './dynamodb-route-state-store.ts';
 import { documentClient } from './dynamodb-event-store.ts';
 import { fromRecordItem } from './record-item.ts';
 import { RECORD_SK, recordPk } from './record-keys.ts';
 import { rememberTaken, seenKey } from './replay-memory.ts';
-import { TAKEOVER_MARGIN_MS, acquireLease, complete, fail, failExhausted, markDeadLettered, park, redrive, release } from './record-transitions.ts';
+import { TAKEOVER_MARGIN_MS, acquireLease, complete, fail, failExhausted, markDeadLettered, park, redrive, release, unpark } from './record-transitions.ts';
 import type { Transition } from './record-transitions.ts';
 
 /**
@@ -44,6 +43,20 @@ export function logSortKey(entry: Pick<ExecutionLogEntry, 'receivedAt' | 'starte
  */
 export function leaseHolds(leaseUntil: number | undefined, nowMs: number): boolean {
   return (leaseUntil ?? 0) > nowMs - TAKEOVER_MARGIN_MS;
+}
+
+/** What stood in the way of parking, read from the item the failed write returned. */
+function blockedPark(old: Record<string, unknown> | undefined, ref: RecordRef & { readonly nowMs: number; readonly fingerprint: string }): ParkResult {
+  if (old === undefined) return { kind: 'missing' };
+  const record = fromRecordItem(old);
+  if (record.receivedAt !== ref.receivedAt || record.expiresAt <= Math.floor(ref.nowMs / 1000)) return { kind: 'missing' };
+  if (record.fingerprint !== ref.fingerprint) return { kind: 'forged', record };
+  if (record.status === RECORD_STATUS.completed) return { kind: 'completed', record };
+  if (record.status === RECORD_STATUS.failed) return { kind: 'failed', record };
+  if (record.status === RECORD_STATUS.parked) return { kind: 'already-parked' };
+  if (record.status === RECORD_STATUS.executing && leaseHolds(record.leaseUntil, ref.nowMs)) return { kind: 'locked', record };
+  // Nothing in the park's condition is left to refuse it: lease and run as usual, and let the lease judge.
+  return { kind: 'route-active' };
 }
 
 /** What stood in the way of a lease, read from the item the failed write returned. */
@@ -125,51 +138,34 @@ export class DynamoDbExecutionStore implements ExecutionStore {
     return (await this.#apply(ref.route, ref.key, redrive(ref))).ok;
   }
 
+  /**
+   * Parks the record, then reads the route's state: parking is kept only while the route is still
+   * paused. A transaction cannot check both at once here: DynamoDB's multi-Region strong
+   * consistency refuses TransactWriteItems (Developer Guide, "How DynamoDB global tables work",
+   * MRSC: transactions are not supported; docs/architecture.md, "Several Regions"), and the events
+   * table of a deployment of several Regions is such a table. The read comes after the park in the
+   * one linearizable order of the table: a resume whose state write came before it is seen, and
+   * we take the record back ourselves (its sweep of the parked index may have passed before our
+   * park landed); a resume after it sweeps with our park already in place (and the reconciler's
+   * parked phase finds anything the index showed late).
+   */
   async park(
     request: RecordRef & { readonly nowMs: number; readonly ttlSeconds: number; readonly payload: Payload; readonly fingerprint: string },
   ): Promise<ParkResult> {
-    const key = { pk: recordPk(request.route, request.key), sk: RECORD_SK };
-    const parking = park(request);
-    try {
-      await this.#doc.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              // Park only while the route is still paused: a resume that has already swept
-              // the parked index must not leave this record behind.
-              ConditionCheck: {
-                TableName: this.#table,
-                Key: { pk: routeStatePk(request.route), sk: ROUTE_STATE_SK },
-                ConditionExpression: '#state = :paused',
-                ExpressionAttributeNames: { '#state': 'state' },
-                ExpressionAttributeValues: { ':paused': 'paused' },
-              },
-            },
-            { Update: { TableName: this.#table, Key: key, ...parking } },
-          ],
-          // The SDK fills ClientRequestToken once per call, so its retries of a transaction that
-          // committed are answered as done by DynamoDB itself (API Reference, TransactWriteItems:
-          // "multiple identical calls have the same effect as one single call", for 10 minutes);
-          // the nonce below covers the rest.
-        }),
-      );
-      return { kind: 'parked' };
-    } catch (err) {
-      if (!(err instanceof TransactionCanceledException)) throw err;
-      // Rare path: read what stood in the way.
-      const out = await this.#doc.send(new GetCommand({ TableName: this.#table, Key: key, ConsistentRead: true }));
-      if (out.Item === undefined) return { kind: 'missing' };
-      // Our own park, retried and refused by itself: the item carries its nonce.
-      if (out.Item[WRITE_ID] === parking.ExpressionAttributeValues[WRITE_ID_VALUE]) return { kind: 'parked' };
-      const record = fromRecordItem(out.Item);
-      if (record.receivedAt !== request.receivedAt || record.expiresAt <= Math.floor(request.nowMs / 1000)) return { kind: 'missing' };
-      if (record.fingerprint !== request.fingerprint) return { kind: 'forged', record };
-      if (record.status === RECORD_STATUS.completed) return { kind: 'completed', record };
-      if (record.status === RECORD_STATUS.failed) return { kind: 'failed', record };
-      if (record.status === RECORD_STATUS.parked) return { kind: 'already-parked' };
-      if (record.status === RECORD_STATUS.executing && leaseHolds(record.leaseUntil, request.nowMs)) return { kind: 'locked', record };
-      return { kind: 'route-active' };
+    const out = await this.#apply(request.route, request.key, park(request));
+    if (!out.ok) {
+      const blocked = blockedPark(out.old, request);
+      if (blocked.kind !== 'already-parked') return blocked;
     }
+    const state = await this.#doc.send(
+      new GetCommand({ TableName: this.#table, Key: { pk: routeStatePk(request.route), sk: ROUTE_STATE_SK }, ConsistentRead: true }),
+    );
+    if (state.Item?.state === 'paused') return out.ok ? { kind: 'parked' } : { kind: 'already-parked' };
+    // Resumed meanwhile: the message in hand is the record's wake-up call, so the record goes back
+    // to RECEIVED for it (unpark's condition: still PARKED, this generation). Refused, someone's
+    // sweep took it back first; either way the caller leases and runs it as usual.
+    await this.#apply(request.route, request.key, unpark({ receivedAt: request.receivedAt, nowMs: request.nowMs }));
+    return { kind: 'route-active' };
   }
 
   async appendLog(entry: ExecutionLogEntry): Promise<void> {

@@ -418,7 +418,8 @@ export function parkedIndexKeys(route: string, key: string, receivedAt: number):
 
 /**
  * RECEIVED | EXECUTING (lease over, by our clock less twice the clock bound) -> PARKED while
- * the route is paused (the store checks the route in the same transaction). A parked record is
+ * the route is paused (the store reads the route's state right after, and unparks the record
+ * when a resume came first: no transaction, which MRSC global tables refuse). A parked record is
  * kept a whole TTL from now: work parked on a long pause must not expire before someone resumes
  * the route. Only a genuine body (its SHA-256 the record's fingerprint) is kept.
  */

@@ -60,7 +60,6 @@ const IMPORTED_NOT_SENT: Readonly<Record<FunctionName, Readonly<Record<string, s
     'dynamodb:DeleteItem': FORGET_REPLAY,
   },
   reconciler: {
-    'dynamodb:TransactWriteItems': "DynamoDbExecutionStore's park (the executor's): the reconciler store uses it for appendLog only",
     'dynamodb:DeleteItem': FORGET_REPLAY,
   },
 };
