@@ -227,6 +227,10 @@ export const COMPLETION_MARGIN_SECONDS = 10;
  * Service; seconds, not milliseconds, is the conservative bound the seed of this design warned of.
  */
 export const CLOCK_SKEW_SECONDS = 5;
+/** Twice a clock bound, in ms: an instant another machine wrote is past only this long after it, by our clock. */
+export function takeoverMarginMs(clockSkewSeconds: number): number {
+  return 2 * clockSkewSeconds * 1000;
+}
 /** The smallest clock bound a configuration may set: below a second, timer and network jitter alone exceed it. */
 export const MIN_CLOCK_SKEW_SECONDS = 1;
 /** The largest: past a minute, a clock is broken, not skewed, and every margin would be minutes long. */

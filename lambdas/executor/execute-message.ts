@@ -57,6 +57,8 @@ export interface ExecutorDeps {
   /** The queue's redrive policy: a dead-letter copy's receive number this high is its last before the DLQ. */
   readonly maxReceiveCount: number;
   readonly now: () => number;
+  /** How long past its end another worker's lease still holds by our clock: twice the clock bound. @default TAKEOVER_MARGIN_MS */
+  readonly takeoverMarginMs?: number;
   /** Time left in this invocation; an action never runs past it. */
   readonly remainingMs?: () => number;
   readonly requestId?: string;
@@ -240,7 +242,7 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
   const lockedUntil = (leaseUntil: number | undefined): ExecutionReport => {
     // Locked is not a failure: come back just when the lease ends (for us: twice the clock
     // bound after its end), and take over if its worker died.
-    const waitMs = Math.max(0, (leaseUntil ?? 0) + TAKEOVER_MARGIN_MS - deps.now());
+    const waitMs = Math.max(0, (leaseUntil ?? 0) + (deps.takeoverMarginMs ?? TAKEOVER_MARGIN_MS) - deps.now());
     const jitter = (deps.random ?? Math.random)() * LOCKED_JITTER_SECONDS;
     return { ...base, outcome: EXECUTION_OUTCOME.locked, ack: false, visibilitySeconds: Math.max(1, Math.ceil(waitMs / 1000 + jitter)) };
   };

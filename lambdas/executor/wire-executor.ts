@@ -11,7 +11,7 @@ import { SqsWorkQueue } from '../queue/sqs-work-queue.ts';
 import { DynamoDbExecutionStore } from '../store/dynamodb-execution-store.ts';
 import { DynamoDbRouteStateStore } from '../store/dynamodb-route-state-store.ts';
 import type { AwsClients, Deployment } from '../config/deployment.ts';
-import { dependencyBackoffSeconds } from '../config/route-config.ts';
+import { dependencyBackoffSeconds, takeoverMarginMs } from '../config/route-config.ts';
 
 /** What differs between where the executor runs: the Lambda, the local stack, a test. */
 export interface ExecutorWiring {
@@ -32,11 +32,12 @@ export function wireExecutor(deployment: Deployment, clients: AwsClients, wiring
   return createExecutorHandler({
     routes: new Map(config.routes.map((r) => [r.name, r])),
     actions: wiring.actions,
-    store: new DynamoDbExecutionStore(clients.dynamo, eventsTable),
+    store: new DynamoDbExecutionStore(clients.dynamo, eventsTable, config.clockSkewSeconds),
     routeState: new DynamoDbRouteStateStore(clients.dynamo, eventsTable),
     workQueue: new SqsWorkQueue(clients.sqs, queueUrl),
     visibility: wiring.visibility ?? new SqsMessageVisibility(clients.sqs, queueUrl),
     maxReceiveCount: config.queue.maxReceiveCount,
+    takeoverMarginMs: takeoverMarginMs(config.clockSkewSeconds),
     dependencyBackoff: (receiveCount) => dependencyBackoffSeconds(receiveCount, config.queue.visibilityTimeoutSeconds, config.executorTimeoutSeconds),
     now: wiring.now ?? Date.now,
     logger: wiring.logger ?? createLogger(SERVICE.executor),

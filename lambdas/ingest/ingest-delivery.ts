@@ -31,7 +31,7 @@ import type { SecretSource } from '../ports/secret-source.ts';
 import type { WorkQueue } from '../ports/work-queue.ts';
 import type { PreparedRoute } from './prepared-route.ts';
 import { crossesThreshold, tripBreaker } from './circuit-breaker.ts';
-import { CLOCK_SKEW_SECONDS, MARK_ANSWERED_MAX_MS } from '../config/route-config.ts';
+import { CLOCK_SKEW_SECONDS, MARK_ANSWERED_MAX_MS, takeoverMarginMs } from '../config/route-config.ts';
 import type { BreakerDeps, BreakerResult } from './circuit-breaker.ts';
 
 /**
@@ -39,7 +39,12 @@ import type { BreakerDeps, BreakerResult } from './circuit-breaker.ts';
  * have surely arrived after the answer: twice the clock bound, both clocks off by it in
  * opposite directions, and the mark's own longest time, after which the answer goes out.
  */
-export const ANSWER_MARGIN_MS = 2 * CLOCK_SKEW_SECONDS * 1000 + MARK_ANSWERED_MAX_MS;
+export const ANSWER_MARGIN_MS = answerMarginMsFor(CLOCK_SKEW_SECONDS);
+
+/** ANSWER_MARGIN_MS for a deployment's clock bound (maxClockSkewSeconds). */
+export function answerMarginMsFor(clockSkewSeconds: number): number {
+  return takeoverMarginMs(clockSkewSeconds) + MARK_ANSWERED_MAX_MS;
+}
 
 /** A delivery as the edge received it. Header names are lowercase. */
 export interface IncomingDelivery {

@@ -3,6 +3,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { createIngestHandler } from './create-ingest-handler.ts';
 import { prepareRoutes } from './prepared-route.ts';
+import { answerMarginMsFor } from './ingest-delivery.ts';
 import type { PreparedRoute } from './prepared-route.ts';
 import { SERVICE } from '../observability/metric-catalogue.ts';
 import { createLogger, createMetrics } from '../observability/powertools.ts';
@@ -26,7 +27,7 @@ export interface IngestWiring {
   readonly metrics?: Metrics;
   /** @default Date.now */
   readonly now?: () => number;
-  /** @default ANSWER_MARGIN_MS (ingest-delivery.ts): the deployed functions' clocks differ */
+  /** @default answerMarginMsFor(the config's clockSkewSeconds) (ingest-delivery.ts): the deployed functions' clocks differ */
   readonly answerMarginMs?: number;
 }
 
@@ -39,7 +40,7 @@ export function wireIngest(deployment: Deployment, clients: AwsClients, wiring: 
     secrets: wiring.secrets,
     now: wiring.now ?? Date.now,
     resendAfterMs: config.queue.resendAfterSeconds * 1000,
-    ...(wiring.answerMarginMs === undefined ? {} : { answerMarginMs: wiring.answerMarginMs }),
+    answerMarginMs: wiring.answerMarginMs ?? answerMarginMsFor(config.clockSkewSeconds),
     breaker: {
       routeState: new DynamoDbRouteStateStore(clients.dynamo, eventsTable),
       ...(wiring.resumeCommand === undefined ? {} : { resumeCommand: wiring.resumeCommand }),

@@ -70,6 +70,7 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
     routes: new Map(options.config.routes.map((r) => [r.name, r])),
     routeState: new DynamoDbRouteStateStore(options.dynamo, options.eventsTable),
     now,
+    clockSkewSeconds: options.config.clockSkewSeconds,
   };
   const settings = (window: ReconcileWindow | undefined) => ({
     budgetMs: window?.budgetMs ?? 240_000,

@@ -29,7 +29,7 @@
  * safe anyway: every record write is conditional.
  */
 import { randomInt, randomUUID } from 'node:crypto';
-import { CLOCK_SKEW_SECONDS } from '../config/route-config.ts';
+import { CLOCK_SKEW_SECONDS, takeoverMarginMs } from '../config/route-config.ts';
 import type { CursorState, ReconcilePosition } from '../ports/reconciler-store.ts';
 import { reconcile } from './reconcile.ts';
 import type { KeysCarry, ReconcileDeps, ReconcileOptions, ReconcileReport } from './reconcile.ts';
@@ -42,8 +42,6 @@ export interface ScheduledRunOptions extends Pick<ReconcileOptions, 'budgetMs' |
   readonly checkpointEveryMs?: number;
 }
 
-/** A lease written by another run is over only this long after its end, by our clock. */
-const TAKEOVER_MARGIN_MS = 2 * CLOCK_SKEW_SECONDS * 1000;
 
 /** The report of a run that found the window held by another: it did nothing. */
 function skippedReport(runId: string, startedAt: number, window: { fromMs: number; toMs: number }, holder: string, leaseUntil: number): ReconcileReport {
@@ -76,7 +74,8 @@ export async function reconcileScheduled(deps: ReconcileDeps & { readonly runId?
   const runId = deps.runId ?? `sched_${randomUUID()}`;
   const startedAt = deps.now();
   const leaseUntil = startedAt + options.budgetMs + REPORT_RESERVE_MS;
-  const take = await deps.store.takeCursor(runId, leaseUntil, startedAt - TAKEOVER_MARGIN_MS);
+  // A lease written by another run (another Region's, too) is over only twice the clock bound after its end, by our clock.
+  const take = await deps.store.takeCursor(runId, leaseUntil, startedAt - takeoverMarginMs(deps.clockSkewSeconds ?? CLOCK_SKEW_SECONDS));
   if (!take.taken) return skippedReport(runId, startedAt, options.current, take.holder, take.leaseUntil);
 
   const saved = take.cursor;

@@ -58,7 +58,7 @@
  */
 import { createHash, randomInt } from 'node:crypto';
 import type { ResolvedRoute } from '../config/resolve-config.ts';
-import { CLOCK_SKEW_SECONDS, DEAD_LETTER_SEND_SECONDS } from '../config/route-config.ts';
+import { CLOCK_SKEW_SECONDS, DEAD_LETTER_SEND_SECONDS, takeoverMarginMs } from '../config/route-config.ts';
 import { RECORD_STATUS, acceptedAnswer, hourBucket, keptPayloadOf, workMessageOf } from '../domain/event-record.ts';
 import type { EventRecord, RecordSummary, WorkMessage } from '../domain/event-record.ts';
 import { operationFingerprint } from '../domain/operation-fingerprint.ts';
@@ -85,6 +85,8 @@ export interface ReconcileDeps {
   readonly now: () => number;
   /** Route states: parked work on an active route is re-enqueued. @default - parked work is only reported */
   readonly routeState?: RouteStateStore;
+  /** The deployment's clock bound (ResolvedConfig.clockSkewSeconds), in seconds. @default CLOCK_SKEW_SECONDS */
+  readonly clockSkewSeconds?: number;
 }
 
 export interface ReconcileOptions {
@@ -180,8 +182,11 @@ export const REPORT_LIST_LIMIT = 300;
  * true time. An entry posted seconds after the receipt may so carry an earlier stamp than it
  * (the simulation's seed 428: run 1 posted 4.4 s after the receipt, by clocks that made it
  * earlier, and was taken for an older generation's entry, so its duplicate was never reversed).
+ * Twice the deployment's bound (ReconcileDeps.clockSkewSeconds).
  */
-const STAMP_SKEW_MS = 2 * CLOCK_SKEW_SECONDS * 1000;
+function stampSkewMsOf(deps: ReconcileDeps): number {
+  return takeoverMarginMs(deps.clockSkewSeconds ?? CLOCK_SKEW_SECONDS);
+}
 
 /** The reversal id of an entry: the same for every reconciler that ever reverses it. */
 export function reversalIdOf(entryId: string): string {
@@ -275,6 +280,7 @@ class CompletedKeys {
 }
 
 export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions): Promise<ReconcileReport> {
+  const stampSkewMs = stampSkewMsOf(deps);
   const startedAt = deps.now();
   const runId = `run_${startedAt.toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
   const { fromMs, toMs } = options;
@@ -631,8 +637,8 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
     let oldest = fromMs;
     const until = deps.now() + 1;
     // From the clock bound before the window: an in-window record's entry may carry a stamp
-    // that much earlier than its receipt (STAMP_SKEW_MS).
-    for await (const page of ledgerPages(ledger.listWindow(fromMs - STAMP_SKEW_MS, until))) {
+    // that much earlier than its receipt (stampSkewMsOf).
+    for await (const page of ledgerPages(ledger.listWindow(fromMs - stampSkewMs, until))) {
       if (overBudget()) return false;
       const unknown = new Map<string, { route: string; key: string }>();
       for (const e of page) {
@@ -666,9 +672,9 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
       }
     }
     /** An entry of the record generation the window knows: posted no earlier than its receipt, by the clocks' bound. */
-    const sameGeneration = (e: LedgerEntry, verdict: number): boolean => e.postedAt >= (verdict >= 0 ? verdict : fromMs) - STAMP_SKEW_MS;
+    const sameGeneration = (e: LedgerEntry, verdict: number): boolean => e.postedAt >= (verdict >= 0 ? verdict : fromMs) - stampSkewMs;
     if (oldest < fromMs) {
-      for await (const page of ledgerPages(ledger.listWindow(oldest - STAMP_SKEW_MS, fromMs - STAMP_SKEW_MS))) {
+      for await (const page of ledgerPages(ledger.listWindow(oldest - stampSkewMs, fromMs - stampSkewMs))) {
         if (overBudget()) return false;
         for (const e of page) {
           if (!ours(e) || e.status !== LEDGER_STATUS.posted) continue;
@@ -686,7 +692,7 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
     const twice = postedKeys.seal().repeated();
     if (twice.size > 0) {
       const groups = new Map<string, LedgerEntry[]>();
-      for await (const page of ledgerPages(ledger.listWindow(Math.min(oldest, fromMs) - STAMP_SKEW_MS, until))) {
+      for await (const page of ledgerPages(ledger.listWindow(Math.min(oldest, fromMs) - stampSkewMs, until))) {
         if (overBudget()) return false;
         for (const e of page) {
           if (!ours(e) || e.status !== LEDGER_STATUS.posted) continue;

@@ -25,8 +25,9 @@ import { documentClient } from './dynamodb-event-store.ts';
 import { fromRecordItem } from './record-item.ts';
 import { RECORD_SK, recordPk } from './record-keys.ts';
 import { rememberTaken, seenKey } from './replay-memory.ts';
-import { TAKEOVER_MARGIN_MS, acquireLease, complete, fail, failExhausted, markDeadLettered, park, redrive, release, unpark } from './record-transitions.ts';
-import type { Transition } from './record-transitions.ts';
+import { TAKEOVER_MARGIN_MS, acquireLease, clockMargins, complete, fail, failExhausted, markDeadLettered, park, redrive, release, unpark } from './record-transitions.ts';
+import type { ClockMargins, Transition } from './record-transitions.ts';
+import { CLOCK_SKEW_SECONDS } from '../config/route-config.ts';
 
 /**
  * Sort key of a log entry: grouped by record generation, then in time order. The last part
@@ -41,12 +42,16 @@ export function logSortKey(entry: Pick<ExecutionLogEntry, 'receivedAt' | 'starte
  * Whether another worker's lease still holds by our clock: it is over only twice the clock
  * bound after its end (TAKEOVER_MARGIN_MS), as acquireLease's condition has it.
  */
-export function leaseHolds(leaseUntil: number | undefined, nowMs: number): boolean {
-  return (leaseUntil ?? 0) > nowMs - TAKEOVER_MARGIN_MS;
+export function leaseHolds(leaseUntil: number | undefined, nowMs: number, takeoverMs = TAKEOVER_MARGIN_MS): boolean {
+  return (leaseUntil ?? 0) > nowMs - takeoverMs;
 }
 
 /** What stood in the way of parking, read from the item the failed write returned. */
-function blockedPark(old: Record<string, unknown> | undefined, ref: RecordRef & { readonly nowMs: number; readonly fingerprint: string }): ParkResult {
+function blockedPark(
+  old: Record<string, unknown> | undefined,
+  ref: RecordRef & { readonly nowMs: number; readonly fingerprint: string },
+  takeoverMs: number,
+): ParkResult {
   if (old === undefined) return { kind: 'missing' };
   const record = fromRecordItem(old);
   if (record.receivedAt !== ref.receivedAt || record.expiresAt <= Math.floor(ref.nowMs / 1000)) return { kind: 'missing' };
@@ -54,30 +59,33 @@ function blockedPark(old: Record<string, unknown> | undefined, ref: RecordRef & 
   if (record.status === RECORD_STATUS.completed) return { kind: 'completed', record };
   if (record.status === RECORD_STATUS.failed) return { kind: 'failed', record };
   if (record.status === RECORD_STATUS.parked) return { kind: 'already-parked' };
-  if (record.status === RECORD_STATUS.executing && leaseHolds(record.leaseUntil, ref.nowMs)) return { kind: 'locked', record };
+  if (record.status === RECORD_STATUS.executing && leaseHolds(record.leaseUntil, ref.nowMs, takeoverMs)) return { kind: 'locked', record };
   // Nothing in the park's condition is left to refuse it: lease and run as usual, and let the lease judge.
   return { kind: 'route-active' };
 }
 
 /** What stood in the way of a lease, read from the item the failed write returned. */
-function blockedLease(old: Record<string, unknown> | undefined, ref: LeaseRequest, nowMs: number): Exclude<LeaseOutcome, { kind: 'leased' }> {
+function blockedLease(old: Record<string, unknown> | undefined, ref: LeaseRequest, nowMs: number, takeoverMs: number): Exclude<LeaseOutcome, { kind: 'leased' }> {
   if (old === undefined) return { kind: 'missing' };
   const record = fromRecordItem(old);
   if (record.receivedAt !== ref.receivedAt || record.expiresAt <= Math.floor(nowMs / 1000)) return { kind: 'missing' };
   if (ref.fingerprint !== undefined && record.fingerprint !== ref.fingerprint) return { kind: 'forged', record };
   if (record.status === RECORD_STATUS.completed) return { kind: 'completed', record };
   if (record.status === RECORD_STATUS.failed) return { kind: 'failed', record };
-  if (record.status === RECORD_STATUS.executing && leaseHolds(record.leaseUntil, nowMs)) return { kind: 'locked', record };
+  if (record.status === RECORD_STATUS.executing && leaseHolds(record.leaseUntil, nowMs, takeoverMs)) return { kind: 'locked', record };
   return { kind: 'exhausted', record };
 }
 
 export class DynamoDbExecutionStore implements ExecutionStore {
   readonly #doc: DynamoDBDocumentClient;
   readonly #table: string;
+  readonly #margins: ClockMargins;
 
-  constructor(client: DynamoDBClient, tableName: string) {
+  /** @param clockSkewSeconds the deployment's clock bound (ResolvedConfig.clockSkewSeconds). @default CLOCK_SKEW_SECONDS */
+  constructor(client: DynamoDBClient, tableName: string, clockSkewSeconds = CLOCK_SKEW_SECONDS) {
     this.#doc = documentClient(client);
     this.#table = tableName;
+    this.#margins = clockMargins(clockSkewSeconds);
   }
 
   #apply(route: string, key: string, transition: Transition, returnOld = false): Promise<ConditionalOutcome> {
@@ -90,8 +98,8 @@ export class DynamoDbExecutionStore implements ExecutionStore {
   }
 
   async acquireLease(request: LeaseRequest): Promise<LeaseOutcome> {
-    const out = await this.#apply(request.route, request.key, acquireLease(request), true);
-    if (!out.ok) return blockedLease(out.old, request, request.nowMs);
+    const out = await this.#apply(request.route, request.key, acquireLease({ ...request, takeoverMs: this.#margins.takeoverMs }), true);
+    if (!out.ok) return blockedLease(out.old, request, request.nowMs, this.#margins.takeoverMs);
     // Our own lease, also when the SDK's retry of it met the lease its first attempt wrote:
     // the item it returns is the item as the lease left it.
     if (out.item === undefined) throw new Error('acquireLease returned no record');
@@ -113,7 +121,7 @@ export class DynamoDbExecutionStore implements ExecutionStore {
   async failExhausted(
     ref: RecordRef & DeadLetterWrite & { readonly nowMs: number; readonly maxAttempts: number; readonly fingerprint: string },
   ): Promise<boolean> {
-    return (await this.#apply(ref.route, ref.key, failExhausted(ref))).ok;
+    return (await this.#apply(ref.route, ref.key, failExhausted({ ...ref, takeoverMs: this.#margins.takeoverMs }))).ok;
   }
 
   async get(route: string, key: string): Promise<EventRecord | undefined> {
@@ -135,7 +143,7 @@ export class DynamoDbExecutionStore implements ExecutionStore {
   async redrive(
     ref: RecordRef & { readonly nowMs: number; readonly deadLetterId: string; readonly stampedAtMs: number; readonly keepUntilSeconds: number },
   ): Promise<boolean> {
-    return (await this.#apply(ref.route, ref.key, redrive(ref))).ok;
+    return (await this.#apply(ref.route, ref.key, redrive({ ...ref, stampMarginMs: this.#margins.deadLetterStampMs }))).ok;
   }
 
   /**
@@ -152,9 +160,9 @@ export class DynamoDbExecutionStore implements ExecutionStore {
   async park(
     request: RecordRef & { readonly nowMs: number; readonly ttlSeconds: number; readonly payload: Payload; readonly fingerprint: string },
   ): Promise<ParkResult> {
-    const out = await this.#apply(request.route, request.key, park(request));
+    const out = await this.#apply(request.route, request.key, park({ ...request, takeoverMs: this.#margins.takeoverMs }));
     if (!out.ok) {
-      const blocked = blockedPark(out.old, request);
+      const blocked = blockedPark(out.old, request, this.#margins.takeoverMs);
       if (blocked.kind !== 'already-parked') return blocked;
     }
     const state = await this.#doc.send(

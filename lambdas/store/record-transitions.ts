@@ -77,7 +77,7 @@
  * 14-day retention and a day) ahead, never back.
  */
 import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
-import { CLOCK_SKEW_SECONDS, DEAD_LETTER_SEND_SECONDS, MESSAGE_COVER_SECONDS } from '../config/route-config.ts';
+import { CLOCK_SKEW_SECONDS, DEAD_LETTER_SEND_SECONDS, MESSAGE_COVER_SECONDS, takeoverMarginMs } from '../config/route-config.ts';
 import { RECORD_STATUS } from '../domain/event-record.ts';
 import type { Payload, StoredAnswer } from '../domain/event-record.ts';
 import { WRITE_ID, WRITE_ID_VALUE, newWriteId } from './conditional-write.ts';
@@ -102,8 +102,25 @@ function withNonce(t: Transition): Transition {
   return { ...t, UpdateExpression: update, ExpressionAttributeValues: { ...t.ExpressionAttributeValues, [WRITE_ID_VALUE]: newWriteId() } };
 }
 
-/** Twice the clock bound, in ms: a lease written by another machine is over only this long after its end by our clock. */
-export const TAKEOVER_MARGIN_MS = 2 * CLOCK_SKEW_SECONDS * 1000;
+/**
+ * Twice the default clock bound, in ms: a lease written by another machine is over only this
+ * long after its end by our clock. A deployment's own bound (maxClockSkewSeconds) reaches the
+ * transitions as `takeoverMs` (the stores pass it); this is what they use without one.
+ */
+export const TAKEOVER_MARGIN_MS = takeoverMarginMs(CLOCK_SKEW_SECONDS);
+
+/** The clock margins of a deployment, from its bound: what the stores hand the transitions. */
+export interface ClockMargins {
+  /** TAKEOVER_MARGIN_MS for the deployment's bound. */
+  readonly takeoverMs: number;
+  /** DEAD_LETTER_STAMP_MARGIN_MS for the deployment's bound. */
+  readonly deadLetterStampMs: number;
+}
+
+/** The margins for a clock bound in seconds (maxClockSkewSeconds). */
+export function clockMargins(clockSkewSeconds: number): ClockMargins {
+  return { takeoverMs: takeoverMarginMs(clockSkewSeconds), deadLetterStampMs: (DEAD_LETTER_SEND_SECONDS + 2 * clockSkewSeconds) * 1000 };
+}
 
 /**
  * A dead-letter copy stamped by SQS (SentTimestamp) this long after the record's last send of
@@ -153,7 +170,7 @@ function live(receivedAt: number, nowMs: number): Record<string, unknown> {
 }
 
 /** The values of LIVE, RUNNABLE, GENUINE and the budget, shared by acquireLease and failExhausted. */
-function runnable(p: { receivedAt: number; nowMs: number; maxAttempts: number; fingerprint?: string }): Record<string, unknown> {
+function runnable(p: { receivedAt: number; nowMs: number; maxAttempts: number; fingerprint?: string; takeoverMs?: number }): Record<string, unknown> {
   return {
     ...live(p.receivedAt, p.nowMs),
     ':maxAttempts': p.maxAttempts,
@@ -161,7 +178,7 @@ function runnable(p: { receivedAt: number; nowMs: number; maxAttempts: number; f
     ':parked': S.parked,
     ':executing': S.executing,
     ':now': p.nowMs,
-    ':takeover': p.nowMs - TAKEOVER_MARGIN_MS,
+    ':takeover': p.nowMs - (p.takeoverMs ?? TAKEOVER_MARGIN_MS),
     ...(p.fingerprint === undefined ? {} : { ':fingerprint': p.fingerprint }),
   };
 }
@@ -245,6 +262,8 @@ export interface LeaseParams {
   readonly fingerprint?: string;
   /** Kept on the record when this is not the message's first receive: its first run's worker may have died. */
   readonly payload?: Payload;
+  /** How long past its end another worker's lease still holds, by our clock. @default TAKEOVER_MARGIN_MS */
+  readonly takeoverMs?: number;
 }
 
 /**
@@ -374,6 +393,8 @@ export function failExhausted(p: {
   fingerprint: string;
   /** As fail's: the later of the record's expiry and MESSAGE_COVER_SECONDS from now. */
   keepUntilSeconds: number;
+  /** @default TAKEOVER_MARGIN_MS */
+  takeoverMs?: number;
 }): Transition {
   const retry = strandedIndexKeys(p.route, p.key, p.receivedAt);
   const kept = keep(p.payload);
@@ -431,6 +452,8 @@ export function park(p: {
   ttlSeconds: number;
   payload: Payload;
   fingerprint: string;
+  /** @default TAKEOVER_MARGIN_MS */
+  takeoverMs?: number;
 }): Transition {
   const index = parkedIndexKeys(p.route, p.key, p.receivedAt);
   const kept = keep(p.payload);
@@ -447,7 +470,7 @@ export function park(p: {
       ':executing': S.executing,
       ':parked': S.parked,
       ':now': p.nowMs,
-      ':takeover': p.nowMs - TAKEOVER_MARGIN_MS,
+      ':takeover': p.nowMs - (p.takeoverMs ?? TAKEOVER_MARGIN_MS),
       ':fingerprint': p.fingerprint,
       ':keepUntil': seconds(p.nowMs) + p.ttlSeconds,
       ':gsi2pk': index.gsi2pk,
@@ -553,7 +576,15 @@ export function markDeadLettered(p: { deadLetterId: string }): Transition {
  * The redriven work waits on the queue again: the record lives at least MESSAGE_COVER_SECONDS
  * from now (`keepUntilSeconds`).
  */
-export function redrive(p: { receivedAt: number; nowMs: number; deadLetterId: string; stampedAtMs: number; keepUntilSeconds: number }): Transition {
+export function redrive(p: {
+  receivedAt: number;
+  nowMs: number;
+  deadLetterId: string;
+  stampedAtMs: number;
+  keepUntilSeconds: number;
+  /** @default DEAD_LETTER_STAMP_MARGIN_MS */
+  stampMarginMs?: number;
+}): Transition {
   return withNonce({
     ConditionExpression: `${LIVE} AND #status = :failed AND deadLetterId = :dl AND lastEnqueuedAt < :sentBefore`,
     UpdateExpression:
@@ -565,7 +596,7 @@ export function redrive(p: { receivedAt: number; nowMs: number; deadLetterId: st
       ':failed': S.failed,
       ':received': S.received,
       ':dl': p.deadLetterId,
-      ':sentBefore': p.stampedAtMs - DEAD_LETTER_STAMP_MARGIN_MS,
+      ':sentBefore': p.stampedAtMs - (p.stampMarginMs ?? DEAD_LETTER_STAMP_MARGIN_MS),
       ':keepUntil': p.keepUntilSeconds,
       ':now': p.nowMs,
       ':zero': 0,

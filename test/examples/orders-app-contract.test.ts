@@ -94,7 +94,7 @@ describe('the orders-app under the executor and the reconciler: an entry if and 
       sqs: localSqsClient(inject('sqsEndpoint')),
       queueUrl: fx.queueUrl,
       config: resolveConfig(
-        testConfig(fx.routes, { queue: { maxReceiveCount: MAX_RECEIVE_COUNT }, reconciliation: { stuckAfterSeconds: 900, settleSeconds: 1 } }),
+        testConfig(fx.routes, { queue: { maxReceiveCount: MAX_RECEIVE_COUNT }, reconciliation: { stuckAfterSeconds: 900, settleSeconds: 2 }, maxClockSkewSeconds: 1 }),
       ),
       now: () => fx.now(),
     });

@@ -32,7 +32,7 @@ async function scene() {
       receivedAt: record.receivedAt,
       nowMs: Date.now(),
       ttlSeconds: 35 * 86_400,
-      payload: { body: record.body, bodyEncoding: 'utf8', headers: {} },
+      payload: { body: record.body ?? '', bodyEncoding: 'utf8', headers: {} },
       fingerprint: record.fingerprint,
     });
   return { route, routes: new DynamoDbRouteStateStore(client, table()), item, park };

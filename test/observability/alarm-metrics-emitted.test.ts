@@ -79,7 +79,7 @@ describe('every alarm on a Retryproof metric reads one the functions emit, under
     // (no Secrets Manager here).
     const rf = await reconcilerFixture();
     const sqs = localSqsClient(inject('sqsEndpoint'));
-    const fixtureConfig = testConfig(rf.fx.routes, { queue: { maxReceiveCount: MAX_RECEIVE_COUNT }, reconciliation: { settleSeconds: 1 } });
+    const fixtureConfig = testConfig(rf.fx.routes, { queue: { maxReceiveCount: MAX_RECEIVE_COUNT }, reconciliation: { settleSeconds: 2 }, maxClockSkewSeconds: 1 });
     const secrets = new StaticSecretSource(
       Object.fromEntries(SCHEME_ROUTES.map((r) => [r.secretName, JSON.stringify({ current: r.secret, previous: previousSecretOf(r.name) })])),
     );

@@ -26,7 +26,7 @@ async function runScheduled(environment: ReconcilerEnvironment): Promise<{ rows:
 describe('the reconciler heartbeat (ReconcilerRuns), which the reconciler-no-run alarm waits for', () => {
   const environment = async (overrides: Partial<ReconcilerEnvironment> = {}): Promise<ReconcilerEnvironment> => {
     const rf = await reconcilerFixture();
-    const config = testConfig(rf.fx.routes, { queue: { maxReceiveCount: MAX_RECEIVE_COUNT }, reconciliation: { settleSeconds: 1 } });
+    const config = testConfig(rf.fx.routes, { queue: { maxReceiveCount: MAX_RECEIVE_COUNT }, reconciliation: { settleSeconds: 2 }, maxClockSkewSeconds: 1 });
     return { ...reconcilerEnvironmentOf(rf, config), ...overrides };
   };
 

@@ -14,7 +14,7 @@ describe('the reconciliation report in the reconciler\'s log, where the reconcil
     // Act: the Lambda entry point, with the log level at WARN, as an operator may set it.
     const lines = await captureJsonLines({ POWERTOOLS_LOG_LEVEL: 'WARN' }, async () => {
       await runReconcilerHandler(
-        reconcilerEnvironmentOf(rf, testConfig(rf.fx.routes, { queue: { maxReceiveCount: MAX_RECEIVE_COUNT }, reconciliation: { settleSeconds: 1 } })),
+        reconcilerEnvironmentOf(rf, testConfig(rf.fx.routes, { queue: { maxReceiveCount: MAX_RECEIVE_COUNT }, reconciliation: { settleSeconds: 2 }, maxClockSkewSeconds: 1 })),
       );
     });
     // Assess

@@ -44,7 +44,7 @@ export async function reconcilerFixture(): Promise<ReconcilerFixture> {
         config: resolveConfig(
           testConfig(fx.routes, {
             queue: { maxReceiveCount: MAX_RECEIVE_COUNT },
-            reconciliation: { stuckAfterSeconds: options.stuckAfterSeconds ?? 900, settleSeconds: 1 },
+            reconciliation: { stuckAfterSeconds: options.stuckAfterSeconds ?? 900, settleSeconds: 2 }, maxClockSkewSeconds: 1,
           }),
         ),
         now: options.now ?? (() => Date.now() + fx.clockOffsetMs),
