@@ -47,7 +47,9 @@ describe('parking a record of a paused route', () => {
     const parked = await s.park();
     // Assess
     expect(parked).toEqual({ kind: 'parked' });
-    expect(await s.item()).toMatchObject({ status: 'PARKED', gsi2pk: expect.any(String) });
+    const item = await s.item();
+    expect(item.status).toBe('PARKED');
+    expect(typeof item.gsi2pk).toBe('string');
   });
 
   it('takes the record back when the route was resumed before the park landed, so no resume sweep can miss it', async () => {
