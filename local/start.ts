@@ -95,7 +95,9 @@ function banner(settings: LocalSettings, file: ConfigFile): void {
       local.signingSecret === local.secret
         ? `local secret ${local.secret}`
         : `local signing key ${local.signingSecret} (the receiver holds ${local.secret})`;
-    out(`route ${route.name} (${route.signature.scheme}, lease ${route.leaseSeconds} s): ${secret}`);
+    // A route with a time per destination leases each record for its own; the longest bounds them.
+    const lease = route.actionTime === undefined ? `${route.leaseSeconds} s` : `up to ${route.leaseSeconds} s by ${route.actionTime.pointer}`;
+    out(`route ${route.name} (${route.signature.scheme}, lease ${lease}): ${secret}`);
   }
 }
 

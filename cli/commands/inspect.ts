@@ -14,7 +14,7 @@ Exit code 1 when the stack has no record of the key (never received, or expired)
                 send, parked or failed work, a retried run); otherwise it lives in the work message
                 until the work is done, and in the DLQ's copy for 14 days if the work failed.
 
-JSON: {"record": {status, hits, attempts, receivedAt, ...} | null, "log": [...], "ledger": [...]}`;
+JSON: {"record": {status, hits, attempts, receivedAt, leaseSeconds, leaseUntil, ...} | null, "log": [...], "ledger": [...]}`;
 
 /**
  * The body between marker lines, so where it starts and ends is plain even when it is empty
@@ -32,6 +32,17 @@ function bodyBlock(r: RecordView): string[] {
     }
   }
   return [`----- body of ${r.route}/${r.key} (${note}) -----`, ...(shown === '' ? [] : [shown.replace(/\n$/, '')]), '----- end of body -----'];
+}
+
+/**
+ * The record's lease: its length (on a route with a time per destination, the one this record
+ * was given) and, while it runs, its end. A record leased before records kept the length shows
+ * only the end.
+ */
+function leaseLines(r: RecordView): string[] {
+  if (r.leaseSeconds === undefined) return r.leaseUntil === undefined ? [] : [`  lease to   ${formatTime(r.leaseUntil)}`];
+  const until = r.leaseUntil === undefined ? "the last attempt's" : `until ${formatTime(r.leaseUntil)}`;
+  return [`  lease      ${r.leaseSeconds} s (${until})`];
 }
 
 function text(value: unknown): string {
@@ -66,7 +77,7 @@ export const inspectCommand: Command = {
           `  attempts   ${r.attempts}${r.redrives > 0 ? ` since redrive ${r.redrives} (${r.runs} run${r.runs === 1 ? '' : 's'} in all)` : ''}`,
           `  received   ${formatTime(r.receivedAt)}   answered ${r.answerStatus}`,
           ...(r.completedAt === undefined ? [] : [`  completed  ${formatTime(r.completedAt)}`]),
-          ...(r.leaseUntil === undefined ? [] : [`  lease to   ${formatTime(r.leaseUntil)}`]),
+          ...leaseLines(r),
           ...(r.lastError === undefined ? [] : [`  last error ${r.lastError}`]),
           `  expires    ${formatTime(r.expiresAt * 1000)}`,
           ...(values['with-body'] !== true ? [] : r.body === undefined ? [`  body       ${r.bodyBytes} bytes, not kept in the table (it travels in the work message)`] : bodyBlock(r)),

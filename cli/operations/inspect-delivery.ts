@@ -35,6 +35,8 @@ export interface RecordView {
   readonly bodyKept: boolean;
   readonly lastEnqueuedAt?: number;
   readonly leaseUntil?: number;
+  /** The last lease's length, in seconds: with a time per destination, the one this record was given. */
+  readonly leaseSeconds?: number;
   readonly lastError?: string;
   readonly completedAt?: number;
   readonly result?: unknown;
@@ -95,6 +97,7 @@ export async function inspectDelivery(
       bodyKept: r.body !== undefined,
       ...(r.lastEnqueuedAt === undefined ? {} : { lastEnqueuedAt: r.lastEnqueuedAt }),
       ...(r.leaseUntil === undefined ? {} : { leaseUntil: r.leaseUntil }),
+      ...(r.leaseSeconds === undefined ? {} : { leaseSeconds: r.leaseSeconds }),
       ...(r.lastError === undefined ? {} : { lastError: r.lastError }),
       ...(r.completedAt === undefined ? {} : { completedAt: r.completedAt }),
       ...(r.result === undefined ? {} : { result: parseResult(r.result) }),

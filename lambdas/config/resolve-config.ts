@@ -8,7 +8,6 @@ import {
   SENDER_RETRY_WINDOW_SECONDS,
   VISIBILITY_TO_TIMEOUT_FACTOR,
   backstopReceiveCount,
-  leaseMarginSeconds,
   outageReceiveCount,
 } from './route-config.ts';
 import type { BreakerReaction, DuplicateAnswer, RetryproofConfig, SignatureConfig } from './route-config.ts';
@@ -18,6 +17,7 @@ import { issueLine } from './config-issues.ts';
 import { DELIVERY_ID_HEADERS, SIGNED_HEADERS, unsignedTemplateHeaders } from '../domain/idempotency-key.ts';
 import { parseKeyTemplate } from '../domain/key-template.ts';
 import { namesARegion, regionsProblems } from './regions.ts';
+import { leaseOfActionTime, longestActionTime } from './route-lease.ts';
 
 /** A configuration error names the route, the field and the value. */
 export class ConfigError extends Error {
@@ -36,7 +36,10 @@ export interface ResolvedRoute {
   readonly key: string | undefined;
   readonly ttlSeconds: number;
   readonly senderRetryWindowSeconds: number;
-  /** senderRetryWindow + DLQ retention + reconciliation window. */
+  /**
+   * senderRetryWindow + DLQ retention + reconciliation window + the lease (with a per-destination
+   * table, the longest): the TTL must cover them all, the last attempt's lease included.
+   */
   readonly coverSeconds: number;
   /** The action's declared run time; with a per-destination table (actionTime), its longest. */
   readonly actionTimeSeconds: number;
@@ -47,7 +50,11 @@ export interface ResolvedRoute {
   readonly actionTime: ResolvedActionTime | undefined;
   /** actionTime x 3: how long a claim holds the record (with a table, the longest lease). */
   readonly leaseSeconds: number;
-  /** The action is aborted at this many seconds, a margin before its lease ends, so a live worker's completion lands inside its lease. */
+  /**
+   * The action is aborted at this many seconds, a margin before its lease ends, so a live worker's
+   * completion lands inside its lease (with a table, the longest lease's; each record's own comes
+   * from route-lease.ts, recordLease).
+   */
   readonly actionDeadlineSeconds: number;
   /** Runs of the action per budget (a redrive gives a fresh one). */
   readonly maxAttempts: number;
@@ -152,6 +159,13 @@ function resolveActionTime(route: ParsedRoute, where: string): { actionTimeSecon
   return { actionTimeSeconds, actionTime: { pointer, seconds: { ...table.seconds }, otherwise: table.otherwise } };
 }
 
+/** The lease in a TTL cover's sum: the route's one, or its table's longest and the destination that picks it. */
+function leaseTerm(table: ResolvedActionTime | undefined, actionTimeSeconds: number, leaseSeconds: number): string {
+  if (table === undefined) return `lease ${leaseSeconds} s (actionTimeSeconds ${actionTimeSeconds} s x ${LEASE_FACTOR})`;
+  const longest = longestActionTime(table);
+  return `the longest lease ${leaseSeconds} s (actionTime ${longest.destination ?? 'otherwise'} ${longest.seconds} s x ${LEASE_FACTOR})`;
+}
+
 function resolveRoute(route: ParsedRoute, windowSeconds: number, regions: readonly string[] | undefined): ResolvedRoute {
   const where = `route "${route.name}"`;
   const { signature } = route;
@@ -179,16 +193,18 @@ function resolveRoute(route: ParsedRoute, windowSeconds: number, regions: readon
     }
   }
   const senderRetryWindowSeconds = route.senderRetryWindowSeconds ?? SENDER_RETRY_WINDOW_SECONDS[signature.scheme];
-  const coverSeconds = senderRetryWindowSeconds + DLQ_RETENTION_SECONDS + windowSeconds;
+  const { actionTimeSeconds, actionTime } = resolveActionTime(route, where);
+  const { leaseSeconds, actionDeadlineSeconds } = leaseOfActionTime(actionTimeSeconds);
+  // The record must outlive the last attempt's lease too: a copy redriven on the DLQ's last day
+  // is claimed then, and its lease (the longest a record of the route can get) runs on from there.
+  const coverSeconds = senderRetryWindowSeconds + DLQ_RETENTION_SECONDS + windowSeconds + leaseSeconds;
   if (route.ttlSeconds < coverSeconds) {
     throw new ConfigError(
       `${where}: ttl ${route.ttlSeconds} s is shorter than its cover ${coverSeconds} s ` +
         `(sender retry window ${senderRetryWindowSeconds} s + DLQ retention ${DLQ_RETENTION_SECONDS} s + ` +
-        `reconciliation window ${windowSeconds} s)`,
+        `reconciliation window ${windowSeconds} s + ${leaseTerm(actionTime, actionTimeSeconds, leaseSeconds)})`,
     );
   }
-  const { actionTimeSeconds, actionTime } = resolveActionTime(route, where);
-  const leaseSeconds = actionTimeSeconds * LEASE_FACTOR;
   return {
     name: route.name,
     signature,
@@ -201,7 +217,7 @@ function resolveRoute(route: ParsedRoute, windowSeconds: number, regions: readon
     actionTimeSeconds,
     actionTime,
     leaseSeconds,
-    actionDeadlineSeconds: Math.max(1, leaseSeconds - leaseMarginSeconds(leaseSeconds)),
+    actionDeadlineSeconds,
     maxAttempts: route.maxAttempts,
     action: route.action,
     keepHeaders: [...new Set([...route.keepHeaders, ...DELIVERY_ID_HEADERS[signature.scheme]])],

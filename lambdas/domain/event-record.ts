@@ -85,6 +85,12 @@ export interface EventRecord {
    */
   readonly lastEnqueuedAt?: number;
   readonly leaseUntil?: number;
+  /**
+   * The length of the last lease taken, in seconds: on a route with a time per destination, the
+   * one this record's body picked. It stays after the lease ends. @default - no lease taken yet,
+   * or taken before records kept it: the route's longest lease applies
+   */
+  readonly leaseSeconds?: number;
   readonly leaseToken?: string;
   readonly lastError?: string;
   readonly completedAt?: number;

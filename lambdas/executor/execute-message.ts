@@ -18,6 +18,7 @@ import { Buffer } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import type { ResolvedRoute } from '../config/resolve-config.ts';
 import { DEAD_LETTER_SEND_SECONDS } from '../config/route-config.ts';
+import { recordLease } from '../config/route-lease.ts';
 import { PermanentActionError } from '../actions/action.ts';
 import type { ActionResult } from '../actions/action.ts';
 import type { ActionRegistry } from '../actions/action-registry.ts';
@@ -105,7 +106,7 @@ export interface ExecutionReport {
   /** Set when the message went to the DLQ. */
   readonly deadLetterReason?: string;
   readonly error?: string;
-  /** How long the action ran, as a share of the lease (0..1+). */
+  /** How long the action ran, as a share of its record's lease (0..1+). */
   readonly leaseShare?: number;
 }
 
@@ -274,10 +275,14 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
   // added past the lease (leaseUntil = this + the lease).
   const startedAt = deps.now();
   const token = newId();
+  // This record's own lease: on a route with a time per destination, the one its body picks.
+  // The body is the record's (the lease write refuses any other fingerprint), so no message can
+  // choose a lease its record would not get.
+  const own = recordLease(route, payload.body, payload.bodyEncoding);
   const lease = await deps.store.acquireLease({
     ...ref,
     nowMs: startedAt,
-    leaseMs: route.leaseSeconds * 1000,
+    leaseMs: own.leaseSeconds * 1000,
     token,
     maxAttempts: route.maxAttempts,
     fingerprint: bodyFingerprint,
@@ -324,12 +329,12 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
   const record = lease.record;
   // The run number across redrives: what the action and the log see. The budget is `attempts`.
   const attempt = record.runs;
-  // The deadline: the route's action deadline from the lease's start (a margin before the lease
+  // The deadline: this record's action deadline from the lease's start (a margin before its lease
   // ends, for the completion write), and never past this invocation's own end.
   const deadlineFrom = startedAt;
   const afterLease = deps.now();
   const invocationEndsAt = afterLease + (deps.remainingMs?.() ?? Number.POSITIVE_INFINITY);
-  const deadline = Math.min(deadlineFrom + route.actionDeadlineSeconds * 1000, invocationEndsAt - COMPLETION_MARGIN_MS);
+  const deadline = Math.min(deadlineFrom + own.actionDeadlineSeconds * 1000, invocationEndsAt - COMPLETION_MARGIN_MS);
   const log = {
     route: work.route,
     key: work.key,
@@ -411,7 +416,7 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
     operationFingerprint: log.operationFingerprint,
     ...(deps.requestId === undefined ? {} : { requestId: deps.requestId }),
   });
-  const leaseShare = (endedAt - startedAt) / (route.leaseSeconds * 1000);
+  const leaseShare = (endedAt - startedAt) / (own.leaseSeconds * 1000);
   if (completed) return { ...base, attempt, outcome: EXECUTION_OUTCOME.completed, ack: true, leaseShare };
   // The completing attempt is logged on the record by the completion itself; a fenced-out one gets a log item.
   await deps.store.appendLog({ ...log, endedAt, outcome: EXECUTION_OUTCOME.fencedOut });

@@ -12,7 +12,10 @@
  *                   capture replayed after its record expired      -> absent      (ingest; nothing of it ever ran)
  *   acquireLease    RECEIVED | PARKED | EXECUTING with its lease over (leaseUntil <= now - 2 x
  *                   the clock bound), attempts < maxAttempts, the message's body the
- *                   record's fingerprint                               -> EXECUTING   (executor)
+ *                   record's fingerprint                               -> EXECUTING   (executor; writes
+ *                                                                                     the lease it gives,
+ *                                                                                     leaseSeconds, beside
+ *                                                                                     leaseUntil)
  *   complete        EXECUTING under this lease token                   -> COMPLETED   (executor)
  *   release         EXECUTING under this lease token                   -> RECEIVED    (executor, retryable error)
  *   fail            EXECUTING under this lease token                   -> FAILED      (executor, permanent or last attempt;
@@ -254,6 +257,7 @@ export function claimExpiredKey(
 export interface LeaseParams {
   readonly receivedAt: number;
   readonly nowMs: number;
+  /** This record's lease (route-lease.ts): kept on the record as `leaseSeconds`, which no later write removes. */
   readonly leaseMs: number;
   /** Fresh for every lease; every later write of the attempt is fenced by it. */
   readonly token: string;
@@ -271,19 +275,23 @@ export interface LeaseParams {
  * It spends one attempt of the budget (and counts one more run in all, across redrives), and
  * drops the parked index keys of a PARKED record. A message whose body's SHA-256 is not the
  * record's fingerprint takes no lease: whoever can send to the queue cannot run a forged body.
+ * The lease's length goes on the record (`leaseSeconds`) in the same write, and stays there
+ * after the lease ends, so a reader (inspect, a person) knows what the record was given: on a
+ * route with a time per destination, each record's own (route-lease.ts).
  */
 export function acquireLease(p: LeaseParams): Transition {
   const kept = keep(p.payload);
   return withNonce({
     ConditionExpression: `${LIVE} AND attempts < :maxAttempts AND ${p.fingerprint === undefined ? '' : `${GENUINE} AND `}${RUNNABLE}`,
     UpdateExpression:
-      `SET #status = :executing, leaseUntil = :leaseUntil, leaseToken = :token, claimedAt = :now${kept.set} ` +
+      `SET #status = :executing, leaseUntil = :leaseUntil, leaseSeconds = :leaseSeconds, leaseToken = :token, claimedAt = :now${kept.set} ` +
       'REMOVE #gsi2pk, #gsi2sk ADD attempts :one, runs :one',
     ExpressionAttributeNames: { ...STATUS, '#gsi2pk': PARKED_INDEX.partitionKey, '#gsi2sk': PARKED_INDEX.sortKey, ...kept.names },
     ExpressionAttributeValues: {
       ...runnable(p),
       ...kept.values,
       ':leaseUntil': p.nowMs + p.leaseMs,
+      ':leaseSeconds': p.leaseMs / 1000,
       ':token': p.token,
       ':one': 1,
     },

@@ -21,8 +21,8 @@ const withStripe = (patch: Partial<RetryproofConfig['routes'][number]>): Retrypr
 describe('a route whose TTL is shorter than its cover', () => {
   const shortTtl = withStripe({ ttlSeconds: 3600 });
   const expected =
-    'route "stripe": ttl 3600 s is shorter than its cover 1555200 s ' +
-    '(sender retry window 259200 s + DLQ retention 1209600 s + reconciliation window 86400 s)';
+    'route "stripe": ttl 3600 s is shorter than its cover 1555245 s ' +
+    '(sender retry window 259200 s + DLQ retention 1209600 s + reconciliation window 86400 s + lease 45 s (actionTimeSeconds 15 s x 3))';
 
   it('is refused by resolveConfig with a ConfigError that names the numbers', () => {
     const err = thrownBy(() => resolveConfig(shortTtl));
@@ -44,8 +44,8 @@ describe('a route whose TTL is shorter than its cover', () => {
     expect(err.message).toBe(expected);
   });
 
-  it('passes once the TTL covers the window exactly', () => {
-    expect(resolveConfig(withStripe({ ttlSeconds: 1_555_200 })).routes[1]!.ttlSeconds).toBe(1_555_200);
+  it('passes once the TTL covers the window and the lease exactly', () => {
+    expect(resolveConfig(withStripe({ ttlSeconds: 1_555_245 })).routes[1]!.ttlSeconds).toBe(1_555_245);
   });
 });
 

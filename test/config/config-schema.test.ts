@@ -209,17 +209,18 @@ describe('a route key template', () => {
 });
 
 describe('a route TTL', () => {
-  // Stripe retries for 3 days; + 14 days of DLQ retention + the 24 h reconciliation window.
-  const cover = 3 * 86_400 + 14 * 86_400 + 86_400;
+  // Stripe retries for 3 days; + 14 days of DLQ retention + the 24 h reconciliation window + the
+  // last attempt's lease (15 s x 3).
+  const cover = 3 * 86_400 + 14 * 86_400 + 86_400 + 45;
 
-  it('accepts a TTL that covers the sender retry window, the DLQ retention and the reconciliation window exactly', () => {
+  it('accepts a TTL that covers the sender retry window, the DLQ retention, the reconciliation window and the lease exactly', () => {
     expect(resolveConfig(withStripe({ ttlSeconds: cover })).routes[1]).toMatchObject({ ttlSeconds: cover, coverSeconds: cover });
   });
 
   it('refuses one second less, with the sum spelt out', () => {
     expect(refusal(withStripe({ ttlSeconds: cover - 1 }))).toBe(
       `route "stripe": ttl ${cover - 1} s is shorter than its cover ${cover} s ` +
-        '(sender retry window 259200 s + DLQ retention 1209600 s + reconciliation window 86400 s)',
+        '(sender retry window 259200 s + DLQ retention 1209600 s + reconciliation window 86400 s + lease 45 s (actionTimeSeconds 15 s x 3))',
     );
   });
 });

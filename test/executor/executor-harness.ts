@@ -11,6 +11,7 @@ import { expect, inject } from 'vitest';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Action } from '../../lambdas/actions/action.ts';
 import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
+import type { ActionTimeTable, RouteConfig } from '../../lambdas/config/route-config.ts';
 import type { WorkMessage } from '../../lambdas/domain/event-record.ts';
 import { executeMessage } from '../../lambdas/executor/execute-message.ts';
 import type { ExecutionReport, ExecutorDeps } from '../../lambdas/executor/execute-message.ts';
@@ -70,6 +71,8 @@ export async function executorHarness(options: {
   store?: (store: ExecutionStore) => ExecutionStore;
   /** The route (one of SCHEME_ROUTES, by its scheme's name) whose deliveries run `action`. @default ROUTE */
   route?: string;
+  /** That route's action time per destination, in place of its one actionTimeSeconds. @default - its one time */
+  actionTime?: ActionTimeTable;
 }): Promise<ExecutorHarness> {
   const route = options.route ?? ROUTE;
   const fromIngest: WorkMessage[] = [];
@@ -80,7 +83,12 @@ export async function executorHarness(options: {
     },
   });
   const maxAttempts = options.maxAttempts ?? 3;
-  const routes = SCHEME_ROUTES.map((r) => (r.name === route ? { ...r, action: 'act', maxAttempts } : { ...r, maxAttempts }));
+  const timed = (r: (typeof SCHEME_ROUTES)[number]): RouteConfig => {
+    if (options.actionTime === undefined) return r;
+    const { actionTimeSeconds: _one, ...rest } = r;
+    return { ...rest, actionTime: options.actionTime };
+  };
+  const routes = SCHEME_ROUTES.map((r) => (r.name === route ? { ...timed(r), action: 'act', maxAttempts } : { ...r, maxAttempts }));
   const table = inject('eventsTable');
   const ingest = await ingestFixture({ queue: capture(fromIngest), routes, tableName: table });
   const config = resolveConfig(testConfig(routes, { queue: { maxReceiveCount: MAX_RECEIVE_COUNT } }));

@@ -349,6 +349,18 @@ const HMAC = { scheme: 'hmac-sha256', header: 'x-signature', encoding: 'hex' } a
 /** The alerting route's body limit: bodies just under, at and over it are sent. */
 const SMALL_BODY_LIMIT = 2048;
 const ACTION_TIME_SECONDS = 5;
+/**
+ * The Stripe route's action time by destination: a lease of 6, 15 or (any other, or none) 9 s.
+ * Every lease up to 20 s has the same margin (2 s, leaseMarginSeconds), the one the takeover
+ * edge reckons from the route's longest lease.
+ */
+const ST_ACTION_TIME = { field: 'destination', seconds: { EU: 2, LATAM: ACTION_TIME_SECONDS }, otherwise: 3 } as const;
+
+/** The destination of the i-th key's payout on the Stripe route: one the table names, one it does not, or none. */
+function destinationOf(i: number): Readonly<Record<string, unknown>> {
+  const destination = ['EU', 'LATAM', 'APAC', undefined][Math.floor(i / 5) % 4];
+  return destination === undefined ? {} : { destination };
+}
 const MAX_ATTEMPTS = 3;
 const STUCK_AFTER_SECONDS = 900;
 /** The deployed functions' timeouts (lib/retryproof-stack.ts): an actor stepped after its own is killed, as Lambda would. */
@@ -548,13 +560,16 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     // proxies may pad with whitespace) and Stripe (key: the body's id).
     const routeNames = { pay: 'pay', alt: 'alt', sw: 'sw', st: 'st' };
     const common = { action: 'simpay', actionTimeSeconds: ACTION_TIME_SECONDS, maxAttempts: MAX_ATTEMPTS } as const;
+    const { actionTimeSeconds: _one, ...untimed } = common;
     const routeConfigs: RouteConfig[] = [
       // The body signs the order id, so the key comes from it (a header would be unsigned).
       { ...common, name: routeNames.pay, signature: HMAC, key: '{body:/order}', secretName: 'sim/pay', breakerThreshold: 6, breakerReaction: 'pause', maxBodyBytes: HARD_MAX_BODY_BYTES },
       // The alerting route trips on a third delivery, so outages and repeats often meet there.
       { ...common, name: routeNames.alt, signature: HMAC, key: '{body:/order}', secretName: 'sim/alt', breakerThreshold: 2, breakerReaction: 'alert', maxBodyBytes: SMALL_BODY_LIMIT },
       { ...common, name: routeNames.sw, signature: { scheme: 'standard-webhooks' }, secretName: 'sim/sw', breakerThreshold: 3, breakerReaction: 'pause' },
-      { ...common, name: routeNames.st, signature: { scheme: 'stripe' }, secretName: 'sim/st', breakerThreshold: 3, breakerReaction: 'alert' },
+      // Stripe's route leases by the payout's destination (6, 9 or 15 s): each record its own,
+      // the longest the same as the other routes', so the executor's timeout is theirs too.
+      { ...untimed, name: routeNames.st, signature: { scheme: 'stripe' }, secretName: 'sim/st', breakerThreshold: 3, breakerReaction: 'alert', actionTime: ST_ACTION_TIME },
     ];
     const resolved = resolveConfig({
       routes: routeConfigs,
@@ -1050,7 +1065,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
           ? bodyOf(order, sizeClassOf(keyRandom()))
           : route === routeNames.alt
             ? bodyOf(order, smallSizeClassOf(keyRandom()), SMALL_BODY_LIMIT)
-            : bodyOf(order, 'small');
+            : bodyOf(order, 'small', HARD_MAX_BODY_BYTES, route === routeNames.st ? destinationOf(i) : {});
       pending.push({
         route,
         key,
@@ -1936,8 +1951,8 @@ function smallSizeClassOf(roll: number): SizeClass {
  * escapes again, sized so that the escaped body plus the largest dead-letter copy's fields
  * (queue-limits.ts, deadLetterReserveBytes) comes within a few hundred bytes of SQS's limit.
  */
-function bodyOf(order: string, size: SizeClass, routeLimit = HARD_MAX_BODY_BYTES): Buffer {
-  const base = { order, id: order, amount: 100 };
+function bodyOf(order: string, size: SizeClass, routeLimit = HARD_MAX_BODY_BYTES, extra: Readonly<Record<string, unknown>> = {}): Buffer {
+  const base = { order, id: order, amount: 100, ...extra };
   const padded = (pad: string): Buffer => Buffer.from(JSON.stringify({ ...base, pad }));
   if (size === 'small') return padded('');
   if (size === 'at-route-limit' || size === 'over-route-limit') {
