@@ -43,7 +43,10 @@ export interface RegionCounts {
   readonly url: string;
   /** Requests sent to it, refused probes included. */
   readonly sent: number;
-  /** Keys whose claim it won: genuine copies it answered 2xx without Idempotent-Replayed. */
+  /**
+   * Genuine copies it answered 2xx without Idempotent-Replayed: the keys whose claim it won (and
+   * a copy after our own 5xx, which gets the first acceptance wherever it lands).
+   */
   readonly accepted: number;
   /** Copies it answered with Idempotent-Replayed: keys another copy (in any Region) had claimed. */
   readonly replayed: number;
@@ -319,7 +322,7 @@ export function formatSummary(r: StormReport): string {
     ['replayed', `${r.replayed} answers with Idempotent-Replayed`],
     ...(r.regions ?? []).map((g): [string, string] => [
       `region ${g.name}`,
-      `${g.sent} requests to ${g.url}: ${g.accepted} keys accepted (claims won here), ${g.replayed} replayed`,
+      `${g.sent} requests to ${g.url}: ${g.accepted} accepted (claims won here), ${g.replayed} replayed`,
     ]),
     ['acknowledged', `${r.acknowledged} events whose sender saw a 2xx; ${r.gaveUp} sender(s) gave up after the whole ladder`],
     ...Object.entries(r.rejected).map(([kind, v]): [string, string] => [`rejected: ${kind}`, `${v.count} copies, ${v.asExpected} got ${v.expectedStatus}`]),
