@@ -4,9 +4,12 @@
  * `regions.replicas`, else one Region, `local-1`. Each Region is what a deployed Region holds of
  * its own (a gateway on its own port, a work queue and its DLQ, an executor); all of them share
  * the one events table and the demo's ledger. One DynamoDB Local table is linearizable, as an
- * MRSC global table is (DynamoDB Developer Guide, "Global tables: multi-Region strong
- * consistency": a write is acknowledged only once it is durable in a second Region, and a strongly
- * consistent read in any Region sees it), so a claim won in one Region is seen by every other.
+ * MRSC global table is (DynamoDB Developer Guide, "How DynamoDB global tables work", multi-Region
+ * strong consistency: a strongly consistent read in any Region returns the latest write, and a
+ * conditional write is checked against it), so a claim won in one Region is what every other one
+ * reads. What one table cannot show is MRSC's own refusals, such as ReplicatedWriteConflictException
+ * ("one or more items in the request are being modified by a request in another Region", the
+ * DynamoDB API reference's errors).
  * Pure: every value is checked here, and a bad one is one SettingsError line.
  */
 import { SettingsError } from './settings-error.ts';
