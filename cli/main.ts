@@ -35,7 +35,7 @@ export const EXIT_CODES_HELP = `Exit codes:
 /** The synopsis and every command with its summary. */
 function commandList(commands: readonly Command[]): string {
   const width = Math.max(...commands.map((c) => c.name.length));
-  return `usage: retryproof <command> (--local | --stack NAME [--region R]) [--json] [options]
+  return `usage: retryproof <command> (--local [--region R] | --stack NAME [--region R]) [--json] [options]
 
 Commands:
 ${commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n')}`;
@@ -48,7 +48,9 @@ export function generalUsage(commands: readonly Command[] = COMMANDS): string {
 Global flags:
   --local        the local stack (npm start), found through RETRYPROOF_LOCAL_DIR/endpoints.json (default .local/)
   --stack NAME   a deployed stack, found through CloudFormation (credentials: the usual AWS chain)
-  --region R     the deployed stack's region (default: AWS_REGION, or the region of the AWS_PROFILE profile)
+  --region R     with --stack, the stack's AWS region (default: AWS_REGION, or the region of the AWS_PROFILE profile);
+                 with --local, the local Region of a stack started with --regions: its queues, DLQ and gateway
+                 (default: the first); the events table and the ledger are every Region's
   --json         one JSON document on stdout, for scripts
   -h, --help     help; \`retryproof <command> --help\` for a command's own flags
 
@@ -61,7 +63,7 @@ ${EXIT_CODES_HELP}`;
 export function groupUsage(group: string, commands: readonly Command[] = COMMANDS): string {
   const members = commands.filter((c) => c.name.startsWith(`${group} `));
   const width = Math.max(...members.map((c) => c.name.length));
-  return `usage: retryproof ${group} <subcommand> (--local | --stack NAME [--region R]) [--json] [options]
+  return `usage: retryproof ${group} <subcommand> (--local [--region R] | --stack NAME [--region R]) [--json] [options]
 
 Subcommands:
 ${members.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n')}

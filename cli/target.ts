@@ -5,17 +5,23 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { localDir, readRunningEndpoints, StackNotRunningError } from '../local/endpoints-file.ts';
+import { localDir, localRegionIn, readRunningEndpoints, StackNotRunningError, UnknownRegionError } from '../local/endpoints-file.ts';
+import type { LocalRegionEndpoint } from '../local/endpoints-file.ts';
 import { localDynamoClient, localSqsClient } from '../local/aws-clients.ts';
 import { deployedRegion, describeDeployedStack } from './deployed-stack.ts';
 import { CliError, UsageError } from './errors.ts';
 import { projectConfig } from './operations/route-config.ts';
-import { nearest } from './suggest.ts';
+import { editDistance, nearest } from './suggest.ts';
 
 export interface Target {
   readonly kind: 'local' | 'aws';
-  /** For messages: `the local stack in .local` or `stack Retryproof`. */
+  /** For messages: `the local stack in .local` (`... (region local-2)` when one was asked for) or `stack Retryproof`. */
   readonly description: string;
+  /**
+   * The local Region the queues are (`--local --region NAME`, else the first). The table is every
+   * Region's; the queues, the DLQ and `localUrl` are this Region's. Undefined for a deployed stack.
+   */
+  readonly localRegion?: string;
   readonly dynamo: DynamoDBClient;
   readonly sqs: SQSClient;
   readonly eventsTable: string;
@@ -28,8 +34,9 @@ export interface Target {
    */
   readonly routes: readonly string[];
   /**
-   * The local stack's gateway (`--local` only): its reconciler holds the configuration and
-   * the ledger modules the stack runs, which may not be this repository's.
+   * The local stack's gateway (`--local` only), the Region's: its reconciler holds the
+   * configuration and the ledger modules the stack runs, which may not be this repository's,
+   * and re-enqueues onto that Region's queue.
    */
   readonly localUrl?: string;
   /** A queue's ARN, asked once. */
@@ -40,6 +47,7 @@ export interface Target {
 export interface TargetFlags {
   readonly local?: boolean;
   readonly stack?: string;
+  /** Deployed: the AWS Region. Local: the local Region (its queues, its DLQ, its gateway); @default the first */
   readonly region?: string;
 }
 
@@ -61,7 +69,8 @@ function withArns(base: Omit<Target, 'queueArn'>, known: Readonly<Record<string,
 
 /**
  * Connects to the stack the flags name.
- * @throws UsageError when neither or both of --local and --stack are given, or no region is set
+ * @throws UsageError when neither or both of --local and --stack are given, no region is set,
+ *   or the local stack runs no Region of that name (the message lists those it runs)
  * @throws CliError when the stack cannot be found
  */
 export async function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv = process.env): Promise<Target> {
@@ -74,26 +83,41 @@ export async function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv =
       if (err instanceof StackNotRunningError) throw new CliError(err.message);
       throw err;
     });
+    let region: LocalRegionEndpoint;
+    try {
+      region = localRegionIn(endpoints, flags.region);
+    } catch (err) {
+      if (err instanceof UnknownRegionError) {
+        // local-3 is one edit from local-1 and local-2 alike: a guess only when one name is nearest.
+        const near = nearest(err.region, err.regions);
+        const tied = near !== undefined && err.regions.filter((r) => editDistance(err.region, r) === editDistance(err.region, near)).length > 1;
+        throw new UsageError(
+          `--region ${err.region}: the local stack in ${dir} has no such region${near === undefined || tied ? '' : ` (did you mean "${near}"?)`}; its regions: ${err.regions.join(', ')}`,
+        );
+      }
+      throw err;
+    }
     const dynamo = localDynamoClient(endpoints.dynamoEndpoint);
     const sqs = localSqsClient(endpoints.sqsEndpoint);
     return withArns(
       {
         kind: 'local',
-        description: `the local stack in ${dir}`,
+        description: `the local stack in ${dir}${flags.region === undefined ? '' : ` (region ${region.name})`}`,
+        localRegion: region.name,
         dynamo,
         sqs,
         eventsTable: endpoints.eventsTable,
         ledgerTable: endpoints.ledgerTable,
-        queueUrl: endpoints.queueUrl,
-        dlqUrl: endpoints.dlqUrl,
+        queueUrl: region.queueUrl,
+        dlqUrl: region.dlqUrl,
         routes: endpoints.routes.map((r) => r.name),
-        localUrl: endpoints.httpUrl,
+        localUrl: region.adminUrl,
         close: () => {
           dynamo.destroy();
           sqs.destroy();
         },
       },
-      { [endpoints.queueUrl]: endpoints.queueArn, [endpoints.dlqUrl]: endpoints.dlqArn },
+      { [region.queueUrl]: region.queueArn, [region.dlqUrl]: region.dlqArn },
     );
   }
   const stackName = flags.stack ?? '';

@@ -7,6 +7,9 @@
  *   POST /_local/reconcile         one reconciliation now: {settleSeconds, stuckAfterSeconds, fromMs, toMs}
  *   POST /_local/ledger            the entries of every ledger the stack's actions declare: {fromMs, toMs}
  *   GET  /_local/status            the queues' depths and the executor's counters
+ *
+ * Each Region of a stack of several serves these on its own gateway, about its own executor and
+ * queues; a reconcile there re-enqueues onto its queue. The table and the ledgers are every Region's.
  */
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import type { SQSClient } from '@aws-sdk/client-sqs';
@@ -19,6 +22,8 @@ import type { QueuePair } from './local-services.ts';
 import type { ReconcileRequest } from './reconcile-runs.ts';
 
 export interface AdminTargets {
+  /** The Region these calls are about (LocalRegion.name). */
+  readonly region: string;
   readonly restartExecutor: () => Promise<{ abandonedBatches: number }>;
   readonly reconcileOnce: (request: ReconcileRequest) => Promise<ReconcileReport>;
   /** The stack's ledgers, by action: those of the configuration it was started with, the demo's or a user's. */
@@ -92,6 +97,7 @@ export function adminEndpoints(targets: AdminTargets): ReadonlyMap<string, Admin
         status: 200,
         body: {
           pid: process.pid,
+          region: targets.region,
           queue: await depth(targets.sqs, targets.queues.queueUrl),
           dlq: await depth(targets.sqs, targets.queues.dlqUrl),
           executor: targets.executor(),

@@ -2,11 +2,16 @@
  * `${RETRYPROOF_LOCAL_DIR}/endpoints.json`: where a running local stack tells the CLI,
  * `npm run send` and the storm how to reach it. Written once the stack is ready, removed
  * when it stops; a file left by a killed stack is recognised by its dead pid.
+ *
+ * `regions` lists every Region the stack runs (local-regions.ts), each with its gateway and its
+ * queues; the top-level `httpUrl` and queue fields are the first Region's, as a single-Region
+ * stack wrote them before `regions` existed, so readers that know nothing of Regions still work.
  */
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { SignatureConfig } from '../lambdas/config/route-config.ts';
 import { LOCAL_REGION } from './local-aws.ts';
+import { DEFAULT_LOCAL_REGION } from './local-regions.ts';
 import type { QueuePair } from './local-services.ts';
 import { DEFAULT_LOCAL_DIR, LOCAL_ENV, SettingsError } from './local-settings.ts';
 import type { LocalSettings } from './local-settings.ts';
@@ -24,23 +29,41 @@ export interface LocalRouteEndpoint {
   readonly action: string;
 }
 
+/** One Region of the stack: what it holds of its own. The table is every Region's. */
+export interface LocalRegionEndpoint {
+  readonly name: string;
+  /** Its gateway: `${httpUrl}/webhooks/{route}`. */
+  readonly httpUrl: string;
+  /** Where its own `/_local/` calls are served (its executor, its queues, a reconcile that re-enqueues onto its queue). */
+  readonly adminUrl: string;
+  readonly queueUrl: string;
+  readonly dlqUrl: string;
+  readonly queueArn: string;
+  readonly dlqArn: string;
+}
+
 export interface LocalEndpoints {
   readonly version: 1;
   readonly pid: number;
   readonly startedAt: string;
   /** The configuration file the stack runs. Absolute. */
   readonly configFile: string;
+  /** The first Region's gateway. */
   readonly httpUrl: string;
+  /** The SDK's region for clients of the local services (not a local Region's name). */
   readonly region: string;
   readonly dynamoEndpoint: string;
   readonly sqsEndpoint: string;
   readonly eventsTable: string;
   /** The demo's ledger table; absent while the demo is off. */
   readonly ledgerTable?: string;
+  /** The first Region's queues. */
   readonly queueUrl: string;
   readonly dlqUrl: string;
   readonly queueArn: string;
   readonly dlqArn: string;
+  /** Every Region, the first one first. Absent from the file of a stack older than Regions: see {@link localRegionsIn}. */
+  readonly regions?: readonly LocalRegionEndpoint[];
   readonly routes: readonly LocalRouteEndpoint[];
   readonly settings: {
     readonly visibilityTimeoutSeconds: number;
@@ -51,25 +74,38 @@ export interface LocalEndpoints {
   };
 }
 
-/** What a stack that runs `settings` on these services writes, its pid and start time now. */
+/** A Region as the stack runs it: its name, its gateway's URL and its queues. */
+export interface RunningRegion {
+  readonly name: string;
+  readonly httpUrl: string;
+  readonly queues: QueuePair;
+}
+
+/**
+ * What a stack that runs `settings` on these services writes, its pid and start time now.
+ * @param at.regions every Region, the first one first (at least one)
+ */
 export function localEndpointsOf(
   settings: LocalSettings,
-  at: { readonly httpUrl: string; readonly services: LocalEndpointUrls & { readonly queues: QueuePair } },
+  at: { readonly regions: readonly RunningRegion[]; readonly services: LocalEndpointUrls },
   tables: { readonly eventsTable: string; readonly ledgerTable?: string | undefined },
 ): LocalEndpoints {
   const { config } = settings;
+  const [first] = at.regions;
+  if (first === undefined) throw new Error('localEndpointsOf: a stack runs at least one region');
   return {
     version: 1,
     pid: process.pid,
     startedAt: new Date().toISOString(),
     configFile: settings.configFile,
-    httpUrl: at.httpUrl,
+    httpUrl: first.httpUrl,
     region: LOCAL_REGION,
     dynamoEndpoint: at.services.dynamoEndpoint,
     sqsEndpoint: at.services.sqsEndpoint,
     eventsTable: tables.eventsTable,
     ...(tables.ledgerTable === undefined ? {} : { ledgerTable: tables.ledgerTable }),
-    ...at.services.queues,
+    ...first.queues,
+    regions: at.regions.map((r) => ({ name: r.name, httpUrl: r.httpUrl, adminUrl: r.httpUrl, ...r.queues })),
     routes: config.routes.map((r) => ({
       name: r.name,
       signature: r.signature,
@@ -86,6 +122,36 @@ export function localEndpointsOf(
       settleSeconds: config.reconciliation.settleSeconds,
     },
   };
+}
+
+/** A Region the local stack does not run was asked for. Its message lists the Regions it runs. */
+export class UnknownRegionError extends Error {
+  readonly region: string;
+  readonly regions: readonly string[];
+  constructor(region: string, regions: readonly string[]) {
+    super(`the local stack has no region ${JSON.stringify(region)}; its regions: ${regions.join(', ')}`);
+    this.name = 'UnknownRegionError';
+    this.region = region;
+    this.regions = regions;
+  }
+}
+
+/** Every Region of the stack, the first one first; the single Region of a file written before `regions` existed. */
+export function localRegionsIn(endpoints: LocalEndpoints): readonly LocalRegionEndpoint[] {
+  if (endpoints.regions !== undefined && endpoints.regions.length > 0) return endpoints.regions;
+  const { httpUrl, queueUrl, dlqUrl, queueArn, dlqArn } = endpoints;
+  return [{ name: DEFAULT_LOCAL_REGION, httpUrl, adminUrl: httpUrl, queueUrl, dlqUrl, queueArn, dlqArn }];
+}
+
+/**
+ * The Region named `name`, or the first one when no name is given.
+ * @throws UnknownRegionError listing the Regions the stack runs
+ */
+export function localRegionIn(endpoints: LocalEndpoints, name?: string): LocalRegionEndpoint {
+  const regions = localRegionsIn(endpoints);
+  const found = name === undefined ? regions[0] : regions.find((r) => r.name === name);
+  if (found === undefined) throw new UnknownRegionError(name ?? '', regions.map((r) => r.name));
+  return found;
 }
 
 /** The local stack is not running (no file, or the process that wrote it is gone). */

@@ -1,7 +1,9 @@
 /**
  * The local stand-ins for the deployed stack's stateful resources: DynamoDB Local and
  * fauxqs, their data in the stack's folder so a restart keeps it, holding the events table,
- * the demo's ledger table while the demo is on, and the work queue with its DLQ.
+ * the demo's ledger table while the demo is on, and a work queue with its DLQ per Region. One
+ * fauxqs serves every Region's queues: queues of different names are as apart as queues of
+ * different Regions, and the executors find each other's messages no more than across Regions.
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -15,8 +17,8 @@ export interface LocalResources {
   readonly eventsTable: string;
   /** The demo's ledger table. @default - none (the demo is off) */
   readonly ledgerTable?: string | undefined;
-  /** The work queue's name; its DLQ is named `<queue>-dlq`. */
-  readonly queue: string;
+  /** The work queues' names, one per Region; each one's DLQ is named `<queue>-dlq`. */
+  readonly queues: readonly string[];
   readonly maxReceiveCount: number;
   readonly visibilityTimeoutSeconds: number;
 }
@@ -31,7 +33,8 @@ export interface QueuePair {
 export interface RunningServices extends LocalEndpointUrls {
   /** Clients on both services, for the stack's own functions. */
   readonly clients: AwsClients;
-  readonly queues: QueuePair;
+  /** Each work queue with its DLQ, by the queue's name. */
+  readonly queues: ReadonlyMap<string, QueuePair>;
   /** Destroys the clients, then stops both services. */
   stop(): Promise<void>;
 }
@@ -65,11 +68,15 @@ async function withResources(dynamo: LocalDynamo, sqs: LocalSqs, resources: Loca
   };
   try {
     await ensureTables(clients.dynamo, { eventsTable: resources.eventsTable, ledgerTable: resources.ledgerTable });
-    const { queueUrl, dlqUrl, queueArn, dlqArn } = await ensureQueuePair(clients.sqs, sqs.endpoint, resources.queue, {
-      maxReceiveCount: resources.maxReceiveCount,
-      visibilityTimeoutSeconds: resources.visibilityTimeoutSeconds,
-    });
-    return { dynamoEndpoint: dynamo.endpoint, sqsEndpoint: sqs.endpoint, clients, queues: { queueUrl, dlqUrl, queueArn, dlqArn }, stop };
+    const queues = new Map<string, QueuePair>();
+    for (const name of resources.queues) {
+      const { queueUrl, dlqUrl, queueArn, dlqArn } = await ensureQueuePair(clients.sqs, sqs.endpoint, name, {
+        maxReceiveCount: resources.maxReceiveCount,
+        visibilityTimeoutSeconds: resources.visibilityTimeoutSeconds,
+      });
+      queues.set(name, { queueUrl, dlqUrl, queueArn, dlqArn });
+    }
+    return { dynamoEndpoint: dynamo.endpoint, sqsEndpoint: sqs.endpoint, clients, queues, stop };
   } catch (error) {
     await stop();
     throw error;

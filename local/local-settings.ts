@@ -11,14 +11,11 @@ import type { ActionSource, RetryproofConfig, RouteConfig } from '../lambdas/con
 import { DEMO_ACTION_SOURCE } from '../lambdas/demo/demo-environment.ts';
 import { standardWebhooksPublicKeyOf } from '../lambdas/domain/signatures/standard-webhooks-keys.ts';
 import { signDelivery } from '../lambdas/domain/signatures/sign-delivery.ts';
+import { localRegionNames, localRegionsOf } from './local-regions.ts';
+import type { LocalRegion } from './local-regions.ts';
+import { SettingsError } from './settings-error.ts';
 
-/** A setting that cannot be used. Its message is one line, naming the variable and the value. */
-export class SettingsError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'SettingsError';
-  }
-}
+export { SettingsError };
 
 /** The environment variables the local stack reads. */
 export const LOCAL_ENV = {
@@ -94,7 +91,13 @@ export const LOCAL_V1A_ROUTE = 'demo-v1a';
 export const LOCAL_V1A_SIGNING_KEY = `whsk_${Buffer.from('retryproof-local-v1a-ed25519-32b').toString('base64')}`;
 
 export interface LocalSettings {
+  /** The first Region's port; the other Regions' follow it. */
   readonly port: number;
+  /**
+   * The Regions the stack runs, the first on `port` (local-regions.ts): from `--regions`, else
+   * the configuration's `regions.replicas`, else one, `local-1`.
+   */
+  readonly regions: readonly LocalRegion[];
   /** Absolute. */
   readonly dir: string;
   /** The configuration file the stack runs. Absolute. */
@@ -154,6 +157,12 @@ function actionSourcesOf(base: RetryproofConfig, demo: boolean, cwd: string): Re
   return Object.fromEntries([...own, ...(demo ? [[DEMO_ACTION, DEMO_ACTION_SOURCE] as const] : [])]);
 }
 
+/** What `npm start` takes on its command line beside `--config`. */
+export interface LocalFlags {
+  /** `--regions`: a count or a list of names. @default - the configuration's replicas, else one Region */
+  readonly regions?: string | undefined;
+}
+
 /**
  * Reads and validates the local settings.
  * @param base the route configuration, as the configuration file exports it
@@ -165,8 +174,11 @@ export function readLocalSettings(
   base: RetryproofConfig,
   cwd: string = process.cwd(),
   configFile: string = DEFAULT_CONFIG_FILE,
+  flags: LocalFlags = {},
 ): LocalSettings {
   const port = wholeNumber(env, LOCAL_ENV.port, 1, 65_535) ?? DEFAULT_PORT;
+  // The flag is checked before the file: its mistake is the one just typed.
+  const regionNames = flags.regions === undefined ? undefined : localRegionNames(flags.regions);
   const rawDir = env[LOCAL_ENV.dir];
   const dirText = rawDir === undefined || rawDir.trim() === '' ? DEFAULT_LOCAL_DIR : rawDir.trim();
   const dir = isAbsolute(dirText) ? dirText : resolve(cwd, dirText);
@@ -219,8 +231,10 @@ export function readLocalSettings(
     const signingSecret = route.name === LOCAL_V1A_ROUTE ? LOCAL_V1A_SIGNING_KEY : secret;
     return { route: route.name, secretName: route.secretName, secret, signingSecret };
   });
+  const regions = localRegionsOf(regionNames ?? localRegionNames(undefined, config.regions?.replicas), port);
   return {
     port,
+    regions,
     dir,
     configFile: resolve(cwd, configFile),
     config,

@@ -7,11 +7,26 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { createGateway, listen } from './http-gateway.ts';
 import type { AdminHandler, GatewayOptions } from './http-gateway.ts';
 
+/** Which Region of several a gateway serves, for the message of a taken port. */
+export interface GatewayRegion {
+  readonly name: string;
+  /** The first Region's port (PORT). */
+  readonly firstPort: number;
+  /** How many Regions, on the ports from `firstPort` up. */
+  readonly count: number;
+}
+
 /** The HTTP port is taken. */
 export class PortInUseError extends Error {
   readonly port: number;
-  constructor(port: number) {
-    super(`port ${port} is already in use: stop what listens there, or start with another PORT (for example PORT=${port + 1} npm start)`);
+  constructor(port: number, region?: GatewayRegion) {
+    super(
+      region === undefined
+        ? `port ${port} is already in use: stop what listens there, or start with another PORT (for example PORT=${port + 1} npm start)`
+        : `port ${port} (region ${region.name}) is already in use: stop what listens there, or start with another PORT; ` +
+            `the ${region.count} regions take the ports from PORT up (for example PORT=${region.firstPort + region.count} for ` +
+            `${region.firstPort + region.count} to ${region.firstPort + 2 * region.count - 1})`,
+    );
     this.name = 'PortInUseError';
     this.port = port;
   }
@@ -38,9 +53,10 @@ const CLOSE_GRACE_MS = 5_000;
 
 /**
  * Listens on 127.0.0.1:port.
+ * @param region the Region it serves, when the stack runs several (named in a taken port's message)
  * @throws PortInUseError
  */
-export async function openStackGateway(port: number, hooks: Pick<GatewayOptions, 'onAnswer' | 'onError'>): Promise<StackGateway> {
+export async function openStackGateway(port: number, hooks: Pick<GatewayOptions, 'onAnswer' | 'onError'>, region?: GatewayRegion): Promise<StackGateway> {
   let targets: GatewayTargets | undefined;
   const admin = new Map<string, AdminHandler>();
   const server = createGateway({
@@ -52,7 +68,7 @@ export async function openStackGateway(port: number, hooks: Pick<GatewayOptions,
   try {
     await listen(server, port);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new PortInUseError(port);
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new PortInUseError(port, region);
     throw error;
   }
   return {

@@ -6,6 +6,13 @@
  * locally is passed in: static secrets, the terminal in place of logs and the alarm topic,
  * fauxqs' message visibility, clients on the local services. `local/start.ts` adds the
  * process around it.
+ *
+ * Several Regions (`npm start -- --regions 2`, local-regions.ts): each Region gets what a
+ * deployed Region has of its own, a gateway on its own port, a work queue with its DLQ, an
+ * ingest and an executor wired to that queue, and a reconciler that re-enqueues onto it; all
+ * of them share the one events table and the demo's ledger, as Regions share one MRSC global
+ * table. The reconcile timer runs in the first Region only: one run over the one table covers
+ * every Region's records (the other Regions reconcile when asked, through their admin calls).
  */
 import { DEMO_LEDGER_TABLE_ENV } from '../lambdas/demo/demo-environment.ts';
 import { prepareRoutes } from '../lambdas/ingest/prepared-route.ts';
@@ -36,7 +43,12 @@ import type { ReconcileRequest } from './reconcile-runs.ts';
 import { useLocalSdk } from './sdk-environment.ts';
 import { openStackGateway } from './stack-gateway.ts';
 import { StaticSecretSource } from './static-secret-source.ts';
-import { deliveryLines, executorLogger } from './terminal-output.ts';
+import { deliveryLines, executorLogger, regionTerminal } from './terminal-output.ts';
+import type { LocalRegion } from './local-regions.ts';
+import type { StackGateway } from './stack-gateway.ts';
+import type { QueuePair } from './local-services.ts';
+import type { ReconcileRuns } from './reconcile-runs.ts';
+import type { RestartablePoller } from './executor-poller.ts';
 
 /** The local stack's answer margin (IngestDeps.answerMarginMs): one process, one clock. */
 export const LOCAL_ANSWER_MARGIN_MS = 0;
@@ -46,20 +58,35 @@ export { PortInUseError } from './stack-gateway.ts';
 export type { ReconcileRequest } from './reconcile-runs.ts';
 
 export const LOCAL_TABLES = { eventsTable: 'retryproof-events', ledgerTable: 'retryproof-ledger' } as const;
+/** The first Region's work queue (every Region's queue: LocalRegion.queue). */
 export const LOCAL_QUEUE = 'retryproof-work';
 /** Batches the local event source runs at once, at most: a laptop, not a fleet. */
 const MAX_LOCAL_CONCURRENCY = 3;
 
+/** One Region of a running stack. */
+export interface LocalStackRegion {
+  readonly name: string;
+  /** Its gateway. */
+  readonly url: string;
+  /** Kills this Region's executor event source with its batches in flight and starts a new one. */
+  restartExecutor(): Promise<{ abandonedBatches: number }>;
+  /** One reconciliation now, re-enqueueing onto this Region's queue; this Region's runs never overlap. */
+  reconcileOnce(request?: ReconcileRequest): Promise<ReconcileReport>;
+}
+
 export interface LocalStack {
+  /** The first Region's gateway. */
   readonly url: string;
   readonly endpoints: LocalEndpoints;
-  /** Kills the executor's event source with its batches in flight and starts a new one. */
+  /** Every Region, the first one first. */
+  readonly regions: readonly LocalStackRegion[];
+  /** Kills every Region's executor event source with its batches in flight and starts new ones. */
   restartExecutor(): Promise<{ abandonedBatches: number }>;
-  /** One reconciliation now; runs never overlap. */
+  /** One reconciliation now, in the first Region; its runs never overlap. */
   reconcileOnce(request?: ReconcileRequest): Promise<ReconcileReport>;
   /** Stops everything; resolves when every part has stopped. Safe to call twice. */
   stop(): Promise<void>;
-  /** What a stop waits for: the messages the executor runs now, and how long they may take. */
+  /** What a stop waits for: the messages the executors run now, and how long they may take. */
   running(): RunningWork;
   /**
    * Stops without waiting for the running batches: they delete nothing, so each record's
@@ -83,7 +110,7 @@ export interface LocalStackOptions {
  * The user's code, loaded as a Lambda's cold start loads it: its environment first (the
  * SDK pointed at the local services, the demo's table, what `localSetup` returns), then its
  * modules, which may read that environment as they load. This process is the stack's own,
- * so its environment is theirs.
+ * so its environment is theirs. Every Region runs the same modules, loaded once.
  */
 async function loadActions(settings: LocalSettings, services: RunningServices, localSetup: LocalSetup | undefined): Promise<ImportedActions> {
   useLocalSdk(services);
@@ -95,51 +122,76 @@ async function loadActions(settings: LocalSettings, services: RunningServices, l
   return importActions(settings.actions);
 }
 
-/**
- * Starts the local stack. The HTTP port is taken first, so a busy port fails in
- * milliseconds, before any JVM starts.
- * @throws PortInUseError, SettingsError (another stack runs in the same folder, or an
- *   action module is missing or of the wrong shape), or the error of a part that did not
- *   start (Java missing, for one; `localSetup` failing)
- */
-export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
-  const { settings, out, err } = options;
-  const { config, dir } = settings;
-  const terminal: Terminal = { out, err };
-  await refuseSecondStack(dir);
+/** A Region's gateway, open before anything else starts, with the lines it prints. */
+interface OpenRegion {
+  readonly region: LocalRegion;
+  readonly terminal: Terminal;
+  readonly lines: ReturnType<typeof deliveryLines>;
+  readonly gateway: StackGateway;
+}
 
-  const routes = prepareRoutes(config.routes);
-  const lines = deliveryLines(config.routes, routes, terminal);
-  const gateway = await openStackGateway(settings.port, {
-    onAnswer: lines.onAnswer,
-    onError: (error) => {
-      err(`local gateway error: ${(error as Error).message}`);
-    },
-  });
-  const tables = { eventsTable: LOCAL_TABLES.eventsTable, ledgerTable: config.demo ? LOCAL_TABLES.ledgerTable : undefined };
-  let services: RunningServices | undefined;
-  let imported: ImportedActions;
+/**
+ * Takes every Region's port, the first Region's first; a busy one closes those already open.
+ * @throws PortInUseError
+ */
+async function openGateways(settings: LocalSettings, routes: ReturnType<typeof prepareRoutes>, terminal: Terminal): Promise<OpenRegion[]> {
+  const opened: OpenRegion[] = [];
+  // One Region prints as it always has; several name theirs on every line.
+  const several = settings.regions.length > 1;
   try {
-    services = await startLocalServices(dir, {
-      ...tables,
-      queue: LOCAL_QUEUE,
-      maxReceiveCount: config.queue.maxReceiveCount,
-      visibilityTimeoutSeconds: config.queue.visibilityTimeoutSeconds,
-    });
-    imported = await loadActions(settings, services, options.localSetup);
+    for (const region of settings.regions) {
+      const own = several ? regionTerminal(terminal, region.name) : terminal;
+      const lines = deliveryLines(settings.config.routes, routes, own);
+      const gateway = await openStackGateway(region.port, {
+        onAnswer: lines.onAnswer,
+        onError: (error) => {
+          own.err(`local gateway error: ${(error as Error).message}`);
+        },
+      }, several ? { name: region.name, firstPort: settings.port, count: settings.regions.length } : undefined);
+      opened.push({ region, terminal: own, lines, gateway });
+    }
   } catch (error) {
-    await services?.stop();
-    await gateway.close();
+    await Promise.all(opened.map((o) => o.gateway.close()));
     throw error;
   }
-  const { clients, queues } = services;
-  const deployment: Deployment = { config, eventsTable: tables.eventsTable, queueUrl: queues.queueUrl };
+  return opened;
+}
+
+/** What the stack holds of one running Region. */
+interface RegionParts {
+  readonly name: string;
+  readonly gateway: StackGateway;
+  readonly queues: QueuePair;
+  readonly reconcile: ReconcileRuns;
+  readonly executorSource: RestartablePoller;
+  readonly restartExecutor: () => Promise<{ abandonedBatches: number }>;
+}
+
+/** Wires one Region's functions on the shared table and its own queue, and serves them on its gateway. */
+function startRegion(
+  open: OpenRegion,
+  queues: QueuePair,
+  context: {
+    readonly settings: LocalSettings;
+    readonly services: RunningServices;
+    readonly imported: ImportedActions;
+    readonly routes: ReturnType<typeof prepareRoutes>;
+    readonly eventsTable: string;
+    /** The reconcile timer runs here. */
+    readonly timed: boolean;
+  },
+): RegionParts {
+  const { settings, services, imported, eventsTable } = context;
+  const { config } = settings;
+  const { clients } = services;
+  const { terminal, lines, gateway } = open;
+  const deployment: Deployment = { config, eventsTable, queueUrl: queues.queueUrl };
 
   const ingest = wireIngest(deployment, clients, {
     secrets: new StaticSecretSource(Object.fromEntries(settings.secrets.map((s) => [s.secretName, s.secret]))),
     // The circuit breaker as deployed; its notices (its log line) are printed to this terminal.
     resumeCommand: (route) => `npx retryproof --local routes resume ${route}`,
-    routes,
+    routes: context.routes,
     logger: lines.ingestLogger,
     // Every function here runs in this one process, on one clock: no second clock to allow for.
     // A copy counts as a repeat once its handler starts after the mark (the deployed margin, 11 s,
@@ -155,10 +207,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   });
   const reconcile = startReconcileRuns({
     config,
-    everySeconds: settings.reconcileEverySeconds,
+    everySeconds: context.timed ? settings.reconcileEverySeconds : 0,
     terminal,
     reconcilerFor: (runConfig) =>
-      createReconciler({ ...clients, eventsTable: tables.eventsTable, ledgers: imported.ledgers, queueUrl: queues.queueUrl, config: runConfig }),
+      createReconciler({ ...clients, eventsTable, ledgers: imported.ledgers, queueUrl: queues.queueUrl, config: runConfig }),
   });
 
   const executorSource = restartablePoller(() =>
@@ -175,22 +227,21 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         return { ...lambdaContext(SERVICE.executor), getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()) };
       },
       onError: (error) => {
-        err(`event source error: ${(error as Error).message}`);
+        terminal.err(`event source error: ${(error as Error).message}`);
       },
     }),
   );
   const restartExecutor = (): Promise<{ abandonedBatches: number }> => {
     const abandonedBatches = executorSource.restart();
-    out(`${new Date().toISOString().slice(11, 23)} executor event source restarted (${abandonedBatches} batches abandoned in flight)`);
+    terminal.out(`${new Date().toISOString().slice(11, 23)} executor event source restarted (${abandonedBatches} batches abandoned in flight)`);
     return Promise.resolve({ abandonedBatches });
   };
 
-  const endpoints = localEndpointsOf(settings, { httpUrl: gateway.url, services }, tables);
-  await writeEndpoints(dir, endpoints);
   gateway.serve({
     // The gateway's request id is the invocation's, so a refusal's log entry finds its delivery line.
     invoke: (event) => ingest(event, { ...lambdaContext(SERVICE.ingest), awsRequestId: event.requestContext.requestId }),
     admin: adminEndpoints({
+      region: open.region.name,
       restartExecutor,
       reconcileOnce: reconcile.once,
       ledgers: imported.ledgers,
@@ -200,18 +251,70 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       executor: () => executorSource.status(),
     }),
   });
+  return { name: open.region.name, gateway, queues, reconcile, executorSource, restartExecutor };
+}
+
+/**
+ * Starts the local stack. The HTTP ports are taken first, so a busy port fails in
+ * milliseconds, before any JVM starts.
+ * @throws PortInUseError, SettingsError (another stack runs in the same folder, or an
+ *   action module is missing or of the wrong shape), or the error of a part that did not
+ *   start (Java missing, for one; `localSetup` failing)
+ */
+export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  const { settings, out, err } = options;
+  const { config, dir } = settings;
+  const terminal: Terminal = { out, err };
+  await refuseSecondStack(dir);
+
+  const routes = prepareRoutes(config.routes);
+  const opened = await openGateways(settings, routes, terminal);
+  const closeGateways = async (): Promise<void> => {
+    await Promise.all(opened.map((o) => o.gateway.close()));
+  };
+  const tables = { eventsTable: LOCAL_TABLES.eventsTable, ledgerTable: config.demo ? LOCAL_TABLES.ledgerTable : undefined };
+  let services: RunningServices | undefined;
+  let imported: ImportedActions;
+  try {
+    services = await startLocalServices(dir, {
+      ...tables,
+      queues: settings.regions.map((r) => r.queue),
+      maxReceiveCount: config.queue.maxReceiveCount,
+      visibilityTimeoutSeconds: config.queue.visibilityTimeoutSeconds,
+    });
+    imported = await loadActions(settings, services, options.localSetup);
+  } catch (error) {
+    await services?.stop();
+    await closeGateways();
+    throw error;
+  }
+  const running = services;
+  const queuesOf = (region: LocalRegion): QueuePair => {
+    const pair = running.queues.get(region.queue);
+    if (pair === undefined) throw new Error(`the queue ${region.queue} of region ${region.name} was not created`);
+    return pair;
+  };
+
+  const endpoints = localEndpointsOf(
+    settings,
+    { regions: opened.map((o) => ({ name: o.region.name, httpUrl: o.gateway.url, queues: queuesOf(o.region) })), services },
+    tables,
+  );
+  const parts = opened.map((open, i) =>
+    startRegion(open, queuesOf(open.region), { settings, services: running, imported, routes, eventsTable: tables.eventsTable, timed: i === 0 }),
+  );
+  await writeEndpoints(dir, endpoints);
 
   let stopping: Promise<void> | undefined;
-  // Resolved by abandon(): the stop then waits no longer for the executor's batches.
+  // Resolved by abandon(): the stop then waits no longer for the executors' batches.
   let abandonBatches = (): void => undefined;
   const abandoned = new Promise<void>((resolve) => {
     abandonBatches = resolve;
   });
-  const running = services;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
-      await Promise.all([gateway.close(), reconcile.stop()]);
-      await Promise.race([executorSource.stop('drain'), abandoned]);
+      await Promise.all(parts.flatMap((p) => [p.gateway.close(), p.reconcile.stop()]));
+      await Promise.race([Promise.all(parts.map((p) => p.executorSource.stop('drain'))), abandoned]);
       await running.stop();
       await removeEndpoints(dir);
     })();
@@ -219,10 +322,27 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   };
   const abandon = (): Promise<void> => {
     // Marks the batches killed first, so none deletes its messages once the clients are gone.
-    void executorSource.stop('abandon');
+    for (const p of parts) void p.executorSource.stop('abandon');
     abandonBatches();
     return stop();
   };
+  const first = parts[0];
+  if (first === undefined) throw new Error('startLocalStack: a stack runs at least one region');
 
-  return { url: gateway.url, endpoints, restartExecutor, reconcileOnce: reconcile.once, stop, running: () => executorSource.running(), abandon };
+  return {
+    url: first.gateway.url,
+    endpoints,
+    regions: parts.map((p) => ({ name: p.name, url: p.gateway.url, restartExecutor: p.restartExecutor, reconcileOnce: p.reconcile.once })),
+    restartExecutor: async () => {
+      const each = await Promise.all(parts.map((p) => p.restartExecutor()));
+      return { abandonedBatches: each.reduce((sum, r) => sum + r.abandonedBatches, 0) };
+    },
+    reconcileOnce: first.reconcile.once,
+    stop,
+    running: () => {
+      const each = parts.map((p) => p.executorSource.running());
+      return { messages: each.reduce((sum, w) => sum + w.messages, 0), atMostMs: Math.max(0, ...each.map((w) => w.atMostMs)) };
+    },
+    abandon,
+  };
 }

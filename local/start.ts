@@ -32,7 +32,7 @@ function wrap(text: string, indent: string): string {
   return lines.join('\n');
 }
 
-const USAGE = `usage: npm start -- [--config PATH]
+const USAGE = `usage: npm start -- [--config PATH] [--regions N | --regions NAME,NAME...]
 
 Runs the local stack in the foreground: DynamoDB Local and fauxqs, the ingest behind a
 local gateway on http://127.0.0.1:PORT/webhooks/{route}, the executor and the reconciler.
@@ -43,12 +43,17 @@ Ctrl-C stops it.
                   (see local/local-setup.ts), run before the action modules load. The
                   actions' entry and ledger paths, when relative, are taken from the
                   current directory, not from the file's folder.
+  --regions N     run N Regions (1 to 8), named local-1 ... local-N; or name them:
+  --regions LIST  --regions us-east-1,us-east-2. Each Region has its own gateway (the first
+                  on PORT, the next on PORT+1, ...), work queue, DLQ and executor; all share
+                  the one events table and ledger, as Regions share one MRSC global table.
+                  Default: the config's regions.replicas, else one Region, local-1.
   -h, --help      this text
 
 Environment (see local/local-settings.ts):
 ${wrap(Object.values(LOCAL_ENV).join(', '), '  ')}`;
 
-const OPTIONS = { config: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
+const OPTIONS = { config: { type: 'string' }, regions: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
 
 // The handlers' EMF metrics would flood the terminal; the local stack prints its own lines.
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
@@ -111,7 +116,7 @@ try {
   }
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`, USAGE);
   file = await loadConfigFile(values.config ?? DEFAULT_CONFIG_FILE);
-  settings = readLocalSettings(process.env, file.config, process.cwd(), file.shown);
+  settings = readLocalSettings(process.env, file.config, process.cwd(), file.shown, { regions: values.regions });
   await assertActionFiles(settings.actions);
 } catch (error) {
   if (error instanceof UsageError) fail(`${error.message} (npm start -- --help)`, 2);
@@ -210,5 +215,11 @@ if (state.stopRequested) {
 } else {
   const demo = settings.secrets.find((s) => s.route === DEMO_ROUTE);
   const secretNote = demo === undefined ? '' : ` (demo secret ${settings.demoSecretFromEnv ? masked(demo.secret) : demo.secret})`;
+  if (stack.regions.length > 1) {
+    out(
+      `retryproof local: ${stack.regions.length} regions on one events table, each with its own queue, DLQ and executor: ` +
+        stack.regions.map((r) => `${r.name} ${r.url}`).join(', '),
+    );
+  }
   out(`retryproof local stack ready at ${stack.url}${secretNote}`);
 }

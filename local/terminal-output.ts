@@ -97,3 +97,23 @@ export function executorLogger(terminal: Terminal): LineLogger {
     else if (entry.level === 'ERROR') terminal.err(`executor error: ${String(entry.message)}`);
   });
 }
+
+/** A line that starts with the clock of log-lines.ts: `12:00:01.234 `. */
+const CLOCKED = /^(\d\d:\d\d:\d\d\.\d{3}) /;
+
+/**
+ * The terminal of one Region of several: its name after a line's clock (`12:00:01.234 local-2 in
+ * demo/msg_1 202 accepted`), or in brackets before a line without one, so a delivery, an
+ * execution or a reconciliation says which Region's it was.
+ */
+export function regionTerminal(terminal: Terminal, region: string): Terminal {
+  const named = (line: string): string => (CLOCKED.test(line) ? line.replace(CLOCKED, `$1 ${region} `) : `[${region}] ${line}`);
+  return {
+    out: (line) => {
+      terminal.out(named(line));
+    },
+    err: (line) => {
+      terminal.err(named(line));
+    },
+  };
+}

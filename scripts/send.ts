@@ -4,13 +4,14 @@
  * of it, byte for byte, so the receiver's replay answer shows.
  *
  *   npm run send -- --dup 3
+ *   npm run send -- --id k1 --region local-2   (a stack started with --regions)
  *   npm run send -- --simulate '{"failAttempts":9}'
  *   npm run send -- --url https://abc.execute-api.eu-west-1.amazonaws.com/webhooks/ --secret whsec_...
  */
 import { parseFlags, intFlag, numberFlag } from '../cli/args.ts';
 import { CliError, EXIT, UsageError } from '../cli/errors.ts';
 import { runScript } from '../cli/run-script.ts';
-import { localDir, readRunningEndpoints, StackNotRunningError } from '../local/endpoints-file.ts';
+import { localDir, localRegionIn, readRunningEndpoints, StackNotRunningError, UnknownRegionError } from '../local/endpoints-file.ts';
 import { DEMO_ROUTE } from '../local/local-settings.ts';
 import { newKey, recordKeyFor, sampleBody, signSample, webhookUrl } from '../local/sample-delivery.ts';
 import type { SampleRoute } from '../local/sample-delivery.ts';
@@ -27,6 +28,7 @@ Sends one signed sample payout delivery, then --dup more copies of it.
                       '{"delayMs":35000}', '{"crashAfterEffect":true}', '{"permanentError":true}'
   --dup N             send N more identical copies (default: 0)
   --concurrent        send the copies all at once instead of one after another
+  --region NAME       the local Region to send to, of a stack started with --regions (default: the first)
   --url URL           a receiver's webhook base URL (default: the local stack's)
   --secret SECRET     the route's signing secret (needed with --url)
   --scheme NAME       the route's signature scheme with --url (default: standard-webhooks)
@@ -41,6 +43,7 @@ const OPTIONS = {
   simulate: { type: 'string' },
   dup: { type: 'string' },
   concurrent: { type: 'boolean' },
+  region: { type: 'string' },
   url: { type: 'string' },
   secret: { type: 'string' },
   scheme: { type: 'string' },
@@ -84,6 +87,7 @@ async function main(argv: readonly string[]): Promise<number> {
   let route: SampleRoute;
   if (values.url !== undefined) {
     if (values.secret === undefined) throw new UsageError('--url needs --secret, the route\'s signing secret', USAGE);
+    if (values.region !== undefined) throw new UsageError('--region picks a Region of the local stack; with --url, give that Region\'s URL instead', USAGE);
     try {
       new URL(values.url);
     } catch {
@@ -108,7 +112,12 @@ async function main(argv: readonly string[]): Promise<number> {
         USAGE,
       );
     }
-    base = endpoints.httpUrl;
+    try {
+      base = localRegionIn(endpoints, values.region).httpUrl;
+    } catch (err) {
+      if (err instanceof UnknownRegionError) throw new UsageError(`--region ${err.region}: ${err.message}`, USAGE);
+      throw err;
+    }
     secret = values.secret ?? known.secret;
     route = known;
   }

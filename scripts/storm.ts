@@ -4,6 +4,9 @@
  * copies, slow and failing actions, crashes after the effect, an executor restart), waits
  * for the work to settle, reconciles, and checks: no double effect, nothing lost, every
  * refusal as expected. Exits 1 when a check fails. See local/storm/.
+ *
+ *   npm start -- --regions 2        (another terminal)
+ *   npm run storm -- --regions      each key's copies to both Regions in turn
  */
 import { writeFile, mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
@@ -12,12 +15,14 @@ import { CliError, EXIT, UsageError } from '../cli/errors.ts';
 import { runScript } from '../cli/run-script.ts';
 import { resolveTarget } from '../cli/target.ts';
 import type { Target } from '../cli/target.ts';
-import { localDir, readRunningEndpoints, StackNotRunningError } from '../local/endpoints-file.ts';
+import { localDir, localRegionsIn, readRunningEndpoints, StackNotRunningError } from '../local/endpoints-file.ts';
+import type { LocalRegionEndpoint } from '../local/endpoints-file.ts';
 import type { LocalEndpoints } from '../local/endpoints-file.ts';
 import { DEMO_ACTION } from '../lambdas/config/resolve-config.ts';
 import { DEMO_ROUTE } from '../local/local-settings.ts';
 import type { SampleRoute } from '../local/sample-delivery.ts';
 import { runStorm } from '../local/storm/run-storm.ts';
+import type { StormRegion } from '../local/storm/run-storm.ts';
 import { DEFAULT_MIX, parseLadder } from '../local/storm/storm-plan.ts';
 import type { StormMix } from '../local/storm/storm-plan.ts';
 import { formatSummary } from '../local/storm/storm-report.ts';
@@ -44,6 +49,10 @@ without it they say "not checked" and the run does not pass: it proved nothing a
   --no-restart          do not restart the local executor mid-run
   --settle-timeout S    seconds to wait for the work to settle (default: from the stack's timings, at least 30)
   --seed N              the plan's random seed (default: random, printed)
+  --regions [all|LIST]  a local stack started with --regions: send each event's requests to its
+                        Regions in turn (request i of event e to Region (e + i) mod n), restart every
+                        Region's executor, watch every Region's queue and DLQ; LIST such as
+                        local-1,local-2 picks some (at least two). Bare --regions is all
   --route NAME          route (default demo)
   --url URL --secret S  another receiver; --scheme NAME for its signature scheme (default standard-webhooks)
   --stack NAME          read a deployed stack's tables to verify (--region R); no reconciliation
@@ -74,6 +83,7 @@ const OPTIONS = {
   scheme: { type: 'string' },
   stack: { type: 'string' },
   region: { type: 'string' },
+  regions: { type: 'string' },
   'json-out': { type: 'string' },
   quiet: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -119,8 +129,36 @@ function share(name: string, text: string | undefined, fallback: number): number
   return numberFlag(name, text, 0, 1, USAGE) ?? fallback;
 }
 
+/** `--regions` with no value (last, or before another flag) means every Region. */
+function withRegionsValue(argv: readonly string[]): string[] {
+  return argv.map((token, i) => (token === '--regions' && (argv[i + 1] === undefined || (argv[i + 1] ?? '').startsWith('-')) ? '--regions=all' : token));
+}
+
+/**
+ * The local Regions `--regions` names: every one for `all`, else those listed, in the stack's order.
+ * @throws UsageError for a name the stack does not run, or fewer than two Regions
+ */
+function pickRegions(flag: string, endpoints: LocalEndpoints): LocalRegionEndpoint[] {
+  const running = localRegionsIn(endpoints);
+  const names = running.map((r) => r.name);
+  if (running.length < 2) {
+    throw new UsageError(
+      `--regions needs a local stack of several Regions; this one runs one (${names.join(', ')}): start it with npm start -- --regions 2`,
+      USAGE,
+    );
+  }
+  if (flag.trim() === 'all') return [...running];
+  const wanted = flag.split(',').map((n) => n.trim());
+  for (const name of wanted) {
+    if (!names.includes(name)) throw new UsageError(`--regions: the local stack has no region ${JSON.stringify(name)}; its regions: ${names.join(', ')}`, USAGE);
+  }
+  const picked = running.filter((r) => wanted.includes(r.name));
+  if (picked.length < 2) throw new UsageError(`--regions must name at least two regions (or all), got ${JSON.stringify(flag)}; the stack's: ${names.join(', ')}`, USAGE);
+  return picked;
+}
+
 async function main(argv: readonly string[]): Promise<number> {
-  const { values, positionals } = parseFlags(argv, OPTIONS, USAGE);
+  const { values, positionals } = parseFlags(withRegionsValue(argv), OPTIONS, USAGE);
   if (values.help === true) {
     process.stdout.write(`${USAGE}\n`);
     return EXIT.ok;
@@ -158,8 +196,15 @@ async function main(argv: readonly string[]): Promise<number> {
     if (!(err instanceof StackNotRunningError)) throw err;
     if (values.url === undefined) throw new CliError(err.message);
   }
-  const url = values.url ?? endpoints?.httpUrl ?? '';
-  const isLocal = endpoints !== undefined && new URL(url).origin === new URL(endpoints.httpUrl).origin;
+  if (values.regions !== undefined && (values.url !== undefined || values.stack !== undefined)) {
+    throw new UsageError('--regions works on the local stack (npm start -- --regions 2); not with --url or --stack', USAGE);
+  }
+  if (values.regions !== undefined && endpoints === undefined) throw new CliError('no local stack runs: start one with npm start -- --regions 2');
+  const picked = values.regions === undefined || endpoints === undefined ? undefined : pickRegions(values.regions, endpoints);
+  const url = values.url ?? picked?.[0]?.httpUrl ?? endpoints?.httpUrl ?? '';
+  // The local Region whose gateway `url` is (the first one's, unless --url names another's).
+  const localRegion = endpoints === undefined ? undefined : localRegionsIn(endpoints).find((r) => new URL(r.httpUrl).origin === new URL(url).origin);
+  const isLocal = localRegion !== undefined;
   const known = isLocal ? endpoints?.routes.find((r) => r.name === routeName) : undefined;
   if (isLocal && known === undefined) {
     throw new UsageError(`the local stack has no route ${JSON.stringify(routeName)}; its routes: ${endpoints?.routes.map((r) => r.name).join(', ') ?? ''}`, USAGE);
@@ -177,10 +222,16 @@ async function main(argv: readonly string[]): Promise<number> {
     'toleranceSeconds' in route.signature && typeof route.signature.toleranceSeconds === 'number' ? route.signature.toleranceSeconds : 300;
 
   let target: Target | undefined;
+  let regions: StormRegion[] | undefined;
   if (values.stack !== undefined) {
     target = await resolveTarget({ stack: values.stack, ...(values.region === undefined ? {} : { region: values.region }) });
-  } else if (isLocal) {
-    target = await resolveTarget({ local: true });
+  } else if (picked !== undefined) {
+    // One view of the stack per Region: the same table, that Region's queues.
+    regions = [];
+    for (const region of picked) regions.push({ name: region.name, url: region.httpUrl, target: await resolveTarget({ local: true, region: region.name }) });
+    target = regions[0]?.target;
+  } else if (localRegion !== undefined) {
+    target = await resolveTarget({ local: true, region: localRegion.name });
   }
   const s = endpoints?.settings;
   const leaseSeconds = known?.leaseSeconds;
@@ -195,7 +246,8 @@ async function main(argv: readonly string[]): Promise<number> {
     );
   }
 
-  process.stderr.write(`storm: ${events} events against ${url} (route ${route.name}), seed ${seed}\n`);
+  const across = regions === undefined ? url : `${regions.length} regions (${regions.map((r) => `${r.name} ${r.url}`).join(', ')})`;
+  process.stderr.write(`storm: ${events} events against ${across} (route ${route.name}), seed ${seed}\n`);
   const bar = progressWriter(values.quiet === true);
   let report;
   try {
@@ -212,7 +264,8 @@ async function main(argv: readonly string[]): Promise<number> {
       toleranceSeconds,
       leaseSeconds,
       target,
-      adminUrl: isLocal ? endpoints?.httpUrl : undefined,
+      adminUrl: localRegion?.adminUrl,
+      ...(regions === undefined ? {} : { regions }),
       restartExecutor: values['no-restart'] !== true,
       settleTimeoutMs: settleTimeoutS * 1000,
       maxReconcileRounds: 3,
@@ -220,7 +273,8 @@ async function main(argv: readonly string[]): Promise<number> {
     });
   } finally {
     bar.end();
-    target?.close();
+    if (regions === undefined) target?.close();
+    else for (const r of regions) r.target.close();
   }
   const out = resolve(values['json-out'] ?? resolve(dir, 'storm-report.json'));
   await mkdir(dirname(out), { recursive: true });

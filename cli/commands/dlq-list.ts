@@ -4,11 +4,12 @@ import type { Command } from '../command.ts';
 import { peekDeadLetters } from '../operations/dead-letters.ts';
 import { clip, formatTime, table } from '../output.ts';
 
-const USAGE = `retryproof dlq list [--max N] (--local | --stack NAME) [--json]
+const USAGE = `retryproof dlq list [--max N] (--local [--region R] | --stack NAME) [--json]
 
 Lists the dead-letter queue without consuming it: messages are received with a short
 visibility timeout and made visible again at once. Each listing adds one to the DLQ
 copies' receive count, which moves nothing (the DLQ has no redrive policy of its own).
+Each local Region has its own DLQ: --region R lists R's (default: the first Region's).
 
   --max N   list at most N messages (default 100)
 

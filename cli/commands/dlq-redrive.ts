@@ -2,12 +2,13 @@
 import type { Command } from '../command.ts';
 import { redriveDeadLetters } from '../operations/dead-letters.ts';
 
-const USAGE = `retryproof dlq redrive [--detach] (--local | --stack NAME) [--json]
+const USAGE = `retryproof dlq redrive [--detach] (--local [--region R] | --stack NAME) [--json]
 
 Sends every DLQ message back to the work queue, where the executor claims it again.
 On AWS this starts an SQS message move task (DLQ -> work queue) and follows it; locally
 (fauxqs has no move tasks) messages are received, sent and deleted one batch at a time.
 Work that completed meanwhile is acknowledged as a duplicate, never run twice.
+Locally, --region R redrives R's DLQ onto R's work queue (default: the first Region's).
 
   --detach   AWS: return once the move task has started
 

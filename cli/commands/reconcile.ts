@@ -8,14 +8,16 @@ import type { Command } from '../command.ts';
 import { projectConfig } from '../operations/route-config.ts';
 import { table } from '../output.ts';
 
-const USAGE = `retryproof reconcile [--window 24h] [--settle 5m] (--local | --stack NAME) [--json]
+const USAGE = `retryproof reconcile [--window 24h] [--settle 5m] (--local [--region R] | --stack NAME) [--json]
 
 Runs the reconciler once, over [now - window, now - settle]: re-enqueues stuck work,
 reverses duplicate ledger effects (keeping the entry of the run that completed the work, else
 the earliest), and lists what needs a person. Safe to run beside the scheduled run: every
 correction is conditional. On a deployed stack, with neither flag, it is one more scheduled
 run: it continues a window the last run left unfinished (the reconciler's cursor), or does
-nothing while a scheduled run holds it.
+nothing while a scheduled run holds it. Locally one run covers every Region's records (they
+share one table); --region R runs R's reconciler, which re-enqueues onto R's queue
+(default: the first Region's).
 
   --window D   how far back (default: the configured window, 24h)
   --settle D   work younger than this is left alone; 0s for none (default: the configured settle margin)

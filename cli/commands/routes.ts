@@ -78,10 +78,12 @@ JSON: {"route", "paused": true | false}  (false: it was paused already)`,
 export const routesResumeCommand: Command = {
   name: 'routes resume',
   summary: "resume a route and re-enqueue its parked work",
-  usage: `retryproof routes resume <route> (--local | --stack NAME) [--json]
+  usage: `retryproof routes resume <route> (--local [--region R] | --stack NAME) [--json]
 
 Marks the route active, then re-enqueues every parked record of it (found with a Query on
 the sparse parked index). Each runs exactly once; running resume twice is harmless.
+Locally the parked work goes onto the --region R's queue (default: the first Region's);
+the route's state is every Region's.
 
 JSON: {"route", "resumed": true | false, "reenqueued": N}`,
   options: {},

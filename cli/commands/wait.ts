@@ -2,12 +2,14 @@
 import { durationFlag } from '../args.ts';
 import type { Command } from '../command.ts';
 import { UsageError } from '../errors.ts';
-import { localDir } from '../../local/endpoints-file.ts';
+import { localDir, localRegionIn, localRegionsIn, UnknownRegionError } from '../../local/endpoints-file.ts';
 import { waitForLocalStack } from '../operations/local-stack-readiness.ts';
 
-const USAGE = `retryproof wait [--timeout S] --local [--json]
+const USAGE = `retryproof wait [--timeout S] --local [--region R] [--json]
 
-Waits until the local stack is ready: its endpoints.json exists and its gateway answers.
+Waits until the local stack is ready: its endpoints.json exists and its gateway answers
+(every Region's, for a stack started with --regions; --region R names R's URL, and fails
+with exit code 2 when the stack runs no Region R).
 For scripts that start it in the background:
 
   npm start > stack.log 2>&1 &
@@ -17,7 +19,7 @@ Exit code 0 once it is ready, 1 if it is not ready in time.
 
   --timeout S   give up after S seconds, or a duration such as 90s or 2m (default 60)
 
-JSON: {"ready": true, "httpUrl", "dir", "waitedMs"}`;
+JSON: {"ready": true, "httpUrl", "dir", "waitedMs", "regions": [{"name", "httpUrl"}]}  (httpUrl: R's, else the first Region's)`;
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 
@@ -50,8 +52,20 @@ export const waitCommand: Command = {
         ctx.progress(`waiting for the local stack in ${dir}: ${reason} (${Math.floor(waited / 1000)} s)`);
       },
     });
-    if (ctx.json) ctx.print(`${JSON.stringify({ ready: true, httpUrl: endpoints.httpUrl, dir, waitedMs: Math.round(waitedMs) })}\n`);
-    else ctx.print(`the local stack is ready at ${endpoints.httpUrl} (waited ${(waitedMs / 1000).toFixed(1)} s)\n`);
+    const asked = typeof values.region === 'string' ? values.region : undefined;
+    let httpUrl: string;
+    try {
+      httpUrl = localRegionIn(endpoints, asked).httpUrl;
+    } catch (err) {
+      if (err instanceof UnknownRegionError) throw new UsageError(`--region ${err.region}: ${err.message}`, USAGE);
+      throw err;
+    }
+    const regions = localRegionsIn(endpoints).map((r) => ({ name: r.name, httpUrl: r.httpUrl }));
+    if (ctx.json) ctx.print(`${JSON.stringify({ ready: true, httpUrl, dir, waitedMs: Math.round(waitedMs), regions })}\n`);
+    else {
+      const others = regions.length === 1 ? '' : ` (regions ${regions.map((r) => `${r.name} ${r.httpUrl}`).join(', ')})`;
+      ctx.print(`the local stack is ready at ${httpUrl}${asked === undefined ? '' : ` (region ${asked})`}${others} (waited ${(waitedMs / 1000).toFixed(1)} s)\n`);
+    }
     return 0;
   },
 };

@@ -3,9 +3,10 @@
  * process, and the gateway at its URL answers the admin call `GET /_local/status` from that
  * very process. The stack writes endpoints.json only once every part runs, so the file alone
  * would almost do; asking the gateway also catches a file left by another stack whose pid was
- * reused, and a gateway that is not listening yet.
+ * reused, and a gateway that is not listening yet. A stack of several Regions is ready when
+ * every Region's gateway answers.
  */
-import { ENDPOINTS_FILE, isAlive, readEndpointsFile, StackNotRunningError } from '../../local/endpoints-file.ts';
+import { ENDPOINTS_FILE, isAlive, localRegionsIn, readEndpointsFile, StackNotRunningError } from '../../local/endpoints-file.ts';
 import type { LocalEndpoints } from '../../local/endpoints-file.ts';
 import { CliError } from '../errors.ts';
 
@@ -26,16 +27,25 @@ export async function localStackReadiness(dir: string): Promise<Readiness> {
   }
   if (endpoints === undefined) return { ready: false, reason: `no ${ENDPOINTS_FILE} yet` };
   if (!isAlive(endpoints.pid)) return { ready: false, reason: `${ENDPOINTS_FILE} is a stopped stack's (pid ${endpoints.pid} is gone)` };
-  const statusUrl = `${endpoints.httpUrl}/_local/status`;
+  for (const region of localRegionsIn(endpoints)) {
+    const problem = await gatewayProblem(region.adminUrl, endpoints.pid);
+    if (problem !== undefined) return { ready: false, reason: problem };
+  }
+  return { ready: true, endpoints };
+}
+
+/** Why the gateway at `url` is not yet the stack of `pid`'s, or undefined when it is. */
+async function gatewayProblem(url: string, pid: number): Promise<string | undefined> {
+  const statusUrl = `${url}/_local/status`;
   try {
     const answer = await fetch(statusUrl, { signal: AbortSignal.timeout(STATUS_TIMEOUT_MS) });
     const body = (await answer.json().catch(() => undefined)) as { pid?: unknown } | undefined;
-    if (answer.status !== 200) return { ready: false, reason: `GET ${statusUrl} answered ${answer.status}` };
-    if (body?.pid !== endpoints.pid) return { ready: false, reason: `${endpoints.httpUrl} is served by another process than pid ${endpoints.pid}` };
-    return { ready: true, endpoints };
+    if (answer.status !== 200) return `GET ${statusUrl} answered ${answer.status}`;
+    if (body?.pid !== pid) return `${url} is served by another process than pid ${pid}`;
+    return undefined;
   } catch (err) {
     const cause = (err as { cause?: { code?: string } }).cause;
-    return { ready: false, reason: `the gateway at ${endpoints.httpUrl} does not answer yet (${cause?.code ?? (err as Error).name})` };
+    return `the gateway at ${url} does not answer yet (${cause?.code ?? (err as Error).name})`;
   }
 }
 

@@ -3,6 +3,11 @@
  * the work to settle, reconcile, read the tables, judge. The local stack's admin calls
  * (`POST /_local/restart-executor`, `POST /_local/reconcile`) are used when the storm
  * targets the local stack; elsewhere those steps are reported as not run.
+ *
+ * Across several local Regions (`regions`): each event's requests go to the Regions in turn
+ * (storm-sender.ts), every Region's executor is restarted mid-run, the settle wait watches every
+ * Region's queue and the verdict reads every Region's DLQ. One reconciliation, in the first
+ * Region, covers every Region's records: they are in the one table.
  */
 import type { Target } from '../../cli/target.ts';
 import { peekDeadLetters } from '../../cli/operations/dead-letters.ts';
@@ -18,6 +23,15 @@ import type { BreakerSummary, ReconciliationSummary, StormReport, Verification }
 import { runSenders } from './storm-sender.ts';
 import { readEffects, readRecords, waitForSettle } from './storm-verify.ts';
 import type { SettleResult } from './storm-verify.ts';
+
+/** One local Region the storm sends to. */
+export interface StormRegion {
+  readonly name: string;
+  /** Its gateway: webhooks and its own admin calls. */
+  readonly url: string;
+  /** Its queues (and the shared table). */
+  readonly target: Target;
+}
 
 export interface StormOptions {
   readonly events: number;
@@ -37,6 +51,10 @@ export interface StormOptions {
   readonly target: Target | undefined;
   /** The local stack's URL, for its admin calls; undefined: no restart, no reconciliation. */
   readonly adminUrl: string | undefined;
+  /**
+   * Several local Regions, the first one `url`'s, `adminUrl`'s and `target`'s. @default - one Region
+   */
+  readonly regions?: readonly StormRegion[];
   readonly restartExecutor: boolean;
   readonly settleTimeoutMs: number;
   /** At most this many reconcile runs (each one after the work settled again). */
@@ -71,14 +89,18 @@ export async function runStorm(o: StormOptions): Promise<StormReport> {
 
   let executorRestart = o.restartExecutor ? 'not run: not the local stack' : 'off';
   const adminUrl = o.adminUrl;
+  const regions = o.regions !== undefined && o.regions.length > 1 ? o.regions : undefined;
+  // Every Region's executor, each at its own admin call.
+  const adminUrls = regions === undefined ? (adminUrl === undefined ? [] : [adminUrl]) : regions.map((r) => r.url);
   const midRun =
     o.restartExecutor && adminUrl !== undefined
       ? {
           afterEvents: Math.floor(o.events / 2),
           action: async () => {
             try {
-              const out = await admin<{ abandonedBatches: number }>(adminUrl, '/_local/restart-executor', {});
-              executorRestart = `done mid-run (${out.abandonedBatches} batches abandoned in flight)`;
+              const outs = await Promise.all(adminUrls.map((url) => admin<{ abandonedBatches: number }>(url, '/_local/restart-executor', {})));
+              const abandoned = outs.reduce((sum, out) => sum + out.abandonedBatches, 0);
+              executorRestart = `done mid-run (${abandoned} batches abandoned in flight${regions === undefined ? '' : `, ${regions.length} regions`})`;
             } catch (err) {
               executorRestart = `failed: ${(err as Error).message}`;
             }
@@ -116,6 +138,7 @@ export async function runStorm(o: StormOptions): Promise<StormReport> {
   progress('sending', 0, o.events);
   const { requests, events } = await timed('sending', () => runSenders(plans, {
     url: o.url,
+    ...(regions === undefined ? {} : { regions: regions.map((r) => ({ name: r.name, url: r.url })) }),
     route: o.route,
     secret: o.secret,
     ladderMs: o.ladderMs.map((ms) => Math.max(1, Math.round(ms * o.timeScale))),
@@ -150,6 +173,7 @@ export async function runStorm(o: StormOptions): Promise<StormReport> {
     const settleOnce = async (): Promise<SettleResult> => {
       const result = await waitForSettle(target, o.route.name, keys, {
         timeoutMs: o.settleTimeoutMs,
+        ...(regions === undefined ? {} : { queues: regions.map((r) => r.target) }),
         onTick: (queued, executing) => {
           progress('settling', 0, 0, `${queued} queued, ${executing} executing`);
         },
@@ -183,8 +207,13 @@ export async function runStorm(o: StormOptions): Promise<StormReport> {
       }
     }
     progress('verifying', 0, 0);
+    const dlqs = regions === undefined ? [target] : regions.map((r) => r.target);
     const [records, effectsAfter, dead] = await timed('verifying', () =>
-      Promise.all([readRecords(target, o.route.name, keys), readEffects(target, o.route.name, fromMs), peekDeadLetters(target, { max: 10_000 })]),
+      Promise.all([
+        readRecords(target, o.route.name, keys),
+        readEffects(target, o.route.name, fromMs),
+        Promise.all(dlqs.map((t) => peekDeadLetters(t, { max: 10_000 }))).then((lists) => lists.flat()),
+      ]),
     );
     const deadLetters = new Map(dead.filter((d) => d.route === o.route.name).map((d) => [d.key, d.reason]));
     verification = { records, effectsAfter, deadLetters, settle, settleWaits };
@@ -195,6 +224,7 @@ export async function runStorm(o: StormOptions): Promise<StormReport> {
     endedAt: Date.now(),
     url: o.url,
     route: o.route.name,
+    ...(regions === undefined ? {} : { regions: regions.map((r) => ({ name: r.name, url: r.url })) }),
     settings: {
       events: o.events,
       concurrency: o.concurrency,

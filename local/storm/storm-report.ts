@@ -37,6 +37,21 @@ export interface BreakerSummary {
   readonly reenqueuedOnResume: number;
 }
 
+/** What one Region of several answered. */
+export interface RegionCounts {
+  readonly name: string;
+  readonly url: string;
+  /** Requests sent to it, refused probes included. */
+  readonly sent: number;
+  /**
+   * Genuine copies it answered 2xx without Idempotent-Replayed: the keys whose claim it won (and
+   * a copy after our own 5xx, which gets the first acceptance wherever it lands).
+   */
+  readonly accepted: number;
+  /** Copies it answered with Idempotent-Replayed: keys another copy (in any Region) had claimed. */
+  readonly replayed: number;
+}
+
 export interface StormReport {
   readonly startedAt: string;
   readonly durationMs: number;
@@ -69,6 +84,13 @@ export interface StormReport {
     /** The keys left, up to all of them. */
     readonly keys: readonly string[];
   };
+  /**
+   * The end state, per accepted key planned to complete: how many hold exactly one posted effect
+   * once reconciliation is done. Null when the ledger was not read.
+   */
+  readonly endState: { readonly keys: number; readonly oneEffect: number | null; readonly lost: number | null; readonly doubled: number | null };
+  /** Per Region, when the storm spanned several. */
+  readonly regions?: readonly RegionCounts[];
   readonly lost: number | null;
   readonly lostKeys: readonly { key: string; status: string; posted: number }[];
   readonly deadLettered: { readonly planned: number; readonly accountedFor: number; readonly unplanned: number };
@@ -100,6 +122,8 @@ export interface ReportInput {
   readonly endedAt: number;
   readonly url: string;
   readonly route: string;
+  /** The Regions the requests went to, when several (RequestRecord.region names one). */
+  readonly regions?: readonly { readonly name: string; readonly url: string }[];
   readonly settings: Readonly<Record<string, unknown>>;
   readonly requests: readonly RequestRecord[];
   readonly events: readonly EventOutcome[];
@@ -177,6 +201,18 @@ export function buildReport(input: ReportInput): StormReport {
       }
     }
   }
+  const toComplete = accepted.filter((e) => e.plan.expect === 'completed');
+  const oneEffect = v === undefined ? null : toComplete.filter((e) => (v.effectsAfter.get(e.key)?.posted ?? 0) === 1).length;
+  const regions = input.regions?.map((region): RegionCounts => {
+    const here = requests.filter((r) => r.region === region.name);
+    return {
+      name: region.name,
+      url: region.url,
+      sent: here.length,
+      accepted: here.filter((r) => r.kind === 'genuine' && r.status >= 200 && r.status < 300 && !r.replayed).length,
+      replayed: here.filter((r) => r.replayed).length,
+    };
+  });
   const neverAccepted = events.filter((e) => !e.accepted);
   const genuineRefused = genuine.filter((r) => r.status >= 400 && r.status < 500).length;
   const serverErrors = requests.filter((r) => r.status >= 500).length;
@@ -250,6 +286,8 @@ export function buildReport(input: ReportInput): StormReport {
     networkErrors,
     behaviours,
     doubleEffects: { keysWithSecondEffect: secondEffectKeys, reversedEntries, keysLeft: doubleAfter, keys: doubleKeys },
+    endState: { keys: toComplete.length, oneEffect, lost, doubled: doubleAfter },
+    ...(regions === undefined ? {} : { regions }),
     lost,
     lostKeys,
     deadLettered: { planned: plannedDlq, accountedFor: accountedDlq, unplanned: unplannedDlq },
@@ -282,6 +320,10 @@ export function formatSummary(r: StormReport): string {
     ['sent', `${r.sent} requests in ${seconds(r.phasesMs.sending ?? r.durationMs)}`],
     ['accepted', `${r.accepted} keys, one record each`],
     ['replayed', `${r.replayed} answers with Idempotent-Replayed`],
+    ...(r.regions ?? []).map((g): [string, string] => [
+      `region ${g.name}`,
+      `${g.sent} requests to ${g.url}: ${g.accepted} accepted (claims won here), ${g.replayed} replayed`,
+    ]),
     ['acknowledged', `${r.acknowledged} events whose sender saw a 2xx; ${r.gaveUp} sender(s) gave up after the whole ladder`],
     ...Object.entries(r.rejected).map(([kind, v]): [string, string] => [`rejected: ${kind}`, `${v.count} copies, ${v.asExpected} got ${v.expectedStatus}`]),
     ['5xx / no answer', `${r.serverErrors} answers 5xx (retried), ${r.networkErrors} requests without an answer`],
@@ -293,6 +335,12 @@ export function formatSummary(r: StormReport): string {
           `reconciliation reversed ${d.reversedEntries ?? 0} of their entries; ${d.keysLeft} ${plural(d.keysLeft, 'key', 'keys')} still ${plural(d.keysLeft, 'holds', 'hold')} more than one`,
     ],
     ['lost', r.lost === null ? n(null) : `${r.lost} accepted keys neither completed nor in the DLQ`],
+    [
+      'end state',
+      r.endState.oneEffect === null
+        ? n(null)
+        : `${r.endState.oneEffect} of ${r.endState.keys} keys planned to complete hold exactly one effect; lost ${r.endState.lost ?? 0}, doubled ${r.endState.doubled ?? 0}`,
+    ],
     ['dead-lettered', `${r.deadLettered.accountedFor} of ${r.deadLettered.planned} planned keys in the DLQ with a reason; ${r.deadLettered.unplanned} unplanned`],
     ['ack latency', `p50 ${r.ackLatencyMs.p50} ms, p99 ${r.ackLatencyMs.p99} ms, max ${r.ackLatencyMs.max} ms`],
     [
@@ -318,5 +366,6 @@ export function formatSummary(r: StormReport): string {
   const passed = r.checks.filter((c) => c.ok).length;
   const checks = r.checks.map((c) => `  ${c.ok ? 'PASS' : 'FAIL'}  ${c.name}: ${c.detail}`);
   const verdict = `storm: ${r.pass ? 'PASS' : 'FAIL'} (${passed} of ${r.checks.length} checks passed)`;
-  return [`retry storm against ${r.target.url} (route ${r.target.route})`, ...lines, 'checks:', ...checks, verdict].join('\n');
+  const against = r.regions === undefined ? r.target.url : `${r.regions.length} regions (${r.regions.map((g) => g.name).join(', ')}) on one table`;
+  return [`retry storm against ${against} (route ${r.target.route})`, ...lines, 'checks:', ...checks, verdict].join('\n');
 }

@@ -2,7 +2,10 @@
  * The storm's senders: each event is delivered the way a real, unlucky sender delivers
  * it. Concurrent copies of the first attempt, a retry ladder when the answer is lost or
  * not 2xx, and the probes that must be refused (a forged copy first, a stale one, and a
- * reused key with another payload after acceptance).
+ * reused key with another payload after acceptance). Against several Regions, each event's
+ * requests go to the Regions in turn, as a sender's retries land wherever its DNS or load
+ * balancer sends them: request i of event e to Region (e + i) mod n, so the first copies of
+ * successive events start in every Region and every copy after goes to the next one.
  */
 import { randomBytes } from 'node:crypto';
 import { newKey, sampleBody, signSample, webhookUrl } from '../sample-delivery.ts';
@@ -20,6 +23,8 @@ export const EXPECTED_STATUS: Readonly<Record<Exclude<RequestKind, 'genuine'>, n
 
 export interface RequestRecord {
   readonly event: number;
+  /** The Region it was sent to, when the storm spans several. */
+  readonly region?: string;
   readonly kind: RequestKind;
   readonly attempt: number;
   /** 0: no answer (network error or timeout). */
@@ -41,8 +46,17 @@ export interface EventOutcome {
   readonly attempts: number;
 }
 
-export interface SenderOptions {
+/** A Region of the receiver: its name and its webhook base URL. */
+export interface SenderRegion {
+  readonly name: string;
   readonly url: string;
+}
+
+export interface SenderOptions {
+  /** The receiver's base URL, when it is one Region. */
+  readonly url: string;
+  /** Its Regions, when it is several: each event's requests go to them in turn. @default - `url` only */
+  readonly regions?: readonly SenderRegion[];
   readonly route: SampleRoute;
   readonly secret: string;
   /** The ladder's waits, already scaled, in milliseconds. */
@@ -69,13 +83,21 @@ function forgedSecret(route: SampleRoute): string {
 }
 
 export async function runSenders(plans: readonly EventPlan[], options: SenderOptions): Promise<{ requests: RequestRecord[]; events: EventOutcome[] }> {
-  const url = webhookUrl(options.url, options.route.name);
+  const single = webhookUrl(options.url, options.route.name);
+  const regions = (options.regions ?? []).map((r) => ({ name: r.name, url: webhookUrl(r.url, options.route.name) }));
   const requests: RequestRecord[] = [];
   const events: EventOutcome[] = [];
   const tolerance = options.toleranceSeconds ?? 300;
   const timeoutMs = options.requestTimeoutMs ?? 10_000;
 
+  /** The event's requests so far, by event: the next one goes to the next Region. */
+  const sentOf = new Map<number, number>();
   const post = async (event: number, kind: RequestKind, attempt: number, signed: { headers: Record<string, string>; body: string }) => {
+    const seq = sentOf.get(event) ?? 0;
+    sentOf.set(event, seq + 1);
+    const region = regions.length === 0 ? undefined : regions[(event + seq) % regions.length];
+    const url = region?.url ?? single;
+    const where = region === undefined ? {} : { region: region.name };
     const started = performance.now();
     let record: RequestRecord;
     try {
@@ -88,6 +110,7 @@ export async function runSenders(plans: readonly EventPlan[], options: SenderOpt
       await response.arrayBuffer();
       record = {
         event,
+        ...where,
         kind,
         attempt,
         status: response.status,
@@ -96,7 +119,7 @@ export async function runSenders(plans: readonly EventPlan[], options: SenderOpt
       };
     } catch (err) {
       const cause = (err as { cause?: { code?: string } }).cause;
-      record = { event, kind, attempt, status: 0, replayed: false, ms: performance.now() - started, error: cause?.code ?? (err as Error).name };
+      record = { event, ...where, kind, attempt, status: 0, replayed: false, ms: performance.now() - started, error: cause?.code ?? (err as Error).name };
     }
     requests.push(record);
     return record;

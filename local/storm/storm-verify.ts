@@ -34,7 +34,10 @@ export async function readRecords(target: Target, route: string, keys: readonly 
   return found;
 }
 
-async function queueBusy(target: Target): Promise<number> {
+/** A work queue to watch: a Region's. */
+export type WatchedQueue = Pick<Target, 'sqs' | 'queueUrl'>;
+
+async function queueBusy(target: WatchedQueue): Promise<number> {
   const out = await target.sqs.send(
     new GetQueueAttributesCommand({
       QueueUrl: target.queueUrl,
@@ -58,7 +61,8 @@ export interface SettleResult {
 }
 
 /**
- * Waits until the work queue is empty and no record holds a live lease, twice in a row.
+ * Waits until the work queue (every Region's, with `queues`) is empty and no record holds a
+ * live lease, twice in a row.
  * A record left EXECUTING under an expired lease (its worker crashed and its message ran
  * out of receives) cannot progress by itself: that is the reconciler's work, not a wait.
  */
@@ -66,12 +70,18 @@ export async function waitForSettle(
   target: Target,
   route: string,
   keys: readonly string[],
-  options: { timeoutMs: number; pollMs?: number; onTick?: (queued: number, executing: number) => void },
+  options: {
+    timeoutMs: number;
+    pollMs?: number;
+    onTick?: (queued: number, executing: number) => void;
+    /** The queues to watch. @default - the target's own */
+    queues?: readonly WatchedQueue[];
+  },
 ): Promise<SettleResult> {
   const started = Date.now();
   let calm = 0;
   for (;;) {
-    const queued = await queueBusy(target);
+    const queued = (await Promise.all((options.queues ?? [target]).map((q) => queueBusy(q)))).reduce((sum, n) => sum + n, 0);
     const records = await readRecords(target, route, keys);
     const now = Date.now();
     const executing = [...records.values()].filter(

@@ -110,6 +110,22 @@ describe('the CLI against a local stack started in the background', () => {
     expect(near.stderr.split('\n')[0]).toMatch(/^retryproof inspect: unknown route "demp" \(did you mean "demo"\?\); the routes of /);
   });
 
+  it('a one-Region stack is Region local-1: --region local-1 picks it, any other name is a usage error naming it', async () => {
+    // Act
+    const named = await cli('--local', '--region', 'local-1', 'dlq', 'list', '--json');
+    const other = await cli('--local', '--region', 'us-east-1', 'dlq', 'list');
+    // Assess
+    expect(named.code, named.stderr).toBe(EXIT.ok);
+    expect(other.code).toBe(EXIT.usage);
+    expect(other.stderr.split('\n')[0]).toBe(`retryproof dlq list: --region us-east-1: the local stack in ${dir} has no such region; its regions: local-1`);
+  });
+
+  it('refuses a storm across --regions on a one-Region stack, saying how to start several', async () => {
+    const out = await runScript('scripts/storm.ts', ['--regions'], env);
+    expect(out.code).toBe(EXIT.usage);
+    expect(out.stderr.split('\n')[0]).toBe('storm: --regions needs a local stack of several Regions; this one runs one (local-1): start it with npm start -- --regions 2');
+  });
+
   it('inspect of a known route and an unknown key says there is no record, exit code 1', async () => {
     const out = await cli('--local', 'inspect', 'demo', 'never-sent');
     expect(out.code).toBe(EXIT.failed);

@@ -28,6 +28,8 @@ describe('send and storm on a bad command line or without a stack', () => {
     ['scripts/storm.ts', ['--events', '0'], '--events must be a whole number from 1 to 100000, got "0"'],
     ['scripts/storm.ts', ['--crash', '2'], '--crash must be a number from 0 to 1, got "2"'],
     ['scripts/storm.ts', ['--ladder', '1s,later'], '--ladder must list durations'],
+    ['scripts/storm.ts', ['--regions', '--url', 'http://127.0.0.1:1', '--secret', 's'], '--regions works on the local stack (npm start -- --regions 2); not with --url or --stack'],
+    ['scripts/send.ts', ['--url', 'http://127.0.0.1:1', '--secret', 's', '--region', 'local-2'], "--region picks a Region of the local stack; with --url, give that Region's URL instead"],
   ])('%s %j exits 2 naming the problem, with the usage', async (script, args, message) => {
     const out = await runScript(script, args, env);
     expect(out.code).toBe(2);

@@ -26,6 +26,7 @@ const entry = (entryId: string, postedAt: number): LedgerEntry => ({ entryId, ro
 
 function ledgerCall(ledgers: ReadonlyMap<string, Ledger>): AdminHandler {
   const handler = adminEndpoints({
+    region: 'local-1',
     restartExecutor: () => Promise.resolve({ abandonedBatches: 0 }),
     reconcileOnce: () => Promise.reject(new Error('not reconciled in this test')),
     ledgers,

@@ -3,7 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createVerifier } from '../../lambdas/domain/signatures/create-verifier.ts';
-import { readEndpointsFile, readRunningEndpoints, removeEndpoints, StackNotRunningError, writeEndpoints } from '../../local/endpoints-file.ts';
+import {
+  localRegionIn,
+  localRegionsIn,
+  readEndpointsFile,
+  readRunningEndpoints,
+  removeEndpoints,
+  StackNotRunningError,
+  UnknownRegionError,
+  writeEndpoints,
+} from '../../local/endpoints-file.ts';
 import type { LocalEndpoints } from '../../local/endpoints-file.ts';
 import { deliveryLine, executionLine } from '../../local/log-lines.ts';
 import { LOCAL_DEMO_SECRET } from '../../local/local-settings.ts';
@@ -34,6 +43,38 @@ describe('endpoints.json', () => {
     await writeEndpoints(dir, endpoints(2 ** 22 + 4321));
     await expect(readRunningEndpoints(dir)).rejects.toThrow(StackNotRunningError);
     await removeEndpoints(dir, 2 ** 22 + 4321);
+  });
+});
+
+describe('the Regions of endpoints.json', () => {
+  const queues = (name: string) => ({
+    queueUrl: `http://q/${name}`,
+    dlqUrl: `http://q/${name}-dlq`,
+    queueArn: `arn:q:${name}`,
+    dlqArn: `arn:q:${name}-dlq`,
+  });
+  const old = { version: 1, pid: 1, httpUrl: 'http://127.0.0.1:3000', eventsTable: 'retryproof-events', ...queues('retryproof-work') } as LocalEndpoints;
+  const two = {
+    ...old,
+    regions: [
+      { name: 'local-1', httpUrl: 'http://127.0.0.1:3000', adminUrl: 'http://127.0.0.1:3000', ...queues('retryproof-work') },
+      { name: 'local-2', httpUrl: 'http://127.0.0.1:3001', adminUrl: 'http://127.0.0.1:3001', ...queues('retryproof-work-local-2') },
+    ],
+  } as LocalEndpoints;
+
+  it('reads a file written before Regions as its one Region, local-1, from the top-level fields', () => {
+    expect(localRegionsIn(old)).toEqual([{ name: 'local-1', httpUrl: 'http://127.0.0.1:3000', adminUrl: 'http://127.0.0.1:3000', ...queues('retryproof-work') }]);
+  });
+
+  it('picks the first Region without a name, the named one with it', () => {
+    expect(localRegionIn(two).name).toBe('local-1');
+    expect(localRegionIn(two, 'local-2').queueUrl).toBe('http://q/retryproof-work-local-2');
+  });
+
+  it('refuses a Region it does not run, listing those it runs', () => {
+    const act = () => localRegionIn(two, 'local-3');
+    expect(act).toThrow(UnknownRegionError);
+    expect(act).toThrow('the local stack has no region "local-3"; its regions: local-1, local-2');
   });
 });
 

@@ -119,3 +119,59 @@ describe('readLocalSettings', () => {
     }
   });
 });
+
+describe('readLocalSettings: the local Regions', () => {
+  it('runs one Region, local-1, on PORT with the single-Region queue, without --regions', () => {
+    const s = readLocalSettings({}, config, '/work');
+    expect(s.regions).toEqual([{ name: 'local-1', port: 3000, queue: 'retryproof-work' }]);
+  });
+
+  it('names a count local-1 ... local-N, on consecutive ports, the first keeping the single-Region queue', () => {
+    const s = readLocalSettings({ PORT: '4100' }, config, '/work', undefined, { regions: '3' });
+    expect(s.regions).toEqual([
+      { name: 'local-1', port: 4100, queue: 'retryproof-work' },
+      { name: 'local-2', port: 4101, queue: 'retryproof-work-local-2' },
+      { name: 'local-3', port: 4102, queue: 'retryproof-work-local-3' },
+    ]);
+  });
+
+  it('takes a list of names as given, in its order', () => {
+    const s = readLocalSettings({}, config, '/work', undefined, { regions: 'us-east-2, us-east-1' });
+    expect(s.regions.map((r) => [r.name, r.port, r.queue])).toEqual([
+      ['us-east-2', 3000, 'retryproof-work'],
+      ['us-east-1', 3001, 'retryproof-work-us-east-1'],
+    ]);
+  });
+
+  it('takes the configuration\'s regions.replicas without the flag, and the flag over them', () => {
+    // Prepare: two replicas and a witness, as MRSC accepts; the witness holds no replica, so no Region runs it.
+    const global: RetryproofConfig = { ...config, regions: { replicas: ['us-east-1', 'us-east-2'], witness: 'us-west-2' } };
+    // Act
+    const fromFile = readLocalSettings({}, global, '/work');
+    const fromFlag = readLocalSettings({}, global, '/work', undefined, { regions: '2' });
+    // Assess
+    expect(fromFile.regions.map((r) => r.name)).toEqual(['us-east-1', 'us-east-2']);
+    expect(fromFlag.regions.map((r) => r.name)).toEqual(['local-1', 'local-2']);
+  });
+
+  it.each([
+    ['0', '--regions must be a count from 1 to 8 or a list of names such as us-east-1,us-east-2, got "0"'],
+    ['9', '--regions must be a count from 1 to 8 or a list of names such as us-east-1,us-east-2, got "9" (at most 8 run locally: each is a gateway, a queue pair and an executor on this machine)'],
+    ['-2', '--regions must be a count from 1 to 8 or a list of names such as us-east-1,us-east-2, got "-2"'],
+    ['', '--regions must be a count from 1 to 8 or a list of names such as us-east-1,us-east-2, got ""'],
+    ['us-east-1,us-east-1', '--regions names the region us-east-1 twice (us-east-1,us-east-1)'],
+    ['us-east-1,,us-east-2', '--regions has an empty region name in "us-east-1,,us-east-2"'],
+    ['US_EAST', '--regions: "US_EAST" is not a region name: lowercase letters, digits and hyphens, from a letter to a letter or digit, at most 32 characters (such as us-east-1)'],
+    ['east-', '--regions: "east-" is not a region name'],
+    ['a,b,c,d,e,f,g,h,i', '--regions names 9 regions (a,b,c,d,e,f,g,h,i); at most 8 run locally'],
+  ])('refuses --regions %j with one line naming the value', (flag, message) => {
+    const act = () => readLocalSettings({}, config, '/work', undefined, { regions: flag });
+    expect(act).toThrow(SettingsError);
+    expect(act).toThrow(message);
+  });
+
+  it('refuses Regions whose ports would run past 65535, saying which PORT fits', () => {
+    const act = () => readLocalSettings({ PORT: '65535' }, config, '/work', undefined, { regions: '2' });
+    expect(act).toThrow('2 regions need the ports 65535 to 65536, past 65535: start with PORT=65534 or lower');
+  });
+});

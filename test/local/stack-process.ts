@@ -4,6 +4,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../local/free-port.ts';
 import { resolveTarget } from '../../cli/target.ts';
@@ -31,6 +32,32 @@ export async function stackEnv(dir: string, overrides: Readonly<Record<string, s
     else env[name] = value;
   }
   return env;
+}
+
+/** Whether `port` on loopback can be listened on now. */
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => {
+      resolve(false);
+    });
+    server.listen(port, '127.0.0.1', () => {
+      server.close(() => {
+        resolve(true);
+      });
+    });
+  });
+}
+
+/** A loopback port with the `count - 1` ports after it free too: a stack of `count` Regions takes them all. */
+export async function freePortRun(count: number): Promise<number> {
+  for (let tries = 0; tries < 50; tries++) {
+    const first = await freePort();
+    if (first + count - 1 > 65_535) continue;
+    const rest = await Promise.all(Array.from({ length: count - 1 }, (_, i) => canListen(first + i + 1)));
+    if (rest.every(Boolean)) return first;
+  }
+  throw new Error(`no run of ${count} free ports found`);
 }
 
 export interface RunResult {

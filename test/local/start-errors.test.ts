@@ -50,6 +50,58 @@ describe('npm start on a bad setting, a taken port, or no Java', () => {
   });
 });
 
+describe('npm start -- --regions on a value it cannot run', () => {
+  let dir: string;
+  let busy: Server;
+  let busyPort: number;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'retryproof-regions-bad-'));
+    busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', () => { resolve(); }));
+    busyPort = (busy.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    await new Promise<void>((resolve) => busy.close(() => { resolve(); }));
+    await rm(dir, { recursive: true, force: true });
+  });
+  const start = (args: readonly string[], env: NodeJS.ProcessEnv = {}) =>
+    runScript('local/start.ts', args, { ...process.env, RETRYPROOF_LOCAL_DIR: dir, ...env });
+
+  it.each([
+    [['--regions', '0'], 'retryproof local: --regions must be a count from 1 to 8 or a list of names such as us-east-1,us-east-2, got "0"\n'],
+    [
+      ['--regions', '9'],
+      'retryproof local: --regions must be a count from 1 to 8 or a list of names such as us-east-1,us-east-2, got "9" ' +
+        '(at most 8 run locally: each is a gateway, a queue pair and an executor on this machine)\n',
+    ],
+    [['--regions', 'us-east-1,us-east-1'], 'retryproof local: --regions names the region us-east-1 twice (us-east-1,us-east-1)\n'],
+    [
+      ['--regions', 'Virginia'],
+      'retryproof local: --regions: "Virginia" is not a region name: lowercase letters, digits and hyphens, from a letter to a letter or digit, at most 32 characters (such as us-east-1)\n',
+    ],
+    [['--regions'], 'retryproof local: --regions needs a value (npm start -- --help)\n'],
+  ])('refuses %j with one line and exit code 2, before anything starts', async (args, message) => {
+    // Act
+    const out = await start(args);
+    // Assess
+    expect(out.code).toBe(2);
+    expect(out.stderr).toBe(message);
+    expect(out.stdout).toBe('');
+  });
+
+  it('names the Region whose port is taken, and the ports the Regions need', async () => {
+    // Act: the second Region's port is the busy one.
+    const out = await start(['--regions', 'us-east-1,us-east-2'], { PORT: String(busyPort - 1) });
+    // Assess
+    expect(out.code).toBe(2);
+    expect(out.stderr).toBe(
+      `retryproof local: port ${busyPort} (region us-east-2) is already in use: stop what listens there, or start with another PORT; ` +
+        `the 2 regions take the ports from PORT up (for example PORT=${busyPort + 1} for ${busyPort + 1} to ${busyPort + 2})\n`,
+    );
+    expect(dynamoJvmsOf(dir)).toEqual([]);
+  });
+});
+
 /** A route of a team's own, on an action it names. */
 const ROUTE = `{ name: 'orders', signature: { scheme: 'standard-webhooks' }, secretName: 'orders/webhook', action: 'placeOrder', actionTimeSeconds: 5 }`;
 
