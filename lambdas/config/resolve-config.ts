@@ -155,7 +155,7 @@ function resolveActionTime(route: ParsedRoute, where: string): { actionTimeSecon
     throw new ConfigError(`${where}: gives both actionTimeSeconds and actionTime; keep one (actionTime's otherwise is the time of any other destination)`);
   }
   const pointer = table.field.startsWith('/') ? table.field : `/${table.field.replaceAll('~', '~0').replaceAll('/', '~1')}`;
-  const actionTimeSeconds = Math.max(table.otherwise, ...Object.values(table.seconds));
+  const actionTimeSeconds = longestActionTime(table).seconds;
   return { actionTimeSeconds, actionTime: { pointer, seconds: { ...table.seconds }, otherwise: table.otherwise } };
 }
 

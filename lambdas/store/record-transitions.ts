@@ -122,7 +122,7 @@ export interface ClockMargins {
 
 /** The margins for a clock bound in seconds (maxClockSkewSeconds). */
 export function clockMargins(clockSkewSeconds: number): ClockMargins {
-  return { takeoverMs: takeoverMarginMs(clockSkewSeconds), deadLetterStampMs: (DEAD_LETTER_SEND_SECONDS + 2 * clockSkewSeconds) * 1000 };
+  return { takeoverMs: takeoverMarginMs(clockSkewSeconds), deadLetterStampMs: DEAD_LETTER_SEND_SECONDS * 1000 + takeoverMarginMs(clockSkewSeconds) };
 }
 
 /**
@@ -130,7 +130,7 @@ export function clockMargins(clockSkewSeconds: number): ClockMargins {
  * one cannot be ours: our sends land within DEAD_LETTER_SEND_SECONDS of the write that won
  * them, and the writer's clock and SQS's may differ by the clock bound each.
  */
-export const DEAD_LETTER_STAMP_MARGIN_MS = (DEAD_LETTER_SEND_SECONDS + 2 * CLOCK_SKEW_SECONDS) * 1000;
+export const DEAD_LETTER_STAMP_MARGIN_MS = clockMargins(CLOCK_SKEW_SECONDS).deadLetterStampMs;
 
 /** The expiry a record needs once a message or a copy for it goes out now, never earlier than it has. */
 export function keepUntilSeconds(expiresAt: number, nowMs: number): number {
