@@ -3,8 +3,9 @@
  * the first it refuses, and the exact sentence the refusal reads.
  */
 import { describe, expect, it } from 'vitest';
-import { ConfigError, resolveConfig } from '../../lambdas/config/resolve-config.ts';
+import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
 import type { RetryproofConfig, RouteConfig } from '../../lambdas/config/route-config.ts';
+import { refusal } from '../support/config-refusal.ts';
 
 const ORDERS: RouteConfig = { name: 'orders', signature: { scheme: 'github' }, secretName: 's/orders', action: 'payout', actionTimeSeconds: 5 };
 const STRIPE: RouteConfig = { name: 'stripe', signature: { scheme: 'stripe' }, secretName: 'retryproof/stripe', action: 'payout', actionTimeSeconds: 15 };
@@ -23,16 +24,6 @@ function withTop(top: Record<string, unknown>): RetryproofConfig {
   return withStripe({}, top);
 }
 
-/** The message of the ConfigError resolveConfig throws; fails the test when it accepts. */
-function refusal(config: unknown): string {
-  try {
-    resolveConfig(config as RetryproofConfig);
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    return (err as Error).message;
-  }
-  throw new Error('resolveConfig accepted the configuration');
-}
 
 const A64 = `a${'b'.repeat(63)}`;
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, resolveConfig } from '../../lambdas/config/resolve-config.ts';
-import type { RetryproofConfig, RouteConfig } from '../../lambdas/config/route-config.ts';
+import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
+import type { RouteConfig } from '../../lambdas/config/route-config.ts';
+import { refusal } from '../support/config-refusal.ts';
 
 const route: RouteConfig = {
   name: 'stripe',
@@ -10,15 +11,6 @@ const route: RouteConfig = {
   action: 'payout',
 };
 
-function refusal(config: RetryproofConfig): string {
-  try {
-    resolveConfig(config);
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    return (err as Error).message;
-  }
-  throw new Error('the configuration was accepted');
-}
 
 describe('regions', () => {
   it('accepts two replicas and a witness of one Region set', () => {

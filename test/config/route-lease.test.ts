@@ -4,11 +4,12 @@
  */
 import { Buffer } from 'node:buffer';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, resolveConfig } from '../../lambdas/config/resolve-config.ts';
+import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
 import type { ResolvedRoute } from '../../lambdas/config/resolve-config.ts';
 import { COMPLETION_MARGIN_SECONDS, DLQ_RETENTION_SECONDS, SENDER_RETRY_WINDOW_SECONDS, leaseMarginSeconds } from '../../lambdas/config/route-config.ts';
-import type { RetryproofConfig, RouteConfig } from '../../lambdas/config/route-config.ts';
+import type { RouteConfig } from '../../lambdas/config/route-config.ts';
 import { longestActionTime, recordLease } from '../../lambdas/config/route-lease.ts';
+import { refusal } from '../support/config-refusal.ts';
 
 const PAYOUTS: RouteConfig = {
   name: 'payouts',
@@ -24,15 +25,6 @@ function resolvedRoute(route: RouteConfig): ResolvedRoute {
   return resolved;
 }
 
-function refusal(config: RetryproofConfig): string {
-  try {
-    resolveConfig(config);
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    return (err as Error).message;
-  }
-  throw new Error('the configuration was accepted');
-}
 
 const body = (document: unknown): string => JSON.stringify(document);
 

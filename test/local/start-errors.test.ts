@@ -7,31 +7,38 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamoJvmsOf, runScript } from './stack-process.ts';
 
-describe('npm start on a bad setting, a taken port, or no Java', () => {
-  let dir: string;
-  let busy: Server;
-  let busyPort: number;
+/** A fresh .local folder and a port some other program holds, for one describe block. */
+function startScene(prefix: string): { readonly dir: string; readonly busyPort: number } {
+  const scene = { dir: '', busyPort: 0 };
+  let busy: Server | undefined;
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'retryproof-start-'));
-    busy = createServer();
-    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', () => { resolve(); }));
-    busyPort = (busy.address() as AddressInfo).port;
+    scene.dir = await mkdtemp(join(tmpdir(), prefix));
+    const server = createServer();
+    busy = server;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => { resolve(); }));
+    scene.busyPort = (server.address() as AddressInfo).port;
   });
   afterAll(async () => {
-    await new Promise<void>((resolve) => busy.close(() => { resolve(); }));
-    await rm(dir, { recursive: true, force: true });
+    const server = busy;
+    if (server !== undefined) await new Promise<void>((resolve) => server.close(() => { resolve(); }));
+    await rm(scene.dir, { recursive: true, force: true });
   });
+  return scene;
+}
+
+describe('npm start on a bad setting, a taken port, or no Java', () => {
+  const scene = startScene('retryproof-start-');
 
   it('says which variable is wrong', async () => {
-    const out = await runScript('local/start.ts', [], { ...process.env, RETRYPROOF_LOCAL_DIR: dir, RETRYPROOF_VISIBILITY_TIMEOUT_S: 'fast' });
+    const out = await runScript('local/start.ts', [], { ...process.env, RETRYPROOF_LOCAL_DIR: scene.dir, RETRYPROOF_VISIBILITY_TIMEOUT_S: 'fast' });
     expect(out.code).toBe(2);
     expect(out.stderr).toBe('retryproof local: RETRYPROOF_VISIBILITY_TIMEOUT_S must be a whole number from 1 to 43200, got "fast"\n');
   });
 
   it('says which port is taken, before starting anything', async () => {
-    const out = await runScript('local/start.ts', [], { ...process.env, RETRYPROOF_LOCAL_DIR: dir, PORT: String(busyPort) });
+    const out = await runScript('local/start.ts', [], { ...process.env, RETRYPROOF_LOCAL_DIR: scene.dir, PORT: String(scene.busyPort) });
     expect(out.code).toBe(2);
-    expect(out.stderr).toContain(`retryproof local: port ${busyPort} is already in use`);
+    expect(out.stderr).toContain(`retryproof local: port ${scene.busyPort} is already in use`);
     expect(out.stderr).not.toMatch(/\n\s+at /);
   });
 
@@ -43,7 +50,7 @@ describe('npm start on a bad setting, a taken port, or no Java', () => {
       });
     });
     // Only Node on the PATH: the `java` that DynamoDB Local needs is not found.
-    const out = await runScript('local/start.ts', [], { ...process.env, RETRYPROOF_LOCAL_DIR: dir, PORT: String(port), PATH: dirname(process.execPath) });
+    const out = await runScript('local/start.ts', [], { ...process.env, RETRYPROOF_LOCAL_DIR: scene.dir, PORT: String(port), PATH: dirname(process.execPath) });
     expect(out.code).toBe(2);
     expect(out.stderr).toContain('java was not found: install Java 17 or newer');
     expect(out.stderr).not.toMatch(/\n\s+at /);
@@ -51,21 +58,9 @@ describe('npm start on a bad setting, a taken port, or no Java', () => {
 });
 
 describe('npm start -- --regions on a value it cannot run', () => {
-  let dir: string;
-  let busy: Server;
-  let busyPort: number;
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'retryproof-regions-bad-'));
-    busy = createServer();
-    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', () => { resolve(); }));
-    busyPort = (busy.address() as AddressInfo).port;
-  });
-  afterAll(async () => {
-    await new Promise<void>((resolve) => busy.close(() => { resolve(); }));
-    await rm(dir, { recursive: true, force: true });
-  });
+  const scene = startScene('retryproof-regions-bad-');
   const start = (args: readonly string[], env: NodeJS.ProcessEnv = {}) =>
-    runScript('local/start.ts', args, { ...process.env, RETRYPROOF_LOCAL_DIR: dir, ...env });
+    runScript('local/start.ts', args, { ...process.env, RETRYPROOF_LOCAL_DIR: scene.dir, ...env });
 
   it.each([
     [['--regions', '0'], 'retryproof local: --regions must be a count from 1 to 8 or a list of names such as us-east-1,us-east-2, got "0"\n'],
@@ -91,14 +86,14 @@ describe('npm start -- --regions on a value it cannot run', () => {
 
   it('names the Region whose port is taken, and the ports the Regions need', async () => {
     // Act: the second Region's port is the busy one.
-    const out = await start(['--regions', 'us-east-1,us-east-2'], { PORT: String(busyPort - 1) });
+    const out = await start(['--regions', 'us-east-1,us-east-2'], { PORT: String(scene.busyPort - 1) });
     // Assess
     expect(out.code).toBe(2);
     expect(out.stderr).toBe(
-      `retryproof local: port ${busyPort} (region us-east-2) is already in use: stop what listens there, or start with another PORT; ` +
-        `the 2 regions take the ports from PORT up (for example PORT=${busyPort + 1} for ${busyPort + 1} to ${busyPort + 2})\n`,
+      `retryproof local: port ${scene.busyPort} (region us-east-2) is already in use: stop what listens there, or start with another PORT; ` +
+        `the 2 regions take the ports from PORT up (for example PORT=${scene.busyPort + 1} for ${scene.busyPort + 1} to ${scene.busyPort + 2})\n`,
     );
-    expect(dynamoJvmsOf(dir)).toEqual([]);
+    expect(dynamoJvmsOf(scene.dir)).toEqual([]);
   });
 });
 
