@@ -28,6 +28,11 @@ against the real protocol code, and checks its invariants after each. Needs Java
   --shrink-seconds N  time spent shrinking a failure (default: 60)
   --skew-factor F     clocks off true time by up to F x the protocol's bound (default: 1);
                       above 1 the bound is broken and an invariant must break
+  --regions N         receivers in N Regions (1 to 3) on one table, for every seed
+                      (default: drawn per seed, 1 or 2)
+  --consistency C     strong (default): one linearizable table, as MRSC gives; eventual: the
+                      control, a table per Region replicated with a lag and last writer wins
+                      (MREC), which must show double effects
   --concurrency N     runs at once (default: 3)
   --keep-going        do not stop at the first failing seed
   --save-shrunk DIR   write each failing seed's shrunk schedule to DIR/seed-S.json
@@ -43,6 +48,8 @@ const OPTIONS = {
   length: { type: 'string' },
   'shrink-seconds': { type: 'string' },
   'skew-factor': { type: 'string' },
+  regions: { type: 'string' },
+  consistency: { type: 'string' },
   concurrency: { type: 'string' },
   'keep-going': { type: 'boolean' },
   'save-shrunk': { type: 'string' },
@@ -64,6 +71,13 @@ async function main(argv: string[]): Promise<number> {
   const shrinkSeconds = intFlag('shrink-seconds', values['shrink-seconds'], 0, 3600, USAGE) ?? 60;
   const concurrency = intFlag('concurrency', values.concurrency, 1, 64, USAGE) ?? 3;
   const skewFactor = numberFlag('skew-factor', values['skew-factor'], 0, 100, USAGE) ?? 1;
+  const regions = intFlag('regions', values.regions, 1, 3, USAGE);
+  const consistency = values.consistency;
+  if (consistency !== undefined && consistency !== 'strong' && consistency !== 'eventual') {
+    throw new UsageError(`--consistency must be strong or eventual, not ${JSON.stringify(consistency)}`, USAGE);
+  }
+  if (consistency === 'eventual' && regions === 1) throw new UsageError('--consistency eventual needs several Regions: give --regions 2 or 3, or leave --regions out', USAGE);
+  const world = { skewFactor, ...(regions === undefined ? {} : { regions }), ...(consistency === undefined ? {} : { consistency: consistency as 'strong' | 'eventual' }) };
   if (values.schedule !== undefined && seed === undefined) throw new UsageError('--schedule needs --seed: the seed draws the run\'s world, the file its operations', USAGE);
   let schedule: string | undefined;
   if (values.schedule !== undefined) {
@@ -101,7 +115,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     if (ops !== undefined && seed !== undefined) {
       const { runSchedule } = await import('../test/simulation/protocol-simulation.ts');
-      const result = await runSchedule({ endpoint: dynamo.endpoint }, seed, ops, { skewFactor });
+      const result = await runSchedule({ endpoint: dynamo.endpoint }, seed, ops, world);
       if (values.json === true) {
         process.stdout.write(`${JSON.stringify({ seed, operations: ops.length, violations: result.violations, stats: result.stats }, null, 2)}\n`);
       } else {
@@ -115,7 +129,7 @@ async function main(argv: string[]): Promise<number> {
     const summary = await simulate({
       env: { endpoint: dynamo.endpoint },
       concurrency,
-      skewFactor,
+      ...world,
       firstSeed: from,
       runs,
       ...(length === undefined ? {} : { length }),
@@ -156,6 +170,15 @@ async function main(argv: string[]): Promise<number> {
         horizonDays: Number(t.horizonDays.toFixed(2)),
         replays: t.replays,
         ledgerApartFromEffect: t.ledgerApartFromEffect,
+        multiRegionRuns: t.multiRegionRuns,
+        crossRegionCopies: t.crossRegionCopies,
+        replicatedConflicts: t.replicatedConflicts,
+        isolations: t.isolations,
+        replicatedWrites: t.replicatedWrites,
+        doubleEffects: t.doubleEffects,
+        doubleCompletions: t.doubleCompletions,
+        doubleClaims: t.doubleClaims,
+        consistency: consistency ?? 'strong',
         skewFactor,
         seedsPerSecond: Number(seedsPerSecond.toFixed(3)),
       };
@@ -171,7 +194,9 @@ async function main(argv: string[]): Promise<number> {
           `largest clock skew ${t.maxClockSkewMs} ms (skew factor ${skewFactor}), longest horizon ${t.horizonDays.toFixed(1)} days, ` +
           `replays ${t.replays}, ledger posts apart from effects ${t.ledgerApartFromEffect}, ` +
           `TTL deletions ${t.ttlDeletions}, padded key headers ${t.paddedKeyHeaders}, re-signed retries ${t.resignedRetries}, ` +
-          `bodies at a size limit ${t.bodiesAtLimits} (${t.refusedTooLarge} answered 413); ` +
+          `bodies at a size limit ${t.bodiesAtLimits} (${t.refusedTooLarge} answered 413), ` +
+          `runs in several Regions ${t.multiRegionRuns} (${consistency ?? 'strong'} consistency; copies in another Region than the first ${t.crossRegionCopies}, ` +
+          `replicated-write conflicts ${t.replicatedConflicts}, Regions isolated ${t.isolations}, writes replicated ${t.replicatedWrites}), keys with double effects ${t.doubleEffects}, generations completed twice ${t.doubleCompletions}, keys claimed in two Regions at once ${t.doubleClaims}; ` +
           `violations ${violations}; ${Math.round(summary.durationMs / 1000)} s (${seedsPerSecond.toFixed(2)} seeds/s)\n`,
       );
       for (const f of summary.failures) {

@@ -58,10 +58,17 @@ export interface DynamoFaultPlan {
   readonly beforeCommit: number;
   /** DynamoDB acts on the attempt, and its answer arrives SLOW_ANSWER_MIN_MS..SLOW_ANSWER_MAX_MS later. */
   readonly slow: number;
+  /**
+   * A write meets a concurrent write of the same item from another Region of an MRSC global
+   * table: ReplicatedWriteConflictException, nothing written, retried by the SDK. @default 0
+   */
+  readonly conflict?: number;
 }
 
 export interface DynamoFaultStats {
   ambiguousWrites: number;
+  /** Writes refused with ReplicatedWriteConflictException (several Regions). */
+  replicatedConflicts: number;
   throttles: number;
   errorsBeforeCommit: number;
   /** SDK retries made (each preceded by a yield point). */
@@ -75,7 +82,7 @@ export interface DynamoFaultStats {
 }
 
 export function emptyDynamoFaultStats(): DynamoFaultStats {
-  return { ambiguousWrites: 0, throttles: 0, errorsBeforeCommit: 0, retries: 0, backoffMs: 0, slowAnswers: 0, slowestAnswerMs: 0 };
+  return { ambiguousWrites: 0, replicatedConflicts: 0, throttles: 0, errorsBeforeCommit: 0, retries: 0, backoffMs: 0, slowAnswers: 0, slowestAnswerMs: 0 };
 }
 
 const WRITES = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'TransactWriteItemsCommand', 'BatchWriteItemCommand']);
@@ -156,6 +163,10 @@ export function faultyDynamoDb(client: DynamoDBClient, options: FaultyDynamoOpti
     if (rest < plan.throttle + plan.beforeCommit) {
       stats.errorsBeforeCommit++;
       return 'error-before-commit';
+    }
+    if (write && rest < plan.throttle + plan.beforeCommit + (plan.conflict ?? 0)) {
+      stats.replicatedConflicts++;
+      return 'replicated-conflict';
     }
     return 'ok';
   }

@@ -14,7 +14,8 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
-import { DeleteItemCommand, DeleteTableCommand, DynamoDBClient, GetItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { DeleteItemCommand, DeleteTableCommand, DynamoDBClient, GetItemCommand, PutItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import type { DeserializeHandler, DeserializeHandlerArguments, HandlerExecutionContext, MetadataBearer } from '@smithy/types';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { SQSEvent, SQSRecord, Context } from 'aws-lambda';
 import { PermanentActionError, RetryableActionError } from '../../lambdas/actions/action.ts';
@@ -35,7 +36,7 @@ import {
 import { SQS_MAX_MESSAGE_BYTES, deadLetterReserveBytes } from '../../lambdas/domain/queue-limits.ts';
 import type { RouteConfig } from '../../lambdas/config/route-config.ts';
 import { RECORD_STATUS, deliveryId } from '../../lambdas/domain/event-record.ts';
-import type { EventRecord } from '../../lambdas/domain/event-record.ts';
+import type { EventRecord, WorkMessage } from '../../lambdas/domain/event-record.ts';
 import { signDelivery } from '../../lambdas/domain/signatures/sign-delivery.ts';
 import { createExecutorHandler } from '../../lambdas/executor/create-executor-handler.ts';
 import { ingestDelivery } from '../../lambdas/ingest/ingest-delivery.ts';
@@ -103,6 +104,7 @@ export const OPS = [
   'slow-lease',
   'crash-after-post',
   'late-redrive',
+  'isolate',
 ] as const;
 export type OpName = (typeof OPS)[number];
 
@@ -140,7 +142,11 @@ const WEIGHTS: Readonly<Record<OpName, number>> = {
   'slow-lease': 1,
   'crash-after-post': 1,
   'late-redrive': 1.5,
+  isolate: 0.6,
 };
+
+/** The writes the eventually consistent control replicates (the protocol makes no batch or transaction writes). */
+const WRITE_COMMANDS: ReadonlySet<string> = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand']);
 
 /** The storm's seedable PRNG (mulberry32). */
 export const prng = seededRandom;
@@ -181,10 +187,23 @@ export interface RunShape {
    * records' TTL (35 days) and the queues' retention (14 days).
    */
   readonly long: boolean;
+  /**
+   * Receivers in this many Regions, each with its own queues and functions, on one table (or,
+   * in the eventually consistent control, a table each): 1 or 2, drawn apart from the rest.
+   */
+  readonly regions: number;
+  /** The eventually consistent control's replication lag, ms ("typically within a second"). */
+  readonly replicationLagMs: number;
 }
 
 /** A DynamoDB brownout: most attempts throttled, failing or slow, so some calls exhaust the SDK's attempts. */
 const BROWNOUT: DynamoFaultPlan = { ambiguous: 0.08, throttle: 0.45, beforeCommit: 0.15, slow: 0.25 };
+/**
+ * An isolated Region: its replica cannot reach the others, so its writes and strongly consistent
+ * reads fail (an MRSC replica cut off from the quorum serves only eventually consistent reads,
+ * Developer Guide, "How DynamoDB global tables work"); a few commit on the quorum and lose their answer.
+ */
+const ISOLATED: DynamoFaultPlan = { ambiguous: 0.05, throttle: 0, beforeCommit: 0.9, slow: 0.05 };
 
 export function shapeOf(seed: number): RunShape {
   const random = prng(seed ^ 0x5eed);
@@ -199,7 +218,14 @@ export function shapeOf(seed: number): RunShape {
     long: random() < 0.1,
   };
   // Drawn last, so that every other part of a seed's shape is what it was before slow answers.
-  return { ...shape, dynamo: { ...shape.dynamo, slow: level([0, 0.01, 0.03, 0.06]) } };
+  const slow = level([0, 0.01, 0.03, 0.06]);
+  // Regions from a stream of their own: the rest of a seed's shape is what it was before them.
+  const regional = prng(seed ^ 0x2e610);
+  const regions = regional() < 0.6 ? 2 : 1;
+  const replicationLagMs = [500, 1_000, 5_000][Math.floor(regional() * 3)] ?? 1_000;
+  // Writes of two Regions to one item meet now and then: a conflict the SDK retries.
+  const conflict = regions > 1 ? [0.005, 0.02][Math.floor(regional() * 2)] ?? 0.005 : 0;
+  return { ...shape, dynamo: { ...shape.dynamo, slow, conflict }, regions, replicationLagMs };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -217,11 +243,23 @@ export interface RunOptions {
    * (CLOCK_SKEW_SECONDS). Above 1 the bound is broken, and an invariant must break. @default 1
    */
   readonly skewFactor?: number;
+  /** Regions, 1 to 3, instead of the seed's draw. */
+  readonly regions?: number;
+  /**
+   * The events table across the Regions. 'strong': one linearizable table, as MRSC gives (the
+   * design). 'eventual': the control, MREC as DynamoDB documents it: a table per Region, each
+   * write replicated to the others after a lag, conflicts settled by last writer wins. The
+   * control must show double effects: the evidence for refusing MREC at synth. @default 'strong'
+   */
+  readonly consistency?: 'strong' | 'eventual';
 }
 
 interface SimulationTables {
   readonly dynamo: DynamoDBClient;
+  /** Region 0's table: the observer's and the invariants' (the tables agree once replicated). */
   readonly eventsTable: string;
+  /** Each Region's table: one table for all under strong consistency. */
+  readonly regionTables: readonly string[];
 }
 
 let tableCounter = 0;
@@ -291,6 +329,22 @@ export interface RunStats {
   lateRedrives: number;
   /** Action runs whose ledger post was apart from the effect (before it, or failed after it). */
   ledgerApartFromEffect: number;
+  /** Runs with receivers in several Regions. */
+  multiRegionRuns: number;
+  /** Deliveries that landed in another Region than the key's first delivery. */
+  crossRegionCopies: number;
+  /** Writes refused with ReplicatedWriteConflictException (another Region's write met them). */
+  replicatedConflicts: number;
+  /** Regions cut off from the others for a while. */
+  isolations: number;
+  /** Writes copied to another Region's table (the eventually consistent control only). */
+  replicatedWrites: number;
+  /** Keys whose action took effect more often than runs that lost their record can excuse. */
+  doubleEffects: number;
+  /** Record generations that two runs each took to COMPLETED. */
+  doubleCompletions: number;
+  /** Claims that created a record while another Region's table held a live one of the key (the control only). */
+  doubleClaims: number;
 }
 
 /** Stats combined over runs by their maximum; every other one is summed. */
@@ -333,6 +387,14 @@ export function emptyStats(): RunStats {
     cutsAfterPost: 0,
     lateRedrives: 0,
     ledgerApartFromEffect: 0,
+    multiRegionRuns: 0,
+    crossRegionCopies: 0,
+    replicatedConflicts: 0,
+    isolations: 0,
+    replicatedWrites: 0,
+    doubleEffects: 0,
+    doubleCompletions: 0,
+    doubleClaims: 0,
   };
 }
 
@@ -468,6 +530,10 @@ interface KeyState {
   inFlight: number;
   /** Two deliveries of the key were ever in flight at once: one may read the other's 2xx claim. */
   concurrent: boolean;
+  /** The Region its first delivery lands in; its copies alternate between the Regions from there. */
+  readonly home: number;
+  /** Completions that landed (complete answered true), by the generation (receivedAt) they completed. */
+  readonly completions: Map<number, number>;
 }
 
 /**
@@ -539,16 +605,18 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
 
   const observerClient = simulationClient(env, sched);
   const suffix = `${seed}-${tableCounter++}`;
-  const tables: SimulationTables = {
-    dynamo: observerClient,
-    eventsTable: await createEventsTable(observerClient, `sim-events-${suffix}`),
-  };
+  const regionCount = options.regions ?? shape.regions;
+  const eventual = options.consistency === 'eventual' && regionCount > 1;
+  const eventsTable = await createEventsTable(observerClient, `sim-events-${suffix}`);
+  const regionTables = [eventsTable];
+  for (let r = 1; r < regionCount; r++) regionTables.push(eventual ? await createEventsTable(observerClient, `sim-events-${suffix}-r${r}`) : eventsTable);
+  const tables: SimulationTables = { dynamo: observerClient, eventsTable, regionTables };
   const uninstallTimers = timers.install();
   try {
     return await runWorld();
   } finally {
     uninstallTimers();
-    await observerClient.send(new DeleteTableCommand({ TableName: tables.eventsTable }));
+    for (const table of new Set(regionTables)) await observerClient.send(new DeleteTableCommand({ TableName: table }));
     observerClient.destroy();
   }
 
@@ -592,50 +660,77 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     const routes = new Map<string, ResolvedRoute>(config.routes.map((r) => [r.name, r]));
     const resendAfterMs = config.queue.resendAfterSeconds * 1000;
 
-    // SQS, simulated.
+    // SQS, simulated: each Region has its own work queue and DLQ, as each Region's stack deploys them.
     // Both queues keep a message 14 days from its enqueue timestamp, as the stack deploys them
     // (lib/stateful: DLQ_RETENTION_SECONDS, and the work queue's 14 days); a copy moved to the
     // DLQ keeps its original timestamp (simulated-sqs.ts [D5]).
-    const dlq = new SimulatedQueue({
-      name: 'dlq',
-      clock,
-      visibilityTimeoutSeconds: shape.visibilityTimeoutSeconds,
-      moveTaskResetsReceiveCount: shape.moveTaskResetsReceiveCount,
-      retentionSeconds: DLQ_RETENTION_SECONDS,
-    });
-    const queue = new SimulatedQueue({
-      name: 'work',
-      clock,
-      visibilityTimeoutSeconds: shape.visibilityTimeoutSeconds,
-      redrive: { deadLetterQueue: dlq, maxReceiveCount: config.queue.maxReceiveCount },
-      retentionSeconds: DLQ_RETENTION_SECONDS,
-    });
     /** SQS's own choices (order, which copy, which message a lost receive takes), from the seed. */
     const sqsRandom = prng(seed ^ 0x5a5);
     let sqsDown = false;
     const keys = new Map<string, KeyState>();
-    const workQueue = new SimWorkQueue(queue, {
-      beforeSend: (message) => {
-        if (sqsDown) throw new Error('simulated SQS outage');
-        // SQS's size limit, body and attributes together ("All parts of the message attribute,
-        // including Name, Type, and Value, are part of the message size restriction", SQS API
-        // Reference, MessageAttributeValue). Whatever the receiver accepted must fit, copies too.
-        const bytes = sqsBytesOf(message);
-        if (bytes > SQS_MAX_MESSAGE_BYTES) {
-          violations.push(`${message.key}: SQS refused a ${message.deadLetterId === undefined ? 'work message' : 'dead-letter copy'} of ${bytes} B (over ${SQS_MAX_MESSAGE_BYTES} B) for accepted work`);
-          throw new SimInvalidParameterValue(`One or more parameters are invalid. Reason: Message must be shorter than ${SQS_MAX_MESSAGE_BYTES} bytes.`);
+    const beforeSend = (message: WorkMessage): void => {
+      if (sqsDown) throw new Error('simulated SQS outage');
+      // SQS's size limit, body and attributes together ("All parts of the message attribute,
+      // including Name, Type, and Value, are part of the message size restriction", SQS API
+      // Reference, MessageAttributeValue). Whatever the receiver accepted must fit, copies too.
+      const bytes = sqsBytesOf(message);
+      if (bytes > SQS_MAX_MESSAGE_BYTES) {
+        violations.push(`${message.key}: SQS refused a ${message.deadLetterId === undefined ? 'work message' : 'dead-letter copy'} of ${bytes} B (over ${SQS_MAX_MESSAGE_BYTES} B) for accepted work`);
+        throw new SimInvalidParameterValue(`One or more parameters are invalid. Reason: Message must be shorter than ${SQS_MAX_MESSAGE_BYTES} bytes.`);
+      }
+      if (message.deadLetterId === undefined) {
+        const k = keys.get(workKey(message.route, message.key));
+        if (k === undefined) return;
+        k.sends++;
+        if (sched.current()?.kind === 'ingest') {
+          const window = Math.floor(nowMs / resendAfterMs);
+          k.ingestSends.set(window, (k.ingestSends.get(window) ?? 0) + 1);
         }
-        if (message.deadLetterId === undefined) {
-          const k = keys.get(workKey(message.route, message.key));
-          if (k === undefined) return;
-          k.sends++;
-          if (sched.current()?.kind === 'ingest') {
-            const window = Math.floor(nowMs / resendAfterMs);
-            k.ingestSends.set(window, (k.ingestSends.get(window) ?? 0) + 1);
-          }
-        }
-      },
+      }
+    };
+    const regionQueues = Array.from({ length: regionCount }, (_, r) => {
+      const tag = r === 0 ? '' : `-r${r}`;
+      const dlq = new SimulatedQueue({
+        name: `dlq${tag}`,
+        clock,
+        visibilityTimeoutSeconds: shape.visibilityTimeoutSeconds,
+        moveTaskResetsReceiveCount: shape.moveTaskResetsReceiveCount,
+        retentionSeconds: DLQ_RETENTION_SECONDS,
+      });
+      const queue = new SimulatedQueue({
+        name: `work${tag}`,
+        clock,
+        visibilityTimeoutSeconds: shape.visibilityTimeoutSeconds,
+        redrive: { deadLetterQueue: dlq, maxReceiveCount: config.queue.maxReceiveCount },
+        retentionSeconds: DLQ_RETENTION_SECONDS,
+      });
+      return { dlq, queue, workQueue: new SimWorkQueue(queue, { beforeSend }) };
     });
+    /** Every Region's work queues, and DLQs. */
+    const queues = regionQueues.map((q) => q.queue);
+    const dlqs = regionQueues.map((q) => q.dlq);
+    /** The Region an actor runs in (its Lambda's); 0 outside any actor (the simulation's own reads). */
+    const regionOfActor = (): number => (sched.current()?.meta.region as number | undefined) ?? 0;
+    /**
+     * One port whose every call goes to the instance of the calling actor's Region: each
+     * function reaches its own Region's queue and table replica, as a deployed one does.
+     */
+    const byRegion = <T extends object>(instances: readonly T[]): T => {
+      const first = instances[0] as T;
+      if (instances.length === 1 || instances.every((i) => i === first)) return first;
+      return new Proxy(first, {
+        get(_target, prop) {
+          const own = instances[regionOfActor()] ?? first;
+          const value: unknown = Reflect.get(own, prop, own);
+          return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(own) : value;
+        },
+      });
+    };
+    /** A Region to act in, from `a` in [0, 1); always 0 with one Region. */
+    const regionAt = (a: number): number => Math.min(regionCount - 1, Math.floor(a * regionCount));
+    const workQueue = byRegion(regionQueues.map((q) => q.workQueue));
+    /** An isolated Region (its DynamoDB endpoint cut off from the other Regions), if any. */
+    let isolated: number | undefined;
 
     const { dynamo, eventsTable } = tables;
     // DynamoDB as each function's SDK client meets it: one client per function (each Lambda has
@@ -665,7 +760,9 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       faultyDynamoDb(client, {
         sched,
         random: faultRandom,
-        plan: () => dynamoPlan,
+        // An isolated Region's calls fail (its writes and strongly consistent reads cannot reach
+        // the other Regions), or commit without an answer, while the isolation lasts.
+        plan: () => (dynamoPlan !== undefined && isolated !== undefined && regionOfActor() === isolated ? ISOLATED : dynamoPlan),
         advanceTo: setNow,
         now: () => nowMs,
         nextTimerMs: () => timers.nextDueMs(),
@@ -695,25 +792,79 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         stats: dynamoStats,
         trace,
       });
+      if (eventual) replicateWrites(client);
       faultClients.push(client);
       return client;
     };
     const clientOf = { ingest: faultyClient(), executor: faultyClient(), reconciler: faultyClient(), operator: faultyClient() };
+    // The eventually consistent control's replication: a write that reached a Region's table is
+    // copied to the others `replicationLagMs` later; of two writes to one item, the later one wins
+    // everywhere (MREC's last writer wins), whatever each Region's condition saw.
+    function replicateWrites(client: DynamoDBClient): void {
+      client.middlewareStack.add(
+        <Output extends MetadataBearer>(next: DeserializeHandler<object, Output>, context: HandlerExecutionContext) =>
+          async (args: DeserializeHandlerArguments<object>) => {
+            const out = await next(args);
+            const input = args.input as { TableName?: string; Key?: Record<string, AttributeValue>; Item?: Record<string, AttributeValue> };
+            const item = input.Key ?? input.Item;
+            if (input.TableName !== undefined && item?.pk?.S !== undefined && item.sk?.S !== undefined && WRITE_COMMANDS.has(context.commandName ?? '')) {
+              noteWrite(input.TableName, item.pk.S, item.sk.S);
+            }
+            return out;
+          },
+        { step: 'deserialize', name: 'simulationReplication', priority: 'low' },
+      );
+    }
+    /** Writes waiting to reach the other Regions' tables, in the order they were made. */
+    const replication: { table: string; pk: string; sk: string; at: number; seq: number }[] = [];
+    /** The last write each table holds for each item: its instant and order (last writer wins). */
+    const lastWrite = new Map<string, { at: number; seq: number }>();
+    let writeSeq = 0;
+    const noteWrite = (table: string, pk: string, sk: string): void => {
+      const write = { at: nowMs, seq: ++writeSeq };
+      lastWrite.set(`${table}\u0000${pk}\u0000${sk}`, write);
+      replication.push({ table, pk, sk, ...write });
+    };
+    /** Copies every write due by now (all of them with `all`) to the other Regions' tables. */
+    const replicateDue = async (all = false): Promise<void> => {
+      while (replication.length > 0) {
+        const next = replication[0] as (typeof replication)[number];
+        if (!all && next.at + shape.replicationLagMs > nowMs) return;
+        replication.shift();
+        const key = { pk: { S: next.pk }, sk: { S: next.sk } };
+        const source = (await dynamo.send(new GetItemCommand({ TableName: next.table, Key: key, ConsistentRead: true }))).Item;
+        for (const table of regionTables) {
+          if (table === next.table) continue;
+          const id = `${table}\u0000${next.pk}\u0000${next.sk}`;
+          const held = lastWrite.get(id);
+          if (held !== undefined && (held.at > next.at || (held.at === next.at && held.seq > next.seq))) continue;
+          lastWrite.set(id, { at: next.at, seq: next.seq });
+          if (source === undefined) await dynamo.send(new DeleteItemCommand({ TableName: table, Key: key }));
+          else await dynamo.send(new PutItemCommand({ TableName: table, Item: source }));
+          stats.replicatedWrites++;
+        }
+      }
+    };
     // The downstream where effects happen, and the ledger apart from it (sim-downstream.ts).
     // Keys the protocol derived with stray whitespace (defect 4) reach the same downstream policy.
     const downstream = new SimDownstream((idempotencyKey) => downstreamRetentionOf.get(idempotencyKey.replace(/\s+/g, '')) ?? 0);
     const downstreamRetentionOf = new Map<string, number>();
     const simLedger = new SimLedger(downstream, 1 + Math.floor(prng(seed ^ 0x1ed9)() * 4));
     const ledger: Ledger = sched.gate(simLedger, 'ledger');
-    const routeStateOf = (client: DynamoDBClient): DynamoDbRouteStateStore => sched.gate(new DynamoDbRouteStateStore(client, eventsTable), 'routeState');
+    /** A store of each Region's table replica, one port over them (byRegion). */
+    const perRegion = <T extends object>(make: (table: string) => T): T => {
+      const made = new Map<string, T>();
+      return byRegion(regionTables.map((table) => made.get(table) ?? made.set(table, make(table)).get(table) as T));
+    };
+    const routeStateOf = (client: DynamoDBClient): DynamoDbRouteStateStore => sched.gate(perRegion((table) => new DynamoDbRouteStateStore(client, table)), 'routeState');
     const gatedQueue = sched.gate(workQueue, 'sqs');
-    const visibility = sched.gate(new SimMessageVisibility(queue), 'visibility');
-    const realExecutionStore = new DynamoDbExecutionStore(clientOf.executor, eventsTable);
-    /** The simulation's own view of the records: no faults, no yield points. */
-    const observerStore = new DynamoDbExecutionStore(dynamo, eventsTable);
-    /** A record's item as it stands, every attribute (the observer's read: no faults). */
+    const visibility = sched.gate(byRegion(queues.map((q) => new SimMessageVisibility(q))), 'visibility');
+    const realExecutionStore = perRegion((table) => new DynamoDbExecutionStore(clientOf.executor, table));
+    /** The simulation's own view of the records (of the calling actor's Region): no faults, no yield points. */
+    const observerStore = perRegion((table) => new DynamoDbExecutionStore(dynamo, table));
+    /** A record's item as it stands in the calling actor's Region, every attribute (the observer's read: no faults). */
     const rawRecord = async (route: string, key: string): Promise<Record<string, AttributeValue> | undefined> =>
-      (await dynamo.send(new GetItemCommand({ TableName: eventsTable, Key: { pk: { S: recordPk(route, key) }, sk: { S: RECORD_SK } }, ConsistentRead: true }))).Item;
+      (await dynamo.send(new GetItemCommand({ TableName: regionTables[regionOfActor()] ?? eventsTable, Key: { pk: { S: recordPk(route, key) }, sk: { S: RECORD_SK } }, ConsistentRead: true }))).Item;
 
     /** The dead-letter copies a person made (a redrive), by deadLetterId and SentTimestamp. */
     const personCopies = new Set<string>();
@@ -791,6 +942,18 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
             // one committed and answered false).
             if (prop === 'redrive') accountRedrives(k, (await observerStore.get(k.route, k.key))?.redrives);
             if (prop === 'complete' && out === false) k.excused++;
+            if (prop === 'complete' && out === true) {
+              // One generation of a record completes once: its lease lets one run at a time hold
+              // it, and the token fence refuses a run that lost it. Two completions are two runs
+              // that each took the key to COMPLETED: two effects, whatever the downstream dedupes.
+              const generation = (sched.current()?.meta.leasedGeneration as Map<string, number> | undefined)?.get(workKey(k.route, k.key));
+              const done = k.completions.get(generation ?? -1) ?? 0;
+              k.completions.set(generation ?? -1, done + 1);
+              if (done === 1) {
+                stats.doubleCompletions++;
+                violations.push(`${k.key}: completed twice (generation ${String(generation)}): two runs each took it to COMPLETED`);
+              }
+            }
             if (prop === 'acquireLease' && (out as { kind?: string }).kind === 'leased') {
               const leased = (out as { record?: { receivedAt?: number; redrives?: number; runs?: number; leaseUntil?: number } }).record;
               const generation = leased?.receivedAt;
@@ -968,7 +1131,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         );
       }
     };
-    const realEventStore = traced(new DynamoDbEventStore(clientOf.ingest, eventsTable), 'events', trace);
+    const realEventStore = traced(perRegion((table) => new DynamoDbEventStore(clientOf.ingest, table)), 'events', trace);
     const trippedWatched = watchCalls(realEventStore, 'markBreakerTripped', (args) => {
       checkTrip(args[0] as string, args[1] as string, 'marked the circuit breaker tripped');
     });
@@ -1008,12 +1171,33 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
           if (standing !== undefined && standing.claimId?.S === ownClaimId) {
             violations.push(`${record.key}: a delivery's own claim, committed and then retried by the SDK, was taken for another delivery's: answered as a replay, no work sent`);
           }
+          if (eventual && out.kind === 'created') await checkDoubleClaim(record.route, record.key, claimNowMs);
           return out;
         };
       },
     });
+    /**
+     * The eventually consistent control's hazard, seen where it happens: a claim that created a
+     * record in its Region while another Region's table holds a live record of the same key
+     * under another claim. Both Regions then run it. (On one table the two are the same record.)
+     */
+    const checkDoubleClaim = async (route: string, key: string, claimNowMs: number): Promise<void> => {
+      const own = regionTables[regionOfActor()] ?? eventsTable;
+      const read = async (table: string) =>
+        (await dynamo.send(new GetItemCommand({ TableName: table, Key: { pk: { S: recordPk(route, key) }, sk: { S: RECORD_SK } }, ConsistentRead: true }))).Item;
+      const mine = (await read(own))?.claimId?.S;
+      for (const table of regionTables) {
+        if (table === own) continue;
+        const other = await read(table);
+        if (other !== undefined && Number(other.expiresAt?.N ?? 0) > claimNowMs / 1000 && other.claimId?.S !== mine) {
+          stats.doubleClaims++;
+          trace?.(`  ${key}: claimed in two Regions at once (eventual consistency)`);
+          return;
+        }
+      }
+    };
     const ingestRouteState = sched.gate(
-      watchCalls(new DynamoDbRouteStateStore(clientOf.ingest, eventsTable), 'pause', (args) => {
+      watchCalls(perRegion((table) => new DynamoDbRouteStateStore(clientOf.ingest, table)), 'pause', (args) => {
         const request = args[1] as { by?: string; key?: string };
         if (request.by === 'circuit-breaker') checkTrip(args[0] as string, request.key, 'paused its route by the circuit breaker');
       }),
@@ -1029,12 +1213,12 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       breaker: { routeState: ingestRouteState },
     };
     // The reconciler's store, observed: a resend it wins stores a 2xx answer on the record.
-    const realReconcilerStore = traced(new DynamoDbReconcilerStore(clientOf.reconciler, eventsTable), 'reconcilerStore', trace);
+    const realReconcilerStore = traced(perRegion((table) => new DynamoDbReconcilerStore(clientOf.reconciler, table)), 'reconcilerStore', trace);
     const reconcilerStore = sched.gate(realReconcilerStore, 'reconcilerStore');
     const reconcilerRouteState = routeStateOf(clientOf.reconciler);
     const control = routeControl({
       states: routeStateOf(clientOf.operator),
-      parked: sched.gate(new DynamoDbParkedRecords(clientOf.operator, eventsTable), 'parked'),
+      parked: sched.gate(perRegion((table) => new DynamoDbParkedRecords(clientOf.operator, table)), 'parked'),
       queue: gatedQueue,
       routes: [...routes.keys()],
       now,
@@ -1090,6 +1274,8 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         answered: false,
         inFlight: 0,
         concurrent: false,
+        home: i % regionCount,
+        completions: new Map(),
       });
     }
 
@@ -1134,6 +1320,10 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     };
     const ingestActor = async (k: KeyState, headers: Record<string, string>): Promise<void> => {
       await wakeWoken();
+      // A sender's copies alternate between the Regions (latency-based DNS, a failover, an
+      // endpoint per Region): each copy's claim meets the others' on the one table.
+      const region = (k.home + k.delivered) % regionCount;
+      if (region !== k.home) stats.crossRegionCopies++;
       k.delivered++;
       if (k.inFlight > 0) k.concurrent = true;
       k.inFlight++;
@@ -1157,7 +1347,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
             k.inFlight--;
           }
         },
-        { deadlineMs: nowMs + INGEST_TIMEOUT_MS, arrival: ++arrivals },
+        { deadlineMs: nowMs + INGEST_TIMEOUT_MS, arrival: ++arrivals, region },
       );
     };
 
@@ -1173,8 +1363,10 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
      */
     /** The ids of messages the executor was handed at least once. */
     const delivered = new Set<string>();
-    const poll = async (concurrent = false): Promise<boolean> => {
+    const poll = async (concurrent = false, region = 0): Promise<boolean> => {
       await wakeWoken();
+      if (eventual) await replicateDue();
+      const queue = queues[region] as SimulatedQueue;
       const max = 1 + Math.floor(sqsRandom() * shape.batchSize);
       const inOrder = sqsRandom() < 0.5;
       const includeInFlight = concurrent || sqsRandom() < shape.concurrentReceive;
@@ -1198,12 +1390,24 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
           await sched.yieldPoint('eventSource.delete');
           for (const m of messages) if (!failures.has(m.messageId)) queue.delete(m.receiptHandle);
         },
-        { messageIds: messages.map((m) => m.messageId), deadlineMs: startedAt + executorTimeoutMs, effectKeys: new Set<string>() },
+        { messageIds: messages.map((m) => m.messageId), deadlineMs: startedAt + executorTimeoutMs, effectKeys: new Set<string>(), region },
       );
       return true;
     };
+    /** Each Region's event source polls in turn, from a turn that moves on: whether any found work. */
+    let pollTurn = 0;
+    const pollAny = async (): Promise<boolean> => {
+      for (let i = 0; i < regionCount; i++) {
+        if (await poll(false, (pollTurn + i) % regionCount)) {
+          pollTurn = (pollTurn + i + 1) % regionCount;
+          return true;
+        }
+      }
+      return false;
+    };
     /** A lost ReceiveMessage answer: the count rises and the message hides, and nobody runs it. */
-    const unseenReceive = (): void => {
+    const unseenReceive = (region: number): void => {
+      const queue = queues[region] as SimulatedQueue;
       const before = new Map(queue.snapshot().map((m) => [m.messageId, m.receiveCount]));
       if (!queue.unseenReceive({ random: sqsRandom })) return;
       for (const m of queue.snapshot()) {
@@ -1286,8 +1490,9 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
      * Answers whether the run left its window unfinished (it threw, died, ran out of budget,
      * or found the cursor held), when run to its end.
      */
-    const runReconciler = async (toEnd = false): Promise<boolean> => {
+    const runReconciler = async (toEnd = false, region = nextReconcilerRegion()): Promise<boolean> => {
       await wakeWoken();
+      if (eventual) await replicateDue();
       stats.reconcilerRuns++;
       let finished = false;
       const actor = await sched.spawn('reconciler', 'reconciler', async () => {
@@ -1314,10 +1519,17 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         if (report.cursor?.resumed === true) stats.reconcilerResumes++;
         trace?.(`reconciler: window ${report.window.from} .. ${report.window.to}${report.cursor?.resumed === true ? ' (resumed)' : ''}${report.skipped === undefined ? '' : ' skipped: the cursor is held'}${report.stoppedEarly ? ' stopped early' : ''}`);
         trace?.(`  counts ${JSON.stringify(report.counts)}; reversals ${report.reversals.map((r) => `${r.key}:${r.entryId}`).join(', ') || 'none'}; findings ${report.needsAttention.map((f) => `${f.key} ${f.finding}`).join(', ') || 'none'}`);
-      }, { deadlineMs: nowMs + RECONCILER_TIMEOUT_MS });
+      }, { deadlineMs: nowMs + RECONCILER_TIMEOUT_MS, region });
       while (toEnd && actor.state === 'parked') await stepActor(actor);
       return !finished;
     };
+    /** Each Region's schedule runs its own reconciler: runs take turns between the Regions. */
+    let reconcilerTurn = 0;
+    function nextReconcilerRegion(): number {
+      const region = reconcilerTurn % regionCount;
+      reconcilerTurn++;
+      return region;
+    }
     /**
      * The reconciler as its hourly schedule runs it through a quiet stretch: a run, then, while
      * its window is unfinished, the next hourly runs (at most two days of them). A tick here
@@ -1340,7 +1552,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     /** When each dead-letter copy seen in the DLQ leaves it by retention, by deadLetterId. */
     const dlqExpiries = new Map<string, number>();
     const checkDlq = (): void => {
-      for (const m of dlq.snapshot()) {
+      for (const m of dlqs.flatMap((q) => q.snapshot())) {
         const id = (JSON.parse(m.body) as { deadLetterId?: string }).deadLetterId;
         if (id !== undefined) dlqExpiries.set(id, Math.max(dlqExpiries.get(id) ?? 0, m.expiresAt));
         if (seenInDlq.has(m.messageId)) continue;
@@ -1373,7 +1585,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       return id !== undefined && personCopies.has(`${id}\u0000${String(m.sentAt)}`) && !delivered.has(m.messageId);
     };
     const checkCopiesOutliveRecords = async (): Promise<void> => {
-      for (const m of dlq.snapshot()) {
+      for (const m of dlqs.flatMap((q) => q.snapshot())) {
         if (m.expiresAt <= nowMs) continue;
         const body = JSON.parse(m.body) as { route?: string; key?: string; deadLetterId?: string };
         if (body.deadLetterId === undefined || body.route === undefined || body.key === undefined) continue;
@@ -1402,24 +1614,32 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     };
     /** Notes the dead-letter copies on the work queue stamped now: the ones a person's redrive just made. */
     const notePersonCopies = (): void => {
-      for (const m of queue.snapshot()) {
+      for (const m of queues.flatMap((q) => q.snapshot())) {
         const id = (JSON.parse(m.body) as { deadLetterId?: string }).deadLetterId;
         if (id !== undefined && m.sentAt === nowMs) personCopies.add(`${id}\u0000${String(m.sentAt)}`);
       }
     };
+    /** A person's console redrive of each Region's DLQ (the console works on one Region's queues). */
     const moveTask = (): void => {
       checkDlq();
-      const moved = dlq.startMessageMoveTask();
-      trace?.(`a person's console redrive (move task) moves ${moved} dead-letter ${moved === 1 ? 'copy' : 'copies'} to the work queue`);
+      for (const dlq of dlqs) {
+        const moved = dlq.startMessageMoveTask();
+        trace?.(`a person's console redrive (move task) moves ${moved} dead-letter ${moved === 1 ? 'copy' : 'copies'} from ${dlq.name} to its work queue`);
+      }
       notePersonCopies();
     };
 
     const redriveCli = (): void => {
       checkDlq();
-      // The CLI's local redrive: receive from the DLQ, send to the work queue, delete.
-      for (;;) {
+      // The CLI's local redrive: receive from the DLQ, send to the work queue, delete, Region by Region.
+      for (let r = 0; r < regionCount; ) {
+        const dlq = dlqs[r] as SimulatedQueue;
+        const queue = queues[r] as SimulatedQueue;
         const batch = dlq.receive(10);
-        if (batch.length === 0) return;
+        if (batch.length === 0) {
+          r++;
+          continue;
+        }
         for (const m of batch) {
           queue.send(m.body, Object.fromEntries(Object.entries(m.messageAttributes).map(([n, v]) => [n, { DataType: v.dataType, ...(v.stringValue === undefined ? {} : { StringValue: v.stringValue }) }])));
           dlq.delete(m.receiptHandle);
@@ -1456,7 +1676,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       if (b < 0.5) setNow(deadlineTrue - u * 2 * skewBoundMs);
       stats.edges++;
       const before = new Set(sched.live().map((p) => p.id));
-      if (!(await poll(true))) return;
+      if (!(await poll(true, (holder.meta.region as number | undefined) ?? 0))) return;
       const newcomer = sched.parked().find((p) => p.kind === 'executor' && !before.has(p.id));
       // The earliest takeover: the lease's end plus TAKEOVER_MARGIN_MS by the newcomer's own
       // clock, exactly (its clock is known once it runs), or up to the bound earlier.
@@ -1496,10 +1716,18 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
      * own deletion of an item whose expiry was moved on meanwhile would not happen.
      */
     const ttlSweep = async (): Promise<void> => {
+      // An MRSC global table has no TTL (Developer Guide, multi-Region strong consistency): with
+      // several Regions on one table nothing is deleted by expiry; the write conditions alone
+      // make an expired record count as absent. Each replica of the eventually consistent
+      // control has TTL of its own.
+      if (regionCount > 1 && !eventual) return;
+      for (const table of new Set(regionTables)) await ttlSweepOf(table);
+    };
+    const ttlSweepOf = async (table: string): Promise<void> => {
       const nowSeconds = Math.floor(nowMs / 1000);
       let startKey: Record<string, AttributeValue> | undefined;
       do {
-        const page = await dynamo.send(new ScanCommand({ TableName: eventsTable, ExclusiveStartKey: startKey }));
+        const page = await dynamo.send(new ScanCommand({ TableName: table, ExclusiveStartKey: startKey }));
         for (const item of page.Items ?? []) {
           const expiresAt = Number(item.expiresAt?.N ?? Number.NaN);
           if (!Number.isFinite(expiresAt) || expiresAt > nowSeconds) continue;
@@ -1509,7 +1737,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
           try {
             await dynamo.send(
               new DeleteItemCommand({
-                TableName: eventsTable,
+                TableName: table,
                 Key: { pk: { S: pk }, sk: { S: sk } },
                 ConditionExpression: 'expiresAt = :expiresAt',
                 ExpressionAttributeValues: { ':expiresAt': { N: String(expiresAt) } },
@@ -1547,19 +1775,20 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       // leapt weeks with a brownout on, and each receive of a message for 6 days was throttled
       // until it reached the DLQ (seed 1147).
       sqsDown = false;
+      isolated = undefined;
       if (dynamoPlan === BROWNOUT) dynamoPlan = shape.dynamo;
       const until = nowMs + ms;
       let quietSince = nowMs;
       for (let round = 0; round < 400 && nowMs < until; round++) {
         await runAllToEnd();
         let worked = false;
-        for (let i = 0; i < 50 && (await poll()); i++) {
+        for (let i = 0; i < 50 && (await pollAny()); i++) {
           worked = true;
           await runAllToEnd();
         }
         if (worked) quietSince = nowMs;
         const nextRun = nowMs - quietSince < DAY ? 12 * HOUR : 6 * DAY;
-        const hidden = queue.snapshot().map((m) => m.visibleAt).filter((t) => t > nowMs);
+        const hidden = queues.flatMap((q) => q.snapshot().map((m) => m.visibleAt)).filter((t) => t > nowMs);
         const nextMessage = hidden.length === 0 ? Number.POSITIVE_INFINITY : Math.min(...hidden);
         const target = Math.min(until, nowMs + nextRun, nextMessage);
         setNow(target);
@@ -1598,18 +1827,20 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     const drainQueue = async (): Promise<void> => {
       for (let round = 0; round < 400; round++) {
         await drainActors();
-        if (await poll()) continue;
-        if (queue.depth === 0) return;
+        if (await pollAny()) continue;
+        const depth = queues.reduce((n, q) => n + q.depth, 0);
+        if (depth === 0) return;
         // Messages in flight or hidden: move the clock to the next one's return.
-        const next = Math.min(...queue.snapshot().map((m) => m.visibleAt));
+        const next = Math.min(...queues.flatMap((q) => q.snapshot().map((m) => m.visibleAt)));
         setNow(Math.max(nowMs + 1, next));
       }
-      violations.push(`the work queue did not drain while settling (${queue.depth} messages left)`);
+      violations.push(`the work queue did not drain while settling (${queues.reduce((n, q) => n + q.depth, 0)} messages left)`);
     };
 
     trace?.(`run of seed ${seed}, ${ops.length} operations`);
     for (const { op, a, b } of ops) {
       stats.steps++;
+      if (eventual) await replicateDue();
       trace?.(`op ${op} a=${a.toFixed(3)} b=${b.toFixed(3)}`);
       switch (op) {
         case 'deliver': {
@@ -1634,7 +1865,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
           break;
         }
         case 'poll':
-          await poll();
+          await poll(false, regionAt(a));
           break;
         case 'edge': {
           // The takeover boundary: a worker inside its action (one already there, or a parked one
@@ -1655,7 +1886,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
           if (holder === undefined) {
             // None is about to lease: a new invocation, stepped as far as its lease write.
             const before = new Set(sched.live().map((p) => p.id));
-            if (!(await poll()) && !(await poll(true))) break;
+            if (!(await poll(false, regionAt(a))) && !(await poll(true, regionAt(a)))) break;
             holder = sched.parked().find((p) => p.kind === 'executor' && !before.has(p.id));
             for (let i = 0; i < 6 && holder?.state === 'parked' && !atLease(holder); i++) await stepActor(holder);
             if (holder?.state !== 'parked' || !atLease(holder)) break;
@@ -1734,6 +1965,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
           // Outages and brownouts last hours, not the days a leap spans: they are over by its
           // first half-day (quietLeap says why).
           sqsDown = false;
+          isolated = undefined;
           if (dynamoPlan === BROWNOUT) dynamoPlan = shape.dynamo;
           if (shape.long) {
             // Days to weeks in a run of weeks (see quietLeap).
@@ -1761,14 +1993,27 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
           await ttlSweep();
           break;
         case 'reconcile':
-          await runReconciler();
+          await runReconciler(false, regionAt(a));
+          break;
+        case 'isolate':
+          // A Region is cut off from the others (its DynamoDB replica loses the quorum) for a
+          // while, and comes back: its senders' copies meet 5xx answers and are sent again.
+          if (regionCount === 1) break;
+          if (isolated === undefined) {
+            isolated = regionAt(a);
+            stats.isolations++;
+            trace?.(`Region ${isolated} is isolated`);
+          } else {
+            trace?.(`Region ${isolated} rejoins`);
+            isolated = undefined;
+          }
           break;
         case 'pause': {
           const route = a < 0.8 ? routeNames.pay : routeNames.alt;
           stats.pauses++;
           await sched.spawn('operator', `pause ${route}`, async () => {
             await control.pause(route, 'simulated operator pause');
-          });
+          }, { region: regionAt(b) });
           break;
         }
         case 'resume': {
@@ -1776,7 +2021,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
           stats.resumes++;
           await sched.spawn('operator', `resume ${route}`, async () => {
             await control.resume(route);
-          });
+          }, { region: regionAt(b) });
           break;
         }
         case 'redrive-console':
@@ -1789,8 +2034,8 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
           // a record must outlive each copy of it, however many redrives it has had.
           if (!shape.long) break;
           // None there yet: a quiet hour or two first, in which hopeless work spends its budget.
-          if (dlq.snapshot().length === 0) await quietLeap((1 + a) * HOUR);
-          const ends = dlq.snapshot().map((m) => m.expiresAt);
+          if (dlqs.every((q) => q.snapshot().length === 0)) await quietLeap((1 + a) * HOUR);
+          const ends = dlqs.flatMap((q) => q.snapshot().map((m) => m.expiresAt));
           if (ends.length === 0) break;
           const target = Math.min(...ends) - (0.05 + a * 0.9) * DAY;
           if (target > nowMs) await quietLeap(target - nowMs);
@@ -1810,10 +2055,10 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
           break;
         case 'sqs-duplicate':
           // At-least-once delivery: another stored copy of a message (in either queue) comes back.
-          (a < 0.8 ? queue : dlq).duplicate({ random: sqsRandom });
+          (a < 0.8 ? queues : dlqs)[regionAt(b)]?.duplicate({ random: sqsRandom });
           break;
         case 'unseen-receive':
-          unseenReceive();
+          unseenReceive(regionAt(b));
           break;
       }
     }
@@ -1849,8 +2094,12 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     await runReconciler();
     await drainActors();
 
+    // The control's tables agree once every write has replicated: the invariants read Region 0's.
+    if (eventual) await replicateDue(true);
+    stats.multiRegionRuns = regionCount > 1 ? 1 : 0;
+    stats.replicatedConflicts = dynamoStats.replicatedConflicts;
     stats.maxClockSkewMs = sched.maxSkewMs;
-    for (const q of [queue, dlq]) {
+    for (const q of [...queues, ...dlqs]) {
       stats.sqsDuplicates += q.stats.duplicates;
       stats.concurrentDeliveries += q.stats.concurrentDeliveries;
       stats.unseenReceives += q.stats.unseenReceives;
@@ -1869,8 +2118,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       store: observerStore,
       ledger: simLedger,
       downstream,
-      dlq,
-      queue,
+      dlqs,
       checkDlq,
       dlqExpiries,
       neverHanded,
@@ -2026,8 +2274,8 @@ interface InvariantInput {
   readonly store: DynamoDbExecutionStore;
   readonly ledger: SimLedger;
   readonly downstream: SimDownstream;
-  readonly dlq: SimulatedQueue;
-  readonly queue: SimulatedQueue;
+  /** Every Region's DLQ. */
+  readonly dlqs: readonly SimulatedQueue[];
   /** Looks at what reached the DLQ since the last look (also done before every redrive). */
   readonly checkDlq: () => void;
   /** When each dead-letter copy seen in the DLQ left (or leaves) it by retention, by deadLetterId. */
@@ -2061,7 +2309,7 @@ async function checkInvariants(input: InvariantInput): Promise<void> {
   const { keys, violations } = input;
   const paused = new Set<string>();
   for (const route of input.routes.keys()) if ((await input.routeState.get(route)).state === 'paused') paused.add(route);
-  const dlqBodies = input.dlq.snapshot().map((m) => ({ messageId: m.messageId, neverHanded: input.neverHanded(m), body: JSON.parse(m.body) as Record<string, unknown> }));
+  const dlqBodies = input.dlqs.flatMap((q) => q.snapshot()).map((m) => ({ messageId: m.messageId, neverHanded: input.neverHanded(m), body: JSON.parse(m.body) as Record<string, unknown> }));
 
   for (const k of keys.values()) {
     const record: EventRecord | undefined = await input.store.get(k.route, k.key);
@@ -2086,6 +2334,7 @@ async function checkInvariants(input: InvariantInput): Promise<void> {
       c.generation !== undefined && charges.some((d) => d.afterForgetting === true && d.generation === c.generation && d.attempt > c.attempt);
     const unbookedCharges = k.idempotentDownstream ? charges.filter((c) => !booked(c) && forgottenLater(c)) : charges.filter((c) => !booked(c));
     if (k.effects > 1 + Math.max(k.excused, unbookedCharges.length)) {
+      input.stats.doubleEffects++;
       violations.push(`${k.key}: ${k.effects} charges made, but only ${k.excused} runs lost the record after theirs`);
     }
     // The same contract breach (above) excuses the standing charges no entry names.

@@ -87,7 +87,11 @@ export async function simulate(options: SimulateOptions): Promise<SimulationSumm
   const started = Date.now();
   const totals = emptyStats();
   const failed: { seed: number; ops: Op[]; violations: readonly string[] }[] = [];
-  const runOptions: RunOptions = options.skewFactor === undefined ? {} : { skewFactor: options.skewFactor };
+  const runOptions: RunOptions = {
+    ...(options.skewFactor === undefined ? {} : { skewFactor: options.skewFactor }),
+    ...(options.regions === undefined ? {} : { regions: options.regions }),
+    ...(options.consistency === undefined ? {} : { consistency: options.consistency }),
+  };
   const stopAtFirst = options.stopAtFirstFailure ?? true;
   let next = 0;
   let runs = 0;

@@ -18,6 +18,12 @@
  *    and nothing was written.
  *  - 'throttle': ProvisionedThroughputExceededException (400) before the table: a THROTTLING
  *    error (THROTTLING_ERROR_CODES), retried at the throttling cost.
+ *  - 'replicated-conflict': ReplicatedWriteConflictException, the answer of a global table with
+ *    multi-Region strong consistency to a write that met a concurrent write of the same item from
+ *    another Region: the write was not applied (Developer Guide, "How DynamoDB global tables
+ *    work", multi-Region strong consistency). The SDK's class carries `$retryable`
+ *    (node_modules/@aws-sdk/client-dynamodb/dist-es/models/errors.js), and the retry strategy
+ *    retries what carries it (@smithy/core isRetryableByTrait): the SDK's own decision applies.
  *
  * How often: the client's own `maxAttempts` (DynamoDB's default is 4,
  * node_modules/@aws-sdk/client-dynamodb/dist-es/runtimeConfig.js) and the standard strategy's
@@ -26,13 +32,13 @@
  * with its backoff replaced; here it is replaced by zero. When the attempts or the quota run
  * out, the last error reaches the caller, as it would in a Lambda.
  */
-import { InternalServerError, ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
+import { InternalServerError, ProvisionedThroughputExceededException, ReplicatedWriteConflictException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ConfiguredRetryStrategy } from '@smithy/core/retry';
 import type { DeserializeHandler, DeserializeHandlerArguments, DeserializeHandlerOutput, HandlerExecutionContext, MetadataBearer } from '@smithy/types';
 
 /** What one attempt of one command meets. */
-export type AttemptOutcome = 'ok' | 'commit-then-error' | 'error-before-commit' | 'throttle';
+export type AttemptOutcome = 'ok' | 'commit-then-error' | 'error-before-commit' | 'throttle' | 'replicated-conflict';
 
 /**
  * Decides the fate of one attempt. `commandName` is the low-level command's name
@@ -75,6 +81,13 @@ function throttled(commandName: string): ProvisionedThroughputExceededException 
   });
 }
 
+function conflicted(commandName: string): ReplicatedWriteConflictException {
+  return new ReplicatedWriteConflictException({
+    message: `${commandName} conflicted with a write of the same item in another Region`,
+    $metadata: { httpStatusCode: 400 },
+  });
+}
+
 /**
  * Makes `client` meet the outcomes `decide` picks, attempt by attempt, with the SDK's own
  * retry decision and attempts and no wait between attempts. Every store built on this client
@@ -94,6 +107,7 @@ export function ambiguousDynamoDb(client: DynamoDBClient, decide: DecideAttempt)
         const outcome = decide(commandName, args.input as Record<string, unknown>, attemptOf(args));
         if (outcome === 'error-before-commit') throw unavailable(commandName);
         if (outcome === 'throttle') throw throttled(commandName);
+        if (outcome === 'replicated-conflict') throw conflicted(commandName);
         if (outcome === 'ok') return next(args);
         try {
           await next(args);
