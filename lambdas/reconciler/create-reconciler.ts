@@ -41,6 +41,13 @@ export interface ReconcileWindow {
   /** @default 240_000, under the deployed function's budget (reconciler-budget.ts) */
   readonly budgetMs?: number;
   readonly onProgress?: ReconcileOptions['onProgress'];
+  /**
+   * A scheduled run that finds a window finished less than half the schedule's interval
+   * (reconciliation.everyMinutes) before its own would end does nothing (reconcile-cursor.ts):
+   * the schedule's runs, one per Region, set it. A person's run (the CLI) always reconciles.
+   * @default false
+   */
+  readonly skipIfFinishedRecently?: boolean;
 }
 
 export interface Reconciler {
@@ -83,7 +90,8 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
       if (window?.fromMs !== undefined && window.toMs !== undefined) {
         return reconcile(deps, { fromMs: window.fromMs, toMs: window.toMs, ...settings(window) });
       }
-      return reconcileScheduled(deps, { current: defaultWindow(options.config, now()), ...settings(window) });
+      const minGapMs = window?.skipIfFinishedRecently === true ? (options.config.reconciliation.everyMinutes * 60_000) / 2 : undefined;
+      return reconcileScheduled(deps, { current: defaultWindow(options.config, now()), ...settings(window), ...(minGapMs === undefined ? {} : { minGapMs }) });
     },
   };
 }

@@ -27,6 +27,18 @@
  * cursor write is conditional on the holder, so a run that lost the cursor (it ran past its
  * lease and was taken over) finds out at its next checkpoint and stops. Its work until then was
  * safe anyway: every record write is conditional.
+ *
+ * Runs that would repeat one another. With several Regions each replica Region runs its own
+ * reconciler on the hourly schedule, over the one table and its one cursor (the lease above
+ * serializes them: the cursor item is linearizable under MRSC). Two runs an hour, minutes apart,
+ * would each reconcile the whole 24 h window: twice the reads for nothing. So a scheduled run that
+ * finds a finished window (`done`) ending less than `minGapMs` (half the schedule's interval)
+ * before its own window would end lets the cursor go and does nothing (`notDue` in the report).
+ * Only a finished window is skipped: an unfinished one is always continued, whatever the gap, and
+ * a window chosen by hand (create-reconciler.ts) never comes here. Nothing is left unrepaired when
+ * a whole Region is lost: the other Regions' runs then find the last finished window older by an
+ * hour at each run, so the next one runs, and its window starts no later than where the last
+ * finished one ended (above).
  */
 import { randomInt, randomUUID } from 'node:crypto';
 import { CLOCK_SKEW_SECONDS, takeoverMarginMs } from '../config/route-config.ts';
@@ -40,11 +52,16 @@ export interface ScheduledRunOptions extends Pick<ReconcileOptions, 'budgetMs' |
   readonly current: { readonly fromMs: number; readonly toMs: number };
   /** @default CHECKPOINT_EVERY_MS */
   readonly checkpointEveryMs?: number;
+  /**
+   * A finished window ending less than this before `current` ends is not reconciled again (see
+   * the header): half the schedule's interval. @default - never skipped
+   */
+  readonly minGapMs?: number;
 }
 
 
-/** The report of a run that found the window held by another: it did nothing. */
-function skippedReport(runId: string, startedAt: number, window: { fromMs: number; toMs: number }, holder: string, leaseUntil: number): ReconcileReport {
+/** The report of a run that did nothing: the window was held by another run, or finished a moment ago. */
+function idleReport(runId: string, startedAt: number, window: { fromMs: number; toMs: number }, why: Pick<ReconcileReport, 'skipped' | 'notDue'>): ReconcileReport {
   return {
     runId,
     window: { ...window, from: new Date(window.fromMs).toISOString(), to: new Date(window.toMs).toISOString() },
@@ -54,7 +71,7 @@ function skippedReport(runId: string, startedAt: number, window: { fromMs: numbe
     needsAttention: [],
     reversals: [],
     stoppedEarly: false,
-    skipped: { holder, leaseUntil },
+    ...why,
   };
 }
 
@@ -76,9 +93,14 @@ export async function reconcileScheduled(deps: ReconcileDeps & { readonly runId?
   const leaseUntil = startedAt + options.budgetMs + REPORT_RESERVE_MS;
   // A lease written by another run (another Region's, too) is over only twice the clock bound after its end, by our clock.
   const take = await deps.store.takeCursor(runId, leaseUntil, startedAt - takeoverMarginMs(deps.clockSkewSeconds ?? CLOCK_SKEW_SECONDS));
-  if (!take.taken) return skippedReport(runId, startedAt, options.current, take.holder, take.leaseUntil);
+  if (!take.taken) return idleReport(runId, startedAt, options.current, { skipped: { reason: 'held', holder: take.holder, leaseUntil: take.leaseUntil } });
 
   const saved = take.cursor;
+  // Finished by another run a moment ago (another Region's): the next due run does this window's work.
+  if (saved?.position.phase === 'done' && options.minGapMs !== undefined && options.current.toMs - saved.toMs < options.minGapMs) {
+    await deps.store.releaseCursor(runId, saved);
+    return idleReport(runId, startedAt, options.current, { notDue: { reason: 'finished-recently', finishedToMs: saved.toMs, minGapMs: options.minGapMs } });
+  }
   const resumed = saved !== undefined && saved.position.phase !== 'done' ? saved : undefined;
   let cursor: CursorState = resumed
     ? {

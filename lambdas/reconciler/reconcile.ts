@@ -165,7 +165,13 @@ export interface ReconcileReport {
    */
   readonly cursor?: { readonly runs: number; readonly resumed: boolean; readonly lost?: true };
   /** Another run held the window until `leaseUntil`: this run did nothing. */
-  readonly skipped?: { readonly holder: string; readonly leaseUntil: number };
+  readonly skipped?: { readonly reason: 'held'; readonly holder: string; readonly leaseUntil: number };
+  /**
+   * Another run (another Region's, as a rule) finished a window ending at `finishedToMs`, less
+   * than `minGapMs` before this run's window would end: this run did nothing (reconcile-cursor.ts,
+   * "Runs that would repeat one another"). Apart from `skipped`, which says the cursor was held.
+   */
+  readonly notDue?: { readonly reason: 'finished-recently'; readonly finishedToMs: number; readonly minGapMs: number };
 }
 
 /**
