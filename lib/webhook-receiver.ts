@@ -274,6 +274,10 @@ export class WebhookReceiver extends Construct {
       resourceArns: [EVENTS_TABLE.byTimeIndex.name, EVENTS_TABLE.parkedIndex.name].map((index) => `${events.table.tableArn}/index/${index}`),
     });
     work.queue.grant(reconciler, 'sqs:SendMessage');
+    // Several Regions: an MRSC table has no TTL, so the reconciler sweeps expired items
+    // (expiry-sweep.ts): a record's partition and its key chunks (Query on the table), one
+    // conditional DeleteItem each.
+    if (resolved.regions !== undefined) eventItems.actions(reconciler, 'dynamodb:Query', 'dynamodb:DeleteItem');
 
     const api = new WebhookApi(this, 'Webhooks', {
       apiName: namePrefix,

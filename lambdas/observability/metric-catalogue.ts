@@ -53,4 +53,6 @@ export const RECONCILER_METRIC = {
   orphans: 'ReconcilerOrphans',
   needsAttention: 'ReconcilerNeedsAttention',
   stoppedEarly: 'ReconcilerStoppedEarly',
+  /** Expired items a run's sweep deleted (several Regions only: an MRSC table has no TTL). */
+  swept: 'ReconcilerSwept',
 } as const;

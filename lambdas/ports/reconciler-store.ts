@@ -64,6 +64,61 @@ export interface CursorState {
   readonly keysLost: boolean;
   /** Runs that began at the effects check and ran out of budget inside it again. */
   readonly effectsTries: number;
+  /** Where the sweep of expired items stands (expiry-sweep.ts); undefined before its first run. */
+  readonly sweep?: SweepPosition;
+}
+
+/** An item of the events table that carries an expiry: its table key and `expiresAt` (epoch seconds). */
+export interface ExpiringItem {
+  readonly pk: string;
+  readonly sk: string;
+  readonly expiresAt: number;
+}
+
+/** A record's byTime index copy, as the sweep reads it: `gsi1sk` is where a read continues after it. */
+export interface IndexedRecord extends ExpiringItem {
+  readonly gsi1sk: string;
+}
+
+/**
+ * Where the sweep of expired items stands between runs (expiry-sweep.ts): the hour buckets of
+ * the byTime index visited so far, those that still hold records, and a visit in progress.
+ */
+export interface SweepPosition {
+  /** The start (epoch ms) of the oldest hour bucket never visited: every bucket before it has been, once at least. */
+  readonly nextHourMs: number;
+  /**
+   * Visited buckets that still held records, by their hour's start (epoch ms, as a string): the
+   * earliest expiry (epoch seconds) among what was left. A bucket is visited again once that passed.
+   */
+  readonly pending: Readonly<Record<string, number>>;
+  /** A bucket visit a run stopped in: its hour, shard, the last index copy handled, and the earliest expiry left so far (-1: none). */
+  readonly at?: { readonly hourMs: number; readonly shard: number; readonly after?: IndexedRecord; readonly earliest: number };
+}
+
+/** One page of an hour bucket's shard of the byTime index. */
+export interface BucketPage {
+  readonly records: readonly IndexedRecord[];
+  /** More pages follow. */
+  readonly more: boolean;
+}
+
+/**
+ * The sweep's view of the events table (expiry-sweep.ts): reads through the byTime index and
+ * partition Queries, and conditional deletes, one item each (no transactions: MRSC refuses them).
+ */
+export interface ExpirySweepStore {
+  /** One hour bucket's shard (gsi1pk = T#<bucket>#<shard>), page by page, from just after `after`. */
+  readBucket(bucket: string, shard: number, after?: IndexedRecord): AsyncIterable<BucketPage>;
+  /** Every item of a partition that carries an expiry (a record and its log items), read strongly consistent. */
+  readPartition(pk: string): Promise<ExpiringItem[]>;
+  /** The reconciler's key chunks (pk RECONCILER, sk KEYS#...), their expiry only. */
+  readKeyChunks(): Promise<ExpiringItem[]>;
+  /**
+   * Deletes the item if its expiry still is `item.expiresAt`, and before `cutoffSeconds`:
+   * 'kept' when it was renewed, re-claimed or is not yet due, 'gone' when nothing was there.
+   */
+  deleteExpired(item: ExpiringItem, cutoffSeconds: number): Promise<'deleted' | 'kept' | 'gone'>;
 }
 
 /** The cursor as a run finds it when it takes it. */

@@ -11,11 +11,14 @@ import type { ResolvedConfig } from '../config/resolve-config.ts';
 import type { Ledger } from '../ledger/ledger.ts';
 import type { WorkQueue } from '../ports/work-queue.ts';
 import { SqsWorkQueue } from '../queue/sqs-work-queue.ts';
+import { DynamoDbExpirySweepStore } from '../store/dynamodb-expiry-sweep-store.ts';
 import { DynamoDbReconcilerStore } from '../store/dynamodb-reconciler-store.ts';
 import { DynamoDbRouteStateStore } from '../store/dynamodb-route-state-store.ts';
 import { reconcile } from './reconcile.ts';
-import type { ReconcileDeps, ReconcileOptions, ReconcileReport } from './reconcile.ts';
+import type { ReconcileOptions, ReconcileReport } from './reconcile.ts';
 import { reconcileScheduled } from './reconcile-cursor.ts';
+import type { ScheduledRunDeps } from './reconcile-cursor.ts';
+import type { SweepOptions } from './expiry-sweep.ts';
 
 export interface ReconcilerOptions {
   readonly dynamo: DynamoDBClient;
@@ -29,6 +32,11 @@ export interface ReconcilerOptions {
   readonly queue?: WorkQueue;
   readonly config: ResolvedConfig;
   readonly now?: () => number;
+  /**
+   * Where a first sweep of expired items starts (a deployment of several Regions sweeps:
+   * expiry-sweep.ts). @default SWEEP_EPOCH_MS
+   */
+  readonly sweepSinceMs?: number;
 }
 
 export interface ReconcileWindow {
@@ -41,6 +49,13 @@ export interface ReconcileWindow {
   /** @default 240_000, under the deployed function's budget (reconciler-budget.ts) */
   readonly budgetMs?: number;
   readonly onProgress?: ReconcileOptions['onProgress'];
+  /**
+   * A scheduled run that finds a window finished less than half the schedule's interval
+   * (reconciliation.everyMinutes) before its own would end does nothing (reconcile-cursor.ts):
+   * the schedule's runs, one per Region, set it. A person's run (the CLI) always reconciles.
+   * @default false
+   */
+  readonly skipIfFinishedRecently?: boolean;
 }
 
 export interface Reconciler {
@@ -63,7 +78,10 @@ function queueOf(options: ReconcilerOptions): WorkQueue {
 
 export function createReconciler(options: ReconcilerOptions): Reconciler {
   const now = options.now ?? Date.now;
-  const deps: ReconcileDeps = {
+  // An MRSC table (several Regions) has no TTL: the scheduled runs sweep its expired items.
+  const regions = options.config.regions !== undefined;
+  const deps: ScheduledRunDeps = {
+    ...(regions ? { expiry: new DynamoDbExpirySweepStore(options.dynamo, options.eventsTable) } : {}),
     store: new DynamoDbReconcilerStore(options.dynamo, options.eventsTable),
     ...(options.ledgers === undefined ? {} : { ledgers: options.ledgers }),
     queue: queueOf(options),
@@ -78,12 +96,25 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
     maxReenqueue: options.config.reconciliation.maxReenqueuePerRun,
     ...(window?.onProgress === undefined ? {} : { onProgress: window.onProgress }),
   });
+  const sweep: SweepOptions | undefined = regions
+    ? {
+        minTtlSeconds: Math.min(...options.config.routes.map((r) => r.ttlSeconds)),
+        clockSkewSeconds: options.config.clockSkewSeconds,
+        ...(options.sweepSinceMs === undefined ? {} : { sinceMs: options.sweepSinceMs }),
+      }
+    : undefined;
   return {
     run: (window) => {
       if (window?.fromMs !== undefined && window.toMs !== undefined) {
         return reconcile(deps, { fromMs: window.fromMs, toMs: window.toMs, ...settings(window) });
       }
-      return reconcileScheduled(deps, { current: defaultWindow(options.config, now()), ...settings(window) });
+      const minGapMs = window?.skipIfFinishedRecently === true ? (options.config.reconciliation.everyMinutes * 60_000) / 2 : undefined;
+      return reconcileScheduled(deps, {
+        current: defaultWindow(options.config, now()),
+        ...settings(window),
+        ...(minGapMs === undefined ? {} : { minGapMs }),
+        ...(sweep === undefined ? {} : { sweep }),
+      });
     },
   };
 }

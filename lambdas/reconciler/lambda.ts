@@ -49,7 +49,8 @@ export function reconcilerLambda(ledgerModules: ModulesByAction) {
     const budgetMs = Math.max(1_000, context.getRemainingTimeInMillis() - REPORT_RESERVE_MS);
     const manual = typeof event?.fromMs === 'number' && typeof event.toMs === 'number' && event.fromMs < event.toMs;
     // A scheduled run goes through the cursor: it continues a window the last run left unfinished.
-    const report = await reconciler.run(manual ? { fromMs: event.fromMs, toMs: event.toMs, budgetMs } : { budgetMs });
+    // Another Region's run that finished a moment ago makes this one not due (reconcile-cursor.ts).
+    const report = await reconciler.run(manual ? { fromMs: event.fromMs, toMs: event.toMs, budgetMs } : { budgetMs, skipIfFinishedRecently: true });
     recordReconcileReport(metrics, report);
     // The report the reconciler-findings alarm sends people to is a warning whenever that alarm
     // fires on it (needsAttention counts missing effects and orphans too), so WARN keeps it.

@@ -27,10 +27,28 @@
  * cursor write is conditional on the holder, so a run that lost the cursor (it ran past its
  * lease and was taken over) finds out at its next checkpoint and stops. Its work until then was
  * safe anyway: every record write is conditional.
+ *
+ * Runs that would repeat one another. With several Regions each replica Region runs its own
+ * reconciler on the hourly schedule, over the one table and its one cursor (the lease above
+ * serializes them: the cursor item is linearizable under MRSC). Two runs an hour, minutes apart,
+ * would each reconcile the whole 24 h window: twice the reads for nothing. So a scheduled run that
+ * finds a finished window (`done`) ending less than `minGapMs` (half the schedule's interval)
+ * before its own window would end lets the cursor go and does nothing (`notDue` in the report).
+ * Only a finished window is skipped: an unfinished one is always continued, whatever the gap, and
+ * a window chosen by hand (create-reconciler.ts) never comes here. Nothing is left unrepaired when
+ * a whole Region is lost: the other Regions' runs then find the last finished window older by an
+ * hour at each run, so the next one runs, and its window starts no later than where the last
+ * finished one ended (above).
+ *
+ * The sweep. A deployment of several Regions has no TTL (an MRSC table cannot have it), so a
+ * scheduled run that has finished its window, or found it not due, spends the rest of its
+ * budget sweeping expired items (expiry-sweep.ts), its position kept on this cursor too.
  */
 import { randomInt, randomUUID } from 'node:crypto';
 import { CLOCK_SKEW_SECONDS, takeoverMarginMs } from '../config/route-config.ts';
-import type { CursorState, ReconcilePosition } from '../ports/reconciler-store.ts';
+import type { CursorState, ExpirySweepStore, ReconcilePosition } from '../ports/reconciler-store.ts';
+import { sweepExpired } from './expiry-sweep.ts';
+import type { SweepOptions, SweepReport } from './expiry-sweep.ts';
 import { reconcile } from './reconcile.ts';
 import type { KeysCarry, ReconcileDeps, ReconcileOptions, ReconcileReport } from './reconcile.ts';
 import { REPORT_RESERVE_MS } from './reconciler-budget.ts';
@@ -40,11 +58,24 @@ export interface ScheduledRunOptions extends Pick<ReconcileOptions, 'budgetMs' |
   readonly current: { readonly fromMs: number; readonly toMs: number };
   /** @default CHECKPOINT_EVERY_MS */
   readonly checkpointEveryMs?: number;
+  /**
+   * A finished window ending less than this before `current` ends is not reconciled again (see
+   * the header): half the schedule's interval. @default - never skipped
+   */
+  readonly minGapMs?: number;
+  /**
+   * Sweep expired items with what is left of the budget once the window is done (expiry-sweep.ts):
+   * a deployment of several Regions, whose MRSC table has no TTL. Needs deps.expiry. @default - no sweep
+   */
+  readonly sweep?: SweepOptions;
 }
 
+/** A scheduled run's dependencies: the reconciler's, and the sweep's store when it sweeps. */
+export type ScheduledRunDeps = ReconcileDeps & { readonly runId?: string; readonly expiry?: ExpirySweepStore };
 
-/** The report of a run that found the window held by another: it did nothing. */
-function skippedReport(runId: string, startedAt: number, window: { fromMs: number; toMs: number }, holder: string, leaseUntil: number): ReconcileReport {
+
+/** The report of a run that did nothing: the window was held by another run, or finished a moment ago. */
+function idleReport(runId: string, startedAt: number, window: { fromMs: number; toMs: number }, why: Pick<ReconcileReport, 'skipped' | 'notDue'>): ReconcileReport {
   return {
     runId,
     window: { ...window, from: new Date(window.fromMs).toISOString(), to: new Date(window.toMs).toISOString() },
@@ -54,7 +85,7 @@ function skippedReport(runId: string, startedAt: number, window: { fromMs: numbe
     needsAttention: [],
     reversals: [],
     stoppedEarly: false,
-    skipped: { holder, leaseUntil },
+    ...why,
   };
 }
 
@@ -70,15 +101,47 @@ const CHECKPOINT_EVERY_MS = 5_000;
 const MAX_EFFECTS_TRIES = 3;
 
 /** One scheduled run: the cursor's unfinished window from where it stopped, or the current one. */
-export async function reconcileScheduled(deps: ReconcileDeps & { readonly runId?: string }, options: ScheduledRunOptions): Promise<ReconcileReport> {
+export async function reconcileScheduled(deps: ScheduledRunDeps, options: ScheduledRunOptions): Promise<ReconcileReport> {
   const runId = deps.runId ?? `sched_${randomUUID()}`;
   const startedAt = deps.now();
   const leaseUntil = startedAt + options.budgetMs + REPORT_RESERVE_MS;
   // A lease written by another run (another Region's, too) is over only twice the clock bound after its end, by our clock.
   const take = await deps.store.takeCursor(runId, leaseUntil, startedAt - takeoverMarginMs(deps.clockSkewSeconds ?? CLOCK_SKEW_SECONDS));
-  if (!take.taken) return skippedReport(runId, startedAt, options.current, take.holder, take.leaseUntil);
+  if (!take.taken) return idleReport(runId, startedAt, options.current, { skipped: { reason: 'held', holder: take.holder, leaseUntil: take.leaseUntil } });
 
   const saved = take.cursor;
+  /**
+   * The sweep, once the window needs nothing more of this run: what is left of the budget.
+   * Its position goes on the cursor at each checkpoint (throttled as the phases' are).
+   */
+  let savedAt = deps.now();
+  const sweepAfter = async (base: CursorState): Promise<{ cursor: CursorState; sweep?: SweepReport }> => {
+    if (options.sweep === undefined || deps.expiry === undefined) return { cursor: base };
+    let current = base;
+    const { position, report } = await sweepExpired(deps.expiry, base.sweep, options.sweep, {
+      now: deps.now,
+      overBudget: () => deps.now() - startedAt >= options.budgetMs,
+      checkpoint: async (sweep) => {
+        if (deps.now() - savedAt < (options.checkpointEveryMs ?? CHECKPOINT_EVERY_MS)) return true;
+        if (!(await deps.store.saveCursor(runId, { ...current, sweep }, leaseUntil))) return false;
+        current = { ...current, sweep };
+        savedAt = deps.now();
+        return true;
+      },
+      ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+    });
+    return { cursor: { ...base, sweep: position }, sweep: report };
+  };
+  // Finished by another run a moment ago (another Region's): the next due run does this window's work.
+  if (saved?.position.phase === 'done' && options.minGapMs !== undefined && options.current.toMs - saved.toMs < options.minGapMs) {
+    // The budget this run would have spent on the window goes to the sweep.
+    const swept = await sweepAfter(saved);
+    await deps.store.releaseCursor(runId, swept.cursor);
+    return {
+      ...idleReport(runId, startedAt, options.current, { notDue: { reason: 'finished-recently', finishedToMs: saved.toMs, minGapMs: options.minGapMs } }),
+      ...(swept.sweep === undefined ? {} : { sweep: swept.sweep, durationMs: deps.now() - startedAt }),
+    };
+  }
   const resumed = saved !== undefined && saved.position.phase !== 'done' ? saved : undefined;
   let cursor: CursorState = resumed
     ? {
@@ -97,10 +160,11 @@ export async function reconcileScheduled(deps: ReconcileDeps & { readonly runId?
         keyChunks: [],
         keysLost: false,
         effectsTries: 0,
+        ...(saved?.sweep === undefined ? {} : { sweep: saved.sweep }),
       };
   // This run is on the cursor before any work: one that dies still counts.
   await deps.store.saveCursor(runId, cursor, leaseUntil);
-  let savedAt = deps.now();
+  savedAt = deps.now();
 
   const keys: KeysCarry = {
     seed: cursor.seed,
@@ -140,9 +204,12 @@ export async function reconcileScheduled(deps: ReconcileDeps & { readonly runId?
   const effectsTries = stuckInEffects ? cursor.effectsTries + 1 : 0;
   const givenUp = effectsTries >= MAX_EFFECTS_TRIES;
   const position: ReconcilePosition = givenUp ? { phase: 'done' } : (report.stoppedAt ?? { phase: 'done' });
-  const released = await deps.store.releaseCursor(runId, { ...cursor, position, effectsTries });
+  // A window left unfinished keeps the rest of the budget, none: the sweep waits for a run that finishes one.
+  const swept = position.phase === 'done' ? await sweepAfter({ ...cursor, position, effectsTries }) : { cursor: { ...cursor, position, effectsTries } };
+  const released = await deps.store.releaseCursor(runId, swept.cursor);
   const cursorInfo = { runs: cursor.runs, resumed: resumed !== undefined, ...(released ? {} : { lost: true as const }) };
-  if (!givenUp) return { ...report, cursor: cursorInfo };
+  const withSweep = swept.sweep === undefined ? {} : { sweep: swept.sweep, durationMs: deps.now() - startedAt };
+  if (!givenUp) return { ...report, cursor: cursorInfo, ...withSweep };
   // Never stuck on one window: the next runs go on to the next windows, which hold most of this one.
   const detail = `the effects check of ${new Date(cursor.fromMs).toISOString()} .. ${new Date(cursor.toMs).toISOString()} needs more than one run's budget: given up after ${effectsTries} runs`;
   return {
@@ -151,5 +218,6 @@ export async function reconcileScheduled(deps: ReconcileDeps & { readonly runId?
     needsAttention: [...report.needsAttention, { route: '*', key: '*', finding: 'effects-unchecked', detail }],
     stoppedEarly: false,
     cursor: cursorInfo,
+    ...withSweep,
   };
 }

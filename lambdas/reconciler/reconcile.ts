@@ -69,6 +69,7 @@ import type { RecordRef } from '../ports/execution-store.ts';
 import type { ReconcilePosition, ReconcilerStore, WindowKeysPart, WindowStart } from '../ports/reconciler-store.ts';
 import type { RouteStateStore } from '../ports/route-state-store.ts';
 import type { WorkQueue } from '../ports/work-queue.ts';
+import type { SweepReport } from './expiry-sweep.ts';
 import { KeyHashes, hash52 } from './key-hashes.ts';
 
 export type { ReconcilePosition } from '../ports/reconciler-store.ts';
@@ -165,7 +166,15 @@ export interface ReconcileReport {
    */
   readonly cursor?: { readonly runs: number; readonly resumed: boolean; readonly lost?: true };
   /** Another run held the window until `leaseUntil`: this run did nothing. */
-  readonly skipped?: { readonly holder: string; readonly leaseUntil: number };
+  readonly skipped?: { readonly reason: 'held'; readonly holder: string; readonly leaseUntil: number };
+  /**
+   * Another run (another Region's, as a rule) finished a window ending at `finishedToMs`, less
+   * than `minGapMs` before this run's window would end: this run did nothing (reconcile-cursor.ts,
+   * "Runs that would repeat one another"). Apart from `skipped`, which says the cursor was held.
+   */
+  readonly notDue?: { readonly reason: 'finished-recently'; readonly finishedToMs: number; readonly minGapMs: number };
+  /** What a scheduled run's sweep of expired items did (expiry-sweep.ts): only a deployment of several Regions sweeps. */
+  readonly sweep?: SweepReport;
 }
 
 /**

@@ -18,4 +18,6 @@ export function recordReconcileReport(metrics: Metrics, report: ReconcileReport)
   metrics.addMetric(RECONCILER_METRIC.orphans, MetricUnit.Count, report.counts.orphans);
   metrics.addMetric(RECONCILER_METRIC.needsAttention, MetricUnit.Count, report.counts.needsAttention);
   metrics.addMetric(RECONCILER_METRIC.stoppedEarly, MetricUnit.Count, report.stoppedEarly ? 1 : 0);
+  // Only a deployment that sweeps (several Regions) has the metric: elsewhere TTL deletes.
+  if (report.sweep !== undefined) metrics.addMetric(RECONCILER_METRIC.swept, MetricUnit.Count, report.sweep.swept);
 }

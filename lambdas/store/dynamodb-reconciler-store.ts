@@ -17,7 +17,7 @@ import { RECORD_STATUS, hourBucket } from '../domain/event-record.ts';
 import type { EventRecord, RecordSummary } from '../domain/event-record.ts';
 import type { ResendRequest } from '../ports/event-store.ts';
 import type { ExecutionLogEntry, RecordRef } from '../ports/execution-store.ts';
-import type { CursorState, CursorTake, ReconcilerStore, WindowKeysPart, WindowPage, WindowStart } from '../ports/reconciler-store.ts';
+import type { CursorState, CursorTake, ReconcilerStore, SweepPosition, WindowKeysPart, WindowPage, WindowStart } from '../ports/reconciler-store.ts';
 import { conditionalUpdate, newWriteId } from './conditional-write.ts';
 import { documentClient } from './dynamodb-event-store.ts';
 import { DynamoDbExecutionStore } from './dynamodb-execution-store.ts';
@@ -97,6 +97,7 @@ function cursorOf(item: Record<string, unknown> | undefined): CursorState | unde
     keyChunks: Array.isArray(item.keyChunks) ? (item.keyChunks as string[]) : [],
     keysLost: item.keysLost === true,
     effectsTries: num('effectsTries'),
+    ...(typeof item.sweep === 'object' && item.sweep !== null ? { sweep: item.sweep as SweepPosition } : {}),
   };
 }
 
@@ -105,7 +106,8 @@ function cursorUpdate(cursor: CursorState): { set: string; values: Record<string
   return {
     set:
       'fromMs = :from, toMs = :to, #position = :position, runs = :runs, windowId = :windowId, seed = :seed, ' +
-      'keyChunks = :keyChunks, keysLost = :keysLost, effectsTries = :effectsTries, writeId = :writeId',
+      'keyChunks = :keyChunks, keysLost = :keysLost, effectsTries = :effectsTries, writeId = :writeId' +
+      (cursor.sweep === undefined ? '' : ', sweep = :sweep'),
     values: {
       ':from': cursor.fromMs,
       ':to': cursor.toMs,
@@ -117,6 +119,7 @@ function cursorUpdate(cursor: CursorState): { set: string; values: Record<string
       ':keysLost': cursor.keysLost,
       ':effectsTries': cursor.effectsTries,
       ':writeId': newWriteId(),
+      ...(cursor.sweep === undefined ? {} : { ':sweep': cursor.sweep }),
     },
   };
 }

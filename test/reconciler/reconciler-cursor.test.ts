@@ -125,7 +125,7 @@ describe('the reconciler cursor', () => {
     // Act: a run while the other holds it.
     const held = await reconcileScheduled(s.deps(), { ...OPTIONS, budgetMs: 1_000_000 });
     // Assess
-    expect(held.skipped).toEqual({ holder: 'other-run', leaseUntil: T0 + 60_000 });
+    expect(held.skipped).toEqual({ reason: 'held', holder: 'other-run', leaseUntil: T0 + 60_000 });
     expect(held.counts.scanned).toBe(0);
     expect(s.sent.size).toBe(0);
     // 5 s after the lease: still held (the bound is 5 s each way). 11 s after: taken over.

@@ -1,0 +1,193 @@
+/**
+ * The sweep of expired items, for a table with no TTL. A deployment of several Regions keeps
+ * its events table as an MRSC global table, and MRSC tables do not support TTL (DynamoDB
+ * Developer Guide, "How DynamoDB global tables work", multi-Region strong consistency).
+ * Correctness never needed TTL (every write condition takes an expired record for absent),
+ * but nothing would ever delete: at 330,000 deliveries a day the table would grow by some
+ * 120 GB a year. The scheduled reconciler sweeps instead, with what is left of its budget,
+ * and only when the deployment has `regions` (with TTL the sweep would pay for deletes TTL
+ * makes for free).
+ *
+ * What is swept, each item by its own `expiresAt`, as TTL would, once it has passed by twice
+ * the clock bound (another machine's clock may read that much behind ours, and the write
+ * conditions compare `expiresAt` by theirs):
+ *  - records, found through the byTime index (hour buckets of receivedAt, 8 shards; the copies
+ *    project expiresAt), and with each expired record its partition's expired items, its log
+ *    items (sk LOG#...): one strongly consistent Query of the partition. Log items go first, the
+ *    record last, so a run that dies in between leaves the record, and its partition is read
+ *    again by the next visit; a log item never outlives its record unseen.
+ *  - the reconciler's key chunks (pk RECONCILER, sk KEYS#..., two days): one Query a run.
+ * Not swept, because they carry no expiry: the cursor, route states and the replay memory
+ * (store/replay-memory.ts says why it must never expire).
+ *
+ * Which buckets. A record received in hour H expires no earlier than H + the shortest TTL of the
+ * routes, but it may live much longer: every wait on a queue or a person moves its expiry at
+ * least MESSAGE_COVER_SECONDS on (record-transitions.ts, keepUntilSeconds: a FAILED record while
+ * its dead-letter copy lives, a resend, a redrive, an unpark), and a PARKED record on a paused
+ * route is kept from expiring for as long as the pause lasts (reconcile.ts, keepParked). So a
+ * bucket is first visited once the shortest TTL has passed for all of it, walking forward from
+ * the oldest never visited (`nextHourMs`); a visit deletes what has expired, and a bucket that
+ * still holds records is remembered with the earliest expiry among them (`pending`) and visited
+ * again once that has passed. Nothing expired stays forever: every record's bucket is visited
+ * once it can hold expired records, and again after each expiry it had when last visited, so a
+ * record is swept at most one run after its expiry has passed (given a run's budget for it).
+ * A visit reads only what is still there: the deleted are gone from the index.
+ *
+ * Bounded and resumable like the phases: a visit stops between two records when the budget
+ * ends and saves where (`at`: the bucket, the shard and the last index copy handled) on the
+ * cursor, and the next run goes on from there. Every delete is conditional
+ * (store/dynamodb-expiry-sweep-store.ts), so a run that dies hands its last records to the
+ * next one, whose deletes find them gone, and a record renewed or re-claimed meanwhile is kept.
+ */
+import { takeoverMarginMs } from '../config/route-config.ts';
+import { hourBucket } from '../domain/event-record.ts';
+import type { ExpirySweepStore, ExpiringItem, IndexedRecord, SweepPosition } from '../ports/reconciler-store.ts';
+
+const HOUR_MS = 3_600_000;
+const TIME_SHARDS = 8;
+/** The record item's sort key (store/record-keys.ts, RECORD_SK): deleted after its partition's other items. */
+const RECORD_SK = 'RECORD';
+
+/**
+ * Where a first sweep starts: no MRSC table holds a record from before December 2024, when
+ * MRSC was announced (in preview; generally available since June 2025: AWS Prescriptive
+ * Guidance, "DynamoDB global tables", overview), and an MRSC table is created empty.
+ */
+export const SWEEP_EPOCH_MS = Date.UTC(2024, 11, 1);
+/** Records handled at once: their partition reads and deletes overlap (bench/sweep.ts measures it). */
+export const SWEEP_CONCURRENCY = 16;
+
+export interface SweepOptions {
+  /** The shortest TTL of the deployment's routes, in seconds. */
+  readonly minTtlSeconds: number;
+  /** The deployment's clock bound (ResolvedConfig.clockSkewSeconds). */
+  readonly clockSkewSeconds: number;
+  /** Where a sweep with no position starts. @default SWEEP_EPOCH_MS */
+  readonly sinceMs?: number;
+  /** @default SWEEP_CONCURRENCY */
+  readonly concurrency?: number;
+}
+
+/** What one run's sweep did. */
+export interface SweepReport {
+  /** Items deleted: records, their log items, key chunks. */
+  swept: number;
+  /** Of those, records. */
+  records: number;
+  /** Items found expired by the index or the partition read, and refused at the delete: renewed or re-claimed meanwhile. */
+  kept: number;
+  /** Bucket visits finished. */
+  buckets: number;
+  /** True when nothing was left to visit in this run: the sweep is up to date. */
+  caughtUp: boolean;
+}
+
+export interface SweepControl {
+  readonly now: () => number;
+  readonly overBudget: () => boolean;
+  /** Told the position after every page; false stops the sweep (the cursor was lost). */
+  readonly checkpoint: (position: SweepPosition) => Promise<boolean>;
+  readonly onProgress?: (done: { pages: number; records: number }) => void;
+}
+
+/** Sweeps from `position` until the budget ends or nothing is due; returns where it stands. */
+export async function sweepExpired(
+  store: ExpirySweepStore,
+  position: SweepPosition | undefined,
+  options: SweepOptions,
+  control: SweepControl,
+): Promise<{ position: SweepPosition; report: SweepReport }> {
+  const nowMs = control.now();
+  const marginMs = takeoverMarginMs(options.clockSkewSeconds);
+  const cutoff = Math.floor((nowMs - marginMs) / 1000);
+  // The newest bucket every record of which is past the shortest TTL, by the margin.
+  const horizonMs = Math.floor((nowMs - marginMs - options.minTtlSeconds * 1000 - HOUR_MS) / HOUR_MS) * HOUR_MS;
+  const concurrency = options.concurrency ?? SWEEP_CONCURRENCY;
+  const report: SweepReport = { swept: 0, records: 0, kept: 0, buckets: 0, caughtUp: false };
+  let pages = 0;
+  let indexed = 0;
+
+  const remove = async (item: ExpiringItem): Promise<boolean> => {
+    const outcome = await store.deleteExpired(item, cutoff);
+    if (outcome === 'deleted') {
+      report.swept++;
+      if (item.sk === RECORD_SK) report.records++;
+    }
+    if (outcome === 'kept') report.kept++;
+    return outcome !== 'kept';
+  };
+
+  // The key chunks first: a handful of items, never renewed.
+  for (const chunk of await store.readKeyChunks()) if (chunk.expiresAt < cutoff && !control.overBudget()) await remove(chunk);
+
+  /** The earliest expiry the record leaves in its bucket (-1: none), once its expired items are deleted. */
+  const handle = async (copy: IndexedRecord): Promise<number> => {
+    if (copy.expiresAt >= cutoff) return copy.expiresAt;
+    const items = await store.readPartition(copy.pk);
+    const record = items.find((i) => i.sk === RECORD_SK);
+    for (const item of items) if (item.sk !== RECORD_SK && item.expiresAt < cutoff) await remove(item);
+    if (record === undefined) return -1;
+    if (record.expiresAt >= cutoff) return record.expiresAt;
+    // Refused: it lives on (renewed) or is another generation; the bucket is looked at again next run.
+    return (await remove(record)) ? -1 : cutoff;
+  };
+
+  let pos: SweepPosition = position ?? { nextHourMs: Math.floor((options.sinceMs ?? SWEEP_EPOCH_MS) / HOUR_MS) * HOUR_MS, pending: {} };
+  const nextVisit = (): NonNullable<SweepPosition['at']> | undefined => {
+    if (pos.at !== undefined) return pos.at;
+    const due = Object.entries(pos.pending)
+      .filter(([, earliest]) => earliest < cutoff)
+      .map(([hour]) => Number(hour))
+      .sort((a, b) => a - b)[0];
+    if (due !== undefined) return { hourMs: due, shard: 0, earliest: -1 };
+    return pos.nextHourMs <= horizonMs ? { hourMs: pos.nextHourMs, shard: 0, earliest: -1 } : undefined;
+  };
+
+  for (let visit = nextVisit(); visit !== undefined; visit = nextVisit()) {
+    const bucket = hourBucket(visit.hourMs);
+    let at = visit;
+    let stopped = false;
+    for (let shard = visit.shard; shard < TIME_SHARDS && !stopped; shard++) {
+      if (shard !== at.shard) at = { hourMs: at.hourMs, shard, earliest: at.earliest };
+      // Before each Query too: a first sweep walks months of empty buckets.
+      if (control.overBudget()) {
+        stopped = true;
+        break;
+      }
+      for await (const page of store.readBucket(bucket, shard, shard === visit.shard ? visit.after : undefined)) {
+        pages++;
+        for (let i = 0; i < page.records.length; i += concurrency) {
+          if (control.overBudget()) {
+            stopped = true;
+            break;
+          }
+          const part = page.records.slice(i, i + concurrency);
+          const left = await Promise.all(part.map(handle));
+          indexed += part.length;
+          const earliest = left.reduce((min, e) => (e < 0 ? min : min < 0 ? e : Math.min(min, e)), at.earliest);
+          at = { hourMs: at.hourMs, shard, after: part[part.length - 1], earliest };
+        }
+        control.onProgress?.({ pages, records: indexed });
+        if (stopped) break;
+        if (!(await control.checkpoint({ ...pos, at }))) {
+          stopped = true;
+          break;
+        }
+      }
+    }
+    if (stopped) {
+      pos = { ...pos, at };
+      return { position: pos, report };
+    }
+    // The bucket is done: forgotten when empty, else remembered with its earliest expiry.
+    const { [String(at.hourMs)]: _visited, ...pending } = pos.pending;
+    pos = {
+      nextHourMs: at.hourMs >= pos.nextHourMs ? at.hourMs + HOUR_MS : pos.nextHourMs,
+      pending: at.earliest < 0 ? pending : { ...pending, [String(at.hourMs)]: at.earliest },
+    };
+    report.buckets++;
+    if (control.overBudget()) return { position: pos, report };
+  }
+  report.caughtUp = true;
+  return { position: pos, report };
+}
