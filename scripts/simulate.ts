@@ -178,6 +178,8 @@ async function main(argv: string[]): Promise<number> {
         doubleEffects: t.doubleEffects,
         doubleCompletions: t.doubleCompletions,
         doubleClaims: t.doubleClaims,
+        reconcilerNotDue: t.reconcilerNotDue,
+        sweptItems: t.sweptItems,
         consistency: consistency ?? 'strong',
         skewFactor,
         seedsPerSecond: Number(seedsPerSecond.toFixed(3)),
@@ -196,7 +198,7 @@ async function main(argv: string[]): Promise<number> {
           `TTL deletions ${t.ttlDeletions}, padded key headers ${t.paddedKeyHeaders}, re-signed retries ${t.resignedRetries}, ` +
           `bodies at a size limit ${t.bodiesAtLimits} (${t.refusedTooLarge} answered 413), ` +
           `runs in several Regions ${t.multiRegionRuns} (${consistency ?? 'strong'} consistency; copies in another Region than the first ${t.crossRegionCopies}, ` +
-          `replicated-write conflicts ${t.replicatedConflicts}, Regions isolated ${t.isolations}, writes replicated ${t.replicatedWrites}), keys with double effects ${t.doubleEffects}, generations completed twice ${t.doubleCompletions}, keys claimed in two Regions at once ${t.doubleClaims}; ` +
+          `replicated-write conflicts ${t.replicatedConflicts}, reconciler runs not due ${t.reconcilerNotDue}, expired items swept ${t.sweptItems}, Regions isolated ${t.isolations}, writes replicated ${t.replicatedWrites}), keys with double effects ${t.doubleEffects}, generations completed twice ${t.doubleCompletions}, keys claimed in two Regions at once ${t.doubleClaims}; ` +
           `violations ${violations}; ${Math.round(summary.durationMs / 1000)} s (${seedsPerSecond.toFixed(2)} seeds/s)\n`,
       );
       for (const f of summary.failures) {

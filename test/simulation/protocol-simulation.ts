@@ -55,6 +55,7 @@ import { routeControl } from '../../lambdas/routes/route-control.ts';
 import { StaticSecretSource } from '../../local/static-secret-source.ts';
 import { DynamoDbEventStore } from '../../lambdas/store/dynamodb-event-store.ts';
 import { DynamoDbExecutionStore } from '../../lambdas/store/dynamodb-execution-store.ts';
+import { DynamoDbExpirySweepStore } from '../../lambdas/store/dynamodb-expiry-sweep-store.ts';
 import { DynamoDbParkedRecords } from '../../lambdas/store/dynamodb-parked-records.ts';
 import { DynamoDbReconcilerStore } from '../../lambdas/store/dynamodb-reconciler-store.ts';
 import { DynamoDbRouteStateStore } from '../../lambdas/store/dynamodb-route-state-store.ts';
@@ -345,6 +346,10 @@ export interface RunStats {
   doubleCompletions: number;
   /** Claims that created a record while another Region's table held a live one of the key (the control only). */
   doubleClaims: number;
+  /** Scheduled runs that found the window finished a moment ago (by another Region's run) and did nothing. */
+  reconcilerNotDue: number;
+  /** Expired items the reconciler's sweep deleted (several Regions: no TTL). */
+  sweptItems: number;
 }
 
 /** Stats combined over runs by their maximum; every other one is summed. */
@@ -395,6 +400,8 @@ export function emptyStats(): RunStats {
     doubleEffects: 0,
     doubleCompletions: 0,
     doubleClaims: 0,
+    reconcilerNotDue: 0,
+    sweptItems: 0,
   };
 }
 
@@ -642,6 +649,8 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     const resolved = resolveConfig({
       routes: routeConfigs,
       reconciliation: { stuckAfterSeconds: STUCK_AFTER_SECONDS, settleSeconds: SETTLE_SECONDS },
+      // Several Regions on one MRSC table: no TTL, so the scheduled runs sweep expired items.
+      ...(regionCount > 1 ? { regions: { replicas: ['us-east-1', 'us-east-2'], witness: 'us-west-2' } } : {}),
     });
     const config: ResolvedConfig = {
       ...resolved,
@@ -1215,6 +1224,13 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     // The reconciler's store, observed: a resend it wins stores a 2xx answer on the record.
     const realReconcilerStore = traced(perRegion((table) => new DynamoDbReconcilerStore(clientOf.reconciler, table)), 'reconcilerStore', trace);
     const reconcilerStore = sched.gate(realReconcilerStore, 'reconcilerStore');
+    // With several Regions on one MRSC table (no TTL) the scheduled runs sweep expired items, and
+    // a run that another Region's finished a moment ago does nothing (reconcile-cursor.ts).
+    const sweeping = regionCount > 1 && !eventual;
+    const expiryStore = sweeping ? sched.gate(traced(perRegion((table) => new DynamoDbExpirySweepStore(clientOf.reconciler, table)), 'expiry', trace), 'expiry') : undefined;
+    const sweepOptions = sweeping
+      ? { minTtlSeconds: Math.min(...config.routes.map((r) => r.ttlSeconds)), clockSkewSeconds: config.clockSkewSeconds, sinceMs: startMs - DAY }
+      : undefined;
     const reconcilerRouteState = routeStateOf(clientOf.reconciler);
     const control = routeControl({
       states: routeStateOf(clientOf.operator),
@@ -1506,9 +1522,11 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
             routes,
             routeState: reconcilerRouteState,
             now,
+            ...(expiryStore === undefined ? {} : { expiry: expiryStore }),
           },
           {
             current: { fromMs: Math.max(startMs - skewBoundMs - 1000, window.fromMs), toMs: window.toMs },
+            ...(sweepOptions === undefined ? {} : { sweep: sweepOptions, minGapMs: (config.reconciliation.everyMinutes * 60_000) / 2 }),
             budgetMs: DEPLOYED_BUDGET_MS,
             stuckAfterMs: config.reconciliation.stuckAfterSeconds * 1000,
             maxReenqueue: config.reconciliation.maxReenqueuePerRun,
@@ -1516,6 +1534,8 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         );
         finished = report.skipped === undefined && !report.stoppedEarly;
         if (report.skipped !== undefined) stats.reconcilerSkips++;
+        if (report.notDue !== undefined) stats.reconcilerNotDue++;
+        stats.sweptItems += report.sweep?.swept ?? 0;
         if (report.cursor?.resumed === true) stats.reconcilerResumes++;
         trace?.(`reconciler: window ${report.window.from} .. ${report.window.to}${report.cursor?.resumed === true ? ' (resumed)' : ''}${report.skipped === undefined ? '' : ' skipped: the cursor is held'}${report.stoppedEarly ? ' stopped early' : ''}`);
         trace?.(`  counts ${JSON.stringify(report.counts)}; reversals ${report.reversals.map((r) => `${r.key}:${r.entryId}`).join(', ') || 'none'}; findings ${report.needsAttention.map((f) => `${f.key} ${f.finding}`).join(', ') || 'none'}`);
