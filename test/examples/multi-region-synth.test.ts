@@ -4,7 +4,6 @@
  * in each Region its own receiver (API, queues, functions, schedule, alarms) on that table,
  * cdk-nag clean. And what the example's configuration may not become: MREC, or a Region in a key.
  */
-import { Stack } from 'aws-cdk-lib';
 import type { CfnElement } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
@@ -167,7 +166,9 @@ describe('the multi-region example app', () => {
   it('runs cdk-nag on every Region stack: a finding nobody acknowledged fails synth', () => {
     // Prepare: the same app, plus a queue that allows plain HTTP (AwsSolutions-SQS4) in us-east-2.
     const app = buildMultiRegionApp({ context: CONTEXT });
-    new Queue(app.stacks[1] as Stack, 'Unacknowledged');
+    const second = app.stacks[1];
+    if (second === undefined) throw new Error('no second stack');
+    new Queue(second, 'Unacknowledged');
     // Act, Assess
     expect(() => app.app.synth()).toThrow(/AwsSolutions-SQS/);
   });
