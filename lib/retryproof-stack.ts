@@ -36,6 +36,14 @@ export class RetryproofStack extends Stack {
         throw new ConfigError(`route "${route.name}": action "${DEMO_ACTION}" is the demo's, deployed only with demo: true; set demo: true, or give the route an action of yours`);
       }
     }
+    if (demo === true && resolved.regions !== undefined) {
+      // Each Region would get a demo ledger of its own, and each Region's reconciler would then
+      // compare the one table's records with a ledger that holds only its own Region's payouts.
+      throw new ConfigError(
+        `demo: true cannot be deployed with several Regions (${resolved.regions.replicas.join(', ')}): the demo ledger is a table of one Region; ` +
+          'set demo: false and give every route your own action, whose ledger all Regions share',
+      );
+    }
     const ledger = demo === true ? new LedgerTable(this, 'Ledger') : undefined;
     const actions = { ...config.actions, ...(ledger === undefined ? {} : { [DEMO_ACTION]: DEMO_ACTION_SOURCE }) };
     const receiver = new WebhookReceiver(this, 'Default', { ...config, actions });

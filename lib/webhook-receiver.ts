@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { Annotations, CfnOutput, Duration, Fn, Stack, Stage, Validations } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { Dashboard } from 'aws-cdk-lib/aws-cloudwatch';
-import { TableGrants } from 'aws-cdk-lib/aws-dynamodb';
+import { TableGrants, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Grant } from 'aws-cdk-lib/aws-iam';
 import type { IGrantable } from 'aws-cdk-lib/aws-iam';
@@ -23,6 +23,8 @@ import { SERVICE } from '../lambdas/observability/metric-catalogue.ts';
 import { RECONCILER_NODE_OPTIONS, RECONCILER_TIMEOUT_SECONDS } from '../lambdas/reconciler/reconciler-budget.ts';
 import { EVENTS_TABLE } from '../lambdas/store/table-schema.ts';
 import { defaultPolicyOf, nagResource } from './nag.ts';
+import { regionalPlacement } from './regional-placement.ts';
+import type { RegionalPlacement } from './regional-placement.ts';
 import { AlarmTopic } from './stateful/alarm-topic.ts';
 import { EventsTable } from './stateful/events-table.ts';
 import { RouteSecrets } from './stateful/route-secrets.ts';
@@ -75,6 +77,12 @@ const INGEST_TIMEOUT = Duration.seconds(10);
  *
  * Physical names start with `namePrefix` (by default the stack's name, then the
  * construct's id unless that is `Default`), so several receivers live in one stack.
+ *
+ * With `regions`, build one receiver per replica Region, each in a stack whose `env.region`
+ * is that Region, all with one explicit `namePrefix`: the first replica's receiver defines
+ * the global events table (MRSC) and the route secrets, replicated to the other replicas;
+ * the others use their Region's replica of each by name, so their stacks must deploy after
+ * the first one's (`stack.addStackDependency(first)`; createRetryproofApp does this).
  */
 export class WebhookReceiver extends Construct {
   /** The HTTP API the senders call. */
@@ -99,6 +107,11 @@ export class WebhookReceiver extends Construct {
   readonly config: ResolvedConfig;
   /** The prefix of every physical name. */
   readonly namePrefix: string;
+  /**
+   * With several Regions: this receiver's Region, and whether its stack defines the table.
+   * @default - undefined: one Region
+   */
+  readonly placement: RegionalPlacement | undefined;
 
   constructor(scope: Construct, id: string, props: WebhookReceiverProps) {
     super(scope, id);
@@ -114,6 +127,8 @@ export class WebhookReceiver extends Construct {
     }
     this.config = resolved;
     this.namePrefix = namePrefix;
+    const placement = resolved.regions === undefined ? undefined : regionalPlacement(this, resolved.regions, props.namePrefix);
+    this.placement = placement;
     // Only the actions the routes run are bundled; the functions get no paths of this machine.
     const used = new Set(resolved.routes.map((r) => r.action));
     const sources = new Map(Object.entries(props.actions).filter(([name]) => used.has(name)));
@@ -127,7 +142,7 @@ export class WebhookReceiver extends Construct {
     const { actions: _paths, ...shipped } = config;
 
     // Stateful.
-    const events = new EventsTable(this, 'Events');
+    const eventsTable = eventsTableOf(this, placement);
     const executorTimeout = Duration.seconds(resolved.executorTimeoutSeconds);
     const work = new WorkQueue(this, 'Work', {
       namePrefix,
@@ -135,8 +150,13 @@ export class WebhookReceiver extends Construct {
       visibilityTimeout: Duration.seconds(resolved.queue.visibilityTimeoutSeconds),
       consumerTimeout: executorTimeout,
     });
+    // With several Regions the first replica's stack creates each route secret and Secrets
+    // Manager replicates it to the others, so its value is set once and cannot drift (a Region
+    // with a stale copy would answer every delivery 401). The others import their replica by name.
+    const replicatedHere = placement !== undefined && !placement.owner;
     const secrets = new RouteSecrets(this, 'Secrets', {
-      routes: resolved.routes.map((r) => ({ route: r.name, secretName: r.secretName, importSecret: r.importSecret })),
+      routes: resolved.routes.map((r) => ({ route: r.name, secretName: r.secretName, importSecret: r.importSecret || replicatedHere })),
+      ...(placement?.owner === true ? { replicaRegions: placement.otherReplicas } : {}),
     });
     const alarms = new AlarmTopic(this, 'Alarms', { namePrefix, ...(resolved.alarmEmail === undefined ? {} : { email: resolved.alarmEmail }) });
     if (resolved.alarmEmail === undefined) {
@@ -152,7 +172,7 @@ export class WebhookReceiver extends Construct {
     // queue's redrive policy, and only the operator CLI lists it (from the DlqUrl output).
     const shared = {
       [ENV.config]: configEnvironmentValue(shipped),
-      [ENV.eventsTable]: events.table.tableName,
+      [ENV.eventsTable]: eventsTable.tableName,
       [ENV.queueUrl]: work.queue.queueUrl,
     };
     const logRetentionDays = resolved.logRetentionDays;
@@ -214,7 +234,7 @@ export class WebhookReceiver extends Construct {
     // resources: item actions on the table alone (TableV2.grant() adds index/* too, as grants
     // do for any table with indexes unless told otherwise), Query on the indexes read.
     // test/cdk/least-privilege.test.ts derives each function's list from the calls its code makes.
-    const eventItems = new TableGrants({ table: events.table, hasIndex: false });
+    const eventItems = new TableGrants({ table: eventsTable, hasIndex: false });
 
     // Claim and duplicate count, resend and breaker mark (UpdateItem), a new generation over an
     // expired record and the breaker's pause (PutItem), and the route's state when a key trips
@@ -236,11 +256,12 @@ export class WebhookReceiver extends Construct {
         actions: ['secretsmanager:GetSecretValue'],
         resourceArns: [secret.secretFullArn ?? `${secret.secretArn}-??????`],
       });
-      if (route.importSecret) {
+      if (route.importSecret || replicatedHere) {
         // A secret imported by name has an unknown 6-character suffix; its policy ARN ends in -??????.
+        const whose = route.importSecret ? 'imports its secret' : `reads the replica of its secret, made by the ${resolved.regions?.replicas[0] ?? ''} stack,`;
         Validations.of(defaultPolicyOf(ingest.serviceRole)).acknowledge({
           id: `AwsSolutions-IAM5[Resource::${nagResource(this, secret.secretArn)}-??????]`,
-          reason: `route "${route.name}" imports its secret by name; -?????? matches only the suffix Secrets Manager appends`,
+          reason: `route "${route.name}" ${whose} by name; -?????? matches only the suffix Secrets Manager appends`,
         });
       }
     }
@@ -271,7 +292,7 @@ export class WebhookReceiver extends Construct {
     Grant.addToPrincipal({
       grantee: reconciler,
       actions: ['dynamodb:Query'],
-      resourceArns: [EVENTS_TABLE.byTimeIndex.name, EVENTS_TABLE.parkedIndex.name].map((index) => `${events.table.tableArn}/index/${index}`),
+      resourceArns: [EVENTS_TABLE.byTimeIndex.name, EVENTS_TABLE.parkedIndex.name].map((index) => `${eventsTable.tableArn}/index/${index}`),
     });
     work.queue.grant(reconciler, 'sqs:SendMessage');
     // Several Regions: an MRSC table has no TTL, so the reconciler sweeps expired items
@@ -320,6 +341,10 @@ export class WebhookReceiver extends Construct {
       description: 'The DLQ in the SQS console, where "Start DLQ redrive" sends messages back',
       value: sqsConsoleUrl(stack, work.deadLetterQueue.queueUrl),
     });
+    if (placement !== undefined) {
+      new CfnOutput(this, 'Region', { description: "This receiver's Region, one of the global table's replicas", value: placement.region });
+      new CfnOutput(this, 'EventsTableName', { description: 'The global events table, the same in every Region', value: placement.tableName });
+    }
 
     // Two receivers of one stack with one prefix would share physical names, and metrics.
     this.node.addValidation({
@@ -332,7 +357,7 @@ export class WebhookReceiver extends Construct {
 
     this.api = api.api;
     this.url = api.webhookBaseUrl;
-    this.table = events.table;
+    this.table = eventsTable;
     this.queue = work.queue;
     this.deadLetterQueue = work.deadLetterQueue;
     this.ingestFunction = ingest;
@@ -362,6 +387,22 @@ export class WebhookReceiver extends Construct {
     this.deadLetterQueue.grant(grantee, 'sqs:StartMessageMoveTask', 'sqs:ListMessageMoveTasks');
     this.queue.grantSendMessages(grantee);
   }
+}
+
+/**
+ * The events table: a table of the stack's Region; with several Regions, in the first
+ * replica's stack the MRSC global table, in the others their Region's replica of it, by name
+ * (its ARN is then this stack's Region's, so the grants name the local replica and its indexes).
+ */
+function eventsTableOf(scope: Construct, placement: RegionalPlacement | undefined): ITableV2 {
+  if (placement === undefined) return new EventsTable(scope, 'Events').table;
+  if (placement.owner) {
+    return new EventsTable(scope, 'Events', {
+      tableName: placement.tableName,
+      replication: { replicas: placement.otherReplicas, ...(placement.witness === undefined ? {} : { witness: placement.witness }) },
+    }).table;
+  }
+  return TableV2.fromTableAttributes(scope, 'Events', { tableName: placement.tableName, grantIndexPermissions: true });
 }
 
 /** The stack's name, then the id unless it is `Default`, with what names refuse replaced by dashes. */

@@ -16,12 +16,20 @@ export interface RouteSecretSpec {
 /** Props of {@link RouteSecrets}. */
 export interface RouteSecretsProps {
   readonly routes: readonly RouteSecretSpec[];
+  /**
+   * Regions where Secrets Manager keeps a read-only replica of each created secret, under the
+   * same name, with the value kept in step with this one (Secrets Manager User Guide,
+   * "Replicate AWS Secrets Manager secrets across Regions"). A receiver there imports it by name.
+   * @default - no replicas
+   */
+  readonly replicaRegions?: readonly string[];
 }
 
 /**
  * One Secrets Manager secret per route. A created secret starts with a random
  * placeholder: the real value is the sender's signing secret, which the operator puts
- * in after deploy. An imported secret is looked up by name and left as it is.
+ * in after deploy. An imported secret is looked up by name and left as it is. With
+ * `replicaRegions`, each created secret is replicated there, so the value is set once.
  */
 export class RouteSecrets extends Construct {
   /** The secret of each route, by route name. */
@@ -42,6 +50,9 @@ export class RouteSecrets extends Construct {
         secretName: spec.secretName,
         description: `retryproof: signing secret of route "${spec.route}" (replace the placeholder with the sender's secret)`,
         generateSecretString: { passwordLength: 48, excludePunctuation: true },
+        ...(props.replicaRegions === undefined || props.replicaRegions.length === 0
+          ? {}
+          : { replicaRegions: props.replicaRegions.map((region) => ({ region })) }),
         // The value is issued by the sender: a stack deleted by mistake must not take it along.
         // Not plain RETAIN, which also keeps a secret whose first create is rolled back: the
         // retried deploy would then fail on its name (Secrets Manager holds deleted names too).
