@@ -77,7 +77,7 @@ async function main(argv: string[]): Promise<number> {
     throw new UsageError(`--consistency must be strong or eventual, not ${JSON.stringify(consistency)}`, USAGE);
   }
   if (consistency === 'eventual' && regions === 1) throw new UsageError('--consistency eventual needs several Regions: give --regions 2 or 3, or leave --regions out', USAGE);
-  const world = { skewFactor, ...(regions === undefined ? {} : { regions }), ...(consistency === undefined ? {} : { consistency: consistency as 'strong' | 'eventual' }) };
+  const world = { skewFactor, ...(regions === undefined ? {} : { regions }), ...(consistency === undefined ? {} : { consistency }) };
   if (values.schedule !== undefined && seed === undefined) throw new UsageError('--schedule needs --seed: the seed draws the run\'s world, the file its operations', USAGE);
   let schedule: string | undefined;
   if (values.schedule !== undefined) {

@@ -146,6 +146,9 @@ const WEIGHTS: Readonly<Record<OpName, number>> = {
   isolate: 0.6,
 };
 
+/** Errors no function may fail with: they are bugs in our code, not what the world did to it. */
+const PROGRAMMING_ERRORS = [TypeError, ReferenceError, RangeError, SyntaxError] as const;
+
 /** The writes the eventually consistent control replicates (the protocol makes no batch or transaction writes). */
 const WRITE_COMMANDS: ReadonlySet<string> = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand']);
 
@@ -1492,6 +1495,10 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       trace?.(`step ${actor.label} (#${actor.id}) at ${actor.waiters.map((w) => w.label).join(' | ')}`);
       await sched.step(actor, pick);
       if (actor.state === 'done' || actor.state === 'failed') trace?.(`${actor.label} (#${actor.id}) ${actor.state}${actor.state === 'failed' ? `: ${String(actor.error)}` : ''}`);
+      // A function may fail on what it meets (DynamoDB or SQS errors, its timeout), never on its own code.
+      if (actor.state === 'failed' && PROGRAMMING_ERRORS.some((kind) => actor.error instanceof kind)) {
+        violations.push(`${actor.label} failed on a programming error: ${String(actor.error)}`);
+      }
     };
 
     /**
@@ -1538,6 +1545,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         stats.sweptItems += report.sweep?.swept ?? 0;
         if (report.cursor?.resumed === true) stats.reconcilerResumes++;
         trace?.(`reconciler: window ${report.window.from} .. ${report.window.to}${report.cursor?.resumed === true ? ' (resumed)' : ''}${report.skipped === undefined ? '' : ' skipped: the cursor is held'}${report.stoppedEarly ? ' stopped early' : ''}`);
+        if (report.sweep !== undefined || report.notDue !== undefined) trace?.(`  sweep ${JSON.stringify(report.sweep ?? null)}${report.notDue === undefined ? '' : ' (window not due: another run finished it a moment ago)'}`);
         trace?.(`  counts ${JSON.stringify(report.counts)}; reversals ${report.reversals.map((r) => `${r.key}:${r.entryId}`).join(', ') || 'none'}; findings ${report.needsAttention.map((f) => `${f.key} ${f.finding}`).join(', ') || 'none'}`);
       }, { deadlineMs: nowMs + RECONCILER_TIMEOUT_MS, region });
       while (toEnd && actor.state === 'parked') await stepActor(actor);
@@ -1562,6 +1570,12 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
      */
     const runReconcilerHourly = async (): Promise<void> => {
       for (let hour = 0; hour < 48 && (await runReconciler(true)); hour++) setNow(nowMs + HOUR);
+      // Every Region's schedule runs within the hour: the next Region's run, minutes after the one
+      // that finished the window, finds it not due and spends its budget on the expiry sweep.
+      if (regionCount > 1) {
+        setNow(nowMs + 20 * 60_000);
+        await runReconciler(true);
+      }
     };
 
     // Work that could still heal itself never reaches the DLQ; only workers that died may push
