@@ -83,12 +83,15 @@ try {
 
   const dayItems = DAY_RECORDS * 2;
   const dayBudgetSeconds = (24 * DEPLOYED_BUDGET_MS) / 1000;
-  console.log(`sweep of ${records} expired records with one log item each (${2 * records} items), DynamoDB Local, this machine\n`);
-  console.log('| deletes at once | items | s | items/s | peak heap MB | a day (660,000 items) takes | fits 24 runs x 285 s |');
-  console.log('|---|---|---|---|---|---|---|');
+  const out = (line: string): void => {
+    process.stdout.write(`${line}\n`);
+  };
+  out(`sweep of ${records} expired records with one log item each (${2 * records} items), DynamoDB Local, this machine\n`);
+  out('| deletes at once | items | s | items/s | peak heap MB | a day (660,000 items) takes | fits 24 runs x 285 s |');
+  out('|---|---|---|---|---|---|---|');
   for (const r of rows) {
     const daySeconds = dayItems / r.perSecond;
-    console.log(
+    out(
       `| ${r.concurrency} | ${r.items} | ${r.seconds.toFixed(1)} | ${Math.round(r.perSecond)} | ${r.heapMb.toFixed(0)} | ${Math.round(daySeconds)} s | ${daySeconds <= dayBudgetSeconds ? 'yes' : 'no'} (${((100 * daySeconds) / dayBudgetSeconds).toFixed(0)}% of ${dayBudgetSeconds} s) |`,
     );
   }
