@@ -58,6 +58,12 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
+/** --consistency: strong or eventual, or absent. */
+function consistencyFlag(value: string | undefined): 'strong' | 'eventual' | undefined {
+  if (value === undefined || value === 'strong' || value === 'eventual') return value;
+  throw new UsageError(`--consistency must be strong or eventual, not ${JSON.stringify(value)}`, USAGE);
+}
+
 async function main(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, OPTIONS, USAGE);
   if (values.help === true) {
@@ -72,10 +78,7 @@ async function main(argv: string[]): Promise<number> {
   const concurrency = intFlag('concurrency', values.concurrency, 1, 64, USAGE) ?? 3;
   const skewFactor = numberFlag('skew-factor', values['skew-factor'], 0, 100, USAGE) ?? 1;
   const regions = intFlag('regions', values.regions, 1, 3, USAGE);
-  const consistency = values.consistency;
-  if (consistency !== undefined && consistency !== 'strong' && consistency !== 'eventual') {
-    throw new UsageError(`--consistency must be strong or eventual, not ${JSON.stringify(consistency)}`, USAGE);
-  }
+  const consistency = consistencyFlag(values.consistency);
   if (consistency === 'eventual' && regions === 1) throw new UsageError('--consistency eventual needs several Regions: give --regions 2 or 3, or leave --regions out', USAGE);
   const world = { skewFactor, ...(regions === undefined ? {} : { regions }), ...(consistency === undefined ? {} : { consistency }) };
   if (values.schedule !== undefined && seed === undefined) throw new UsageError('--schedule needs --seed: the seed draws the run\'s world, the file its operations', USAGE);

@@ -57,6 +57,27 @@ describe('ambiguousDynamoDb', () => {
     expect(item.Item).toBeUndefined();
   });
 
+  it("retries MRSC's ReplicatedWriteConflictException by the SDK's own decision: the write was not applied, and the retry applies it", async () => {
+    // An MRSC global table refuses a write that met another Region's concurrent write of the
+    // item; the SDK's error class carries $retryable, so its standard strategy retries it.
+    const client = localDynamoClient(inject('dynamoEndpoint'));
+    const attempts: number[] = [];
+    const fault = once('PutItemCommand', 'replicated-conflict');
+    const restore = ambiguousDynamoDb(client, (name, input, attempt) => {
+      if (name === 'PutItemCommand') attempts.push(attempt);
+      return fault(name, input, attempt);
+    });
+    const pk = `conflict-${randomUUID()}`;
+
+    await client.send(put(pk));
+    restore();
+
+    expect(fault.fired()).toBe(true);
+    expect(attempts).toEqual([1, 2]);
+    const item = await client.send(new GetItemCommand({ TableName: inject('eventsTable'), Key: { pk: { S: pk }, sk: { S: 'TEST' } } }));
+    expect(item.Item?.pk?.S).toBe(pk);
+  });
+
   it('puts the client back as it was', async () => {
     const client = localDynamoClient(inject('dynamoEndpoint'));
     const restore = ambiguousDynamoDb(client, () => 'error-before-commit');

@@ -9,6 +9,8 @@ import { formatSchedule, simulate } from './run-simulation.ts';
  * timeout sized for the loaded case.
  */
 const RUNS = 12;
+/** Seeds of the eventually consistent control: enough that two Regions meet on one key. */
+const CONTROL_RUNS = 4;
 const TIMEOUT_MS = 600_000;
 
 describe('the execution protocol under simulated faults', () => {
@@ -29,5 +31,27 @@ describe('the execution protocol under simulated faults', () => {
     expect(summary.totals.ambiguousWrites).toBeGreaterThan(0);
     expect(summary.totals.slowAnswers).toBeGreaterThan(0);
     expect(summary.totals.sqsDuplicates).toBeGreaterThan(0);
+    // Some seeds run two Regions on one table, with copies of a key in both.
+    expect(summary.totals.multiRegionRuns).toBeGreaterThan(0);
+    expect(summary.totals.multiRegionRuns).toBeLessThan(RUNS);
+    expect(summary.totals.crossRegionCopies).toBeGreaterThan(0);
+    expect(summary.totals.doubleClaims).toBe(0);
+  }, TIMEOUT_MS);
+
+  it('finds double claims and broken invariants in the eventually consistent control (MREC: a table per Region, last writer wins), the evidence for refusing it at synth', async () => {
+    // Act: the same protocol, two Regions, each on its own replica that learns the other's writes late.
+    const summary = await simulate({
+      env: { endpoint: inject('dynamoEndpoint') },
+      firstSeed: 1,
+      runs: CONTROL_RUNS,
+      regions: 2,
+      consistency: 'eventual',
+      stopAtFirstFailure: false,
+      shrinkBudgetMs: 0,
+    });
+    // Assess: both Regions claimed one key, and some invariant broke.
+    expect(summary.totals.replicatedWrites).toBeGreaterThan(0);
+    expect(summary.totals.doubleClaims).toBeGreaterThan(0);
+    expect(summary.failures.length).toBeGreaterThan(0);
   }, TIMEOUT_MS);
 });
