@@ -9,6 +9,8 @@ import { formatSchedule, simulate } from './run-simulation.ts';
  * timeout sized for the loaded case.
  */
 const RUNS = 12;
+/** Seeds that break at twice the clock bound (`npm run simulate -- --seed S --regions 2 --skew-factor 2`). */
+const SKEW_SEEDS = [2040, 2263];
 /** Seeds of the eventually consistent control: enough that two Regions meet on one key. */
 const CONTROL_RUNS = 4;
 const TIMEOUT_MS = 600_000;
@@ -36,6 +38,20 @@ describe('the execution protocol under simulated faults', () => {
     expect(summary.totals.multiRegionRuns).toBeLessThan(RUNS);
     expect(summary.totals.crossRegionCopies).toBeGreaterThan(0);
     expect(summary.totals.doubleClaims).toBe(0);
+  }, TIMEOUT_MS);
+
+  it('holds at the clock bound and breaks at twice it: two runs of one key at once once clocks are off by more than the margins allow', async () => {
+    // Arrange: seeds whose takeover edges (the clock at a lease's end, a second worker polling)
+    // meet a holder whose clock runs behind and a newcomer whose clock runs ahead.
+    const run = (seed: number, skewFactor: number) =>
+      simulate({ env: { endpoint: inject('dynamoEndpoint') }, firstSeed: seed, runs: 1, regions: 2, skewFactor, shrinkBudgetMs: 0 });
+    // Act
+    const within = await Promise.all(SKEW_SEEDS.map((seed) => run(seed, 1)));
+    const twice = await Promise.all(SKEW_SEEDS.map((seed) => run(seed, 2)));
+    // Assess
+    expect(within.flatMap((s) => s.failures)).toEqual([]);
+    const broken = twice.flatMap((s) => s.failures.flatMap((f) => f.violations));
+    expect(broken.some((v) => v.includes('overlap'))).toBe(true);
   }, TIMEOUT_MS);
 
   it('finds double claims and broken invariants in the eventually consistent control (MREC: a table per Region, last writer wins), the evidence for refusing it at synth', async () => {
