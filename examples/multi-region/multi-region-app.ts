@@ -5,8 +5,8 @@
  */
 import type { AppProps } from 'aws-cdk-lib';
 // A user writes `from 'retryproof'`; inside this repository the example imports the source.
-import { createRetryproofApp } from '../../lib/index.ts';
-import type { RetryproofApp } from '../../lib/index.ts';
+import { createRetryproofApp } from '../../lib/retryproof-app.ts';
+import type { RetryproofApp } from '../../lib/retryproof-app.ts';
 import { config } from './retryproof.config.ts';
 import { ORDERS_API_URL_ENV } from './src/forward-order.ts';
 
