@@ -18,6 +18,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { BucketPage, ExpirySweepStore, ExpiringItem, IndexedRecord } from '../ports/reconciler-store.ts';
 import { documentClient } from './dynamodb-event-store.ts';
 import { RECONCILER_CURSOR_KEY } from './record-keys.ts';
+import { indexPartitionPages } from './index-partition.ts';
 import { EVENTS_TABLE } from './table-schema.ts';
 
 /** Index copies a bucket page holds at most (as the window reads: dynamodb-reconciler-store.ts, PAGE_ITEMS). */
@@ -43,29 +44,16 @@ export class DynamoDbExpirySweepStore implements ExpirySweepStore {
   async *readBucket(bucket: string, shard: number, after?: IndexedRecord): AsyncIterable<BucketPage> {
     const index = EVENTS_TABLE.byTimeIndex;
     const gsi1pk = `T#${bucket}#${shard}`;
-    let startKey: Record<string, unknown> | undefined =
-      after === undefined ? undefined : { pk: after.pk, sk: after.sk, [index.partitionKey]: gsi1pk, [index.sortKey]: after.gsi1sk };
-    do {
-      const page = await this.#doc.send(
-        new QueryCommand({
-          TableName: this.#table,
-          IndexName: index.name,
-          KeyConditionExpression: '#pk = :pk',
-          ExpressionAttributeNames: { '#pk': index.partitionKey },
-          ExpressionAttributeValues: { ':pk': gsi1pk },
-          ExclusiveStartKey: startKey,
-          Limit: this.#pageLimit,
-        }),
-      );
+    const startKey = after === undefined ? undefined : { pk: after.pk, sk: after.sk, [index.partitionKey]: gsi1pk, [index.sortKey]: after.gsi1sk };
+    for await (const page of indexPartitionPages(this.#doc, this.#table, index, gsi1pk, { ...(startKey === undefined ? {} : { startKey }), limit: this.#pageLimit })) {
       const records: IndexedRecord[] = [];
-      for (const item of page.Items ?? []) {
+      for (const item of page.items) {
         const expiring = expiringOf(item);
         const gsi1sk: unknown = item[index.sortKey];
         if (expiring !== undefined && typeof gsi1sk === 'string') records.push({ ...expiring, gsi1sk });
       }
-      startKey = page.LastEvaluatedKey;
-      yield { records, more: startKey !== undefined };
-    } while (startKey !== undefined);
+      yield { records, more: page.more };
+    }
   }
 
   async readPartition(pk: string): Promise<ExpiringItem[]> {

@@ -3,7 +3,6 @@
  * keys, so a route's whole backlog of any age is one Query away, never a Scan.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { EventRecord } from '../domain/event-record.ts';
 import type { RecordRef } from '../ports/execution-store.ts';
@@ -13,6 +12,7 @@ import { documentClient } from './dynamodb-event-store.ts';
 import { fromRecordItem } from './record-item.ts';
 import { RECORD_SK, recordPk } from './record-keys.ts';
 import { keepParked, parkedPartition, unpark } from './record-transitions.ts';
+import { indexPartitionPages } from './index-partition.ts';
 import { EVENTS_TABLE } from './table-schema.ts';
 
 export class DynamoDbParkedRecords implements ParkedRecords {
@@ -30,22 +30,7 @@ export class DynamoDbParkedRecords implements ParkedRecords {
 
   /** Every record of one partition of the sparse index, page by page. */
   async *listPartition(partition: string): AsyncIterable<readonly EventRecord[]> {
-    const index = EVENTS_TABLE.parkedIndex;
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.#doc.send(
-        new QueryCommand({
-          TableName: this.#table,
-          IndexName: index.name,
-          KeyConditionExpression: '#pk = :pk',
-          ExpressionAttributeNames: { '#pk': index.partitionKey },
-          ExpressionAttributeValues: { ':pk': partition },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      yield (page.Items ?? []).map((item) => fromRecordItem(item));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey !== undefined);
+    for await (const page of indexPartitionPages(this.#doc, this.#table, EVENTS_TABLE.parkedIndex, partition)) yield page.items.map((item) => fromRecordItem(item));
   }
 
   async unpark(ref: RecordRef, nowMs: number): Promise<boolean> {

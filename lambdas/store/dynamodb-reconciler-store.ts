@@ -25,6 +25,7 @@ import { DynamoDbParkedRecords } from './dynamodb-parked-records.ts';
 import { fromRecordItem, fromSummaryItem } from './record-item.ts';
 import { RECONCILER_CURSOR_KEY, RECORD_SK, recordPk } from './record-keys.ts';
 import { claimResend, clearStranded, markStranded, parkedIndexKeys, parkedPartition, strandedIndexKeys, strandedPartition } from './record-transitions.ts';
+import { indexPartitionPages } from './index-partition.ts';
 import { EVENTS_TABLE } from './table-schema.ts';
 
 const HOUR_MS = 3_600_000;
@@ -287,23 +288,8 @@ export class DynamoDbReconcilerStore implements ReconcilerStore {
 
   /** One partition of the sparse index, page by page, from just after the record whose table and index keys are `after`. */
   async *#partition(partition: string, after: Record<string, unknown> | undefined): AsyncIterable<readonly EventRecord[]> {
-    const index = EVENTS_TABLE.parkedIndex;
-    let startKey = after;
-    do {
-      const page = await this.#doc.send(
-        new QueryCommand({
-          TableName: this.#table,
-          IndexName: index.name,
-          KeyConditionExpression: '#pk = :pk',
-          ExpressionAttributeNames: { '#pk': index.partitionKey },
-          ExpressionAttributeValues: { ':pk': partition },
-          ExclusiveStartKey: startKey,
-          Limit: this.#pageLimit,
-        }),
-      );
-      yield (page.Items ?? []).map((item) => fromRecordItem(item));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey !== undefined);
+    const pages = indexPartitionPages(this.#doc, this.#table, EVENTS_TABLE.parkedIndex, partition, { ...(after === undefined ? {} : { startKey: after }), limit: this.#pageLimit });
+    for await (const page of pages) yield page.items.map((item) => fromRecordItem(item));
   }
 
   async markStranded(ref: RecordRef): Promise<void> {
