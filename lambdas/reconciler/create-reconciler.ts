@@ -63,6 +63,24 @@ export interface Reconciler {
 }
 
 /** The default window: [now - windowHours, now - settle]. */
+/**
+ * The expiry sweep of a deployment's scheduled runs: only with several Regions, whose MRSC table
+ * has no TTL (expiry-sweep.ts); undefined otherwise.
+ */
+export function sweepOptionsOf(config: ResolvedConfig, sinceMs?: number): SweepOptions | undefined {
+  if (config.regions === undefined) return undefined;
+  return {
+    minTtlSeconds: Math.min(...config.routes.map((r) => r.ttlSeconds)),
+    clockSkewSeconds: config.clockSkewSeconds,
+    ...(sinceMs === undefined ? {} : { sinceMs }),
+  };
+}
+
+/** A finished window ending less than this before a scheduled run's own is not due again: half the schedule's interval. */
+export function notDueGapMs(config: ResolvedConfig): number {
+  return (config.reconciliation.everyMinutes * 60_000) / 2;
+}
+
 export function defaultWindow(config: ResolvedConfig, nowMs: number): { fromMs: number; toMs: number } {
   return {
     fromMs: nowMs - config.reconciliation.windowHours * 3_600_000,
@@ -96,19 +114,13 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
     maxReenqueue: options.config.reconciliation.maxReenqueuePerRun,
     ...(window?.onProgress === undefined ? {} : { onProgress: window.onProgress }),
   });
-  const sweep: SweepOptions | undefined = regions
-    ? {
-        minTtlSeconds: Math.min(...options.config.routes.map((r) => r.ttlSeconds)),
-        clockSkewSeconds: options.config.clockSkewSeconds,
-        ...(options.sweepSinceMs === undefined ? {} : { sinceMs: options.sweepSinceMs }),
-      }
-    : undefined;
+  const sweep = sweepOptionsOf(options.config, options.sweepSinceMs);
   return {
     run: (window) => {
       if (window?.fromMs !== undefined && window.toMs !== undefined) {
         return reconcile(deps, { fromMs: window.fromMs, toMs: window.toMs, ...settings(window) });
       }
-      const minGapMs = window?.skipIfFinishedRecently === true ? (options.config.reconciliation.everyMinutes * 60_000) / 2 : undefined;
+      const minGapMs = window?.skipIfFinishedRecently === true ? notDueGapMs(options.config) : undefined;
       return reconcileScheduled(deps, {
         current: defaultWindow(options.config, now()),
         ...settings(window),

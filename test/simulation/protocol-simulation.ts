@@ -48,7 +48,7 @@ import { createLogger } from '../../lambdas/observability/powertools.ts';
 import { METRICS_NAMESPACE } from '../../lambdas/observability/metric-catalogue.ts';
 import type { IngestEventStore } from '../../lambdas/ports/event-store.ts';
 import type { ExecutionStore } from '../../lambdas/ports/execution-store.ts';
-import { defaultWindow } from '../../lambdas/reconciler/create-reconciler.ts';
+import { defaultWindow, notDueGapMs, sweepOptionsOf } from '../../lambdas/reconciler/create-reconciler.ts';
 import { reconcileScheduled } from '../../lambdas/reconciler/reconcile-cursor.ts';
 import { DEPLOYED_BUDGET_MS } from '../../lambdas/reconciler/reconciler-budget.ts';
 import { routeControl } from '../../lambdas/routes/route-control.ts';
@@ -882,9 +882,11 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     const realExecutionStore = perRegion((table) => new DynamoDbExecutionStore(clientOf.executor, table));
     /** The simulation's own view of the records (of the calling actor's Region): no faults, no yield points. */
     const observerStore = perRegion((table) => new DynamoDbExecutionStore(dynamo, table));
-    /** A record's item as it stands in the calling actor's Region, every attribute (the observer's read: no faults). */
-    const rawRecord = async (route: string, key: string): Promise<Record<string, AttributeValue> | undefined> =>
-      (await dynamo.send(new GetItemCommand({ TableName: regionTables[regionOfActor()] ?? eventsTable, Key: { pk: { S: recordPk(route, key) }, sk: { S: RECORD_SK } }, ConsistentRead: true }))).Item;
+    /** A record's item as it stands in `table`, every attribute (the observer's read: no faults). */
+    const rawRecordIn = async (table: string, route: string, key: string): Promise<Record<string, AttributeValue> | undefined> =>
+      (await dynamo.send(new GetItemCommand({ TableName: table, Key: { pk: { S: recordPk(route, key) }, sk: { S: RECORD_SK } }, ConsistentRead: true }))).Item;
+    /** The same, in the calling actor's Region. */
+    const rawRecord = (route: string, key: string): Promise<Record<string, AttributeValue> | undefined> => rawRecordIn(regionTables[regionOfActor()] ?? eventsTable, route, key);
 
     /** The dead-letter copies a person made (a redrive), by deadLetterId and SentTimestamp. */
     const personCopies = new Set<string>();
@@ -1205,12 +1207,10 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
      */
     const checkDoubleClaim = async (route: string, key: string, claimNowMs: number): Promise<void> => {
       const own = regionTables[regionOfActor()] ?? eventsTable;
-      const read = async (table: string) =>
-        (await dynamo.send(new GetItemCommand({ TableName: table, Key: { pk: { S: recordPk(route, key) }, sk: { S: RECORD_SK } }, ConsistentRead: true }))).Item;
-      const mine = (await read(own))?.claimId?.S;
+      const mine = (await rawRecordIn(own, route, key))?.claimId?.S;
       for (const table of regionTables) {
         if (table === own) continue;
-        const other = await read(table);
+        const other = await rawRecordIn(table, route, key);
         if (other !== undefined && Number(other.expiresAt?.N ?? 0) > claimNowMs / 1000 && other.claimId?.S !== mine) {
           stats.doubleClaims++;
           trace?.(`  ${key}: claimed in two Regions at once (eventual consistency)`);
@@ -1241,9 +1241,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     // a run that another Region's finished a moment ago does nothing (reconcile-cursor.ts).
     const sweeping = regionCount > 1 && !eventual;
     const expiryStore = sweeping ? sched.gate(traced(perRegion((table) => new DynamoDbExpirySweepStore(clientOf.reconciler, table)), 'expiry', trace), 'expiry') : undefined;
-    const sweepOptions = sweeping
-      ? { minTtlSeconds: Math.min(...config.routes.map((r) => r.ttlSeconds)), clockSkewSeconds: config.clockSkewSeconds, sinceMs: startMs - DAY }
-      : undefined;
+    const sweepOptions = sweeping ? sweepOptionsOf(config, startMs - DAY) : undefined;
     const reconcilerRouteState = routeStateOf(clientOf.reconciler);
     const control = routeControl({
       states: routeStateOf(clientOf.operator),
@@ -1543,7 +1541,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
           },
           {
             current: { fromMs: Math.max(startMs - skewBoundMs - 1000, window.fromMs), toMs: window.toMs },
-            ...(sweepOptions === undefined ? {} : { sweep: sweepOptions, minGapMs: (config.reconciliation.everyMinutes * 60_000) / 2 }),
+            ...(sweepOptions === undefined ? {} : { sweep: sweepOptions, minGapMs: notDueGapMs(config) }),
             budgetMs: DEPLOYED_BUDGET_MS,
             stuckAfterMs: config.reconciliation.stuckAfterSeconds * 1000,
             maxReenqueue: config.reconciliation.maxReenqueuePerRun,
