@@ -49,6 +49,7 @@ export class RetryproofStack extends Stack {
     const receiver = new WebhookReceiver(this, 'Default', { ...config, actions });
     this.receiver = receiver;
     if (ledger === undefined) return;
+    receiver.describeLedgerTable(ledger.table.tableName);
 
     Annotations.of(ledger).addWarningV2(
       'retryproof:demo-deployed',

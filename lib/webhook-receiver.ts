@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { Annotations, CfnOutput, Duration, Fn, Stack, Stage, Validations } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Duration, Fn, Lazy, Stack, Stage, Validations } from 'aws-cdk-lib';
+import type { CfnElement } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { Dashboard } from 'aws-cdk-lib/aws-cloudwatch';
 import { TableGrants, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
@@ -15,6 +16,8 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { NAME_PREFIX, NAME_PREFIX_RULE } from '../lambdas/config/config-schema.ts';
 import { ENV } from '../lambdas/config/env.ts';
+import { RECEIVER_DESCRIPTOR_VERSION, RECEIVER_OUTPUT_DESCRIPTION, RECEIVER_OUTPUT_ID } from '../lambdas/config/receiver-descriptor.ts';
+import type { ReceiverDescriptor } from '../lambdas/config/receiver-descriptor.ts';
 import { ConfigError, assertActionsSupplied, resolveConfig } from '../lambdas/config/resolve-config.ts';
 import { needsReplayMemory } from '../lambdas/domain/idempotency-key.ts';
 import type { ResolvedConfig } from '../lambdas/config/resolve-config.ts';
@@ -112,6 +115,7 @@ export class WebhookReceiver extends Construct {
    * @default - undefined: one Region
    */
   readonly placement: RegionalPlacement | undefined;
+  #ledgerTableName: string | undefined;
 
   constructor(scope: Construct, id: string, props: WebhookReceiverProps) {
     super(scope, id);
@@ -341,6 +345,28 @@ export class WebhookReceiver extends Construct {
       description: 'The DLQ in the SQS console, where "Start DLQ redrive" sends messages back',
       value: sqsConsoleUrl(stack, work.deadLetterQueue.queueUrl),
     });
+    // The operator CLI finds this receiver by this output's value, whatever its id or stack
+    // (receiver-descriptor.ts); the configuration it reads is the reconciler's RETRYPROOF_CONFIG.
+    new CfnOutput(this, RECEIVER_OUTPUT_ID, {
+      description: `${RECEIVER_OUTPUT_DESCRIPTION} (${this.node.path})`,
+      value: Lazy.string({
+        produce: () => {
+          const descriptor: ReceiverDescriptor = {
+            retryproof: RECEIVER_DESCRIPTOR_VERSION,
+            receiver: this.node.path.slice(stack.node.path.length + 1),
+            namePrefix,
+            region: stack.region,
+            apiUrl: api.webhookBaseUrl,
+            queueUrl: work.queue.queueUrl,
+            dlqUrl: work.deadLetterQueue.queueUrl,
+            eventsTable: eventsTable.tableName,
+            ...(this.#ledgerTableName === undefined ? {} : { ledgerTable: this.#ledgerTableName }),
+            configResource: stack.getLogicalId(reconciler.node.defaultChild as CfnElement),
+          };
+          return stack.toJsonString(descriptor);
+        },
+      }),
+    });
     if (placement !== undefined) {
       new CfnOutput(this, 'Region', { description: "This receiver's Region, one of the global table's replicas", value: placement.region });
       new CfnOutput(this, 'EventsTableName', { description: 'The global events table, the same in every Region', value: placement.tableName });
@@ -365,6 +391,11 @@ export class WebhookReceiver extends Construct {
     this.reconcilerFunction = reconciler;
     this.dashboard = observability.dashboard;
     this.alarmTopic = alarms.topic;
+  }
+
+  /** Names the demo's ledger table in the receiver's descriptor, so the CLI's `ledger` finds it. */
+  describeLedgerTable(tableName: string): void {
+    this.#ledgerTableName = tableName;
   }
 
   /** Lets a person or a tool read the records (`retryproof inspect`, say): GetItem and Query. */

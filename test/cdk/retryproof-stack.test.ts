@@ -266,7 +266,7 @@ describe('RetryproofStack, built from retryproof.config.ts', () => {
 
   it('outputs the webhook base URL, both queue URLs, the DLQ console link and the alarm topic', () => {
     const outputs = built.template.findOutputs('*');
-    expect(Object.keys(outputs).sort()).toEqual(['AlarmTopicArn', 'ApiUrl', 'DlqConsoleUrl', 'DlqUrl', 'QueueUrl']);
+    expect(Object.keys(outputs).sort()).toEqual(['AlarmTopicArn', 'ApiUrl', 'DlqConsoleUrl', 'DlqUrl', 'QueueUrl', 'Receiver']);
     expect(outputs.AlarmTopicArn!.Value).toEqual(ref('Alarms/Topic'));
     expect(outputs.ApiUrl!.Value).toEqual({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [logicalIdOf(built, 'Webhooks/Api'), 'ApiEndpoint'] }, '/webhooks/']] });
     expect(outputs.QueueUrl!.Value).toEqual(ref('Work/Queue'));

@@ -1,0 +1,67 @@
+/**
+ * How a deployed receiver tells the operator CLI where it is and which configuration it runs.
+ *
+ * Every WebhookReceiver writes one CloudFormation output whose value is this descriptor as
+ * JSON. The CLI finds receivers by reading a stack's outputs (DescribeStacks) and keeping the
+ * ones whose value parses here: no output key, logical id or construct id is assumed, so a
+ * receiver with any id, and several receivers in one stack, are found alike.
+ *
+ * The configuration itself is not copied into the descriptor: it is the RETRYPROOF_CONFIG
+ * environment value of the function `configResource` names, in the deployed template
+ * (CloudFormation GetTemplate), which is exactly what the functions run with.
+ *
+ * Pure: no CDK, no SDK, so the construct, the CLI and their tests share it.
+ */
+
+/** The id of the descriptor's CfnOutput under the receiver (its key is CDK's logical id for it). */
+export const RECEIVER_OUTPUT_ID = 'Receiver';
+
+/** The output's description starts with this, so a person reading the stack sees what it is. */
+export const RECEIVER_OUTPUT_DESCRIPTION = 'retryproof receiver: read by the retryproof CLI';
+
+export const RECEIVER_DESCRIPTOR_VERSION = 1;
+
+export interface ReceiverDescriptor {
+  /** The descriptor's version: {@link RECEIVER_DESCRIPTOR_VERSION}. */
+  readonly retryproof: typeof RECEIVER_DESCRIPTOR_VERSION;
+  /** The receiver's construct path below its stack (`Webhooks`, `Payments/Receiver`; `Default` for the app's own). */
+  readonly receiver: string;
+  /** The prefix of the receiver's physical names. */
+  readonly namePrefix: string;
+  readonly region: string;
+  readonly apiUrl: string;
+  readonly queueUrl: string;
+  readonly dlqUrl: string;
+  readonly eventsTable: string;
+  /** The demo's ledger table, only with `demo: true`. */
+  readonly ledgerTable?: string;
+  /**
+   * The logical id, in the receiver's stack, of the function whose environment's
+   * RETRYPROOF_CONFIG is the receiver's configuration as deployed (the reconciler).
+   */
+  readonly configResource: string;
+}
+
+const REQUIRED_STRINGS = ['receiver', 'namePrefix', 'region', 'apiUrl', 'queueUrl', 'dlqUrl', 'eventsTable', 'configResource'] as const;
+
+/**
+ * The descriptor an output value holds, or undefined when the value is not one (any other
+ * output of the stack, or a descriptor of a version this CLI does not read).
+ */
+export function parseReceiverDescriptor(value: string | undefined): ReceiverDescriptor | undefined {
+  if (value === undefined || !value.startsWith('{')) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    return undefined;
+  }
+  if (typeof parsed !== 'object' || parsed === null) return undefined;
+  const record = parsed as Record<string, unknown>;
+  if (record.retryproof !== RECEIVER_DESCRIPTOR_VERSION) return undefined;
+  for (const field of REQUIRED_STRINGS) {
+    if (typeof record[field] !== 'string' || record[field] === '') return undefined;
+  }
+  if (record.ledgerTable !== undefined && typeof record.ledgerTable !== 'string') return undefined;
+  return record as unknown as ReceiverDescriptor;
+}
