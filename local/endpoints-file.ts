@@ -9,6 +9,7 @@
  */
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import type { ResolvedConfig } from '../lambdas/config/resolve-config.ts';
 import type { SignatureConfig } from '../lambdas/config/route-config.ts';
 import { LOCAL_REGION } from './local-aws.ts';
 import { DEFAULT_LOCAL_REGION } from './local-regions.ts';
@@ -65,6 +66,12 @@ export interface LocalEndpoints {
   /** Every Region, the first one first. Absent from the file of a stack older than Regions: see {@link localRegionsIn}. */
   readonly regions?: readonly LocalRegionEndpoint[];
   readonly routes: readonly LocalRouteEndpoint[];
+  /**
+   * The configuration the stack runs, resolved, with the environment's overrides applied
+   * (RETRYPROOF_SETTLE_S and the others): the one the CLI reads routes, windows and margins
+   * from, never the configuration file. Absent from the file of an older stack.
+   */
+  readonly config?: ResolvedConfig;
   readonly settings: {
     readonly visibilityTimeoutSeconds: number;
     readonly maxReceiveCount: number;
@@ -114,6 +121,7 @@ export function localEndpointsOf(
       leaseSeconds: r.leaseSeconds,
       action: r.action,
     })),
+    config,
     settings: {
       visibilityTimeoutSeconds: config.queue.visibilityTimeoutSeconds,
       maxReceiveCount: config.queue.maxReceiveCount,
