@@ -3,13 +3,18 @@
  * row in the command table (cli/commands/index.ts); adding a command touches nothing else.
  */
 import type { OptionSpecs } from './args.ts';
-import type { Target } from './target.ts';
+import type { AwsClients } from './aws-clients.ts';
+import type { Target, TargetFlags } from './target.ts';
 
 export interface CommandContext {
   /** `--json`: print one JSON document to stdout, the contract for scripts. */
   readonly json: boolean;
-  /** The stack named by --local or --stack; resolved on first use. */
+  /** The receiver named by --local or --stack (and --receiver); resolved on first use. */
   target(): Promise<Target>;
+  /** The global flags that name the receiver, for a command that finds receivers itself (`receivers`). */
+  readonly flags: TargetFlags;
+  /** The AWS clients of deployed receivers. */
+  readonly aws: AwsClients;
   /** Writes to stdout. */
   print(text: string): void;
   /** A progress note on stderr: rewritten in place on a terminal, one line each otherwise, never with --json. */

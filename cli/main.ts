@@ -4,38 +4,43 @@
  * (0 ok, 1 the work failed or found a problem, 2 a bad command line: see EXIT_CODES_HELP).
  */
 import { flagNames, parseFlags } from './args.ts';
+import { sdkClients } from './aws-clients.ts';
+import type { AwsClients } from './aws-clients.ts';
+import { awsFailureLine } from './aws-errors.ts';
 import type { OptionSpecs } from './args.ts';
 import type { Command, CommandContext } from './command.ts';
 import { COMMANDS } from './commands/index.ts';
 import { CliError, EXIT, UsageError } from './errors.ts';
 import { nearest } from './suggest.ts';
 import { resolveTarget } from './target.ts';
-import type { Target } from './target.ts';
+import type { Target, TargetFlags } from './target.ts';
 import { usageExcerpt } from './usage-excerpt.ts';
 
 export const GLOBAL_OPTIONS = {
   local: { type: 'boolean' },
   stack: { type: 'string' },
+  receiver: { type: 'string' },
   region: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies OptionSpecs;
 
 /** Global flags that take a value: their value is not a command word. */
-const VALUE_FLAGS: ReadonlySet<string> = new Set(['--stack', '--region']);
+const VALUE_FLAGS: ReadonlySet<string> = new Set(['--stack', '--receiver', '--region']);
 
 /** What each exit code means; shown by `retryproof --help`. Keep in step with EXIT and the commands' returns. */
 export const EXIT_CODES_HELP = `Exit codes:
   0  done (reconcile too when it lists findings: they are in its report)
   1  the work failed or found a problem: the stack is not running or not ready in time (wait),
-     AWS refused or could not be reached, inspect found no record, a DLQ move task did not complete
+     no such stack or receiver, no AWS credentials or an expired session, AWS refused or could not
+     be reached, inspect found no record, a DLQ move task did not complete
   2  a bad command line, nothing done: an unknown command, flag or route, a bad value,
-     a missing --local/--stack, or no AWS region for --stack`;
+     a missing --local/--stack, a stack of several receivers without --receiver, or no AWS region`;
 
 /** The synopsis and every command with its summary. */
 function commandList(commands: readonly Command[]): string {
   const width = Math.max(...commands.map((c) => c.name.length));
-  return `usage: retryproof <command> (--local [--region R] | --stack NAME [--region R]) [--json] [options]
+  return `usage: retryproof <command> (--local [--region R] | --stack NAME [--receiver ID] [--region R]) [--json] [options]
 
 Commands:
 ${commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n')}`;
@@ -47,12 +52,19 @@ export function generalUsage(commands: readonly Command[] = COMMANDS): string {
 
 Global flags:
   --local        the local stack (npm start), found through RETRYPROOF_LOCAL_DIR/endpoints.json (default .local/)
-  --stack NAME   a deployed stack, found through CloudFormation (credentials: the usual AWS chain)
+  --stack NAME   a deployed stack, found through CloudFormation: its receivers are the outputs that hold a
+                 retryproof receiver descriptor (retryproof receivers lists them)
+  --receiver ID  with --stack, which of the stack's receivers (its construct id, e.g. Webhooks);
+                 needed only when the stack has several
   --region R     with --stack, the stack's AWS region (default: AWS_REGION, or the region of the AWS_PROFILE profile);
                  with --local, the local Region of a stack started with --regions: its queues, DLQ and gateway
                  (default: the first); the events table and the ledger are every Region's
   --json         one JSON document on stdout, for scripts
   -h, --help     help; \`retryproof <command> --help\` for a command's own flags
+
+AWS credentials and region come from the SDK's default chain, as for the AWS CLI: AWS_PROFILE
+(SSO profiles after aws sso login), AWS_REGION, ~/.aws/config and ~/.aws/credentials, or
+AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY/AWS_SESSION_TOKEN.
 
 RETRYPROOF_DEBUG=1 adds the stack trace to an unexpected failure's one line.
 
@@ -78,6 +90,8 @@ export interface CliIo {
   readonly stderrIsTty: boolean;
   readonly env: NodeJS.ProcessEnv;
   readonly now?: () => number;
+  /** The AWS clients of deployed receivers (tests give stubs). @default the SDK's, on the default chain of `env` */
+  readonly aws?: Partial<AwsClients>;
 }
 
 /** The command words of argv: what is neither a flag nor a flag's value. */
@@ -137,7 +151,9 @@ function ownersOf(flag: string, commands: readonly Command[]): string | undefine
 }
 
 /** One line for a failure no command turned into a CliError: what happened, and what to try. */
-export function failureLine(err: unknown, target: Target | undefined): string {
+export function failureLine(err: unknown, target: Target | undefined, env: NodeJS.ProcessEnv = {}): string {
+  const aws = awsFailureLine(err, env);
+  if (aws !== undefined) return aws;
   const e = err instanceof Error ? err : new Error(String(err));
   const what = `${e.name}: ${e.message.split('\n')[0] ?? ''}`;
   const code = (e as { code?: unknown; cause?: { code?: unknown } }).code ?? (e as { cause?: { code?: unknown } }).cause?.code;
@@ -145,9 +161,6 @@ export function failureLine(err: unknown, target: Target | undefined): string {
     return target?.kind === 'local'
       ? `${what}: the local stack stopped answering; check npm start's output, or start it again`
       : `${what}: AWS could not be reached; check the network (and a proxy), then retry`;
-  }
-  if (/AccessDenied|UnauthorizedOperation|NotAuthorized/.test(e.name)) {
-    return `${what}: the AWS credentials may not do this; use a role with access to the stack's tables and queues`;
   }
   return `${what} (unexpected: run again with RETRYPROOF_DEBUG=1 for the stack trace, and report it)`;
 }
@@ -187,10 +200,18 @@ export async function runCli(argv: readonly string[], io: CliIo, commands: reado
   let target: Target | undefined;
   // A progress line rewritten in place has no newline of its own: the CLI ends it.
   let progressShown = false;
+  let lastProgress = '';
+  /** The latest progress a log file was spared (at most a line a second), shown before any result. */
+  let pendingProgress: string | undefined;
+  // Before the result, and at the end: the last progress is shown as it finally stood (not a
+  // stale `0/2 moved` above `moved 2 messages`), and a terminal's line is ended.
   const endProgress = (): void => {
+    if (pendingProgress !== undefined) io.stderr(`${pendingProgress}\n`);
+    pendingProgress = undefined;
     if (io.stderrIsTty && progressShown) io.stderr('\n');
     progressShown = false;
   };
+  const aws: AwsClients = { ...sdkClients(io.env), ...io.aws };
   try {
     const { values, positionals } = parseFlags(rest, { ...GLOBAL_OPTIONS, ...command.options }, command.usage, (flag) => ownersOf(flag, commands));
     if (values.help === true) {
@@ -202,32 +223,39 @@ export async function runCli(argv: readonly string[], io: CliIo, commands: reado
       throw new UsageError(`${command.name} takes ${expected}, got ${positionals.length === 0 ? 'none' : positionals.join(' ')}`, command.usage);
     }
     const json = values.json === true;
-    let lastProgress = '';
     let lastProgressAt = Number.NEGATIVE_INFINITY;
+    const flags: TargetFlags = {
+      local: values.local === true,
+      ...(typeof values.stack === 'string' ? { stack: values.stack } : {}),
+      ...(typeof values.region === 'string' ? { region: values.region } : {}),
+      ...(typeof values.receiver === 'string' ? { receiver: values.receiver } : {}),
+    };
     const ctx: CommandContext = {
       json,
       now: io.now ?? Date.now,
       env: io.env,
-      print: io.stdout,
+      flags,
+      aws,
+      print: (text) => {
+        endProgress();
+        io.stdout(text);
+      },
       progress: (text) => {
         if (json || text === lastProgress) return;
         // A terminal gets every step, rewritten in place; a log file one line a second at most.
         const at = performance.now();
-        if (!io.stderrIsTty && at - lastProgressAt < 1000) return;
         lastProgress = text;
+        if (!io.stderrIsTty && at - lastProgressAt < 1000) {
+          pendingProgress = text;
+          return;
+        }
+        pendingProgress = undefined;
         lastProgressAt = at;
         progressShown = true;
         io.stderr(io.stderrIsTty ? `\r\x1b[K${text}` : `${text}\n`);
       },
       target: async () => {
-        target ??= await resolveTarget(
-          {
-            local: values.local === true,
-            ...(typeof values.stack === 'string' ? { stack: values.stack } : {}),
-            ...(typeof values.region === 'string' ? { region: values.region } : {}),
-          },
-          io.env,
-        );
+        target ??= await resolveTarget(flags, io.env, aws);
         return target;
       },
     };
@@ -244,7 +272,7 @@ export async function runCli(argv: readonly string[], io: CliIo, commands: reado
       return EXIT.failed;
     }
     // An SDK or network failure: one line, not a stack trace (unless asked for, to report a bug).
-    io.stderr(`retryproof ${command.name}: ${failureLine(err, target)}\n`);
+    io.stderr(`retryproof ${command.name}: ${failureLine(err, target, io.env)}\n`);
     if (io.env.RETRYPROOF_DEBUG === '1') io.stderr(`${(err as Error).stack ?? ''}\n`);
     return EXIT.failed;
   } finally {

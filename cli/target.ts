@@ -1,37 +1,55 @@
 /**
- * What a command works on: the local stack (`--local`, from endpoints.json) or a
- * deployed one (`--stack NAME`, from CloudFormation). Commands see the same shape either
- * way: clients, table names and queue URLs.
+ * What a command works on: the local stack (`--local`, from endpoints.json) or a deployed
+ * receiver (`--stack NAME [--receiver ID]`, from CloudFormation). Commands see the same shape
+ * either way: clients, table names, queue URLs, and the configuration the receiver runs.
+ *
+ * The running receiver is the one source of its settings: locally the resolved configuration
+ * the stack wrote into endpoints.json (its `--config` file with the environment's overrides,
+ * RETRYPROOF_SETTLE_S and the others, applied); deployed, the RETRYPROOF_CONFIG of the
+ * function the receiver's descriptor names, in the deployed template. Never a configuration
+ * file of this checkout, which may not be what runs.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { localDir, localRegionIn, readRunningEndpoints, StackNotRunningError, UnknownRegionError } from '../local/endpoints-file.ts';
-import type { LocalRegionEndpoint } from '../local/endpoints-file.ts';
-import { localDynamoClient, localSqsClient } from '../local/aws-clients.ts';
-import { deployedRegion, describeDeployedStack } from './deployed-stack.ts';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { ResolvedConfig } from '../lambdas/config/resolve-config.ts';
+import type { ReceiverDescriptor } from '../lambdas/config/receiver-descriptor.ts';
+import {
+  localDir,
+  localDynamoClient,
+  localRegionIn,
+  localSqsClient,
+  readRunningEndpoints,
+  StackNotRunningError,
+  UnknownRegionError,
+} from '../local/index.ts';
+import type { LocalRegionEndpoint } from '../local/index.ts';
+import { deployedRegion, sdkClients } from './aws-clients.ts';
+import type { AwsClients } from './aws-clients.ts';
 import { CliError, UsageError } from './errors.ts';
-import { projectConfig } from './operations/route-config.ts';
+import { pickReceiver, receiverConfig, stackReceivers } from './receivers.ts';
 import { editDistance, nearest } from './suggest.ts';
 
 export interface Target {
   readonly kind: 'local' | 'aws';
-  /** For messages: `the local stack in .local` (`... (region local-2)` when one was asked for) or `stack Retryproof`. */
+  /** For messages: `the local stack in .local` (`... (region local-2)` when one was asked for), `stack Retryproof` or `receiver Webhooks of stack Consumer`. */
   readonly description: string;
   /**
    * The local Region the queues are (`--local --region NAME`, else the first). The table is every
    * Region's; the queues, the DLQ and `localUrl` are this Region's. Undefined for a deployed stack.
    */
   readonly localRegion?: string;
+  /** The deployed receiver's descriptor; undefined locally. */
+  readonly receiver?: ReceiverDescriptor;
   readonly dynamo: DynamoDBClient;
   readonly sqs: SQSClient;
   readonly eventsTable: string;
   readonly ledgerTable: string | undefined;
   readonly queueUrl: string;
   readonly dlqUrl: string;
-  /**
-   * The stack's routes: locally from endpoints.json; deployed, from retryproof.config.ts,
-   * the file the stack was synthesized from (the stack itself does not list them).
-   */
+  /** The configuration the receiver runs, resolved (see the module comment). */
+  readonly config: ResolvedConfig;
+  /** The names of `config`'s routes. */
   readonly routes: readonly string[];
   /**
    * The local stack's gateway (`--local` only), the Region's: its reconciler holds the
@@ -49,6 +67,8 @@ export interface TargetFlags {
   readonly stack?: string;
   /** Deployed: the AWS Region. Local: the local Region (its queues, its DLQ, its gateway); @default the first */
   readonly region?: string;
+  /** Deployed: which receiver of the stack (its descriptor's `receiver`); @default the stack's only one */
+  readonly receiver?: string;
 }
 
 function withArns(base: Omit<Target, 'queueArn'>, known: Readonly<Record<string, string>> = {}): Target {
@@ -67,75 +87,89 @@ function withArns(base: Omit<Target, 'queueArn'>, known: Readonly<Record<string,
   };
 }
 
-/**
- * Connects to the stack the flags name.
- * @throws UsageError when neither or both of --local and --stack are given, no region is set,
- *   or the local stack runs no Region of that name (the message lists those it runs)
- * @throws CliError when the stack cannot be found
- */
-export async function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv = process.env): Promise<Target> {
-  const local = flags.local === true;
-  if (local && flags.stack !== undefined) throw new UsageError('give either --local or --stack NAME, not both');
-  if (!local && flags.stack === undefined) throw new UsageError('say which stack: --local, or --stack NAME for a deployed one');
-  if (local) {
-    const dir = localDir(env);
-    const endpoints = await readRunningEndpoints(dir).catch((err: unknown) => {
-      if (err instanceof StackNotRunningError) throw new CliError(err.message);
-      throw err;
-    });
-    let region: LocalRegionEndpoint;
-    try {
-      region = localRegionIn(endpoints, flags.region);
-    } catch (err) {
-      if (err instanceof UnknownRegionError) {
-        // local-3 is one edit from local-1 and local-2 alike: a guess only when one name is nearest.
-        const near = nearest(err.region, err.regions);
-        const tied = near !== undefined && err.regions.filter((r) => editDistance(err.region, r) === editDistance(err.region, near)).length > 1;
-        throw new UsageError(
-          `--region ${err.region}: the local stack in ${dir} has no such region${near === undefined || tied ? '' : ` (did you mean "${near}"?)`}; its regions: ${err.regions.join(', ')}`,
-        );
-      }
-      throw err;
-    }
-    const dynamo = localDynamoClient(endpoints.dynamoEndpoint);
-    const sqs = localSqsClient(endpoints.sqsEndpoint);
-    return withArns(
-      {
-        kind: 'local',
-        description: `the local stack in ${dir}${flags.region === undefined ? '' : ` (region ${region.name})`}`,
-        localRegion: region.name,
-        dynamo,
-        sqs,
-        eventsTable: endpoints.eventsTable,
-        ledgerTable: endpoints.ledgerTable,
-        queueUrl: region.queueUrl,
-        dlqUrl: region.dlqUrl,
-        routes: endpoints.routes.map((r) => r.name),
-        localUrl: region.adminUrl,
-        close: () => {
-          dynamo.destroy();
-          sqs.destroy();
-        },
-      },
-      { [region.queueUrl]: region.queueArn, [region.dlqUrl]: region.dlqArn },
+/** The usage error for a local Region the stack does not run: it names those it runs. */
+export function unknownLocalRegion(err: UnknownRegionError, dir: string): UsageError {
+  // local-3 is one edit from local-1 and local-2 alike: a guess only when one name is nearest.
+  const near = nearest(err.region, err.regions);
+  const tied = near !== undefined && err.regions.filter((r) => editDistance(err.region, r) === editDistance(err.region, near)).length > 1;
+  return new UsageError(
+    `--region ${err.region}: the local stack in ${dir} has no such region${near === undefined || tied ? '' : ` (did you mean "${near}"?)`}; its regions: ${err.regions.join(', ')}`,
+  );
+}
+
+async function localTarget(flags: TargetFlags, env: NodeJS.ProcessEnv): Promise<Target> {
+  if (flags.receiver !== undefined) {
+    throw new UsageError(`--receiver picks a receiver of a deployed stack; the local stack runs one (leave --receiver out)`);
+  }
+  const dir = localDir(env);
+  const endpoints = await readRunningEndpoints(dir).catch((err: unknown) => {
+    if (err instanceof StackNotRunningError) throw new CliError(err.message);
+    throw err;
+  });
+  if (endpoints.config === undefined) {
+    throw new CliError(
+      `the local stack in ${dir} (pid ${endpoints.pid}) is older than this CLI: its endpoints.json does not say which configuration it runs; restart the local stack (Ctrl-C, then npm start)`,
     );
   }
-  const stackName = flags.stack ?? '';
-  const region = await deployedRegion(stackName, flags.region);
-  const stack = await describeDeployedStack(stackName, region);
-  const config = { region };
-  const dynamo = new DynamoDBClient(config);
-  const sqs = new SQSClient(config);
+  let region: LocalRegionEndpoint;
+  try {
+    region = localRegionIn(endpoints, flags.region);
+  } catch (err) {
+    if (err instanceof UnknownRegionError) throw unknownLocalRegion(err, dir);
+    throw err;
+  }
+  const dynamo = localDynamoClient(endpoints.dynamoEndpoint);
+  const sqs = localSqsClient(endpoints.sqsEndpoint);
+  return withArns(
+    {
+      kind: 'local',
+      description: `the local stack in ${dir}${flags.region === undefined ? '' : ` (region ${region.name})`}`,
+      localRegion: region.name,
+      dynamo,
+      sqs,
+      eventsTable: endpoints.eventsTable,
+      ledgerTable: endpoints.ledgerTable,
+      queueUrl: region.queueUrl,
+      dlqUrl: region.dlqUrl,
+      config: endpoints.config,
+      routes: endpoints.config.routes.map((r) => r.name),
+      localUrl: region.adminUrl,
+      close: () => {
+        dynamo.destroy();
+        sqs.destroy();
+      },
+    },
+    { [region.queueUrl]: region.queueArn, [region.dlqUrl]: region.dlqArn },
+  );
+}
+
+async function deployedTarget(stackName: string, flags: TargetFlags, aws: AwsClients): Promise<Target> {
+  const region = await deployedRegion(aws, flags.region, `stack ${stackName}`);
+  const cfn = aws.cloudFormation(region);
+  let found;
+  let config: ResolvedConfig;
+  try {
+    found = pickReceiver(await stackReceivers(cfn, stackName, region), stackName, flags.receiver);
+    config = await receiverConfig(cfn, found);
+  } finally {
+    cfn.destroy();
+  }
+  const { descriptor } = found;
+  // The receiver's own Region (a stack's receivers all share it; a replica's is its own).
+  const dynamo = aws.dynamo(descriptor.region);
+  const sqs = aws.sqs(descriptor.region);
   return withArns({
     kind: 'aws',
-    description: `stack ${stackName}`,
+    description: flags.receiver === undefined ? `stack ${stackName}` : `receiver ${descriptor.receiver} of stack ${stackName}`,
+    receiver: descriptor,
     dynamo,
     sqs,
-    eventsTable: stack.eventsTable,
-    ledgerTable: stack.ledgerTable,
-    queueUrl: stack.queueUrl,
-    dlqUrl: stack.dlqUrl,
-    routes: projectConfig().routes.map((r) => r.name),
+    eventsTable: descriptor.eventsTable,
+    ledgerTable: descriptor.ledgerTable,
+    queueUrl: descriptor.queueUrl,
+    dlqUrl: descriptor.dlqUrl,
+    config,
+    routes: config.routes.map((r) => r.name),
     close: () => {
       dynamo.destroy();
       sqs.destroy();
@@ -143,7 +177,29 @@ export async function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv =
   });
 }
 
-/** The usage error for a route the stack does not have: it names the routes it has. */
+/**
+ * Connects to the receiver the flags name.
+ * @param aws the AWS clients (tests pass stubs) @default the SDK's, on the default chain
+ * @throws UsageError when neither or both of --local and --stack are given, no region is set,
+ *   the local stack runs no Region of that name, or the stack has several receivers and
+ *   --receiver names none of them (the messages list what there is)
+ * @throws CliError when the stack, its receiver or the local stack cannot be found
+ */
+export async function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv = process.env, aws: AwsClients = sdkClients(env)): Promise<Target> {
+  const local = flags.local === true;
+  if (local && flags.stack !== undefined) throw new UsageError('give either --local or --stack NAME, not both');
+  if (local) return localTarget(flags, env);
+  if (flags.stack === undefined) {
+    throw new UsageError(
+      flags.receiver === undefined
+        ? 'say which stack: --local, or --stack NAME for a deployed one (retryproof receivers lists them)'
+        : `--receiver ${flags.receiver} needs --stack NAME, the stack it is in (retryproof receivers lists them)`,
+    );
+  }
+  return deployedTarget(flags.stack, flags, aws);
+}
+
+/** The usage error for a route the receiver does not have: it names the routes it has. */
 export function unknownRouteError(target: Target, route: string): UsageError {
   const near = nearest(route, target.routes);
   return new UsageError(

@@ -10,8 +10,7 @@
  * second Ctrl-C), or a third Ctrl-C.
  */
 import { relative, resolve } from 'node:path';
-import { parseFlags } from '../cli/args.ts';
-import { UsageError } from '../cli/errors.ts';
+import { parseFlags, UsageError } from '../cli/index.ts';
 import { assertActionFiles } from './action-imports.ts';
 import { loadConfigFile } from './config-file.ts';
 import type { ConfigFile } from './config-file.ts';

@@ -10,11 +10,8 @@
  */
 import { writeFile, mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { intFlag, numberFlag, parseFlags } from '../cli/args.ts';
-import { CliError, EXIT, UsageError } from '../cli/errors.ts';
-import { runScript } from '../cli/run-script.ts';
-import { resolveTarget } from '../cli/target.ts';
-import type { Target } from '../cli/target.ts';
+import { CliError, EXIT, intFlag, numberFlag, parseFlags, resolveTarget, runScript, UsageError } from '../cli/index.ts';
+import type { Target } from '../cli/index.ts';
 import { localDir, localRegionsIn, readRunningEndpoints, StackNotRunningError } from '../local/endpoints-file.ts';
 import type { LocalRegionEndpoint } from '../local/endpoints-file.ts';
 import type { LocalEndpoints } from '../local/endpoints-file.ts';

@@ -1,6 +1,7 @@
 /** `retryproof dlq redrive`: send every DLQ message back to the work queue. */
 import type { Command } from '../command.ts';
 import { redriveDeadLetters } from '../operations/dead-letters.ts';
+import type { DeadLetterRow } from '../operations/dead-letters.ts';
 
 const USAGE = `retryproof dlq redrive [--detach] (--local [--region R] | --stack NAME) [--json]
 
@@ -10,9 +11,17 @@ On AWS this starts an SQS message move task (DLQ -> work queue) and follows it; 
 Work that completed meanwhile is acknowledged as a duplicate, never run twice.
 Locally, --region R redrives R's DLQ onto R's work queue (default: the first Region's).
 
+A message whose route is not in the configuration the receiver runs cannot run: a line
+names each. Locally it stays in the DLQ with a reason that says so; on AWS the move task
+takes it too, and the executor sends it back.
+
   --detach   AWS: return once the move task has started
 
-JSON: {"mode": "move-task" | "receive-send-delete", "moved": N, "taskHandle"?, "status"?}`;
+JSON: {"mode": "move-task" | "receive-send-delete", "moved": N, "unrunnable": [rows as dlq list], "taskHandle"?, "status"?}`;
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
 
 export const dlqRedriveCommand: Command = {
   name: 'dlq redrive',
@@ -22,10 +31,14 @@ export const dlqRedriveCommand: Command = {
   args: [],
   async run(ctx, { values }) {
     const target = await ctx.target();
+    const aws = target.kind === 'aws';
     const result = await redriveDeadLetters(target, {
       detach: values.detach === true,
-      onProgress: (moved, total) => {
-        ctx.progress(`redrive: ${moved}${total === undefined ? '' : `/${total}`} moved`);
+      onProgress: (moved, total, kept) => {
+        ctx.progress(`redrive: ${moved}${total === undefined ? '' : `/${total}`} moved${kept === 0 ? '' : `, ${kept} kept in the DLQ`}`);
+      },
+      onUnrunnable: (row: DeadLetterRow) => {
+        if (!ctx.json) ctx.print(`${aws ? 'will come back to the DLQ' : 'kept in the DLQ'}: ${row.route}/${row.key}: route "${row.route}" is not in the configuration ${target.description} runs\n`);
       },
     });
     if (ctx.json) {
@@ -35,8 +48,11 @@ export const dlqRedriveCommand: Command = {
         `move task ${result.taskHandle ?? '?'}: ${result.status ?? '?'}, ${result.moved} moved` +
           `${result.failureReason === undefined ? '' : ` (${result.failureReason})`}\n`,
       );
+    } else if (result.moved === 0 && result.unrunnable.length === 0) {
+      ctx.print('the DLQ is empty: nothing to redrive\n');
     } else {
-      ctx.print(`moved ${result.moved} message${result.moved === 1 ? '' : 's'} from the DLQ to the work queue\n`);
+      const kept = result.unrunnable.length === 0 ? '' : `; ${plural(result.unrunnable.length, 'message')} kept in the DLQ (route not in the running configuration)`;
+      ctx.print(`moved ${plural(result.moved, 'message')} from the DLQ to the work queue${kept}\n`);
     }
     return result.status === undefined || result.status === 'COMPLETED' || result.status === 'RUNNING' ? 0 : 1;
   },

@@ -7,11 +7,17 @@ import { dlqListCommand } from './dlq-list.ts';
 import { dlqRedriveCommand } from './dlq-redrive.ts';
 import { inspectCommand } from './inspect.ts';
 import { ledgerCommand } from './ledger.ts';
+import { receiversCommand } from './receivers.ts';
 import { reconcileCommand } from './reconcile.ts';
 import { routesListCommand, routesPauseCommand, routesResumeCommand } from './routes.ts';
 import { waitCommand } from './wait.ts';
+// The packaging branch adds `retryproof start` (./start.ts, its own): import it here and put
+// it first in COMMANDS, before `wait`'s neighbours, as below.
+// import { startCommand } from './start.ts';
 
 export const COMMANDS: readonly Command[] = [
+  // startCommand,
+  receiversCommand,
   inspectCommand,
   dlqListCommand,
   dlqRedriveCommand,

@@ -5,7 +5,6 @@ import type { ReconcileReport } from '../../lambdas/reconciler/reconcile.ts';
 import { CliError, UsageError } from '../errors.ts';
 import { durationFlag } from '../args.ts';
 import type { Command } from '../command.ts';
-import { projectConfig } from '../operations/route-config.ts';
 import { table } from '../output.ts';
 
 const USAGE = `retryproof reconcile [--window 24h] [--settle 5m] (--local [--region R] | --stack NAME) [--json]
@@ -19,19 +18,27 @@ nothing while a scheduled run holds it. Locally one run covers every Region's re
 share one table); --region R runs R's reconciler, which re-enqueues onto R's queue
 (default: the first Region's).
 
-  --window D   how far back (default: the configured window, 24h)
-  --settle D   work younger than this is left alone; 0s for none (default: the configured settle margin)
+  --window D   how far back (default: the receiver's configured window, as it runs)
+  --settle D   work younger than this is left alone; 0s for none (default: the receiver's settle
+               margin, as it runs: locally with RETRYPROOF_SETTLE_S applied)
 
 JSON: the run's report: {"runId", "window", "counts": {"scanned", "reenqueued", "reversed",
 "missing", "orphans", "failed", "parked", "needsAttention"}, "needsAttention": [...], "reversals": [...],
 "stoppedEarly", "stoppedAt"?, "cursor"?, "skipped"?}`;
 
+function windowTooShort(windowText: string, settleText: string): UsageError {
+  return new UsageError(`--window ${windowText} must be longer than --settle ${settleText}: a run reconciles [now - window, now - settle]`, USAGE);
+}
+
 /** One run by the local stack's reconciler, through its admin call. */
-async function reconcileOnStack(localUrl: string, window: { fromMs: number; toMs: number }): Promise<ReconcileReport> {
+async function reconcileOnStack(
+  localUrl: string,
+  request: { fromMs: number; toMs: number; settleSeconds: number; stuckAfterSeconds: number },
+): Promise<ReconcileReport> {
   const answer = await fetch(`${localUrl}/_local/reconcile`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(window),
+    body: JSON.stringify(request),
   });
   if (!answer.ok) throw new CliError(`the local stack's reconcile answered ${answer.status}: ${await answer.text()}`);
   return (await answer.json()) as ReconcileReport;
@@ -44,35 +51,47 @@ export const reconcileCommand: Command = {
   options: { window: { type: 'string' }, settle: { type: 'string' } },
   args: [],
   async run(ctx, { values }) {
-    const config = projectConfig();
-    const windowMs = durationFlag('window', values.window as string | undefined, USAGE) ?? config.reconciliation.windowHours * 3_600_000;
-    const settleMs = durationFlag('settle', values.settle as string | undefined, USAGE, true) ?? config.reconciliation.settleSeconds * 1000;
-    if (windowMs <= settleMs) {
-      const windowText = (values.window as string | undefined) ?? `${config.reconciliation.windowHours}h`;
-      const settleText = (values.settle as string | undefined) ?? `${config.reconciliation.settleSeconds}s`;
-      throw new UsageError(`--window ${windowText} must be longer than --settle ${settleText}: a run reconciles [now - window, now - settle]`, USAGE);
-    }
+    // Parse the flags before connecting: a bad flag is a usage error, with no call made.
+    const windowFlag = durationFlag('window', values.window as string | undefined, USAGE);
+    const settleFlag = durationFlag('settle', values.settle as string | undefined, USAGE, true);
+    if (windowFlag !== undefined && settleFlag !== undefined && windowFlag <= settleFlag) throw windowTooShort(values.window as string, values.settle as string);
     const target = await ctx.target();
+    // The margins of the receiver as it runs (target.config), not of a file in this checkout.
+    const { reconciliation } = target.config;
+    const windowMs = windowFlag ?? reconciliation.windowHours * 3_600_000;
+    const settleMs = settleFlag ?? reconciliation.settleSeconds * 1000;
+    if (windowMs <= settleMs) {
+      const windowText = (values.window as string | undefined) ?? `${reconciliation.windowHours}h (the receiver's window)`;
+      const settleText = (values.settle as string | undefined) ?? `${reconciliation.settleSeconds}s (the receiver's settle margin)`;
+      throw windowTooShort(windowText, settleText);
+    }
     const now = ctx.now();
     const window = { fromMs: now - windowMs, toMs: now - settleMs };
     // Neither flag: as the schedule runs, through the cursor (a window chosen by hand skips it).
     const scheduled = values.window === undefined && values.settle === undefined;
     // Locally, the stack's own reconciler runs: it has the routes and ledgers of the
     // configuration the stack was started with (npm start -- --config), not only the demo's.
-    const report = target.localUrl !== undefined ? await reconcileOnStack(target.localUrl, window) : await createReconciler({
-      dynamo: target.dynamo,
-      eventsTable: target.eventsTable,
-      ...(target.ledgerTable === undefined ? {} : { ledgers: demoLedgers(target.dynamo, target.ledgerTable) }),
-      sqs: target.sqs,
-      queueUrl: target.queueUrl,
-      config,
-      now: ctx.now,
-    }).run({
-      ...(scheduled ? {} : window),
-      onProgress: ({ pages, records }) => {
-        ctx.progress(`reconcile: ${records} records read (${pages} pages)`);
-      },
-    });
+    const report =
+      target.localUrl !== undefined
+        ? await reconcileOnStack(target.localUrl, {
+            ...window,
+            settleSeconds: settleMs / 1000,
+            stuckAfterSeconds: reconciliation.stuckAfterSeconds,
+          })
+        : await createReconciler({
+            dynamo: target.dynamo,
+            eventsTable: target.eventsTable,
+            ...(target.ledgerTable === undefined ? {} : { ledgers: demoLedgers(target.dynamo, target.ledgerTable) }),
+            sqs: target.sqs,
+            queueUrl: target.queueUrl,
+            config: target.config,
+            now: ctx.now,
+          }).run({
+            ...(scheduled ? {} : window),
+            onProgress: ({ pages, records }) => {
+              ctx.progress(`reconcile: ${records} records read (${pages} pages)`);
+            },
+          });
     if (ctx.json) {
       ctx.print(`${JSON.stringify(report, null, 2)}\n`);
       return 0;

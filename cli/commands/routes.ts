@@ -2,7 +2,6 @@
 import { createRouteControl } from '../../lambdas/routes/route-control.ts';
 import type { RouteControl } from '../../lambdas/routes/route-control.ts';
 import type { Command, CommandContext } from '../command.ts';
-import { projectConfig } from '../operations/route-config.ts';
 import { formatTime, table } from '../output.ts';
 import { unknownRouteError } from '../target.ts';
 
@@ -13,7 +12,7 @@ async function control(ctx: CommandContext): Promise<RouteControl> {
     eventsTable: target.eventsTable,
     sqs: target.sqs,
     queueUrl: target.queueUrl,
-    config: projectConfig(),
+    config: target.config,
     routes: target.routes,
     now: ctx.now,
   });

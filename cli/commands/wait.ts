@@ -2,7 +2,7 @@
 import { durationFlag } from '../args.ts';
 import type { Command } from '../command.ts';
 import { UsageError } from '../errors.ts';
-import { localDir, localRegionIn, localRegionsIn, UnknownRegionError } from '../../local/endpoints-file.ts';
+import { localDir, localRegionIn, localRegionsIn, UnknownRegionError } from '../../local/index.ts';
 import { waitForLocalStack } from '../operations/local-stack-readiness.ts';
 
 const USAGE = `retryproof wait [--timeout S] --local [--region R] [--json]

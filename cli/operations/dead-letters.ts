@@ -25,7 +25,7 @@ import {
   StartMessageMoveTaskCommand,
 } from '@aws-sdk/client-sqs';
 import type { Message } from '@aws-sdk/client-sqs';
-import { FAUXQS_RELEASE_SECONDS } from '../../local/local-message-visibility.ts';
+import { FAUXQS_RELEASE_SECONDS } from '../../local/index.ts';
 import { CliError } from '../errors.ts';
 import type { Target } from '../target.ts';
 
@@ -151,6 +151,12 @@ async function releaseAll(target: Target, messages: readonly Message[]): Promise
 export interface RedriveResult {
   readonly mode: 'move-task' | 'receive-send-delete';
   readonly moved: number;
+  /**
+   * Messages whose route the running configuration does not have. Locally they stay in the DLQ,
+   * each with a reason that says so (the executor would only send them back, with their old
+   * reason); on AWS the move task takes them too, and they are listed before it starts.
+   */
+  readonly unrunnable: readonly DeadLetterRow[];
   /** Move tasks only. */
   readonly taskHandle?: string;
   readonly status?: string;
@@ -158,8 +164,10 @@ export interface RedriveResult {
 }
 
 export interface RedriveOptions {
-  /** Called as messages move: moved so far, and the total when known. */
-  readonly onProgress?: (moved: number, total: number | undefined) => void;
+  /** Called as messages move: moved so far, the total when known, and those left in the DLQ. */
+  readonly onProgress?: (moved: number, total: number | undefined, kept: number) => void;
+  /** Called once for each message whose route the running configuration does not have. */
+  readonly onUnrunnable?: (row: DeadLetterRow) => void;
   /** AWS: return once the task started instead of waiting for it. @default false */
   readonly detach?: boolean;
   /** Give up waiting after this long. @default 15 minutes */
@@ -174,8 +182,24 @@ export async function redriveDeadLetters(target: Target, options: RedriveOptions
   return target.kind === 'aws' ? moveTask(target, options) : receiveSendDelete(target, options);
 }
 
+/**
+ * Why a message cannot run on this receiver: its route is not in the configuration it runs
+ * (removed or renamed since). Undefined when it can, or when it is not ours to judge
+ * (unreadable: the executor sends those to people as they are).
+ */
+export function unrunnableReason(target: Target, row: DeadLetterRow, now: number): string | undefined {
+  if (row.route === '' || target.routes.includes(row.route)) return undefined;
+  return (
+    `route "${row.route}" is not in the configuration ${target.description} runs (its routes: ${target.routes.join(', ')}); ` +
+    `kept in the DLQ by a redrive at ${new Date(now).toISOString()}: it can run once the route is back`
+  );
+}
+
 async function moveTask(target: Target, options: RedriveOptions): Promise<RedriveResult> {
   const sleep = options.sleep ?? defaultSleep;
+  // A move task takes every message: name, before it starts, those that will only come back.
+  const unrunnable = (await peekDeadLetters(target, { max: 1000 })).filter((row) => unrunnableReason(target, row, Date.now()) !== undefined);
+  for (const row of unrunnable) options.onUnrunnable?.(row);
   const sourceArn = await target.queueArn(target.dlqUrl);
   const destinationArn = await target.queueArn(target.queueUrl);
   let taskHandle: string | undefined;
@@ -185,18 +209,19 @@ async function moveTask(target: Target, options: RedriveOptions): Promise<Redriv
   } catch (err) {
     throw new CliError(`could not start the DLQ redrive: ${(err as Error).name}: ${(err as Error).message}`, { cause: err });
   }
-  if (options.detach === true) return { mode: 'move-task', moved: 0, ...(taskHandle === undefined ? {} : { taskHandle }), status: 'RUNNING' };
+  if (options.detach === true) return { mode: 'move-task', moved: 0, unrunnable, ...(taskHandle === undefined ? {} : { taskHandle }), status: 'RUNNING' };
   const until = Date.now() + (options.timeoutMs ?? 15 * 60_000);
   for (;;) {
     const list = await target.sqs.send(new ListMessageMoveTasksCommand({ SourceArn: sourceArn, MaxResults: 10 }));
     const task = (list.Results ?? []).find((t) => taskHandle === undefined || t.TaskHandle === taskHandle) ?? list.Results?.[0];
     const moved = task?.ApproximateNumberOfMessagesMoved ?? 0;
-    options.onProgress?.(moved, task?.ApproximateNumberOfMessagesToMove);
+    options.onProgress?.(moved, task?.ApproximateNumberOfMessagesToMove, 0);
     const status = task?.Status ?? 'UNKNOWN';
     if (status !== 'RUNNING' || Date.now() > until) {
       return {
         mode: 'move-task',
         moved,
+        unrunnable,
         ...(taskHandle === undefined ? {} : { taskHandle }),
         status,
         ...(task?.FailureReason === undefined ? {} : { failureReason: task.FailureReason }),
@@ -212,7 +237,10 @@ async function receiveSendDelete(target: Target, options: RedriveOptions): Promi
   const total = start.visible + start.hidden;
   const until = Date.now() + (options.timeoutMs ?? 60_000);
   let moved = 0;
-  options.onProgress?.(0, total);
+  // Messages that cannot run here, by id, with their latest receipt: put back at the end with
+  // a reason of today (putting them back at once would have this loop receive them again).
+  const kept = new Map<string, { message: Message; row: DeadLetterRow }>();
+  if (total > 0) options.onProgress?.(0, total, 0);
   for (;;) {
     const out = await target.sqs.send(
       new ReceiveMessageCommand({
@@ -221,14 +249,33 @@ async function receiveSendDelete(target: Target, options: RedriveOptions): Promi
         VisibilityTimeout: 30,
         WaitTimeSeconds: 0,
         MessageAttributeNames: ['All'],
+        MessageSystemAttributeNames: ['SentTimestamp'],
       }),
     );
-    const messages = out.Messages ?? [];
+    const received = out.Messages ?? [];
+    const messages: Message[] = [];
+    for (const m of received) {
+      const id = m.MessageId ?? '';
+      const known = kept.get(id);
+      if (known !== undefined) {
+        kept.set(id, { ...known, message: m });
+        continue;
+      }
+      const row = deadLetterRowOf(m);
+      const reason = unrunnableReason(target, row, Date.now());
+      if (reason === undefined) {
+        messages.push(m);
+        continue;
+      }
+      const rowNow = { ...row, reason };
+      kept.set(id, { message: m, row: rowNow });
+      options.onUnrunnable?.(rowNow);
+    }
     if (messages.length === 0) {
       // Hidden messages (someone is looking at them) come back soon: wait for them, within bounds.
       const depth = await queueDepth(target, target.dlqUrl);
-      if (depth.visible + depth.hidden === 0 || Date.now() > until) break;
-      await sleep(250);
+      if (depth.visible + depth.hidden <= kept.size || Date.now() > until) break;
+      if (received.length === 0) await sleep(250);
       continue;
     }
     const sent = await target.sqs.send(
@@ -243,19 +290,51 @@ async function receiveSendDelete(target: Target, options: RedriveOptions): Promi
     );
     const ok = new Set((sent.Successful ?? []).map((s) => s.Id));
     const done = messages.filter((_, i) => ok.has(String(i)));
-    if (done.length > 0) {
-      await target.sqs.send(
-        new DeleteMessageBatchCommand({
-          QueueUrl: target.dlqUrl,
-          Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle ?? '' })),
-        }),
-      );
-    }
+    if (done.length > 0) await deleteAll(target, done);
     if ((sent.Failed ?? []).length > 0) {
       throw new CliError(`the work queue refused ${(sent.Failed ?? []).length} messages: ${sent.Failed?.[0]?.Message ?? ''}; ${moved + done.length} moved so far`);
     }
     moved += done.length;
-    options.onProgress?.(moved, Math.max(total, moved));
+    options.onProgress?.(moved, Math.max(total - kept.size, moved), kept.size);
   }
-  return { mode: 'receive-send-delete', moved };
+  const keptList = [...kept.values()];
+  for (let i = 0; i < keptList.length; i += 10) {
+    const batch = keptList.slice(i, i + 10);
+    const sent = await target.sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: target.dlqUrl,
+        Entries: batch.map(({ message, row }, n) => ({
+          Id: String(n),
+          MessageBody: withReason(message.Body ?? '', row.reason),
+          ...(message.MessageAttributes === undefined ? {} : { MessageAttributes: message.MessageAttributes }),
+        })),
+      }),
+    );
+    const ok = new Set((sent.Successful ?? []).map((s) => s.Id));
+    // A copy the DLQ refused: its original stays (visible again once its 30 s are over).
+    await deleteAll(target, batch.filter((_, n) => ok.has(String(n))).map((k) => k.message));
+  }
+  if (keptList.length > 0) options.onProgress?.(moved, Math.max(total - kept.size, moved), kept.size);
+  return { mode: 'receive-send-delete', moved, unrunnable: keptList.map((k) => k.row) };
+}
+
+async function deleteAll(target: Target, messages: readonly Message[]): Promise<void> {
+  if (messages.length === 0) return;
+  await target.sqs.send(
+    new DeleteMessageBatchCommand({
+      QueueUrl: target.dlqUrl,
+      Entries: messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle ?? '' })),
+    }),
+  );
+}
+
+/** The message's body with `reason` as its reason (a readable work message; else as it was). */
+function withReason(body: string, reason: string): string {
+  try {
+    const parsed = JSON.parse(body) as unknown;
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return body;
+    return JSON.stringify({ ...(parsed as Record<string, unknown>), reason });
+  } catch {
+    return body;
+  }
 }

@@ -6,8 +6,8 @@
  * reused, and a gateway that is not listening yet. A stack of several Regions is ready when
  * every Region's gateway answers.
  */
-import { ENDPOINTS_FILE, isAlive, localRegionsIn, readEndpointsFile, StackNotRunningError } from '../../local/endpoints-file.ts';
-import type { LocalEndpoints } from '../../local/endpoints-file.ts';
+import { ENDPOINTS_FILE, isAlive, localRegionsIn, readEndpointsFile, StackNotRunningError } from '../../local/index.ts';
+import type { LocalEndpoints } from '../../local/index.ts';
 import { CliError } from '../errors.ts';
 
 export type Readiness = { readonly ready: true; readonly endpoints: LocalEndpoints } | { readonly ready: false; readonly reason: string };

@@ -9,12 +9,11 @@
  * Region's queue and the verdict reads every Region's DLQ. One reconciliation, in the first
  * Region, covers every Region's records: they are in the one table.
  */
-import type { Target } from '../../cli/target.ts';
-import { peekDeadLetters } from '../../cli/operations/dead-letters.ts';
+import type { Target } from '../../cli/index.ts';
+import { peekDeadLetters } from '../../cli/index.ts';
 import type { ReconcileReport } from '../../lambdas/reconciler/reconcile.ts';
 import { createRouteControl } from '../../lambdas/routes/route-control.ts';
 import type { RouteControl } from '../../lambdas/routes/route-control.ts';
-import { projectConfig } from '../../cli/operations/route-config.ts';
 import type { SampleRoute } from '../sample-delivery.ts';
 import { planStorm } from './storm-plan.ts';
 import type { StormMix } from './storm-plan.ts';
@@ -124,7 +123,7 @@ export async function runStorm(o: StormOptions): Promise<StormReport> {
   const routes: RouteControl | undefined =
     target === undefined
       ? undefined
-      : createRouteControl({ dynamo: target.dynamo, eventsTable: target.eventsTable, sqs: target.sqs, queueUrl: target.queueUrl, config: projectConfig() });
+      : createRouteControl({ dynamo: target.dynamo, eventsTable: target.eventsTable, sqs: target.sqs, queueUrl: target.queueUrl, config: target.config });
   const paused = async (): Promise<{ reason?: string } | undefined> => {
     const state = (await routes?.list())?.find((r) => r.route === o.route.name);
     return state?.state === 'paused' ? { ...(state.reason === undefined ? {} : { reason: state.reason }) } : undefined;

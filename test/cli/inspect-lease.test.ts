@@ -4,6 +4,8 @@
  * its end) and after it (the last attempt's), in text and in --json. The records are made by
  * the real executor on DynamoDB Local; the command reads them as it reads a stack's.
  */
+import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
+import { sdkClients } from '../../cli/aws-clients.ts';
 import { afterAll, describe, expect, it, inject } from 'vitest';
 import type { Action } from '../../lambdas/actions/action.ts';
 import type { CommandContext } from '../../cli/command.ts';
@@ -33,6 +35,7 @@ const target: Target = {
   ledgerTable: undefined,
   queueUrl: inject('queueUrl'),
   dlqUrl: inject('dlqUrl'),
+  config: resolveConfig({ routes: [{ name: ROUTE, signature: { scheme: 'standard-webhooks' }, secretName: 'x', action: 'payout', actionTimeSeconds: 1 }], demo: true }),
   routes: [ROUTE],
   queueArn: () => Promise.resolve('arn:aws:sqs:us-east-1:000000000000:retryproof'),
   close: () => undefined,
@@ -48,6 +51,8 @@ async function inspect(key: string, json = false): Promise<string> {
     progress: () => undefined,
     now: Date.now,
     env: {},
+    flags: {},
+    aws: sdkClients({}),
   };
   await inspectCommand.run(ctx, { values: {}, positionals: [ROUTE, key] });
   return out;

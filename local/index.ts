@@ -1,0 +1,21 @@
+/**
+ * The local stack's entry point for the operator CLI: everything cli/ uses of local/ is
+ * exported here, and cli/ imports local/ through this file only (test/cli/layout.test.ts
+ * holds both folders to that). What is not here is the local stack's own business.
+ */
+export {
+  ENDPOINTS_FILE,
+  isAlive,
+  localDir,
+  localRegionIn,
+  localRegionsIn,
+  readEndpointsFile,
+  readRunningEndpoints,
+  StackNotRunningError,
+  UnknownRegionError,
+} from './endpoints-file.ts';
+export type { LocalEndpoints, LocalRegionEndpoint } from './endpoints-file.ts';
+export { localDynamoClient, localSqsClient } from './aws-clients.ts';
+export { FAUXQS_RELEASE_SECONDS } from './local-message-visibility.ts';
+// `retryproof start` (cli/commands/start.ts) runs the local stack: export what it needs of
+// local/start.ts or local/stack.ts here, beside the rest.
