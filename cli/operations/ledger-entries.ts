@@ -58,7 +58,7 @@ export async function listLedger(
   if (entries === undefined) {
     throw new CliError(
       target.localUrl === undefined
-        ? `${target.description} has no demo ledger (demo is off); on a deployed stack the CLI reads the demo's ledger only`
+        ? `${target.description} has no ledger the CLI can read: its descriptor names none (the demo's ledger table is there only with demo: true)`
         : `${target.description} has no ledger: none of its routes' actions declares one`,
     );
   }
