@@ -295,7 +295,7 @@ async function receiveSendDelete(target: Target, options: RedriveOptions): Promi
       throw new CliError(`the work queue refused ${(sent.Failed ?? []).length} messages: ${sent.Failed?.[0]?.Message ?? ''}; ${moved + done.length} moved so far`);
     }
     moved += done.length;
-    options.onProgress?.(moved, Math.max(total - kept.size, moved), kept.size);
+    options.onProgress?.(moved, Math.max(total, moved + kept.size), kept.size);
   }
   const keptList = [...kept.values()];
   for (let i = 0; i < keptList.length; i += 10) {
@@ -314,7 +314,7 @@ async function receiveSendDelete(target: Target, options: RedriveOptions): Promi
     // A copy the DLQ refused: its original stays (visible again once its 30 s are over).
     await deleteAll(target, batch.filter((_, n) => ok.has(String(n))).map((k) => k.message));
   }
-  if (keptList.length > 0) options.onProgress?.(moved, Math.max(total - kept.size, moved), kept.size);
+  if (keptList.length > 0) options.onProgress?.(moved, Math.max(total, moved + kept.size), kept.size);
   return { mode: 'receive-send-delete', moved, unrunnable: keptList.map((k) => k.row) };
 }
 
