@@ -61,7 +61,7 @@ export function awsFailureLine(err: unknown, env: NodeJS.ProcessEnv): string | u
   if (BAD_KEYS.has(err.name)) {
     return `AWS does not accept these credentials (${err.name}: ${firstLine}): set AWS_PROFILE or run aws configure / aws sso login`;
   }
-  if (DENIED.has(err.name) || /AccessDenied/.test(err.name)) {
+  if (DENIED.has(err.name) || /AccessDenied|NotAuthorized/.test(err.name)) {
     const action = deniedAction(err.message);
     const who = deniedPrincipal(err.message);
     return action === undefined

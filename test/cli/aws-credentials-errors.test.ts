@@ -136,6 +136,16 @@ describe('AWS failures, each one line saying what to do, exit code 1', () => {
     expect([routes.code, dlq.code]).toEqual([EXIT.failed, EXIT.failed]);
   });
 
+  it('keys AWS does not know (UnrecognizedClientException): set AWS_PROFILE or run aws configure / aws sso login', async () => {
+    const unknownKeys = (): Error =>
+      new DynamoDBServiceException({ name: 'UnrecognizedClientException', $fault: 'client', $metadata: { ...META, httpStatusCode: 400 }, message: 'The security token included in the request is invalid.' });
+    const out = await cli(['--stack', 'Consumer', 'routes', 'list'], failingAws({ dynamo: unknownKeys }));
+    expect(out.code).toBe(EXIT.failed);
+    expect(out.stderr).toBe(
+      'retryproof routes list: AWS does not accept these credentials (UnrecognizedClientException: The security token included in the request is invalid.): set AWS_PROFILE or run aws configure / aws sso login\n',
+    );
+  });
+
   it('deniedAction reads the action out of IAM\'s message, and nothing out of another', () => {
     expect(deniedAction('User: arn:aws:iam::1:user/x is not authorized to perform: cloudformation:GetTemplate on resource: y')).toBe('cloudformation:GetTemplate');
     expect(deniedAction('Access Denied')).toBeUndefined();
