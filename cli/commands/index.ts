@@ -9,6 +9,7 @@ import { inspectCommand } from './inspect.ts';
 import { ledgerCommand } from './ledger.ts';
 import { reconcileCommand } from './reconcile.ts';
 import { routesListCommand, routesPauseCommand, routesResumeCommand } from './routes.ts';
+import { startCommand } from './start.ts';
 import { waitCommand } from './wait.ts';
 
 export const COMMANDS: readonly Command[] = [
@@ -21,4 +22,5 @@ export const COMMANDS: readonly Command[] = [
   routesResumeCommand,
   reconcileCommand,
   waitCommand,
+  startCommand,
 ];
