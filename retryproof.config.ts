@@ -1,7 +1,7 @@
 /**
  * The route configuration of this deployment. `cdk synth`, the Lambdas and the local
  * stack all read this one object; it is validated at synth, so a mistake never deploys.
- * See README.md, "Configuring routes".
+ * See docs/routes.md.
  */
 import type { RetryproofConfig } from './lambdas/config/route-config.ts';
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 /**
- * The operator CLI, `retryproof` (package bin). Node 24 runs this TypeScript file
- * directly; `npx retryproof ...` finds Node 24 first on its PATH (the node@24 dev
- * dependency). See cli/main.ts for the commands and cli/commands/ for each one.
+ * The operator CLI's process. cli/retryproof.mjs (the package bin) runs this file: in a
+ * checkout as TypeScript, which Node 24 strips; installed, compiled as
+ * dist/cli/retryproof.js. See cli/main.ts for the commands and cli/commands/ for each one.
  */
 import { runCli } from './main.ts';
 

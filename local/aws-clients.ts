@@ -2,7 +2,7 @@
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, GetQueueUrlCommand, QueueDoesNotExist, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { EVENTS_TABLE, eventsTableDefinition, ledgerTableDefinition } from '../lambdas/store/table-schema.ts';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-credentials.ts';
 
 export function localDynamoClient(endpoint: string): DynamoDBClient {
   return new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });

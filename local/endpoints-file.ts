@@ -11,7 +11,7 @@ import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { ResolvedConfig } from '../lambdas/config/resolve-config.ts';
 import type { SignatureConfig } from '../lambdas/config/route-config.ts';
-import { LOCAL_REGION } from './local-aws.ts';
+import { LOCAL_REGION } from './local-credentials.ts';
 import { DEFAULT_LOCAL_REGION } from './local-regions.ts';
 import type { QueuePair } from './local-services.ts';
 import { DEFAULT_LOCAL_DIR, LOCAL_ENV, SettingsError } from './local-settings.ts';

@@ -17,5 +17,6 @@ export {
 export type { LocalEndpoints, LocalRegionEndpoint } from './endpoints-file.ts';
 export { localDynamoClient, localSqsClient } from './aws-clients.ts';
 export { FAUXQS_RELEASE_SECONDS } from './local-message-visibility.ts';
-// `retryproof start` (cli/commands/start.ts) runs the local stack: export what it needs of
-// local/start.ts or local/stack.ts here, beside the rest.
+// The stack itself has its own entry point, local/run-local-stack.ts: `retryproof start`
+// (cli/commands/start.ts) loads it on demand, so no other command loads DynamoDB Local,
+// fauxqs or the handlers.

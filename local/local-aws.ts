@@ -12,9 +12,10 @@ import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { resolve as resolvePath } from 'node:path';
 import { freePort } from './free-port.ts';
 
-/** Fixed fake credentials: the local services accept anything, real AWS is never reached. */
-export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as const;
-export const LOCAL_REGION = 'us-east-1';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-credentials.ts';
+
+// Kept here too, for the tests, benchmarks and scripts that start the services and make clients.
+export { LOCAL_CREDENTIALS, LOCAL_REGION };
 
 /**
  * The client compiler only and the serial collector: on two shared cores DynamoDB Local

@@ -4,7 +4,7 @@
  * nothing else. The local stack is a process of its own, so it sets them on its own
  * environment, once, before it imports those modules.
  */
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-credentials.ts';
 
 /** Where the local services listen. */
 export interface LocalEndpointUrls {

@@ -31,7 +31,7 @@ import type { LocalEndpoints } from './endpoints-file.ts';
 import { restartablePoller, startPoller } from './executor-poller.ts';
 import type { RunningWork } from './executor-poller.ts';
 import { lambdaContext } from './http-api-event.ts';
-import { LOCAL_REGION } from './local-aws.ts';
+import { LOCAL_REGION } from './local-credentials.ts';
 import { localMessageVisibility } from './local-message-visibility.ts';
 import { startLocalServices } from './local-services.ts';
 import type { RunningServices } from './local-services.ts';

@@ -1,35 +1,10 @@
 /**
- * `npm start`: the local stack in the foreground, over ./retryproof.config.ts or the file
- * `--config <path>` names. Settings come from the environment (local/local-settings.ts);
- * Ctrl-C or SIGTERM stops every part and exits 0. A stop waits for the executor's running
- * actions (it says for how many, and how long at most); a second Ctrl-C abandons them,
- * which loses nothing: their records' leases run out and their messages come back.
- *
- * Exit codes: 0 stopped cleanly; 1 a part failed; 2 the command line, the configuration,
- * a setting, the port or Java is wrong; 130 stopped with running actions abandoned (a
- * second Ctrl-C), or a third Ctrl-C.
+ * `npm start`: the local stack in the foreground (local/run-local-stack.ts, which
+ * `retryproof start` runs too), over ./retryproof.config.ts or the file `--config <path>`
+ * names. This file reads the command line; the exit codes are run-local-stack.ts's.
  */
-import { relative, resolve } from 'node:path';
 import { parseFlags, UsageError } from '../cli/index.ts';
-import { assertActionFiles } from './action-imports.ts';
-import { loadConfigFile } from './config-file.ts';
-import type { ConfigFile } from './config-file.ts';
-import { DEFAULT_CONFIG_FILE, DEMO_ROUTE, LOCAL_ENV, readLocalSettings, SettingsError } from './local-settings.ts';
-import type { LocalSettings } from './local-settings.ts';
-import { LocalSetupError } from './local-setup.ts';
-import { PortInUseError, startLocalStack } from './stack.ts';
-import type { LocalStack } from './stack.ts';
-
-/** Words of `text` on lines of at most 90 characters, each starting with `indent`. */
-function wrap(text: string, indent: string): string {
-  const lines: string[] = [];
-  for (const word of text.split(' ')) {
-    const last = lines.at(-1);
-    if (last !== undefined && last.length + word.length < 90) lines[lines.length - 1] = `${last} ${word}`;
-    else lines.push(`${indent}${word}`);
-  }
-  return lines.join('\n');
-}
+import { failLocalStack, LOCAL_STACK_ENVIRONMENT, LOCAL_STACK_FLAGS, runLocalStackInForeground } from './run-local-stack.ts';
 
 const USAGE = `usage: npm start -- [--config PATH] [--regions N | --regions NAME,NAME...]
 
@@ -37,188 +12,25 @@ Runs the local stack in the foreground: DynamoDB Local and fauxqs, the ingest be
 local gateway on http://127.0.0.1:PORT/webhooks/{route}, the executor and the reconciler.
 Ctrl-C stops it.
 
-  --config PATH   the configuration file to run (default: ./retryproof.config.ts). It
-                  exports \`config\` (a RetryproofConfig) and may export \`localSetup\`
-                  (see local/local-setup.ts), run before the action modules load. The
-                  actions' entry and ledger paths, when relative, are taken from the
-                  current directory, not from the file's folder.
-  --regions N     run N Regions (1 to 8), named local-1 ... local-N; or name them:
-  --regions LIST  --regions us-east-1,us-east-2. Each Region has its own gateway (the first
-                  on PORT, the next on PORT+1, ...), work queue, DLQ and executor; all share
-                  the one events table and ledger, as Regions share one MRSC global table.
-                  Default: the config's regions.replicas, else one Region, local-1.
+${LOCAL_STACK_FLAGS}
   -h, --help      this text
 
-Environment (see local/local-settings.ts):
-${wrap(Object.values(LOCAL_ENV).join(', '), '  ')}`;
+${LOCAL_STACK_ENVIRONMENT}`;
 
 const OPTIONS = { config: { type: 'string' }, regions: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
 
-// The handlers' EMF metrics would flood the terminal; the local stack prints its own lines.
-process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
-// DynamoDB Local sends usage telemetry to AWS (Cognito, Pinpoint) unless told not to; the
-// local stack stays on loopback. The JVM inherits this environment.
-process.env.DDB_LOCAL_TELEMETRY ??= '0';
-
-const out = (line: string): void => {
-  process.stdout.write(`${line}\n`);
-};
-const err = (line: string): void => {
-  process.stderr.write(`${line}\n`);
-};
-
-function fail(message: string, code: number): never {
-  err(`retryproof local: ${message}`);
-  process.exit(code);
-}
-
-/** Enough of a secret to recognise it, when it came from the environment. */
-function masked(secret: string): string {
-  return secret.length <= 12 ? '***' : `${secret.slice(0, 10)}...`;
-}
-
-function banner(settings: LocalSettings, file: ConfigFile): void {
-  const near = relative(process.cwd(), settings.dir);
-  const shown = near === '' ? '.' : near.startsWith('..') ? settings.dir : near;
-  const { queue, reconciliation } = settings.config;
-  if (file.path !== resolve(DEFAULT_CONFIG_FILE)) {
-    const actions = Object.keys(settings.actions);
-    out(`retryproof local: config ${file.shown}, actions ${actions.length === 0 ? 'none' : actions.join(', ')}`);
-  }
-  out(
-    `retryproof local: data in ${shown}/ (DynamoDB Local + fauxqs), visibility ${queue.visibilityTimeoutSeconds} s, ` +
-      `maxReceiveCount ${queue.maxReceiveCount}, reconcile ${
-        settings.reconcileEverySeconds > 0 ? `every ${settings.reconcileEverySeconds} s` : 'timer off'
-      } (settle ${reconciliation.settleSeconds} s, stuck after ${reconciliation.stuckAfterSeconds} s)`,
-  );
-  for (const route of settings.config.routes) {
-    const local = settings.secrets.find((s) => s.route === route.name);
-    if (route.name === DEMO_ROUTE || local === undefined) continue;
-    // A v1a sender signs with the private key; the receiver holds only its public half.
-    const secret =
-      local.signingSecret === local.secret
-        ? `local secret ${local.secret}`
-        : `local signing key ${local.signingSecret} (the receiver holds ${local.secret})`;
-    // A route with a time per destination leases each record for its own; the longest bounds them.
-    const lease = route.actionTime === undefined ? `${route.leaseSeconds} s` : `up to ${route.leaseSeconds} s by ${route.actionTime.pointer}`;
-    out(`route ${route.name} (${route.signature.scheme}, lease ${lease}): ${secret}`);
-  }
-}
-
-let file: ConfigFile;
-let settings: LocalSettings;
+let run: { config: string | undefined; regions: string | undefined };
 try {
   const { values, positionals } = parseFlags(process.argv.slice(2), OPTIONS, USAGE);
   if (values.help === true) {
-    out(USAGE);
+    process.stdout.write(`${USAGE}\n`);
     process.exit(0);
   }
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`, USAGE);
-  file = await loadConfigFile(values.config ?? DEFAULT_CONFIG_FILE);
-  settings = readLocalSettings(process.env, file.config, process.cwd(), file.shown, { regions: values.regions });
-  await assertActionFiles(settings.actions);
+  run = { config: values.config, regions: values.regions };
 } catch (error) {
-  if (error instanceof UsageError) fail(`${error.message} (npm start -- --help)`, 2);
-  if (error instanceof SettingsError) fail(error.message, 2);
+  if (error instanceof UsageError) failLocalStack(`${error.message} (npm start -- --help)`, 2);
   throw error;
 }
 
-let stack: LocalStack | undefined;
-const state = { stopRequested: false };
-let stopping = false;
-let abandoning = false;
-
-const actions = (n: number): string => `${n} running action${n === 1 ? '' : 's'}`;
-
-/** A second signal during a stop: stop waiting for running actions; a third: exit now. */
-function onSignalAgain(running: LocalStack, signal: NodeJS.Signals): void {
-  if (abandoning) {
-    err(`retryproof local: ${signal} again, exiting now; nothing accepted is lost (leases run out, messages come back)`);
-    process.exit(130);
-  }
-  abandoning = true;
-  const { messages } = running.running();
-  out(
-    messages === 0
-      ? `retryproof local: ${signal} again, stopping without waiting`
-      : `retryproof local: ${signal} again, abandoning ${actions(messages)}: nothing is lost, ` +
-          `${messages === 1 ? 'its record\'s lease runs out and its message comes' : 'their records\' leases run out and their messages come'} back on the next start`,
-  );
-  running.abandon().then(
-    () => {
-      out('retryproof local: stopped');
-      process.exit(130);
-    },
-    (error: unknown) => {
-      fail(`stopping failed: ${(error as Error).message}`, 1);
-    },
-  );
-}
-
-/**
- * One Ctrl-C can arrive twice: the terminal signals the whole process group, and `npm start`
- * forwards its own copy to this process. Copies this close together are one keypress.
- */
-const SAME_KEYPRESS_MS = 500;
-let firstSignalAt = 0;
-
-const onSignal = (signal: NodeJS.Signals): void => {
-  state.stopRequested = true;
-  if (stack === undefined) return;
-  if (stopping) {
-    if (Date.now() - firstSignalAt < SAME_KEYPRESS_MS) return;
-    onSignalAgain(stack, signal);
-    return;
-  }
-  stopping = true;
-  firstSignalAt = Date.now();
-  out(`retryproof local: ${signal}, stopping`);
-  // Say what the stop waits for, so a quiet terminal does not look like a hang.
-  const { messages, atMostMs } = stack.running();
-  if (messages > 0) {
-    out(
-      `retryproof local: waiting for ${actions(messages)}, at most ${Math.ceil(atMostMs / 1000)} s; ` +
-        (messages === 1
-          ? 'Ctrl-C again to abandon it (nothing is lost: its message comes back)'
-          : 'Ctrl-C again to abandon them (nothing is lost: their messages come back)'),
-    );
-  }
-  stack.stop().then(
-    () => {
-      // An abandoned stop ends the same promise; its own handler reports and exits.
-      if (abandoning) return;
-      out('retryproof local: stopped');
-      process.exit(0);
-    },
-    (error: unknown) => {
-      fail(`stopping failed: ${(error as Error).message}`, 1);
-    },
-  );
-};
-process.on('SIGINT', onSignal);
-process.on('SIGTERM', onSignal);
-
-banner(settings, file);
-try {
-  stack = await startLocalStack({ settings, localSetup: file.localSetup, out, err });
-} catch (error) {
-  if (error instanceof PortInUseError || error instanceof SettingsError) fail(error.message, 2);
-  const message = (error as Error).message;
-  if (message.startsWith('java was not found')) fail(message, 2);
-  if (error instanceof LocalSetupError) fail(message, 1);
-  fail(`the local stack did not start: ${message.split('\n')[0] ?? ''}`, 1);
-}
-
-if (state.stopRequested) {
-  onSignal('SIGTERM');
-} else {
-  const demo = settings.secrets.find((s) => s.route === DEMO_ROUTE);
-  const secretNote = demo === undefined ? '' : ` (demo secret ${settings.demoSecretFromEnv ? masked(demo.secret) : demo.secret})`;
-  if (stack.regions.length > 1) {
-    out(
-      `retryproof local: ${stack.regions.length} regions on one events table, each with its own queue, DLQ and executor: ` +
-        stack.regions.map((r) => `${r.name} ${r.url}`).join(', '),
-    );
-  }
-  out(`retryproof local stack ready at ${stack.url}${secretNote}`);
-}
+await runLocalStackInForeground(run);

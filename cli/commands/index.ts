@@ -10,13 +10,11 @@ import { ledgerCommand } from './ledger.ts';
 import { receiversCommand } from './receivers.ts';
 import { reconcileCommand } from './reconcile.ts';
 import { routesListCommand, routesPauseCommand, routesResumeCommand } from './routes.ts';
+import { startCommand } from './start.ts';
 import { waitCommand } from './wait.ts';
-// The packaging branch adds `retryproof start` (./start.ts, its own): import it here and put
-// it first in COMMANDS, before `wait`'s neighbours, as below.
-// import { startCommand } from './start.ts';
 
 export const COMMANDS: readonly Command[] = [
-  // startCommand,
+  startCommand,
   receiversCommand,
   inspectCommand,
   dlqListCommand,

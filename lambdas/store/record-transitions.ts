@@ -1,6 +1,6 @@
 /**
  * Every state transition of an event record, each one conditional write, side by side
- * (protocol v3; README "The record's state machine"). The stores only send these; no
+ * (protocol v3; docs/state-machine.md). The stores only send these; no
  * other code moves a record. Each condition is the whole rule for its transition:
  *
  *   claimKey        absent -> RECEIVED; live -> the same record, its hit counted (ingest;

@@ -26,7 +26,11 @@ function tsFiles(dir: string): string[] {
   });
 }
 
-const ENTRY = { cli: 'cli/index.ts', local: 'local/index.ts' } as const;
+/**
+ * Each side's entry points. local/ has a second one, the stack itself: `retryproof start`
+ * loads it on demand so that no other command loads DynamoDB Local, fauxqs or the handlers.
+ */
+const ENTRY: Record<'cli' | 'local', readonly string[]> = { cli: ['cli/index.ts'], local: ['local/index.ts', 'local/run-local-stack.ts'] };
 
 /** The imports of `file` (repository-relative) that break the layout, each as `file -> target`. */
 export function crossImports(file: string, source: string): string[] {
@@ -37,7 +41,7 @@ export function crossImports(file: string, source: string): string[] {
   for (const specifier of specifiersOf(source)) {
     if (!specifier.startsWith('.')) continue;
     const target = relative(REPO, resolve(REPO, dirname(file), specifier));
-    const crosses = target.startsWith(`${other}/`) && target !== ENTRY[other];
+    const crosses = target.startsWith(`${other}/`) && !ENTRY[other].includes(target);
     const readsConfigFile = side === 'cli' && target === 'retryproof.config.ts';
     if (crosses || readsConfigFile) bad.push(`${file} -> ${target}`);
   }
@@ -65,5 +69,6 @@ describe('the layout of cli/ and local/', () => {
     expect(crossImports('cli/operations/x.ts', "import { config } from '../../retryproof.config.ts';")).toEqual(['cli/operations/x.ts -> retryproof.config.ts']);
     expect(crossImports('local/start.ts', "import { parseFlags } from '../cli/index.ts';")).toEqual([]);
     expect(crossImports('cli/target.ts', "import { localDir } from '../local/index.ts';")).toEqual([]);
+    expect(crossImports('cli/commands/start.ts', "const m = await import('../../local/run-local-stack.ts');")).toEqual([]);
   });
 });

@@ -1,7 +1,8 @@
 /**
- * README.md's command blocks, run as pasted, in order.
+ * The documentation's command blocks, run as pasted, in order: README.md's walk-through
+ * first, then any runnable block of the pages under docs/ (doc-files.ts lists them, in order).
  *
- * The convention, for every fenced block of README.md:
+ * The convention, for every fenced block of every documentation file:
  *
  * - The line right before a fence says whether the test runs it:
  *     <!-- runnable -->               run it; it must exit 0
@@ -15,7 +16,7 @@
  *   continues one on the next line); every other line is the output they printed, shown
  *   for the reader and not compared (ids and times differ per run). In a ```sh block,
  *   every line is a command.
- * - Each block runs in its own `bash -e`, in README order, in the repository, with the
+ * - Each block runs in its own `bash -e`, in document order, in the repository, with the
  *   environment a user's shell would have plus a free PORT and a fresh
  *   RETRYPROOF_LOCAL_DIR: so the README's commands must not set either. A block fails at
  *   its first failing command, like a pasted block a reader watches; blocks share nothing
@@ -33,13 +34,15 @@ import { delimiter, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../local/free-port.ts';
+import { allDocs } from './doc-files.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
-const README = readFileSync(join(REPO, 'README.md'), 'utf8');
 
 type Mark = { readonly kind: 'runnable'; readonly exit: number } | { readonly kind: 'not-runnable'; readonly reason: string };
 
 interface Block {
+  /** The documentation file that holds the block (set by BLOCKS; blocksOf leaves it empty). */
+  readonly file: string;
   /** 1-based line of the opening fence. */
   readonly line: number;
   readonly language: string;
@@ -62,7 +65,7 @@ function markOf(line: string): { mark?: Mark; bad?: string } {
 }
 
 /** Every fenced block of a markdown text, with the mark on the line before it. */
-function blocksOf(markdown: string): Block[] {
+function blocksOf(markdown: string, file = ''): Block[] {
   const lines = markdown.split('\n');
   const blocks: Block[] = [];
   for (let i = 0; i < lines.length; i++) {
@@ -74,7 +77,7 @@ function blocksOf(markdown: string): Block[] {
     let j = i + 1;
     for (; j < lines.length && !(lines[j] ?? '').trim().startsWith(fence); j++) body.push((lines[j] ?? '').slice(indent));
     const { mark, bad } = markOf(lines[i - 1] ?? '');
-    blocks.push({ line: i + 1, language: open[3] ?? '', body, mark, badMark: bad });
+    blocks.push({ file, line: i + 1, language: open[3] ?? '', body, mark, badMark: bad });
     i = j;
   }
   return blocks;
@@ -122,14 +125,14 @@ interface BlockRun {
   readonly ms: number;
 }
 
-const BLOCKS = blocksOf(README);
+const BLOCKS = allDocs().flatMap(({ path, text }) => blocksOf(text, path));
 const RUNNABLE = BLOCKS.filter((b) => b.mark?.kind === 'runnable');
 
-describe('README.md command blocks: the marks', () => {
+describe('the documentation command blocks: the marks', () => {
   it('marks every shell block runnable or not runnable (with a reason), and nothing else', () => {
-    const unmarked = BLOCKS.filter((b) => isShellBlock(b) && b.mark === undefined).map((b) => `line ${b.line}: \`\`\`${b.language}`);
-    const misplaced = BLOCKS.filter((b) => !isShellBlock(b) && b.mark !== undefined).map((b) => `line ${b.line}: \`\`\`${b.language}`);
-    const malformed = BLOCKS.filter((b) => b.badMark !== undefined).map((b) => `line ${b.line}: ${b.badMark ?? ''}`);
+    const unmarked = BLOCKS.filter((b) => isShellBlock(b) && b.mark === undefined).map((b) => `${b.file}:${b.line}: \`\`\`${b.language}`);
+    const misplaced = BLOCKS.filter((b) => !isShellBlock(b) && b.mark !== undefined).map((b) => `${b.file}:${b.line}: \`\`\`${b.language}`);
+    const malformed = BLOCKS.filter((b) => b.badMark !== undefined).map((b) => `${b.file}:${b.line}: ${b.badMark ?? ''}`);
     expect({ unmarked, misplaced, malformed }).toEqual({ unmarked: [], misplaced: [], malformed: [] });
   });
 
@@ -143,7 +146,7 @@ describe('README.md command blocks: the marks', () => {
     commands.forEach((c, i) => {
       if (/&\s*$/.test(c)) expect(commands[i + 1], c).toMatch(/^npx retryproof --local wait\b/);
     });
-    // The README must not pick the port or the data folder: the test (and a reader with
+    // The docs must not pick the port or the data folder: the test (and a reader with
     // another stack running) sets them.
     for (const c of commands) expect(c).not.toMatch(/\b(PORT|RETRYPROOF_LOCAL_DIR)=/);
   });
@@ -177,7 +180,7 @@ describe('README.md command blocks: the marks', () => {
   });
 });
 
-describe('README.md command blocks, run as pasted, in order', () => {
+describe('the documentation command blocks, run as pasted, in order', () => {
   let dir: string;
   let env: NodeJS.ProcessEnv;
   /** Process groups of the blocks, each the bash that ran the block and what it left running. */
@@ -249,13 +252,13 @@ describe('README.md command blocks, run as pasted, in order', () => {
     const first = commandsOf(block)[0] ?? '';
     // The storm settles a few hundred deliveries; every other block takes seconds.
     const timeoutMs = /npm run storm/.test(commandsOf(block).join('\n')) ? 150_000 : 90_000;
-    it(`line ${block.line}: \`${first}\` exits ${mark.exit}`, async () => {
+    it(`${block.file}:${block.line}: \`${first}\` exits ${mark.exit}`, async () => {
       // Prepare
       expect(failed, 'an earlier block failed; this one builds on it').toBeUndefined();
       // Act
       const run = await runBlock(index, block, timeoutMs);
       // Assess
-      if (run.status !== mark.exit) failed = `line ${block.line}`;
+      if (run.status !== mark.exit) failed = `${block.file}:${block.line}`;
       expect(run.status, `exit status after ${Math.round(run.ms)} ms\n${context()}`).toBe(mark.exit);
     }, timeoutMs + 10_000);
   });

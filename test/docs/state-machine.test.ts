@@ -1,11 +1,15 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import * as transitions from '../../lambdas/store/record-transitions.ts';
 import { RECORD_STATUS } from '../../lambdas/domain/event-record.ts';
+import { allDocs } from './doc-files.ts';
 
-const readme = readFileSync(new URL('../../docs/architecture.md', import.meta.url), 'utf8');
-const mermaid = /```mermaid\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
-/** `FROM --> TO: name (who)` lines of the README's state diagram. */
+/** The one state diagram of the docs (a ```mermaid stateDiagram), and the page that holds it. */
+const STATE_DIAGRAM = /```mermaid\n(stateDiagram[\s\S]*?)```/;
+const holders = allDocs().filter((d) => STATE_DIAGRAM.test(d.text));
+const page = holders[0];
+const readme = page?.text ?? '';
+const mermaid = STATE_DIAGRAM.exec(readme)?.[1] ?? '';
+/** `FROM --> TO: name (who)` lines of the state diagram. */
 const arrows = [...mermaid.matchAll(/^\s*(\[\*\]|[A-Z]+) --> (\[\*\]|[A-Z]+): (\w+) \(([^)]+)\)/gm)].map((m) => ({
   from: m[1],
   to: m[2],
@@ -13,7 +17,11 @@ const arrows = [...mermaid.matchAll(/^\s*(\[\*\]|[A-Z]+) --> (\[\*\]|[A-Z]+): (\
   who: m[4] ?? '',
 }));
 
-describe("the state diagram of docs/architecture.md", () => {
+describe('the state diagram of the docs', () => {
+  it('is drawn once, on docs/state-machine.md', () => {
+    expect(holders.map((d) => d.path)).toEqual(['docs/state-machine.md']);
+  });
+
   it('names, on every arrow, a transition that record-transitions.ts exports', () => {
     expect(arrows.length).toBeGreaterThan(10);
     for (const arrow of arrows) expect(Object.keys(transitions), `${arrow.from} --> ${arrow.to}`).toContain(arrow.name);

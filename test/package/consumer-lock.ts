@@ -49,7 +49,8 @@ function locate(lock: PackageLock, from: string, name: string): string | undefin
 
 /**
  * The lock of a consumer whose root depends on `tarball` (the packed package, a `file:`
- * spec) and on `registryDeps`, every one of which the repository's lock holds. Each
+ * spec) and on `registryDeps`, and has `registryDevDeps` as devDependencies, every one of
+ * which the repository's lock holds. Each
  * locked package reachable from them is kept at the repository's path and version; the
  * dev and peer marks of the repository's tree are dropped, since the consumer's tree has
  * its own.
@@ -59,6 +60,7 @@ export function consumerLock(
   repoLock: PackageLock,
   tarball: { readonly name: string; readonly spec: string },
   registryDeps: DirectDependencies,
+  registryDevDeps: DirectDependencies = {},
 ): { readonly lock: object; readonly packageCount: number } {
   const root = repoLock.packages[''];
   if (root === undefined) throw new Error('package-lock.json has no root package');
@@ -79,7 +81,7 @@ export function consumerLock(
   };
   // The packed package is installed at node_modules/<name>, so its dependencies resolve
   // exactly as the root's do in the repository.
-  need('', { dependencies: registryDeps });
+  need('', { dependencies: { ...registryDeps, ...registryDevDeps } });
   need('', packed);
   for (let at = pending.pop(); at !== undefined; at = pending.pop()) {
     if (keep.has(at)) continue;
@@ -89,7 +91,11 @@ export function consumerLock(
   }
 
   const packages: Record<string, object> = {
-    '': { name: 'consumer', dependencies: { [tarball.name]: tarball.spec, ...registryDeps } },
+    '': {
+      name: 'consumer',
+      dependencies: { [tarball.name]: tarball.spec, ...registryDeps },
+      ...(Object.keys(registryDevDeps).length === 0 ? {} : { devDependencies: registryDevDeps }),
+    },
     [`node_modules/${tarball.name}`]: packed,
   };
   for (const at of [...keep].sort()) {
