@@ -11,6 +11,7 @@ import { Grant } from 'aws-cdk-lib/aws-iam';
 import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -30,7 +31,7 @@ import { regionalPlacement } from './regional-placement.ts';
 import type { RegionalPlacement } from './regional-placement.ts';
 import { AlarmTopic } from './stateful/alarm-topic.ts';
 import { EventsTable } from './stateful/events-table.ts';
-import { RouteSecrets } from './stateful/route-secrets.ts';
+import { RouteSecrets, createdSecretName } from './stateful/route-secrets.ts';
 import { WorkQueue } from './stateful/work-queue.ts';
 import { configEnvironmentValue } from './stateless/config-environment.ts';
 import { Observability } from './stateless/observability.ts';
@@ -106,6 +107,11 @@ export class WebhookReceiver extends Construct {
   readonly dashboard: Dashboard;
   /** Every alarm, and each route pause, notifies this topic. */
   readonly alarmTopic: ITopic;
+  /**
+   * Each route's signing secret, by route name, as found by its name (`<namePrefix>/<secretName>`
+   * for one the receiver creates, `secretName` for an imported one): grant your tools what they need on it.
+   */
+  readonly routeSecrets: ReadonlyMap<string, ISecret>;
   /** Every default applied, every derived number computed. */
   readonly config: ResolvedConfig;
   /** The prefix of every physical name. */
@@ -143,7 +149,7 @@ export class WebhookReceiver extends Construct {
         }
       }
     }
-    const { actions: _paths, ...shipped } = config;
+    const { actions: _paths, ...written } = config;
 
     // Stateful.
     const eventsTable = eventsTableOf(this, placement);
@@ -158,10 +164,17 @@ export class WebhookReceiver extends Construct {
     // Manager replicates it to the others, so its value is set once and cannot drift (a Region
     // with a stale copy would answer every delivery 401). The others import their replica by name.
     const replicatedHere = placement !== undefined && !placement.owner;
+    // A secret the receiver creates carries its name prefix, as every name it creates does;
+    // the functions read it under that name (the shipped configuration says so below).
+    const secretNameOf = (r: { secretName: string; importSecret: boolean }) => (r.importSecret ? r.secretName : createdSecretName(namePrefix, r.secretName));
     const secrets = new RouteSecrets(this, 'Secrets', {
-      routes: resolved.routes.map((r) => ({ route: r.name, secretName: r.secretName, importSecret: r.importSecret || replicatedHere })),
+      routes: resolved.routes.map((r) => ({ route: r.name, secretName: secretNameOf(r), importSecret: r.importSecret || replicatedHere })),
       ...(placement?.owner === true ? { replicaRegions: placement.otherReplicas } : {}),
     });
+    const shipped: typeof written = {
+      ...written,
+      routes: written.routes.map((r) => ({ ...r, secretName: secretNameOf({ secretName: r.secretName, importSecret: r.importSecret === true }) })),
+    };
     const alarms = new AlarmTopic(this, 'Alarms', { namePrefix, ...(resolved.alarmEmail === undefined ? {} : { email: resolved.alarmEmail }) });
     if (resolved.alarmEmail === undefined) {
       // Without a subscriber every alarm below notifies nobody; the deploy would look healthy.
@@ -260,14 +273,16 @@ export class WebhookReceiver extends Construct {
         actions: ['secretsmanager:GetSecretValue'],
         resourceArns: [secret.secretFullArn ?? `${secret.secretArn}-??????`],
       });
-      if (route.importSecret || replicatedHere) {
-        // A secret imported by name has an unknown 6-character suffix; its policy ARN ends in -??????.
-        const whose = route.importSecret ? 'imports its secret' : `reads the replica of its secret, made by the ${resolved.regions?.replicas[0] ?? ''} stack,`;
-        Validations.of(defaultPolicyOf(ingest.serviceRole)).acknowledge({
-          id: `AwsSolutions-IAM5[Resource::${nagResource(this, secret.secretArn)}-??????]`,
-          reason: `route "${route.name}" ${whose} by name; -?????? matches only the suffix Secrets Manager appends`,
-        });
-      }
+      // Every route secret is found by name (route-secrets.ts): its ARN ends in an unknown 6-character suffix.
+      const whose = route.importSecret
+        ? 'imports its secret'
+        : replicatedHere
+          ? `reads the replica of its secret, made by the ${resolved.regions?.replicas[0] ?? ''} stack,`
+          : 'reads the secret the receiver ensures exists';
+      Validations.of(defaultPolicyOf(ingest.serviceRole)).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::${nagResource(this, secret.secretArn)}-??????]`,
+        reason: `route "${route.name}" ${whose} by name; -?????? matches only the suffix Secrets Manager appends`,
+      });
     }
     // An imported secret under a customer-managed key: without this, every delivery is a 503.
     secretsKey?.grantDecrypt(ingest);
@@ -391,6 +406,7 @@ export class WebhookReceiver extends Construct {
     this.reconcilerFunction = reconciler;
     this.dashboard = observability.dashboard;
     this.alarmTopic = alarms.topic;
+    this.routeSecrets = secrets.byRoute;
   }
 
   /** Names the demo's ledger table in the receiver's descriptor, so the CLI's `ledger` finds it. */
