@@ -344,6 +344,7 @@ export class WebhookReceiver extends Construct {
       // Dashboards are account-wide, unlike the alarms and the queue: the region keeps a
       // second region's receiver from taking this one's dashboard.
       dashboardName: `${namePrefix}-${stack.region}`,
+      secretNames: new Map(resolved.routes.map((r) => [r.name, secretNameOf(r)])),
     });
 
     new CfnOutput(this, 'ApiUrl', {

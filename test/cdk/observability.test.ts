@@ -281,6 +281,7 @@ describe('Observability, built from retryproof.config.ts', () => {
           'Retryproof-dlq-not-empty',
           ...routes.map((r) => `Retryproof-route-paused-${r}`),
           ...routes.map((r) => `Retryproof-duplicate-storm-${r}`),
+          ...routes.map((r) => `Retryproof-signature-rejections-${r}`),
           'Retryproof-reconciler-findings',
           'Retryproof-reconciler-no-run',
           'Retryproof-reconciler-errors',
