@@ -102,3 +102,23 @@ function stageOf(value: unknown): string | undefined {
   }
   return value;
 }
+
+/**
+ * What bin/app.ts runs: {@link createRetryproofApp}, with a mistake in the configuration told as
+ * one line on stderr (`retryproof.config.ts: route "stripe": ...`) and exit code 1. Uncaught, a
+ * ConfigError would print the line of this package's source that threw it (Node shows the
+ * throwing line above an uncaught error), which is no help to the user. Any other error is
+ * thrown on: it is ours.
+ * @param configFile the file the configuration came from, as the message names it
+ * @returns the app, or undefined when the configuration was refused
+ */
+export function runRetryproofApp(config: RetryproofConfig, configFile = 'retryproof.config.ts', appProps: AppProps = {}): RetryproofApp | undefined {
+  try {
+    return createRetryproofApp(config, appProps);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`${configFile}: ${err.message}\n`);
+    process.exitCode = 1;
+    return undefined;
+  }
+}
