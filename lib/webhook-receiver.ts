@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { Annotations, CfnOutput, Duration, Fn, Lazy, Stack, Stage, Validations } from 'aws-cdk-lib';
+import { Annotations, Arn, ArnFormat, CfnOutput, Duration, Fn, Lazy, Stack, Stage, Token, Validations } from 'aws-cdk-lib';
 import type { CfnElement } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { Dashboard } from 'aws-cdk-lib/aws-cloudwatch';
@@ -152,7 +152,7 @@ export class WebhookReceiver extends Construct {
     const { actions: _paths, ...written } = config;
 
     // Stateful.
-    const eventsTable = eventsTableOf(this, placement);
+    const eventsTable = eventsTableOf(this, placement, props.existingEventsTable);
     const executorTimeout = Duration.seconds(resolved.executorTimeoutSeconds);
     const work = new WorkQueue(this, 'Work', {
       namePrefix,
@@ -442,7 +442,8 @@ export class WebhookReceiver extends Construct {
  * replica's stack the MRSC global table, in the others their Region's replica of it, by name
  * (its ARN is then this stack's Region's, so the grants name the local replica and its indexes).
  */
-function eventsTableOf(scope: Construct, placement: RegionalPlacement | undefined): ITableV2 {
+function eventsTableOf(scope: Construct, placement: RegionalPlacement | undefined, existing: string | undefined): ITableV2 {
+  if (existing !== undefined) return adoptedEventsTable(scope, placement, existing);
   if (placement === undefined) return new EventsTable(scope, 'Events').table;
   if (placement.owner) {
     return new EventsTable(scope, 'Events', {
@@ -451,6 +452,31 @@ function eventsTableOf(scope: Construct, placement: RegionalPlacement | undefine
     }).table;
   }
   return TableV2.fromTableAttributes(scope, 'Events', { tableName: placement.tableName, grantIndexPermissions: true });
+}
+
+/**
+ * The events table a destroy retained (or any existing one), by name or ARN: the receiver creates
+ * none and grants, reads and names this one, its indexes included (grantIndexPermissions; the
+ * Query grants name `<arn>/index/<name>`). A `cdk destroy` keeps the events table (RETAIN), and
+ * a deploy after it would otherwise make a new, empty one: every key claimed before, the ones
+ * senders still retry (Stripe for 3 days), would run again.
+ * @throws ConfigError with several Regions (each Region's receiver finds the one global table by
+ *   its fixed name already), or for an ARN of another Region than the stack's
+ */
+function adoptedEventsTable(scope: Construct, placement: RegionalPlacement | undefined, existing: string): ITableV2 {
+  if (placement !== undefined) {
+    throw new ConfigError(
+      `existingEventsTable: ${existing} cannot be adopted with several Regions; the receivers already find the global table by its name, ` +
+        `${placement.tableName}, in every Region (docs, "Redeploying after a destroy", several Regions: restore or re-import that table under its name)`,
+    );
+  }
+  if (!existing.startsWith('arn:')) return TableV2.fromTableAttributes(scope, 'Events', { tableName: existing, grantIndexPermissions: true });
+  const stack = Stack.of(scope);
+  const region = Arn.split(existing, ArnFormat.SLASH_RESOURCE_NAME).region;
+  if (!Token.isUnresolved(stack.region) && region !== stack.region) {
+    throw new ConfigError(`existingEventsTable: ${existing} is in ${String(region)}, not in this stack's Region ${stack.region}; a receiver reads its table in its own Region`);
+  }
+  return TableV2.fromTableAttributes(scope, 'Events', { tableArn: existing, grantIndexPermissions: true });
 }
 
 /** The stack's name, then the id unless it is `Default`, with what names refuse replaced by dashes. */
