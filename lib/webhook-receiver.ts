@@ -25,7 +25,7 @@ import type { ResolvedConfig } from '../lambdas/config/resolve-config.ts';
 import type { ActionSource, RetryproofConfig } from '../lambdas/config/route-config.ts';
 import { SERVICE } from '../lambdas/observability/metric-catalogue.ts';
 import { RECONCILER_NODE_OPTIONS, RECONCILER_TIMEOUT_SECONDS } from '../lambdas/reconciler/reconciler-budget.ts';
-import { EVENTS_TABLE } from '../lambdas/store/table-schema.ts';
+import { EVENTS_TABLE, LEDGER_TABLE } from '../lambdas/store/table-schema.ts';
 import { defaultPolicyOf, nagResource } from './nag.ts';
 import { regionalPlacement } from './regional-placement.ts';
 import type { RegionalPlacement } from './regional-placement.ts';
@@ -413,6 +413,24 @@ export class WebhookReceiver extends Construct {
   /** Names the demo's ledger table in the receiver's descriptor, so the CLI's `ledger` finds it. */
   describeLedgerTable(tableName: string): void {
     this.#ledgerTableName = tableName;
+  }
+
+  /**
+   * Lets the functions use a ledger table laid out for the package's DynamoDbLedger (a
+   * {@link LedgerTable}): the executor posts entries (PutItem, conditional, its old item back on
+   * a refusal), the reconciler reads its window on the byHour index (Query, on that index only)
+   * and reverses duplicates (UpdateItem; and GetItem with `undo`, which reads the entry first).
+   * Item actions on the table alone: TableV2.grant() would add index/* too.
+   */
+  grantLedgerTable(table: ITableV2, options: { readonly undo?: boolean } = {}): void {
+    const items = new TableGrants({ table, hasIndex: false });
+    items.actions(this.executorFunction, 'dynamodb:PutItem');
+    items.actions(this.reconcilerFunction, 'dynamodb:UpdateItem', ...(options.undo === true ? ['dynamodb:GetItem'] : []));
+    Grant.addToPrincipal({
+      grantee: this.reconcilerFunction,
+      actions: ['dynamodb:Query'],
+      resourceArns: [`${table.tableArn}/index/${LEDGER_TABLE.byHourIndex.name}`],
+    });
   }
 
   /** Lets a person or a tool read the records (`retryproof inspect`, say): GetItem and Query. */

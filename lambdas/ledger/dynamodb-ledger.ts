@@ -2,8 +2,8 @@
  * A {@link Ledger} on one DynamoDB table: one item per entry, keyed by `entryId`, and the
  * `byHour` index (LEDGER_TABLE: the hour an entry was posted, then its instant and id) through
  * which the reconciler reads a window with one Query per hour, page by page, never a Scan and
- * never the whole window at once. The demo's payout ledger and the orders example are this
- * class; a team's own ledger module can be too (`export default new DynamoDbLedger(...)`).
+ * never the whole window at once. The demo's payout ledger is this class, and so is the
+ * example app's; a team's own ledger module can be too (`export default new DynamoDbLedger(...)`).
  *
  * Exported from `retryproof/actions`. The table's layout is {@link DYNAMODB_LEDGER_LAYOUT}; the
  * `LedgerTable` construct of `retryproof` creates it, and `WebhookReceiver.grantLedgerTable`
@@ -36,8 +36,8 @@ export interface DynamoDbLedgerOptions<N extends NewLedgerEntry> {
    */
   readonly entryIdOf?: (entry: N) => string;
   /**
-   * Undoes an entry's effect before `reverse` marks it reversed: cancel the order, refund the
-   * payment. Undo first, then mark: a run that dies between the two leaves the entry posted, and
+   * Undoes an entry's effect before `reverse` marks it reversed: cancel what was booked, refund
+   * the payment. Undo first, then mark: a run that dies between the two leaves the entry posted, and
    * the next run undoes (idempotently) and marks it.
    * @default - nothing to undo: the entry is the effect (a ledger of record, the demo's payouts)
    */
