@@ -7,8 +7,7 @@ import { CfnOutput, Stack } from 'aws-cdk-lib';
 import type { StackProps } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
-// A user writes `from 'retryproof'`; inside this repository the example imports the source.
-import { LedgerTable, WebhookReceiver } from '../../lib/index.ts';
+import { LedgerTable, WebhookReceiver } from 'retryproof';
 import { config } from './retryproof.config.ts';
 import { ORDERS_ENV } from './src/orders-environment.ts';
 

@@ -11,8 +11,7 @@
  * marks the entry.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-// A user writes `from 'retryproof/actions'`; inside this repository the example imports the source.
-import { DynamoDbLedger } from '../../../lambdas/actions/index.ts';
+import { DynamoDbLedger } from 'retryproof/actions';
 import type { CancelOrder } from './cancel-order.ts';
 import { orderEntryId } from './order-entry.ts';
 import type { NewOrderEntry, OrderEntry, OrdersLedger } from './order-entry.ts';

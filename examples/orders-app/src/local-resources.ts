@@ -5,8 +5,7 @@
  */
 import { CreateTableCommand, DescribeTableCommand, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-// A user writes `from 'retryproof/actions'`; inside this repository the example imports the source.
-import { DYNAMODB_LEDGER_LAYOUT } from '../../../lambdas/actions/index.ts';
+import { DYNAMODB_LEDGER_LAYOUT } from 'retryproof/actions';
 
 /** Creates the orders ledger table unless it exists: a restarted local stack keeps its data. */
 export async function ensureOrdersLedgerTable(dynamo: DynamoDBClient, tableName: string): Promise<void> {
