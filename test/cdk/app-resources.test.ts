@@ -20,13 +20,15 @@ describe('the app built from retryproof.config.ts', () => {
     ].sort();
     // Added since then, none replacing anything: the CLI's receiver descriptor; the route
     // secret ensured by name at deploy (a custom resource, its policy, and CDK's one provider
-    // function and role: lib/stateful/route-secrets.ts).
+    // function and role: lib/stateful/route-secrets.ts); the route's signature-rejection alarm.
     const added = [
       'Output Receiver',
       'AWS::IAM::Policy SecretsEnsureRetryproofstripeedbf787fCustomResourcePolicyBB410FD5',
       'AWS::IAM::Role AWS679f53fac002430cb0da5b7982bd2287ServiceRoleC1EA0FF2',
       'AWS::Lambda::Function AWS679f53fac002430cb0da5b7982bd22872D164C4C',
       'Custom::RetryproofRouteSecret SecretsEnsureRetryproofstripeedbf787fE0C27617',
+      // The stripe route's alarm on its share of 401s (lib/stateless/signature-rejection-alarm.ts).
+      'AWS::CloudWatch::Alarm ObservabilitySignatureRejectionsstripeB2E1C603',
     ];
     // Removed, and nothing stateful deleted with them:
     // - the demo (its route's two alarms, and the ledger table): the shipped configuration deploys
