@@ -1,7 +1,18 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { LongestFirstSequencer } from './test/support/longest-first-sequencer.ts';
 
 export default defineConfig({
+  resolve: {
+    // Code that imports the package by its name (the examples, the template action) gets its
+    // sources: the package's "exports" name dist/, which a checkout has not built. Exact names
+    // only, the longer first. Node and esbuild get the same two: examples/self-reference.ts,
+    // lib/stateless/retryproof-function.ts.
+    alias: [
+      { find: /^retryproof\/actions$/, replacement: fileURLToPath(new URL('./lambdas/actions/index.ts', import.meta.url)) },
+      { find: /^retryproof$/, replacement: fileURLToPath(new URL('./lib/index.ts', import.meta.url)) },
+    ],
+  },
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],

@@ -6,6 +6,8 @@
  * (lib/retryproof-app.ts) stays out: it runs cdk-nag, which the package does not depend on.
  */
 export { WebhookReceiver } from './webhook-receiver.ts';
+export { LedgerTable } from './demo/ledger-table.ts';
+export type { LedgerTableProps } from './demo/ledger-table.ts';
 export type { WebhookReceiverProps } from './webhook-receiver.ts';
 export type { RegionalPlacement } from './regional-placement.ts';
 export type { ActionSource, RegionsConfig, RetryproofConfig, RouteConfig } from '../lambdas/config/route-config.ts';

@@ -1,12 +1,9 @@
 import { Annotations, Stack } from 'aws-cdk-lib';
 import type { StackProps } from 'aws-cdk-lib';
-import { TableGrants } from 'aws-cdk-lib/aws-dynamodb';
-import { Grant } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { ConfigError, DEMO_ACTION, resolveConfig } from '../lambdas/config/resolve-config.ts';
 import type { RetryproofConfig } from '../lambdas/config/route-config.ts';
 import { DEMO_ACTION_SOURCE, DEMO_LEDGER_TABLE_ENV } from '../lambdas/demo/demo-environment.ts';
-import { LEDGER_TABLE } from '../lambdas/store/table-schema.ts';
 import { LedgerTable } from './demo/ledger-table.ts';
 import { WebhookReceiver } from './webhook-receiver.ts';
 
@@ -56,16 +53,8 @@ export class RetryproofStack extends Stack {
       'demo: true deploys the demo payout action and its ledger table; remove it from retryproof.config.ts, and give every route your own action, before real senders call this',
     );
     // The payout posts entries (PutItem); the reconciler reads its window on the byHour
-    // index (Query, on that index only) and reverses duplicates (UpdateItem). Item actions on
-    // the table alone: TableV2.grant() would add index/* too.
-    const ledgerItems = new TableGrants({ table: ledger.table, hasIndex: false });
-    ledgerItems.actions(receiver.executorFunction, 'dynamodb:PutItem');
-    ledgerItems.actions(receiver.reconcilerFunction, 'dynamodb:UpdateItem');
-    Grant.addToPrincipal({
-      grantee: receiver.reconcilerFunction,
-      actions: ['dynamodb:Query'],
-      resourceArns: [`${ledger.table.tableArn}/index/${LEDGER_TABLE.byHourIndex.name}`],
-    });
+    // index and reverses duplicates (UpdateItem): the demo ledger has nothing to undo.
+    receiver.grantLedgerTable(ledger.table);
     for (const fn of [receiver.executorFunction, receiver.reconcilerFunction]) {
       fn.addEnvironment(DEMO_LEDGER_TABLE_ENV, ledger.table.tableName);
     }

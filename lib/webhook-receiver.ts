@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { Annotations, CfnOutput, Duration, Fn, Lazy, Stack, Stage, Validations } from 'aws-cdk-lib';
+import { Annotations, Arn, ArnFormat, CfnOutput, Duration, Fn, Lazy, Stack, Stage, Token, Validations } from 'aws-cdk-lib';
 import type { CfnElement } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { Dashboard } from 'aws-cdk-lib/aws-cloudwatch';
@@ -11,6 +11,7 @@ import { Grant } from 'aws-cdk-lib/aws-iam';
 import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -24,13 +25,13 @@ import type { ResolvedConfig } from '../lambdas/config/resolve-config.ts';
 import type { ActionSource, RetryproofConfig } from '../lambdas/config/route-config.ts';
 import { SERVICE } from '../lambdas/observability/metric-catalogue.ts';
 import { RECONCILER_NODE_OPTIONS, RECONCILER_TIMEOUT_SECONDS } from '../lambdas/reconciler/reconciler-budget.ts';
-import { EVENTS_TABLE } from '../lambdas/store/table-schema.ts';
+import { EVENTS_TABLE, LEDGER_TABLE } from '../lambdas/store/table-schema.ts';
 import { defaultPolicyOf, nagResource } from './nag.ts';
 import { regionalPlacement } from './regional-placement.ts';
 import type { RegionalPlacement } from './regional-placement.ts';
 import { AlarmTopic } from './stateful/alarm-topic.ts';
 import { EventsTable } from './stateful/events-table.ts';
-import { RouteSecrets } from './stateful/route-secrets.ts';
+import { RouteSecrets, createdSecretName } from './stateful/route-secrets.ts';
 import { WorkQueue } from './stateful/work-queue.ts';
 import { configEnvironmentValue } from './stateless/config-environment.ts';
 import { Observability } from './stateless/observability.ts';
@@ -106,6 +107,11 @@ export class WebhookReceiver extends Construct {
   readonly dashboard: Dashboard;
   /** Every alarm, and each route pause, notifies this topic. */
   readonly alarmTopic: ITopic;
+  /**
+   * Each route's signing secret, by route name, as found by its name (`<namePrefix>/<secretName>`
+   * for one the receiver creates, `secretName` for an imported one): grant your tools what they need on it.
+   */
+  readonly routeSecrets: ReadonlyMap<string, ISecret>;
   /** Every default applied, every derived number computed. */
   readonly config: ResolvedConfig;
   /** The prefix of every physical name. */
@@ -143,10 +149,10 @@ export class WebhookReceiver extends Construct {
         }
       }
     }
-    const { actions: _paths, ...shipped } = config;
+    const { actions: _paths, ...written } = config;
 
     // Stateful.
-    const eventsTable = eventsTableOf(this, placement);
+    const eventsTable = eventsTableOf(this, placement, props.existingEventsTable);
     const executorTimeout = Duration.seconds(resolved.executorTimeoutSeconds);
     const work = new WorkQueue(this, 'Work', {
       namePrefix,
@@ -158,10 +164,17 @@ export class WebhookReceiver extends Construct {
     // Manager replicates it to the others, so its value is set once and cannot drift (a Region
     // with a stale copy would answer every delivery 401). The others import their replica by name.
     const replicatedHere = placement !== undefined && !placement.owner;
+    // A secret the receiver creates carries its name prefix, as every name it creates does;
+    // the functions read it under that name (the shipped configuration says so below).
+    const secretNameOf = (r: { secretName: string; importSecret: boolean }) => (r.importSecret ? r.secretName : createdSecretName(namePrefix, r.secretName));
     const secrets = new RouteSecrets(this, 'Secrets', {
-      routes: resolved.routes.map((r) => ({ route: r.name, secretName: r.secretName, importSecret: r.importSecret || replicatedHere })),
+      routes: resolved.routes.map((r) => ({ route: r.name, secretName: secretNameOf(r), importSecret: r.importSecret || replicatedHere })),
       ...(placement?.owner === true ? { replicaRegions: placement.otherReplicas } : {}),
     });
+    const shipped: typeof written = {
+      ...written,
+      routes: written.routes.map((r) => ({ ...r, secretName: secretNameOf({ secretName: r.secretName, importSecret: r.importSecret === true }) })),
+    };
     const alarms = new AlarmTopic(this, 'Alarms', { namePrefix, ...(resolved.alarmEmail === undefined ? {} : { email: resolved.alarmEmail }) });
     if (resolved.alarmEmail === undefined) {
       // Without a subscriber every alarm below notifies nobody; the deploy would look healthy.
@@ -260,14 +273,16 @@ export class WebhookReceiver extends Construct {
         actions: ['secretsmanager:GetSecretValue'],
         resourceArns: [secret.secretFullArn ?? `${secret.secretArn}-??????`],
       });
-      if (route.importSecret || replicatedHere) {
-        // A secret imported by name has an unknown 6-character suffix; its policy ARN ends in -??????.
-        const whose = route.importSecret ? 'imports its secret' : `reads the replica of its secret, made by the ${resolved.regions?.replicas[0] ?? ''} stack,`;
-        Validations.of(defaultPolicyOf(ingest.serviceRole)).acknowledge({
-          id: `AwsSolutions-IAM5[Resource::${nagResource(this, secret.secretArn)}-??????]`,
-          reason: `route "${route.name}" ${whose} by name; -?????? matches only the suffix Secrets Manager appends`,
-        });
-      }
+      // Every route secret is found by name (route-secrets.ts): its ARN ends in an unknown 6-character suffix.
+      const whose = route.importSecret
+        ? 'imports its secret'
+        : replicatedHere
+          ? `reads the replica of its secret, made by the ${resolved.regions?.replicas[0] ?? ''} stack,`
+          : 'reads the secret the receiver ensures exists';
+      Validations.of(defaultPolicyOf(ingest.serviceRole)).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::${nagResource(this, secret.secretArn)}-??????]`,
+        reason: `route "${route.name}" ${whose} by name; -?????? matches only the suffix Secrets Manager appends`,
+      });
     }
     // An imported secret under a customer-managed key: without this, every delivery is a 503.
     secretsKey?.grantDecrypt(ingest);
@@ -329,6 +344,7 @@ export class WebhookReceiver extends Construct {
       // Dashboards are account-wide, unlike the alarms and the queue: the region keeps a
       // second region's receiver from taking this one's dashboard.
       dashboardName: `${namePrefix}-${stack.region}`,
+      secretNames: new Map(resolved.routes.map((r) => [r.name, secretNameOf(r)])),
     });
 
     new CfnOutput(this, 'ApiUrl', {
@@ -391,11 +407,30 @@ export class WebhookReceiver extends Construct {
     this.reconcilerFunction = reconciler;
     this.dashboard = observability.dashboard;
     this.alarmTopic = alarms.topic;
+    this.routeSecrets = secrets.byRoute;
   }
 
   /** Names the demo's ledger table in the receiver's descriptor, so the CLI's `ledger` finds it. */
   describeLedgerTable(tableName: string): void {
     this.#ledgerTableName = tableName;
+  }
+
+  /**
+   * Lets the functions use a ledger table laid out for the package's DynamoDbLedger (a
+   * {@link LedgerTable}): the executor posts entries (PutItem, conditional, its old item back on
+   * a refusal), the reconciler reads its window on the byHour index (Query, on that index only)
+   * and reverses duplicates (UpdateItem; and GetItem with `undo`, which reads the entry first).
+   * Item actions on the table alone: TableV2.grant() would add index/* too.
+   */
+  grantLedgerTable(table: ITableV2, options: { readonly undo?: boolean } = {}): void {
+    const items = new TableGrants({ table, hasIndex: false });
+    items.actions(this.executorFunction, 'dynamodb:PutItem');
+    items.actions(this.reconcilerFunction, 'dynamodb:UpdateItem', ...(options.undo === true ? ['dynamodb:GetItem'] : []));
+    Grant.addToPrincipal({
+      grantee: this.reconcilerFunction,
+      actions: ['dynamodb:Query'],
+      resourceArns: [`${table.tableArn}/index/${LEDGER_TABLE.byHourIndex.name}`],
+    });
   }
 
   /** Lets a person or a tool read the records (`retryproof inspect`, say): GetItem and Query. */
@@ -425,7 +460,8 @@ export class WebhookReceiver extends Construct {
  * replica's stack the MRSC global table, in the others their Region's replica of it, by name
  * (its ARN is then this stack's Region's, so the grants name the local replica and its indexes).
  */
-function eventsTableOf(scope: Construct, placement: RegionalPlacement | undefined): ITableV2 {
+function eventsTableOf(scope: Construct, placement: RegionalPlacement | undefined, existing: string | undefined): ITableV2 {
+  if (existing !== undefined) return adoptedEventsTable(scope, placement, existing);
   if (placement === undefined) return new EventsTable(scope, 'Events').table;
   if (placement.owner) {
     return new EventsTable(scope, 'Events', {
@@ -434,6 +470,31 @@ function eventsTableOf(scope: Construct, placement: RegionalPlacement | undefine
     }).table;
   }
   return TableV2.fromTableAttributes(scope, 'Events', { tableName: placement.tableName, grantIndexPermissions: true });
+}
+
+/**
+ * The events table a destroy retained (or any existing one), by name or ARN: the receiver creates
+ * none and grants, reads and names this one, its indexes included (grantIndexPermissions; the
+ * Query grants name `<arn>/index/<name>`). A `cdk destroy` keeps the events table (RETAIN), and
+ * a deploy after it would otherwise make a new, empty one: every key claimed before, the ones
+ * senders still retry (Stripe for 3 days), would run again.
+ * @throws ConfigError with several Regions (each Region's receiver finds the one global table by
+ *   its fixed name already), or for an ARN of another Region than the stack's
+ */
+function adoptedEventsTable(scope: Construct, placement: RegionalPlacement | undefined, existing: string): ITableV2 {
+  if (placement !== undefined) {
+    throw new ConfigError(
+      `existingEventsTable: ${existing} cannot be adopted with several Regions; the receivers already find the global table by its name, ` +
+        `${placement.tableName}, in every Region (docs, "Redeploying after a destroy", several Regions: restore or re-import that table under its name)`,
+    );
+  }
+  if (!existing.startsWith('arn:')) return TableV2.fromTableAttributes(scope, 'Events', { tableName: existing, grantIndexPermissions: true });
+  const stack = Stack.of(scope);
+  const region = Arn.split(existing, ArnFormat.SLASH_RESOURCE_NAME).region;
+  if (!Token.isUnresolved(stack.region) && region !== stack.region) {
+    throw new ConfigError(`existingEventsTable: ${existing} is in ${String(region)}, not in this stack's Region ${stack.region}; a receiver reads its table in its own Region`);
+  }
+  return TableV2.fromTableAttributes(scope, 'Events', { tableArn: existing, grantIndexPermissions: true });
 }
 
 /** The stack's name, then the id unless it is `Default`, with what names refuse replaced by dashes. */

@@ -61,28 +61,56 @@ export interface LocalRouteSecret {
 }
 
 /**
- * One demo route per signature scheme, beside `demo`, so every scheme can be tried locally
- * with `npm run send -- --route demo-github`. Local only, and only while the demo is on
- * (`demo: true`): a deployment has the routes of its configuration and nothing more. Each
- * runs the demo payout action.
+ * The demo's own route: Standard Webhooks signatures and the demo payout action on the demo
+ * ledger, with a circuit breaker that pauses at the fourth copy of a key. The walk-through,
+ * `npm run send` and the storm use it.
  */
-export const LOCAL_SCHEME_DEMO_ROUTES: readonly RouteConfig[] = (
-  [
-    ['demo-stripe', { scheme: 'stripe' }],
-    ['demo-github', { scheme: 'github' }],
-    ['demo-shopify', { scheme: 'shopify' }],
-    ['demo-slack', { scheme: 'slack' }],
-    ['demo-hmac', { scheme: 'hmac-sha256', header: 'x-signature', prefix: 'sha256=', encoding: 'hex' }],
-    ['demo-v1a', { scheme: 'standard-webhooks' }],
-  ] as const
-).map(([name, signature]) => ({
-  name,
-  signature,
-  secretName: `retryproof/${name}`,
+const LOCAL_DEMO_ROUTE: RouteConfig = {
+  name: DEMO_ROUTE,
+  signature: { scheme: 'standard-webhooks' },
+  secretName: 'retryproof/demo',
   action: 'payout',
   actionTimeSeconds: 15,
   keepHeaders: ['content-type'],
-}));
+  breakerThreshold: 3,
+  breakerReaction: 'pause',
+};
+
+/**
+ * The demo's routes: `demo`, then one route per signature scheme, so every scheme can be tried
+ * locally with `npm run send -- --route demo-github`. Local only, and only while the demo is on
+ * (locally the default: see {@link localDemoOf}): a deployment has the routes of its
+ * configuration and nothing more. Each runs the demo payout action.
+ */
+export const LOCAL_SCHEME_DEMO_ROUTES: readonly RouteConfig[] = [
+  LOCAL_DEMO_ROUTE,
+  ...(
+    [
+      ['demo-stripe', { scheme: 'stripe' }],
+      ['demo-github', { scheme: 'github' }],
+      ['demo-shopify', { scheme: 'shopify' }],
+      ['demo-slack', { scheme: 'slack' }],
+      ['demo-hmac', { scheme: 'hmac-sha256', header: 'x-signature', prefix: 'sha256=', encoding: 'hex' }],
+      ['demo-v1a', { scheme: 'standard-webhooks' }],
+    ] as const
+  ).map(([name, signature]) => ({
+    name,
+    signature,
+    secretName: `retryproof/${name}`,
+    action: 'payout',
+    actionTimeSeconds: 15,
+    keepHeaders: ['content-type'],
+  })),
+];
+
+/**
+ * Whether the local stack runs the demo: yes unless the configuration says `demo: false`. The
+ * shipped retryproof.config.ts deploys no demo (it is safe to deploy as it is), yet `npm start`
+ * on it is the walk-through, which is the demo's.
+ */
+export function localDemoOf(base: RetryproofConfig): boolean {
+  return base.demo ?? true;
+}
 
 /** The local route whose Standard Webhooks sender signs with ed25519 (v1a) instead of HMAC (v1). */
 export const LOCAL_V1A_ROUTE = 'demo-v1a';
@@ -194,10 +222,12 @@ export function readLocalSettings(
   let actions: Record<string, ActionSource>;
   try {
     // The file as written first, so its own mistakes are named before the local additions.
-    const { demo } = resolveConfig(base);
+    resolveConfig(base);
+    const demo = localDemoOf(base);
     // Overrides that are part of the configuration go through resolveConfig and its checks.
     const shaped: RetryproofConfig = {
       ...base,
+      demo,
       routes: [...base.routes, ...(demo ? LOCAL_SCHEME_DEMO_ROUTES.filter((d) => !base.routes.some((r) => r.name === d.name)) : [])].map((r) => ({
         ...r,
         ...(actionTime === undefined ? {} : { actionTimeSeconds: actionTime }),

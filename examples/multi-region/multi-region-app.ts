@@ -4,7 +4,8 @@
  * the context value `ordersApiUrl`.
  */
 import type { AppProps } from 'aws-cdk-lib';
-// A user writes `from 'retryproof'`; inside this repository the example imports the source.
+// The app builder runs cdk-nag, which the package does not ship: a project of your own builds
+// its stacks from WebhookReceiver (`from 'retryproof'`), as examples/orders-app does.
 import { createRetryproofApp } from '../../lib/retryproof-app.ts';
 import type { RetryproofApp } from '../../lib/retryproof-app.ts';
 import { config } from './retryproof.config.ts';

@@ -4,8 +4,7 @@
  * Region its copies land in. app.ts builds one stack per replica from `config`.
  */
 import { fileURLToPath } from 'node:url';
-// A user writes `from 'retryproof'`; inside this repository the example imports the source.
-import type { RetryproofConfig } from '../../lib/index.ts';
+import type { RetryproofConfig } from 'retryproof';
 
 /** Paths of the app's own modules, wherever the command runs from. */
 const here = (path: string): string => fileURLToPath(new URL(path, import.meta.url));

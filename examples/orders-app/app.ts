@@ -1,6 +1,6 @@
 /**
  * The orders-app's CDK app. From the repository root:
- *   npx cdk synth --app 'node examples/orders-app/app.ts' -c ordersApiUrl=https://orders.example.com
+ *   npx cdk synth --app 'node --import ./examples/self-reference.ts examples/orders-app/app.ts' -c ordersApiUrl=https://orders.example.com
  */
 import { App } from 'aws-cdk-lib';
 import { OrdersStack } from './orders-stack.ts';

@@ -5,8 +5,7 @@
  * the local stack, after `localSetup` has made what the action needs there.
  */
 import { fileURLToPath } from 'node:url';
-// A user writes `from 'retryproof'`; inside this repository the example imports the source.
-import type { LocalSetup, RetryproofConfig } from '../../lib/index.ts';
+import type { LocalSetup, RetryproofConfig } from 'retryproof';
 import { startFakeOrdersApi } from './src/fake-orders-api.ts';
 import { ensureOrdersLedgerTable } from './src/local-resources.ts';
 import { ORDERS_ENV } from './src/orders-environment.ts';

@@ -56,7 +56,7 @@ function isMissingKey(issue: BaseIssue<unknown>): boolean {
  * The known key nearest to a misspelt one, by edit distance (a key cut short, like
  * `tolerance` for `toleranceSeconds`, counts as near); undefined when none is close.
  */
-function closest(key: string, keys: readonly string[]): string | undefined {
+export function closest(key: string, keys: readonly string[]): string | undefined {
   const typed = key.toLowerCase();
   let best: string | undefined;
   let bestDistance = Math.max(2, Math.floor(key.length / 3)) + 1;

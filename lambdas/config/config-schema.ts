@@ -29,6 +29,9 @@ const ACTION_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 export const NAME_PREFIX = /^[A-Za-z][A-Za-z0-9-]{0,39}$/;
 export const NAME_PREFIX_RULE = '1 to 40 letters, digits or "-", starting with a letter';
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
+/** A DynamoDB table's name (3 to 255 of `A-Za-z0-9_.-`), or its ARN (DynamoDB Developer Guide, "Naming rules"). */
+const EXISTING_TABLE = /^(?:[A-Za-z0-9_.-]{3,255}|arn:aws[a-z-]*:dynamodb:[a-z0-9-]+:\d{12}:table\/[A-Za-z0-9_.-]{3,255})$/;
+const EXISTING_TABLE_RULE = 'a DynamoDB table name (3 to 255 letters, digits, "_", "." or "-") or a table ARN';
 /** Names that are object internals to JavaScript and to the DynamoDB marshaller. */
 export const RESERVED_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
@@ -209,6 +212,7 @@ export const RetryproofConfigSchema = strict(
     ),
     actions: v.optional(actions),
     namePrefix: v.optional(text(NAME_PREFIX, NAME_PREFIX_RULE)),
+    existingEventsTable: v.optional(text(EXISTING_TABLE, EXISTING_TABLE_RULE)),
     queue: v.optional(queue, {}),
     reconciliation: v.optional(reconciliation, {}),
     api: v.optional(api, {}),

@@ -13,7 +13,7 @@ import {
 import type { BreakerReaction, DuplicateAnswer, RetryproofConfig, SignatureConfig } from './route-config.ts';
 import { RESERVED_KEYS, RetryproofConfigSchema } from './config-schema.ts';
 import type { ParsedConfig } from './config-schema.ts';
-import { issueLine } from './config-issues.ts';
+import { closest, issueLine } from './config-issues.ts';
 import { DELIVERY_ID_HEADERS, SIGNED_HEADERS, unsignedTemplateHeaders } from '../domain/idempotency-key.ts';
 import { parseKeyTemplate } from '../domain/key-template.ts';
 import { namesARegion, regionsProblems } from './regions.ts';
@@ -131,6 +131,15 @@ export const DEMO_ACTION = 'payout';
 export function assertActionsSupplied(config: ResolvedConfig, supplied: readonly string[]): void {
   for (const route of config.routes) {
     if (!supplied.includes(route.action)) {
+      // A name next to one supplied is a typo far more often than a new action: say so, and do
+      // not tell the user to add the typo as an action of its own.
+      const near = closest(route.action, supplied);
+      if (near !== undefined) {
+        throw new ConfigError(
+          `route "${route.name}": action ${JSON.stringify(route.action)} is not supplied; did you mean ${JSON.stringify(near)}? ` +
+            `(the actions supplied are: ${supplied.join(', ')})`,
+        );
+      }
       throw new ConfigError(
         `route "${route.name}": action ${JSON.stringify(route.action)} is not supplied; ` +
           `the actions supplied are: ${supplied.length === 0 ? 'none' : supplied.join(', ')} ` +

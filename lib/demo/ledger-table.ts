@@ -15,8 +15,10 @@ export interface LedgerTableProps {
 }
 
 /**
- * The demo ledger: the accounting system the `payout` action posts to and the
- * reconciler compares against, with its `byHour` GSI. Built from LEDGER_TABLE.
+ * A ledger table laid out for the package's DynamoDbLedger (`retryproof/actions`): the demo's
+ * (the accounting system the `payout` action posts to and the reconciler compares against), or
+ * one of your own; on demand, PITR, retained, with its `byHour` GSI. Built from LEDGER_TABLE.
+ * Grant the receiver's functions its use with `WebhookReceiver.grantLedgerTable`.
  */
 export class LedgerTable extends Construct {
   readonly table: ITableV2;

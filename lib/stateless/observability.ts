@@ -23,6 +23,7 @@ import { Construct } from 'constructs';
 import type { ResolvedConfig } from '../../lambdas/config/resolve-config.ts';
 import { EXECUTOR_METRIC, INGEST_METRIC, RECONCILER_METRIC } from '../../lambdas/observability/metric-catalogue.ts';
 import { alarmName } from '../stateful/alarm-topic.ts';
+import { signatureRejectionAlarm } from './signature-rejection-alarm.ts';
 import {
   ANSWER_STATUSES,
   DEFAULT_PERIOD,
@@ -57,6 +58,11 @@ export interface ObservabilityProps {
   readonly metrics: ReceiverMetrics;
   /** Dashboards are account-wide: the name must be unique across regions and receivers. */
   readonly dashboardName: string;
+  /**
+   * Each route's secret's name in Secrets Manager, for the alarms to name it.
+   * @default - the route's secretName as written
+   */
+  readonly secretNames?: ReadonlyMap<string, string>;
 }
 
 /** SQS publishes its queue metrics once a minute. */
@@ -197,6 +203,10 @@ export class Observability extends Construct {
         treatMissingData: TreatMissingData.NOT_BREACHING,
         recovers: true,
       });
+    });
+    resolved.routes.forEach((route, i) => {
+      const spec = signatureRejectionAlarm(metrics, route.name, i, props.secretNames?.get(route.name) ?? route.secretName);
+      addAlarm(`SignatureRejections-${route.name}`, { ...spec, treatMissingData: TreatMissingData.NOT_BREACHING, recovers: true });
     });
     addAlarm('ReconcilerFindings', {
       name: 'reconciler-findings',

@@ -20,6 +20,21 @@ const LAMBDAS_DIR = fileURLToPath(new URL('../../lambdas/', import.meta.url));
 /** `.ts` when this construct runs from its sources, `.js` when it runs compiled. */
 const SOURCE_EXTENSION = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
 
+/**
+ * Code in this repository that imports the package by its name (the examples, the template
+ * action: `from 'retryproof/actions'`) gets its sources when the construct runs from its
+ * sources: the package's "exports" name dist/, which a checkout has not built. esbuild's
+ * `--alias` substitutes an import path before resolving it. Installed, the construct runs
+ * compiled (`.js`), and a user's `retryproof` is the installed package's own.
+ */
+const SELF_REFERENCE_ALIASES: Readonly<Record<string, string>> | undefined =
+  SOURCE_EXTENSION === '.ts'
+    ? {
+        '--alias:retryproof/actions': join(LAMBDAS_DIR, 'actions', 'index.ts'),
+        '--alias:retryproof': fileURLToPath(new URL('../index.ts', import.meta.url)),
+      }
+    : undefined;
+
 /** The absolute path of a handler file under lambdas/, e.g. `lambdaEntry('ingest/handler')`. */
 export function lambdaEntry(path: string): string {
   return join(LAMBDAS_DIR, `${path}${SOURCE_EXTENSION}`);
@@ -133,6 +148,7 @@ export class RetryproofFunction extends NodejsFunction {
         // Some CommonJS dependencies call require() for Node built-ins; an ESM bundle has
         // no require unless we make one.
         banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
+        ...(SELF_REFERENCE_ALIASES === undefined ? {} : { esbuildArgs: SELF_REFERENCE_ALIASES }),
       },
     });
     logs.grantWrite(role);

@@ -18,8 +18,37 @@ describe('the app built from retryproof.config.ts', () => {
       ...Object.entries(template.Resources).map(([id, r]) => `${r.Type} ${id}`),
       ...Object.keys(template.Outputs ?? {}).map((id) => `Output ${id}`),
     ].sort();
-    // Outputs added since then replace nothing: the CLI's receiver descriptor.
-    const added = ['Output Receiver'];
-    expect(now).toEqual([...before, ...added].sort());
+    // Added since then, none replacing anything: the CLI's receiver descriptor; the route
+    // secret ensured by name at deploy (a custom resource, its policy, and CDK's one provider
+    // function and role: lib/stateful/route-secrets.ts); the route's signature-rejection alarm.
+    const added = [
+      'Output Receiver',
+      'AWS::IAM::Policy SecretsEnsureRetryproofstripeedbf787fCustomResourcePolicyBB410FD5',
+      'AWS::IAM::Role AWS679f53fac002430cb0da5b7982bd2287ServiceRoleC1EA0FF2',
+      'AWS::Lambda::Function AWS679f53fac002430cb0da5b7982bd22872D164C4C',
+      'Custom::RetryproofRouteSecret SecretsEnsureRetryproofstripeedbf787fE0C27617',
+      // The stripe route's alarm on its share of 401s (lib/stateless/signature-rejection-alarm.ts).
+      'AWS::CloudWatch::Alarm ObservabilitySignatureRejectionsstripeB2E1C603',
+    ];
+    // Removed, and nothing stateful deleted with them:
+    // - the demo (its route's two alarms, and the ledger table): the shipped configuration deploys
+    //   no demo now. The ledger table is RETAIN (lib/demo/ledger-table.ts): a stack that had it keeps it.
+    // - the AWS::SecretsManager::Secret resources: both were RETAIN_ON_UPDATE_OR_DELETE, so leaving
+    //   the stack keeps them and their values in Secrets Manager. The stripe route's secret is now
+    //   named with the prefix (Retryproof/stripe, was retryproof/stripe): the value is copied once
+    //   (docs-drafts/construct.md, "Upgrading: route secrets are named with the prefix").
+    const removed = [
+      'AWS::CloudWatch::Alarm ObservabilityDuplicateStormdemo90F11A57',
+      'AWS::CloudWatch::Alarm ObservabilityRoutePauseddemo120034A8',
+      'AWS::DynamoDB::GlobalTable LedgerTable9343E4AA',
+      'AWS::SecretsManager::Secret Secretsdemo8B43EF99',
+      'AWS::SecretsManager::Secret Secretsstripe87CB9F58',
+    ];
+    expect(removed.every((line) => before.includes(line))).toBe(true);
+    expect(now).toEqual([...before.filter((line) => !removed.includes(line)), ...added].sort());
+    // The events table, the queues and the alarm topic keep their logical ids: updated in place, never replaced.
+    for (const kept of ['AWS::DynamoDB::GlobalTable EventsTable4B7491D3', 'AWS::SQS::Queue WorkQueue1CAC4D2F', 'AWS::SQS::Queue WorkDeadLetterQueue304A9441']) {
+      expect(now).toContain(kept);
+    }
   });
 });

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { generatedEntriesOf } from '../../lib/webhook-receiver.ts';
-import { config } from '../../retryproof.config.ts';
+import { demoConfig as config } from './fixtures/demo-config.ts';
 import { synthesize } from './stack-fixture.ts';
 
 type FunctionResource = { Properties: { Environment?: { Variables?: Record<string, unknown> } } };

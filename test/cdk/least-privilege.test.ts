@@ -10,7 +10,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RetryproofConfig } from '../../lambdas/config/route-config.ts';
 import { DEMO_ACTION_SOURCE } from '../../lambdas/demo/demo-environment.ts';
-import { config } from '../../retryproof.config.ts';
+import { demoConfig as config } from './fixtures/demo-config.ts';
 import { exerciseFunctions, FUNCTIONS, RESOURCE } from '../iam/exercise-functions.ts';
 import type { Exercise, FunctionName } from '../iam/exercise-functions.ts';
 import type { RecordedCall } from '../iam/recorded-calls.ts';
@@ -88,11 +88,14 @@ function grantedTo(built: SynthesizedApp, fn: FunctionName): Set<GrantLine> {
     [id('Alarms/Topic'), ALARM_TOPIC],
     [id('Alarms/Key'), ALARM_TOPIC_KEY],
     ...FUNCTIONS.map((f) => [id(`${f[0]!.toUpperCase()}${f.slice(1)}Logs`), logsOf(f)] as const),
-    ...built.stack.receiver.config.routes.map((r) => [id(`Secrets/${r.name}`), RESOURCE.secretOf(r.name)] as const),
+    // A route secret is found by name (lib/stateful/route-secrets.ts): its ARN, the name and the suffix's -??????.
+    ...[...built.stack.receiver.routeSecrets].map(([route, secret]) => [JSON.stringify(built.stack.resolve(`${secret.secretArn}-??????`)), RESOURCE.secretOf(route)] as const),
     ...(built.stack.node.tryFindChild('Ledger') === undefined ? [] : [[id('Ledger/Table'), RESOURCE.ledgerTable] as const]),
   ]);
   // A resource is a logical id, or one with a suffix such as /index/byTime.
   const nameOf = (resource: string): string => {
+    const whole = names.get(resource);
+    if (whole !== undefined) return whole;
     const [head = '', ...rest] = resource.split('/');
     return [names.get(head) ?? head, ...rest].join('/');
   };
@@ -144,7 +147,13 @@ describe('IAM of the retryproof functions', () => {
 
   it('allows no wildcard action (no * anywhere in an action), on any role in the stack', () => {
     const roles = Object.keys(built.template.findResources('AWS::IAM::Role'));
-    expect(roles).toHaveLength(4);
+    // The three functions', the schedule's, and the route secrets' deploy-time provider's (route-secrets.ts).
+    expect(roles).toHaveLength(5);
+    const provider = Object.values(built.template.findResources('AWS::IAM::Policy'))
+      .map((p) => (p as { Properties: { PolicyName: string; PolicyDocument: { Statement: { Action: unknown }[] } } }).Properties)
+      .filter((p) => p.PolicyName.includes('CustomResourcePolicy'))
+      .flatMap((p) => p.PolicyDocument.Statement.flatMap((st) => [st.Action].flat()));
+    expect(new Set(provider)).toEqual(new Set(['secretsmanager:CreateSecret']));
     const actions = [...FUNCTION_ROLES, 'Reconcile/Role'].flatMap((role) => grantsOf(built, role).map((g) => g.action));
     expect(actions.length).toBeGreaterThan(20);
     expect(actions.filter((a) => a.includes('*'))).toEqual([]);
@@ -206,7 +215,7 @@ describe('IAM of the retryproof functions with the demo off', () => {
 
   it('sets no ledger table variable on any function', () => {
     for (const fn of Object.values(built.template.findResources('AWS::Lambda::Function'))) {
-      const variables = (fn as { Properties: { Environment: { Variables: Record<string, unknown> } } }).Properties.Environment.Variables;
+      const variables = (fn as { Properties: { Environment?: { Variables: Record<string, unknown> } } }).Properties.Environment?.Variables ?? {};
       expect(variables).not.toHaveProperty('RETRYPROOF_LEDGER_TABLE');
     }
   });

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../lambdas/config/resolve-config.ts';
 import type { RetryproofConfig } from '../../lambdas/config/route-config.ts';
 import { config as mainConfig } from '../../retryproof.config.ts';
+import { demoConfig } from './fixtures/demo-config.ts';
 import { createRetryproofApp } from '../../lib/retryproof-app.ts';
 import { WebhookReceiver } from '../../lib/webhook-receiver.ts';
 import { CDK_JSON_CONTEXT, NO_BUNDLING, thrownBy, withOwnAction } from './stack-fixture.ts';
@@ -55,7 +56,7 @@ describe('createRetryproofApp with regions', () => {
   });
 
   it('refuses the demo, whose ledger is a table of one Region', () => {
-    const err = thrownBy(() => createRetryproofApp({ ...mainConfig, regions: { replicas: [...REGIONS.replicas] } }, { context }));
+    const err = thrownBy(() => createRetryproofApp({ ...demoConfig, regions: { replicas: [...REGIONS.replicas] } }, { context }));
     expect(err).toBeInstanceOf(ConfigError);
     expect(err.message).toMatch(/demo: true cannot be deployed with several Regions.*one Region/);
   });

@@ -2,7 +2,7 @@ import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
 import type { RetryproofConfig } from '../../lambdas/config/route-config.ts';
-import { config } from '../../retryproof.config.ts';
+import { demoConfig as config } from './fixtures/demo-config.ts';
 import { dashboardWidgets, logicalIdOf, synthesize } from './stack-fixture.ts';
 import type { SynthesizedApp } from './stack-fixture.ts';
 

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
 import { METRICS_NAMESPACE, SERVICE } from '../../lambdas/observability/metric-catalogue.ts';
 import { FINDINGS_QUERY } from '../../lib/stateless/observability.ts';
-import { config } from '../../retryproof.config.ts';
+import { demoConfig as config } from './fixtures/demo-config.ts';
 import { dashboardWidgets, logicalIdOf, synthesize } from './stack-fixture.ts';
 import type { DashboardWidget, SynthesizedApp } from './stack-fixture.ts';
 
@@ -281,6 +281,7 @@ describe('Observability, built from retryproof.config.ts', () => {
           'Retryproof-dlq-not-empty',
           ...routes.map((r) => `Retryproof-route-paused-${r}`),
           ...routes.map((r) => `Retryproof-duplicate-storm-${r}`),
+          ...routes.map((r) => `Retryproof-signature-rejections-${r}`),
           'Retryproof-reconciler-findings',
           'Retryproof-reconciler-no-run',
           'Retryproof-reconciler-errors',

@@ -1,4 +1,5 @@
 import { Match } from 'aws-cdk-lib/assertions';
+import { AwsCustomResource } from 'aws-cdk-lib/custom-resources';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
 import { DLQ_RETENTION_SECONDS, OUTAGE_HORIZON_SECONDS, outageReceiveCount } from '../../lambdas/config/route-config.ts';
@@ -6,9 +7,21 @@ import { SERVICE } from '../../lambdas/observability/metric-catalogue.ts';
 import { RECONCILER_NODE_OPTIONS } from '../../lambdas/reconciler/reconciler-budget.ts';
 import type { RetryproofConfig } from '../../lambdas/config/route-config.ts';
 import { EVENTS_TABLE, LEDGER_TABLE } from '../../lambdas/store/table-schema.ts';
-import { config } from '../../retryproof.config.ts';
+import { demoConfig as config } from './fixtures/demo-config.ts';
 import { grantsOf, logicalIdOf, synthesize, withOwnAction } from './stack-fixture.ts';
 import type { SynthesizedApp } from './stack-fixture.ts';
+
+/** An AwsCustomResource's SDK call, as its template holds it (JSON). */
+interface SdkCall {
+  readonly service: string;
+  readonly action: string;
+  readonly parameters: Record<string, unknown> & { Name: string };
+  readonly physicalResourceId?: unknown;
+  readonly ignoreErrorCodesMatching?: string;
+}
+
+/** The logical id prefix of the stack's AwsCustomResource provider function. */
+const PROVIDER_ID = `AWS${AwsCustomResource.PROVIDER_FUNCTION_UUID.replace(/-/g, '')}`;
 
 type Resource = { Type: string; Properties: Record<string, unknown>; DeletionPolicy?: string; UpdateReplacePolicy?: string };
 
@@ -161,7 +174,8 @@ describe('RetryproofStack, built from retryproof.config.ts', () => {
 
   it('runs three functions on nodejs24.x and arm64 with active tracing, source maps and their own log groups', () => {
     const functions = built.template.findResources('AWS::Lambda::Function');
-    expect(Object.keys(functions)).toHaveLength(3);
+    // Retryproof's three, and CDK's provider of the route secrets' custom resource (lib/stateful/route-secrets.ts).
+    expect(Object.keys(functions).filter((id) => !id.startsWith(PROVIDER_ID))).toHaveLength(3);
     for (const [id, service, nodeOptions] of [
       ['Ingest', SERVICE.ingest, '--enable-source-maps'],
       ['Executor', SERVICE.executor, '--enable-source-maps'],
@@ -189,7 +203,9 @@ describe('RetryproofStack, built from retryproof.config.ts', () => {
 
   it('hands each function the raw config (less the demo switch and the action paths, which are the build\'s) and the names it needs, per the ENV contract', () => {
     const env = (id: string) => (functionNamed(id).Properties.Environment as { Variables: Record<string, unknown> }).Variables;
-    const { demo: _demo, actions: _actions, ...shipped } = config;
+    const { demo: _demo, actions: _actions, ...written } = config;
+    // A secret the receiver creates is read under its prefixed name (lib/stateful/route-secrets.ts).
+    const shipped = { ...written, routes: written.routes.map((r) => ({ ...r, secretName: `Retryproof/${r.secretName}` })) };
     for (const id of ['Ingest', 'Executor', 'Reconciler']) {
       expect(JSON.parse(env(id).RETRYPROOF_CONFIG as string)).toEqual(JSON.parse(JSON.stringify(shipped)));
       expect(env(id)).toMatchObject({
@@ -241,14 +257,18 @@ describe('RetryproofStack, built from retryproof.config.ts', () => {
     expect(groups[0]!.DeletionPolicy).toBe('Delete');
   });
 
-  it('creates one signing secret per route, named as the route says, kept on update and delete but not after a failed create', () => {
-    const secrets = Object.values(built.template.findResources('AWS::SecretsManager::Secret')) as Resource[];
-    expect(secrets.map((s) => s.Properties.Name).sort()).toEqual(config.routes.map((r) => r.secretName).sort());
-    for (const secret of secrets) {
-      // RETAIN_ON_UPDATE_OR_DELETE: a create rolled back takes its name with it, so a retried deploy succeeds.
-      expect(secret.DeletionPolicy).toBe('RetainExceptOnCreate');
-      expect(secret.UpdateReplacePolicy).toBe('Retain');
-      expect(secret.Properties.GenerateSecretString).toMatchObject({ PasswordLength: 48 });
+  it('ensures one signing secret per route at deploy, named with the prefix, created when missing and adopted when it exists, never deleted', () => {
+    built.template.resourceCountIs('AWS::SecretsManager::Secret', 0);
+    const ensured = Object.values(built.template.findResources('Custom::RetryproofRouteSecret')) as Resource[];
+    const calls = ensured.map((r) => ({ create: JSON.parse(r.Properties.Create as string) as SdkCall, update: JSON.parse(r.Properties.Update as string) as SdkCall, remove: r.Properties.Delete }));
+    expect(calls.map((c) => c.create.parameters.Name).sort()).toEqual(config.routes.map((r) => `Retryproof/${r.secretName}`).sort());
+    for (const call of calls) {
+      expect(call.create).toMatchObject({ service: 'SecretsManager', action: 'CreateSecret', ignoreErrorCodesMatching: 'ResourceExistsException' });
+      expect(call.create.physicalResourceId).toEqual({ id: call.create.parameters.Name });
+      // No value in the template: a placeholder anyone can read would sign deliveries.
+      expect(call.create.parameters).not.toHaveProperty('SecretString');
+      expect(call.update).toEqual(call.create);
+      expect(call.remove).toBeUndefined();
     }
   });
 
@@ -299,16 +319,16 @@ describe('RetryproofStack, with an e-mail address, an imported secret and demo o
   });
 
   it('imports a secret by name instead of creating it, and lets the ingest read it', () => {
-    const names = Object.values(built.template.findResources('AWS::SecretsManager::Secret')).map(
-      (s) => (s as Resource).Properties.Name,
+    const ensured = Object.values(built.template.findResources('Custom::RetryproofRouteSecret')).map(
+      (r) => (JSON.parse((r as Resource).Properties.Create as string) as SdkCall).parameters.Name,
     );
-    expect(names).toEqual(['retryproof/demo']);
+    expect(ensured).toEqual(['Retryproof/retryproof/demo']);
     const secretReads = grantsOf(built, 'IngestRole')
       .filter((g) => g.action === 'secretsmanager:GetSecretValue')
       .map((g) => g.resource);
     expect(secretReads).toHaveLength(2);
-    expect(secretReads).toContain(logicalIdOf(built, 'Secrets/demo'));
-    expect(secretReads.find((r) => r !== logicalIdOf(built, 'Secrets/demo'))).toContain(':secret:shared/stripe-signing-??????"');
+    expect(secretReads.find((r) => r.includes(':secret:Retryproof/retryproof/demo-??????"'))).toBeDefined();
+    expect(secretReads.find((r) => r.includes(':secret:shared/stripe-signing-??????"'))).toBeDefined();
   });
 
   it('has no ledger table when the demo is off', () => {

@@ -8,7 +8,7 @@ import { WebhookReceiver } from '../../lib/webhook-receiver.ts';
 import { logRetention } from '../../lib/log-retention.ts';
 import { WorkQueue } from '../../lib/stateful/work-queue.ts';
 import { CONFIG_ENV_MAX_BYTES, configEnvironmentValue } from '../../lib/stateless/config-environment.ts';
-import { config } from '../../retryproof.config.ts';
+import { demoConfig as config } from './fixtures/demo-config.ts';
 import { NO_BUNDLING, thrownBy, withOwnAction } from './stack-fixture.ts';
 import { readLocalSettings, SettingsError } from '../../local/local-settings.ts';
 

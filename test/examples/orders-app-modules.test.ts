@@ -171,7 +171,7 @@ describe("the orders-app's action and ledger modules", () => {
     const entry = { route: 'orders', idempotencyKey: key, orderId: `ord_${randomUUID().slice(0, 8)}`, attempt: 1, postedAt: Date.now() };
     const first = await ledger.post(entry);
     expect(await ledger.post({ ...entry, attempt: 3, postedAt: entry.postedAt + 5 })).toEqual(first);
-    await expect(ledger.post({ ...entry, idempotencyKey: `${key}-other` })).rejects.toThrow(/is booked for orders\//);
+    await expect(ledger.post({ ...entry, idempotencyKey: `${key}-other` })).rejects.toThrow(/is posted for orders\//);
     expect(await entriesOf(key)).toEqual([first]);
   });
 
@@ -209,7 +209,7 @@ describe("the orders-app's action and ledger modules", () => {
     expect(api.standing(`orders/${key}`)).toBe(0);
   });
 
-  it('lists a window across midnight from the byDay index, start included and end left out', async () => {
+  it('lists a window across midnight from the byHour index, start included and end left out', async () => {
     // Prepare: entries a minute either side of a UTC midnight, and one at the window's end.
     const key = `msg_${randomUUID()}`;
     const midnight = Math.floor(Date.now() / DAY_MS) * DAY_MS - 10 * DAY_MS;

@@ -14,12 +14,14 @@ import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OrdersStack } from '../../examples/orders-app/orders-stack.ts';
+import { DYNAMODB_LEDGER_LAYOUT } from '../../lambdas/actions/index.ts';
 import { CDK_JSON_CONTEXT } from '../cdk/stack-fixture.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 /** Strings only one of the example's modules holds, to find again in the bundles. */
 const PLACE_ORDER_MARK = 'the orders API refused the order';
-const ORDERS_LEDGER_MARK = '#day = :day AND #at BETWEEN :from AND :last';
+/** A string only the orders ledger holds (its entry id of an order); the ledger itself is the package's DynamoDbLedger. */
+const ORDERS_LEDGER_MARK = 'orders ledger: an entry names the order it books';
 /** A string of the ledger's cancel call, which its reverse makes. */
 const CANCEL_ORDER_MARK = 'the orders API did not cancel';
 /** A string of the demo's payout action, which this app does not use. */
@@ -72,15 +74,16 @@ describe('the orders-app example app', () => {
     return [...new Set(actions)].sort();
   };
 
-  it("creates the app's own ledger table, keyed by entryId with the byDay index", () => {
+  it("creates the app's own ledger table with retryproof's LedgerTable: keyed by entryId, with the byHour index DynamoDbLedger reads", () => {
+    const { partitionKey, byHourIndex } = DYNAMODB_LEDGER_LAYOUT;
     template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
-      KeySchema: [{ AttributeName: 'entryId', KeyType: 'HASH' }],
+      KeySchema: [{ AttributeName: partitionKey, KeyType: 'HASH' }],
       GlobalSecondaryIndexes: [
         {
-          IndexName: 'byDay',
+          IndexName: byHourIndex.name,
           KeySchema: [
-            { AttributeName: 'postedDay', KeyType: 'HASH' },
-            { AttributeName: 'postedAt', KeyType: 'RANGE' },
+            { AttributeName: byHourIndex.partitionKey, KeyType: 'HASH' },
+            { AttributeName: byHourIndex.sortKey, KeyType: 'RANGE' },
           ],
         },
       ],

@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inspectDelivery } from '../../cli/operations/inspect-delivery.ts';
 import type { Target } from '../../cli/target.ts';
@@ -88,6 +89,8 @@ describe('the orders-app on the local stack (npm start -- --config examples/orde
       },
     });
     env = await stackEnv(dir, {
+      // The example imports the package by its name; in this checkout its sources answer (examples/self-reference.ts).
+      NODE_OPTIONS: `--import=${fileURLToPath(new URL('../../examples/self-reference.ts', import.meta.url))}`,
       ORDERS_API_URL: api.url,
       // A 6 s lease (3 x 2 s): the crashed run's lease runs out while the stack restarts.
       RETRYPROOF_ACTION_TIME_S: '2',

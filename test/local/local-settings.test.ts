@@ -37,7 +37,7 @@ describe('readLocalSettings', () => {
 
   it('gives the executor the demo\'s payout while the demo is on, and names the default configuration file', () => {
     const s = readLocalSettings({}, config, '/work');
-    expect(s.actions).toEqual({ payout: DEMO_ACTION_SOURCE });
+    expect(s.actions).toEqual({ payout: DEMO_ACTION_SOURCE, handleStripeEvent: { entry: '/work/actions/handle-stripe-event.ts' } });
     expect(s.configFile).toBe('/work/retryproof.config.ts');
   });
 
@@ -104,7 +104,7 @@ describe('readLocalSettings', () => {
     ['PORT', '70000', 'PORT must be a whole number from 1 to 65535, got "70000"'],
     ['RETRYPROOF_VISIBILITY_TIMEOUT_S', '0', 'RETRYPROOF_VISIBILITY_TIMEOUT_S must be a whole number from 1 to 43200, got "0"'],
     ['RETRYPROOF_MAX_RECEIVE_COUNT', '2.5', 'RETRYPROOF_MAX_RECEIVE_COUNT must be a whole number from 1 to 1000, got "2.5"'],
-    ['RETRYPROOF_MAX_RECEIVE_COUNT', '5', 'queue: maxReceiveCount 5 is below the backstop 12 that route "demo" needs'],
+    ['RETRYPROOF_MAX_RECEIVE_COUNT', '5', 'queue: maxReceiveCount 5 is below the backstop 12 that route "stripe" needs'],
     ['RETRYPROOF_MAX_ATTEMPTS', '0', 'RETRYPROOF_MAX_ATTEMPTS must be a whole number from 1 to 100, got "0"'],
     ['RETRYPROOF_RECONCILE_EVERY_S', '-1', 'RETRYPROOF_RECONCILE_EVERY_S must be a whole number from 0 to 86400, got "-1"'],
     ['RETRYPROOF_DEMO_SECRET', 'whsec_not base64!', 'RETRYPROOF_DEMO_SECRET is not a usable standard-webhooks secret'],

@@ -104,6 +104,11 @@ describe('every alarm on a Retryproof metric reads one the functions emit, under
         // The sender repeats after more than ANSWER_MARGIN_MS: a repeat the breaker counts.
         senderWaitedMs += ANSWER_MARGIN_MS + 1;
       }
+      // One delivery signed with a secret the receiver does not hold: a 401, which the
+      // signature-rejection alarm counts.
+      const forged = signedDelivery(ROUTE, uniqueKey(ROUTE), { secret: `whsec_${Buffer.from('not-the-receivers-secret-32bytes').toString('base64')}` });
+      const refused = await ingest(httpApiEvent({ route: ROUTE, body: forged.body, headers: forged.headers }), lambdaContext());
+      expect(refused.statusCode).toBe(401);
       // The reconciler through its own Lambda entry point, as the schedule runs it.
       await runReconcilerHandler(reconcilerEnvironmentOf(rf, fixtureConfig));
     });
@@ -116,9 +121,9 @@ describe('every alarm on a Retryproof metric reads one the functions emit, under
 
   it('names the deployment\'s routes and the functions\' services in its Retryproof dimensions', () => {
     const own = wanted.filter((m) => m.namespace === METRICS_NAMESPACE);
-    // The pause, the storm (deliveries and duplicates), the four findings and the heartbeat.
+    // The pause, the storm (deliveries and duplicates), the 401 share, the four findings and the heartbeat.
     expect(new Set(own.map((m) => m.name))).toEqual(
-      new Set(['RoutePaused', 'Deliveries', 'DuplicatesIntercepted', 'ReconcilerReversed', 'ReconcilerNeedsAttention', 'ReconcilerMissingEffects', 'ReconcilerOrphans', 'ReconcilerRuns']),
+      new Set(['RoutePaused', 'Deliveries', 'DuplicatesIntercepted', 'SignatureRejected', 'ReconcilerReversed', 'ReconcilerNeedsAttention', 'ReconcilerMissingEffects', 'ReconcilerOrphans', 'ReconcilerRuns']),
     );
     for (const m of own) {
       expect(Object.values(SERVICE), m.alarm).toContain(m.dimensions.service);

@@ -3,8 +3,8 @@
  * idempotency key as the API's own `Idempotency-Key`, so that a run repeated after a crash
  * (in either Region) places the order once. ORDERS_API_URL is set by app.ts.
  */
-import type { Action } from '../../../lambdas/actions/index.ts';
-import { PermanentActionError, RetryableActionError } from '../../../lambdas/actions/index.ts';
+import type { Action } from 'retryproof/actions';
+import { PermanentActionError, RetryableActionError } from 'retryproof/actions';
 
 /** The variable app.ts sets on each Region's executor. */
 export const ORDERS_API_URL_ENV = 'ORDERS_API_URL';

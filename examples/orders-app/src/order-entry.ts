@@ -3,8 +3,7 @@
  * run. The entry names its order (`orderId`), so the entry exists if and only if its order
  * does, and reversing it cancels exactly that order.
  */
-// A user writes `from 'retryproof/actions'`; inside this repository the example imports the source.
-import type { Ledger, LedgerEntry, NewLedgerEntry } from '../../../lambdas/actions/index.ts';
+import type { Ledger, LedgerEntry, NewLedgerEntry } from 'retryproof/actions';
 
 /** An entry to book: the order the API placed, and the run that placed it or got it back. */
 export interface NewOrderEntry extends NewLedgerEntry {

@@ -3,7 +3,8 @@
  * of its own. This module's default export is the `Ledger` that retryproof's reconciler
  * reads for the `placeOrder` action (`actions.placeOrder.ledger`); place-order.ts books
  * through it too. One entry per order, booked after the order exists; a reversal cancels
- * that order with the orders API, then marks the entry (see dynamodb-orders-ledger.ts).
+ * that order with the orders API, then marks the entry (see dynamodb-orders-ledger.ts: retryproof's
+ * DynamoDbLedger, keyed by order).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { cancelOrderWithApi } from './cancel-order.ts';

@@ -14,9 +14,8 @@
  * - The orders API must remember `ctx.idempotencyKey` for as long as retryproof may run the
  *   delivery again: the README's "The contract for your code" says how long that is.
  */
-// A user writes `from 'retryproof/actions'`; inside this repository the example imports the source.
-import { PermanentActionError, RetryableActionError } from '../../../lambdas/actions/index.ts';
-import type { Action, ActionContext } from '../../../lambdas/actions/index.ts';
+import { PermanentActionError, RetryableActionError } from 'retryproof/actions';
+import type { Action, ActionContext } from 'retryproof/actions';
 import type { OrdersLedger } from './order-entry.ts';
 import { ORDERS_ENV, requireEnv } from './orders-environment.ts';
 import ordersLedger from './orders-ledger.ts';
