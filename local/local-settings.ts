@@ -65,7 +65,7 @@ export interface LocalRouteSecret {
  * ledger, with a circuit breaker that pauses at the fourth copy of a key. The walk-through,
  * `npm run send` and the storm use it.
  */
-const LOCAL_DEMO_ROUTE: RouteConfig = {
+export const LOCAL_DEMO_ROUTE: RouteConfig = {
   name: DEMO_ROUTE,
   signature: { scheme: 'standard-webhooks' },
   secretName: 'retryproof/demo',
