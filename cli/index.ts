@@ -1,8 +1,8 @@
 /**
- * The operator CLI's entry point for the rest of the repository: everything local/ and
- * scripts/ use of cli/ is exported here, and local/ imports cli/ through this file only
- * (test/cli/layout.test.ts holds both folders to that). The CLI itself starts at
- * cli/retryproof.ts (runCli in cli/main.ts).
+ * The operator CLI's entry point for the rest of the repository: everything scripts/ (the
+ * storm, `npm start`) uses of cli/ is exported here. local/ imports nothing of cli/: the CLI
+ * stands above the local stack (test/cli/layout.test.ts holds both folders to that). The CLI
+ * itself starts at cli/retryproof.ts (runCli in cli/main.ts).
  */
 export { intFlag, numberFlag, parseFlags } from './args.ts';
 export type { OptionSpecs } from './args.ts';

@@ -1,5 +1,5 @@
 /**
- * The local stack in the foreground, as `npm start` (local/start.ts) and `retryproof start`
+ * The local stack in the foreground, as `npm start` (scripts/start.ts) and `retryproof start`
  * (cli/commands/start.ts) both run it: over ./retryproof.config.ts or the file `--config
  * <path>` names. Settings come from the environment (local/local-settings.ts); Ctrl-C or
  * SIGTERM stops every part and exits 0. A stop waits for the executor's running actions (it

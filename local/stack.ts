@@ -4,7 +4,7 @@
  * timer. Each function is built by the composition root the Lambdas use (wireIngest,
  * wireExecutor, createReconciler) over the user's own action modules; only what differs
  * locally is passed in: static secrets, the terminal in place of logs and the alarm topic,
- * fauxqs' message visibility, clients on the local services. `local/start.ts` adds the
+ * fauxqs' message visibility, clients on the local services. `scripts/start.ts` adds the
  * process around it.
  *
  * Several Regions (`npm start -- --regions 2`, local-regions.ts): each Region gets what a

@@ -3,7 +3,7 @@
  * mixed (concurrent duplicates, a retry ladder, lost acks, forged, stale and mismatched
  * copies, slow and failing actions, crashes after the effect, an executor restart), waits
  * for the work to settle, reconciles, and checks: no double effect, nothing lost, every
- * refusal as expected. Exits 1 when a check fails. See local/storm/.
+ * refusal as expected. Exits 1 when a check fails. See scripts/storm/.
  *
  *   npm start -- --regions 2        (another terminal)
  *   npm run storm -- --regions      each key's copies to both Regions in turn
@@ -18,11 +18,11 @@ import type { LocalEndpoints } from '../local/endpoints-file.ts';
 import { DEMO_ACTION } from '../lambdas/config/resolve-config.ts';
 import { DEMO_ROUTE } from '../local/local-settings.ts';
 import type { SampleRoute } from '../local/sample-delivery.ts';
-import { runStorm } from '../local/storm/run-storm.ts';
-import type { StormRegion } from '../local/storm/run-storm.ts';
-import { DEFAULT_MIX, parseLadder } from '../local/storm/storm-plan.ts';
-import type { StormMix } from '../local/storm/storm-plan.ts';
-import { formatSummary } from '../local/storm/storm-report.ts';
+import { runStorm } from './storm/run-storm.ts';
+import type { StormRegion } from './storm/run-storm.ts';
+import { DEFAULT_MIX, parseLadder } from './storm/storm-plan.ts';
+import type { StormMix } from './storm/storm-plan.ts';
+import { formatSummary } from './storm/storm-report.ts';
 
 const USAGE = `usage: npm run storm -- [options]
 

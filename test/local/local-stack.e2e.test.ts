@@ -1,5 +1,5 @@
 /**
- * The walk-through, end to end, as a user runs it: `npm start` (local/start.ts) as a
+ * The walk-through, end to end, as a user runs it: `npm start` (scripts/start.ts) as a
  * child process with fast timings, `npm run send -- --dup 3`, `retryproof --local ledger`,
  * the DLQ walk-through (dlq list, dlq redrive), a scaled-down retry storm judged by its
  * JSON report, and Ctrl-C.
@@ -12,7 +12,7 @@ import type { Target } from '../../cli/target.ts';
 import { inspectDelivery } from '../../cli/operations/inspect-delivery.ts';
 import { peekDeadLetters } from '../../cli/operations/dead-letters.ts';
 import { freePort } from '../../local/free-port.ts';
-import type { StormReport } from '../../local/storm/storm-report.ts';
+import type { StormReport } from '../../scripts/storm/storm-report.ts';
 import { runScript, shutDown, stackEnv, startStack, until, withLocalTarget } from './stack-process.ts';
 import type { StackProcess } from './stack-process.ts';
 
@@ -65,7 +65,7 @@ describe('the local stack, end to end', () => {
   });
 
   it('refuses a second stack on the same folder, before it starts anything', async () => {
-    const second = await runScript('local/start.ts', [], { ...env, PORT: String(await freePort()) });
+    const second = await runScript('scripts/start.ts', [], { ...env, PORT: String(await freePort()) });
     expect(second.code).toBe(2);
     expect(second.stderr).toMatch(/^retryproof local: a local stack already runs in .* \(pid \d+\)/);
   }, 60_000);

@@ -97,7 +97,7 @@ export interface StackProcess {
 }
 
 export interface StartOptions {
-  /** Arguments after `local/start.ts`, such as `--config PATH`. @default none */
+  /** Arguments after `scripts/start.ts`, such as `--config PATH`. @default none */
   readonly args?: readonly string[];
   /** The working directory, which relative paths of a configuration resolve against. @default the repository */
   readonly cwd?: string;
@@ -105,11 +105,11 @@ export interface StartOptions {
   readonly readyTimeoutMs?: number;
 }
 
-/** Starts `local/start.ts` and resolves once it printed its ready line. */
+/** Starts `scripts/start.ts` and resolves once it printed its ready line. */
 export function startStack(env: NodeJS.ProcessEnv, options: StartOptions = {}): Promise<StackProcess> {
   const readyTimeoutMs = options.readyTimeoutMs ?? 90_000;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [`${REPO}local/start.ts`, ...(options.args ?? [])], {
+    const child = spawn(process.execPath, [`${REPO}scripts/start.ts`, ...(options.args ?? [])], {
       cwd: options.cwd ?? REPO,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,5 +1,5 @@
 /**
- * Ctrl-C while an action runs, with `npm start` (local/start.ts) as a child process: the
+ * Ctrl-C while an action runs, with `npm start` (scripts/start.ts) as a child process: the
  * stop says what it waits for and exits 0 once the action is done; a second Ctrl-C
  * abandons the action, and the work still completes once, after the next start.
  */

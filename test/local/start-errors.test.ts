@@ -30,13 +30,13 @@ describe('npm start on a bad setting, a taken port, or no Java', () => {
   const scene = startScene('retryproof-start-');
 
   it('says which variable is wrong', async () => {
-    const out = await runScript('local/start.ts', [], { ...process.env, RETRYPROOF_LOCAL_DIR: scene.dir, RETRYPROOF_VISIBILITY_TIMEOUT_S: 'fast' });
+    const out = await runScript('scripts/start.ts', [], { ...process.env, RETRYPROOF_LOCAL_DIR: scene.dir, RETRYPROOF_VISIBILITY_TIMEOUT_S: 'fast' });
     expect(out.code).toBe(2);
     expect(out.stderr).toBe('retryproof local: RETRYPROOF_VISIBILITY_TIMEOUT_S must be a whole number from 1 to 43200, got "fast"\n');
   });
 
   it('says which port is taken, before starting anything', async () => {
-    const out = await runScript('local/start.ts', [], { ...process.env, RETRYPROOF_LOCAL_DIR: scene.dir, PORT: String(scene.busyPort) });
+    const out = await runScript('scripts/start.ts', [], { ...process.env, RETRYPROOF_LOCAL_DIR: scene.dir, PORT: String(scene.busyPort) });
     expect(out.code).toBe(2);
     expect(out.stderr).toContain(`retryproof local: port ${scene.busyPort} is already in use`);
     expect(out.stderr).not.toMatch(/\n\s+at /);
@@ -50,7 +50,7 @@ describe('npm start on a bad setting, a taken port, or no Java', () => {
       });
     });
     // Only Node on the PATH: the `java` that DynamoDB Local needs is not found.
-    const out = await runScript('local/start.ts', [], { ...process.env, RETRYPROOF_LOCAL_DIR: scene.dir, PORT: String(port), PATH: dirname(process.execPath) });
+    const out = await runScript('scripts/start.ts', [], { ...process.env, RETRYPROOF_LOCAL_DIR: scene.dir, PORT: String(port), PATH: dirname(process.execPath) });
     expect(out.code).toBe(2);
     expect(out.stderr).toContain('java was not found: install Java 17 or newer');
     expect(out.stderr).not.toMatch(/\n\s+at /);
@@ -60,7 +60,7 @@ describe('npm start on a bad setting, a taken port, or no Java', () => {
 describe('npm start -- --regions on a value it cannot run', () => {
   const scene = startScene('retryproof-regions-bad-');
   const start = (args: readonly string[], env: NodeJS.ProcessEnv = {}) =>
-    runScript('local/start.ts', args, { ...process.env, RETRYPROOF_LOCAL_DIR: scene.dir, ...env });
+    runScript('scripts/start.ts', args, { ...process.env, RETRYPROOF_LOCAL_DIR: scene.dir, ...env });
 
   it.each([
     [['--regions', '0'], 'retryproof local: --regions must be a count from 1 to 8 or a list of names such as us-east-1,us-east-2, got "0"\n'],
@@ -112,7 +112,7 @@ describe('npm start -- --config PATH on a file it cannot run', () => {
   const startOn = async (name: string, text: string | undefined) => {
     const path = join(dir, name);
     if (text !== undefined) await writeFile(path, text);
-    return { path, out: await runScript('local/start.ts', ['--config', path], { ...process.env, RETRYPROOF_LOCAL_DIR: join(dir, 'data') }) };
+    return { path, out: await runScript('scripts/start.ts', ['--config', path], { ...process.env, RETRYPROOF_LOCAL_DIR: join(dir, 'data') }) };
   };
 
   it('names the route and the action nobody supplied', async () => {
@@ -183,7 +183,7 @@ describe('npm start -- --config PATH on a file it cannot run', () => {
   }, 60_000);
 
   it('says which option it does not know', async () => {
-    const out = await runScript('local/start.ts', ['--confg', 'x.ts'], { ...process.env, RETRYPROOF_LOCAL_DIR: join(dir, 'data') });
+    const out = await runScript('scripts/start.ts', ['--confg', 'x.ts'], { ...process.env, RETRYPROOF_LOCAL_DIR: join(dir, 'data') });
     expect(out.code).toBe(2);
     expect(out.stderr).toBe('retryproof local: unknown option --confg; did you mean --config? (npm start -- --help)\n');
   });

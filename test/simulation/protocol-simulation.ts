@@ -64,7 +64,7 @@ import { TAKEOVER_MARGIN_MS } from '../../lambdas/store/record-transitions.ts';
 import { createEventsTable } from '../../local/aws-clients.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/local-aws.ts';
 import { lambdaContext } from '../../local/http-api-event.ts';
-import { seededRandom } from '../../local/storm/storm-plan.ts';
+import { seededRandom } from '../../scripts/storm/storm-plan.ts';
 import { countRequests, emptyDynamoFaultStats, faultyDynamoDb } from './faulty-dynamodb.ts';
 import type { DynamoFaultPlan } from './faulty-dynamodb.ts';
 import { Scheduler } from './scheduler.ts';

@@ -4,7 +4,7 @@
  * names. This file reads the command line; the exit codes are run-local-stack.ts's.
  */
 import { parseFlags, UsageError } from '../cli/index.ts';
-import { failLocalStack, LOCAL_STACK_ENVIRONMENT, LOCAL_STACK_FLAGS, runLocalStackInForeground } from './run-local-stack.ts';
+import { failLocalStack, LOCAL_STACK_ENVIRONMENT, LOCAL_STACK_FLAGS, runLocalStackInForeground } from '../local/run-local-stack.ts';
 
 const USAGE = `usage: npm start -- [--config PATH] [--regions N | --regions NAME,NAME...]
 

@@ -14,7 +14,7 @@ import { peekDeadLetters } from '../../cli/index.ts';
 import type { ReconcileReport } from '../../lambdas/reconciler/reconcile.ts';
 import { createRouteControl } from '../../lambdas/routes/route-control.ts';
 import type { RouteControl } from '../../lambdas/routes/route-control.ts';
-import type { SampleRoute } from '../sample-delivery.ts';
+import type { SampleRoute } from '../../local/sample-delivery.ts';
 import { planStorm } from './storm-plan.ts';
 import type { StormMix } from './storm-plan.ts';
 import { buildReport } from './storm-report.ts';
