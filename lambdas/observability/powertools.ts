@@ -1,14 +1,39 @@
 /**
  * One Logger and one Metrics namespace for the project. Powertools reads its own
- * POWERTOOLS_* variables (service name, log level, metrics namespace).
+ * POWERTOOLS_* variables (service name, log level, metrics namespace, and
+ * POWERTOOLS_LOGGER_SAMPLE_RATE, the share of invocations that log at DEBUG).
  */
-import { Logger } from '@aws-lambda-powertools/logger';
+import { LogFormatter, LogItem, Logger } from '@aws-lambda-powertools/logger';
+import type { LogAttributes, UnformattedAttributes } from '@aws-lambda-powertools/logger/types';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 
 import { METRICS_NAMESPACE } from './metric-catalogue.ts';
 
+/**
+ * Powertools' line without what every line of a log group repeats (issue 26). Powertools'
+ * own format adds the function's name, ARN, memory, cold start, sampling rate, service, a
+ * timestamp and the trace id to every line: 380 of an ingest line's 538 bytes, each of them
+ * already known from the log group (one per function), the event's own timestamp, or Lambda's
+ * REPORT line. An INFO line keeps its level, its message and the fields the call gives (route,
+ * key, outcome, status, attempt). A WARN or ERROR line, rare and read one at a time, keeps the
+ * request id and trace id too, to find the invocation's REPORT line and trace.
+ */
+export class CompactLogFormatter extends LogFormatter {
+  override formatAttributes(attributes: UnformattedAttributes, additionalLogAttributes: LogAttributes): LogItem {
+    const serious = attributes.logLevel === 'WARN' || attributes.logLevel === 'ERROR' || attributes.logLevel === 'CRITICAL';
+    const base: LogAttributes = { level: attributes.logLevel, message: attributes.message };
+    if (serious) {
+      const requestId = attributes.lambdaContext?.awsRequestId;
+      if (requestId !== undefined) base.requestId = requestId;
+      if (attributes.xRayTraceId !== undefined) base.traceId = attributes.xRayTraceId;
+    }
+    return new LogItem({ attributes: base }).addAttributes(additionalLogAttributes);
+  }
+}
+
+/** The project's Logger for one service, in the compact format ({@link CompactLogFormatter}). */
 export function createLogger(serviceName: string): Logger {
-  return new Logger({ serviceName });
+  return new Logger({ serviceName, logFormatter: new CompactLogFormatter() });
 }
 
 /**
