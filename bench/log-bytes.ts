@@ -12,7 +12,7 @@
  *
  * test/bench/log-bytes.test.ts measures again and checks the committed figures are current.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import type { Context } from 'aws-lambda';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -32,66 +32,41 @@ import { pollOnce } from '../local/sqs-event-source.ts';
 import type { SqsHandler } from '../local/sqs-event-source.ts';
 import { config as shippedConfig } from '../retryproof.config.ts';
 import { ACCESS_LOG_FIELDS } from '../lib/stateless/webhook-api.ts';
+import { Template } from 'aws-cdk-lib/assertions';
+import { createRetryproofApp } from '../lib/retryproof-app.ts';
 import { payloadOf } from './deliveries.ts';
+import { LOG_FIGURE_FILES } from './log-figures.ts';
+import type { KindFigures, LineKind, LogBytesMeasurement, ModelledLine, StackInventory } from './log-figures.ts';
 
 /** Where the committed figures live; bench/cost-model.ts reads them. */
-export const LOG_BYTES_FILE = new URL('./log-bytes.json', import.meta.url);
+export const LOG_BYTES_FILE = LOG_FIGURE_FILES.current;
 
-export type LineKind = 'powertools' | 'emf' | 'other';
-
-/** Lines and bytes (UTF-8, the newline included) of one kind, per unit of work. */
-export interface LineFigure {
-  readonly lines: number;
-  readonly bytes: number;
-}
-
-export type KindFigures = Readonly<Record<LineKind, LineFigure>>;
-
-/** One function's measured output, per unit of work. */
-export interface MeasuredFunctions {
-  /** Per new delivery (claimed, answered 202). */
-  readonly ingestNew: KindFigures;
-  /** Per duplicate (the answer replayed). */
-  readonly ingestDuplicate: KindFigures;
-  /** Per executor invocation, whatever its batch holds (the fixed part of a least-squares fit). */
-  readonly executorInvocation: KindFigures;
-  /** Per message of a batch (the slope of the fit). */
-  readonly executorMessage: KindFigures;
-  /** Per reconciler run. */
-  readonly reconcilerRun: KindFigures;
-}
-
-/** A modelled line: its exact sample text, and where the format comes from. */
-export interface ModelledLine {
-  readonly sample: string;
-  readonly bytes: number;
-  readonly source: string;
-}
-
-export interface LogBytesMeasurement {
-  readonly measuredOn: string;
-  /** How the functions ran: the environment lib/ sets, and what it leaves to Powertools' defaults. */
-  readonly configuration: {
-    readonly logLevel: string;
-    readonly metricsNamespace: string;
-    readonly route: string;
-    readonly bodyBytes: number;
+/**
+ * Synthesizes the app as `cdk synth` does for retryproof.config.ts (cdk.json's context; no
+ * bundling, which changes no resource) and counts what is priced by the month.
+ */
+export function stackInventory(): StackInventory {
+  const context = (JSON.parse(readFileSync(new URL('../cdk.json', import.meta.url), 'utf8')) as { context: Record<string, unknown> }).context;
+  const built = createRetryproofApp(shippedConfig, { context: { ...context, 'aws:cdk:bundling-stacks': [] } });
+  const resources = Object.values((Template.fromStack(built.stack).toJSON() as { Resources: Record<string, { Type: string; Properties?: Record<string, unknown> }> }).Resources);
+  const of = (type: string) => resources.filter((r) => r.Type === type);
+  const alarms = of('AWS::CloudWatch::Alarm');
+  const alarmMetrics = alarms.reduce((sum, a) => {
+    const metrics = a.Properties?.Metrics as { MetricStat?: unknown }[] | undefined;
+    return sum + (metrics === undefined ? 1 : metrics.filter((m) => m.MetricStat !== undefined).length);
+  }, 0);
+  return {
+    alarms: alarms.length,
+    alarmMetrics,
+    dashboards: of('AWS::CloudWatch::Dashboard').length,
+    kmsKeys: of('AWS::KMS::Key').length,
+    secrets: of('Custom::RetryproofRouteSecret').length + of('AWS::SecretsManager::Secret').length,
+    schedules: of('AWS::Scheduler::Schedule').length,
+    tracedFunctions: of('AWS::Lambda::Function').filter((f) => (f.Properties?.TracingConfig as { Mode?: string } | undefined)?.Mode === 'Active').length,
+    logGroups: of('AWS::Logs::LogGroup').length,
+    logRetentionDays: [...new Set(of('AWS::Logs::LogGroup').map((g) => Number(g.Properties?.RetentionInDays)))],
+    routes: resolveConfig(shippedConfig).routes.length,
   };
-  readonly scenario: { readonly newDeliveries: number; readonly duplicates: number; readonly executorInvocations: number; readonly reconcilerRuns: number };
-  readonly functions: MeasuredFunctions;
-  /** Lambda's own START, END and REPORT lines (Text format, X-Ray active), per invocation of any function. */
-  readonly platform: { readonly start: ModelledLine; readonly end: ModelledLine; readonly report: ModelledLine };
-  /** The HTTP API's access log line in the format lib/stateless/webhook-api.ts configures, per request. */
-  readonly accessLog: ModelledLine;
-  /** gzip size / raw size of everything captured plus the modelled lines: a stand-in for CloudWatch's archive compression. */
-  readonly compressionRatio: number;
-  /**
-   * Metric streams (namespace, name, dimension names and values) the run emitted, the route's
-   * value written `<route>`: each is one custom metric a month per route it is emitted for.
-   */
-  readonly metricStreams: readonly string[];
-  /** One example of each kind each function wrote, to show what is being paid for. */
-  readonly samples: Readonly<Record<string, string>>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -440,6 +415,7 @@ export async function measureLogBytes(options: MeasureOptions = {}): Promise<Log
       compressionRatio: Math.round((gzipSync(raw).length / Buffer.byteLength(raw)) * 1000) / 1000,
       metricStreams: metricStreamsOf(all),
       samples,
+      stack: stackInventory(),
     };
   } finally {
     process.stdout.write = realOut;
