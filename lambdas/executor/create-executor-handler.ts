@@ -91,7 +91,7 @@ export function createExecutorHandler(deps: ExecutorHandlerDeps) {
         // person follows one message (a warning), not on every completed attempt.
         const fields = {
           route: report.route,
-          idempotencyKey: report.key,
+          key: report.key,
           attempt: report.attempt,
           outcome: report.outcome,
           ...(report.deadLetterReason === undefined ? {} : { deadLetterReason: report.deadLetterReason }),

@@ -78,7 +78,7 @@ export function createIngestHandler(deps: IngestHandlerDeps) {
         logger.info('slack url_verification answered');
         return { statusCode: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ challenge: outcome.challenge }) };
       }
-      logger.appendKeys({ route: outcome.route, idempotencyKey: outcome.key });
+      logger.appendKeys({ route: outcome.route, key: outcome.key });
       if (outcome.markFailed === true) {
         // The answer stands; only the breaker's count of the repeats after it starts one copy later.
         // Rare: explains a breaker that trips one copy later than its threshold says.
