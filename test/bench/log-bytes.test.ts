@@ -56,6 +56,11 @@ describe('the log bytes each function writes, measured from the real handlers un
     }
   });
 
+  it('writes one metric document per delivery from the ingest, its answer by status and a duplicate\'s retry cause included', () => {
+    expect(measured.functions.ingestNew.emf.lines).toBe(1);
+    expect(measured.functions.ingestDuplicate.emf.lines).toBe(1);
+  });
+
   it('writes no per-invocation metric document for a batch with nothing to count beyond its executions: two per batch, whatever its size', () => {
     // Executions per route and outcome, and the per-route document with the lease shares.
     expect(measured.functions.executorInvocation.emf.lines).toBeCloseTo(2, 1);
