@@ -1,17 +1,23 @@
 /**
  * A month of retryproof on AWS against the benchmarked Powertools receiver behind an API
- * Gateway REST API, from list prices and the request counts `npm run bench` measures.
- * Pure arithmetic: no AWS call, no network. Every assumption is a named input or a
- * constant with its source.
+ * Gateway REST API and behind an HTTP API, from list prices, the request counts `npm run bench`
+ * measures and the log bytes bench/log-bytes.ts measures. The whole bill: the requests, and
+ * what a deployed receiver pays to be watched (CloudWatch Logs, metrics, alarms, the
+ * dashboard, X-Ray, KMS, Secrets Manager, EventBridge Scheduler). Pure arithmetic: no AWS
+ * call, no network. Every assumption is a named input or a constant with its source.
  */
 import type { EventRecord } from '../lambdas/domain/event-record.ts';
 import { toRecordItem } from '../lambdas/store/record-item.ts';
 import { logSortKey } from '../lambdas/store/dynamodb-execution-store.ts';
 import { seenKey } from '../lambdas/store/replay-memory.ts';
 import { EVENTS_TABLE } from '../lambdas/store/table-schema.ts';
+import { customMetricCount, LOG_FIGURE_FILES, logBytesPerDelivery, readLogFigures } from './log-figures.ts';
+import type { LogBytesMeasurement, LogBytesPerDelivery, StackInventory, TrafficShape } from './log-figures.ts';
 
 /** When the prices below were written down. They are not fetched: check them before you rely on them. */
 export const PRICES_TAKEN = '2026-11-29';
+/** When the observability prices (issue 26) were looked up, through the search tool's stored pages. */
+export const OBSERVABILITY_PRICES_TAKEN = '2026-12-03';
 
 /** A price with where it comes from. All us-east-1, list prices as the author knew them, free tiers left out. */
 export interface Price {
@@ -73,7 +79,60 @@ export const PRICES = {
     per: 'request (standard queue; each 64 KB chunk of a payload is one request)',
     source: 'https://aws.amazon.com/sqs/pricing/',
   },
+  // Issue 26, looked up 2026-12-03. CloudWatch: AWS's pricing page as quoted by
+  // factualminds.com (2026-06-13: logs $0.50/GB, dashboards $3), signoz.io (2026-02-15: $0.30 a
+  // custom metric for the first 10,000) and cloudburn.io ("sourced from the official pricing page
+  // as of February 2026"); the search tool holds no copy of aws.amazon.com/cloudwatch/pricing itself.
+  logsIngestion: {
+    usd: 0.5,
+    per: 'GB ingested (Standard log class; EMF lines are log lines and ingest the same)',
+    source: 'https://aws.amazon.com/cloudwatch/pricing/',
+  },
+  logsStorage: { usd: 0.03, per: 'GB-month archived (compressed)', source: 'https://aws.amazon.com/cloudwatch/pricing/' },
+  customMetric: {
+    usd: 0.3,
+    per: 'custom metric-month (first 10,000; each namespace, name and dimension values; EMF makes no PutMetricData call)',
+    source: 'https://aws.amazon.com/cloudwatch/pricing/',
+  },
+  alarmMetric: {
+    usd: 0.1,
+    per: 'standard-resolution alarm metric-month (a metric-math alarm pays for each metric it reads)',
+    source: 'https://aws.amazon.com/cloudwatch/pricing/',
+  },
+  dashboard: { usd: 3, per: 'dashboard-month (beyond the free 3)', source: 'https://aws.amazon.com/cloudwatch/pricing/' },
+  // X-Ray: "5 USD pro Million aufgezeichnete Ablaufverfolgungen" (aws.amazon.com/de/xray/pricing, stored copy).
+  xrayTraces: { usd: 5 / 1e6, per: 'trace recorded', source: 'https://aws.amazon.com/xray/pricing/' },
+  kmsKey: { usd: 1, per: 'customer-managed KMS key-month', source: 'https://aws.amazon.com/kms/pricing/' },
+  // Secrets Manager: $0.40 a secret-month and $0.05 per 10,000 API calls (hivebook.wiki's summary, 2026).
+  secret: { usd: 0.4, per: 'secret-month', source: 'https://aws.amazon.com/secrets-manager/pricing/' },
+  secretsApiCall: { usd: 0.05 / 10_000, per: 'API call (GetSecretValue)', source: 'https://aws.amazon.com/secrets-manager/pricing/' },
+  schedulerInvocation: { usd: 1 / 1e6, per: 'EventBridge Scheduler invocation (beyond the free 14 M)', source: 'https://aws.amazon.com/eventbridge/pricing/' },
 } as const satisfies Record<string, Price | TieredPrice>;
+
+/**
+ * Hosted webhook gateways, for scale: their own price per million at 10 M a month where one is
+ * published. Looked up 2026-12-03 through the search tool; a gateway with no stored price says so.
+ */
+export const HOSTED_GATEWAYS = [
+  {
+    name: 'Svix',
+    usdPerMillion: 100,
+    basis: 'Professional from $490/month with 50,000 messages, then $0.0001 a message ($100 per million); Svix sends webhooks, it is not a receiver',
+    source: 'https://www.svix.com/pricing/ as transcribed 2026-09-20 (github.com/api-evangelist/svix, plans/svix-plans-pricing.yml)',
+  },
+  {
+    name: 'Hookdeck',
+    usdPerMillion: undefined,
+    basis: 'Team from $39/month with 10,000 events, then metered; the stored page gives no per-event price (only discarded requests, $2.50 per million)',
+    source: 'https://hookdeck.com/pricing as transcribed 2026-09-20 (github.com/api-evangelist/hookdeck, plans/hookdeck-plans-pricing.yml)',
+  },
+  {
+    name: 'Convoy',
+    usdPerMillion: undefined,
+    basis: 'no price found: the search tool holds no Convoy pricing page',
+    source: 'https://getconvoy.io (not found 2026-12-03)',
+  },
+] as const;
 
 /** The cost of `units` at a tiered price. */
 export function tiered(price: TieredPrice, units: number): number {
@@ -118,6 +177,14 @@ export interface CostInputs {
   readonly replayMemoryShare: number;
   /** Months of such deliveries the memory holds: its items never expire, so it grows by a month's worth each month. @default 12 */
   readonly replayMemoryMonths: number;
+  // --- issue 26: what a deployed receiver pays to be watched ---
+  /** Days every log group keeps its lines (the config's logRetentionDays; peers keep theirs as long). @default 30 */
+  readonly logRetentionDays: number;
+  /**
+   * Ingest instances alive at once through the month: each fetches each route's secret once a
+   * minute (the SecretsProvider's 60 s cache, lambdas/secrets/secrets-manager-source.ts). @default 2
+   */
+  readonly warmIngestInstances: number;
 }
 
 export const DEFAULT_INPUTS: Omit<CostInputs, 'deliveriesPerMonth' | 'duplicateShare'> = {
@@ -132,6 +199,8 @@ export const DEFAULT_INPUTS: Omit<CostInputs, 'deliveriesPerMonth' | 'duplicateS
   idlePollsPerMonth: 5 * 3 * 60 * 24 * 30.4375,
   replayMemoryShare: 0,
   replayMemoryMonths: 12,
+  logRetentionDays: 30,
+  warmIngestInstances: 2,
 };
 
 /** DynamoDB's item size rules, closely enough for write units: names and values in bytes. */
@@ -366,18 +435,91 @@ export function powertoolsRecordBytes(): number {
 export interface CostLine {
   readonly item: string;
   readonly retryproof: number;
+  /** The Powertools receiver behind a REST API (the benchmarked peer). */
   readonly powertools: number;
+  /** The same Powertools receiver behind an HTTP API. */
+  readonly powertoolsHttp: number;
   readonly basis: string;
+  /** A line of what the receiver pays to be watched (issue 26), not of its requests. */
+  readonly observability: boolean;
+}
+
+export interface Totals {
+  readonly retryproof: number;
+  readonly powertools: number;
+  readonly powertoolsHttp: number;
+}
+
+/** The measured figures the observability lines are priced from: as committed, and as before the cut of issue 26. */
+export interface LogFigures {
+  readonly current: LogBytesMeasurement;
+  readonly beforeCut: LogBytesMeasurement;
 }
 
 export interface CostReport {
   readonly inputs: CostInputs;
   readonly lines: readonly CostLine[];
-  readonly totals: { readonly retryproof: number; readonly powertools: number };
-  readonly perMillionDeliveries: { readonly retryproof: number; readonly powertools: number };
+  /** The whole bill a month: requests and observability. */
+  readonly totals: Totals;
+  /** The requests alone (the bill before issue 26 priced observability). */
+  readonly core: Totals;
+  /** Observability alone, and its share of the whole bill. */
+  readonly observability: Totals & { readonly retryproofShare: number };
+  readonly perMillionDeliveries: Totals;
+  /** The ratios of the whole bill: retryproof to each peer, both operated. */
+  readonly ratios: { readonly toPowertoolsRest: number | null; readonly toPowertoolsHttp: number | null };
+  /** The goal of issue 26: no dearer than HTTP API + Powertools, both operated. */
+  readonly goalRatioToPowertoolsHttp: number;
+  /** retryproof's whole bill with the log bytes measured before the cut, beside today's. */
+  readonly logCut: {
+    readonly before: { readonly bill: number; readonly logBytesPerDelivery: LogBytesPerDelivery };
+    readonly after: { readonly bill: number; readonly logBytesPerDelivery: LogBytesPerDelivery };
+  };
+  /** A peer's log bytes per delivery, operated as a team would. */
+  readonly peerLogBytesPerDelivery: { readonly ingest: number; readonly consumer: number; readonly access: number; readonly total: number };
+  readonly metrics: { readonly customMetrics: number; readonly alarmMetrics: number; readonly tracesPerMonth: number; readonly secretsApiCalls: number };
+  readonly stack: StackInventory;
+  readonly hostedGateways: typeof HOSTED_GATEWAYS;
   readonly usage: Record<string, { readonly retryproof: number; readonly powertools: number }>;
   readonly itemBytes: { readonly retryproofRecord: number; readonly retryproofLog: number; readonly powertoolsRecord: number };
 }
+
+/** The committed figures (bench/log-bytes.json and the figures from before the cut). */
+export function committedLogFigures(): LogFigures {
+  return { current: readLogFigures(LOG_FIGURE_FILES.current), beforeCut: readLogFigures(LOG_FIGURE_FILES.beforeCut) };
+}
+
+const SECONDS_PER_MONTH = DAYS_PER_MONTH * 86_400;
+
+/**
+ * Traces X-Ray records a month for a function with active tracing under the default sampling
+ * rule: "the first request each second, and five percent of any additional requests" (X-Ray
+ * Developer Guide, "Configuring sampling rules", https://docs.aws.amazon.com/xray/latest/devguide/xray-console-sampling.html;
+ * oneuptime.com, 2026-02-12). With the invocations spread evenly over the month, the most it can
+ * be; bursty traffic fills fewer seconds' reservoirs.
+ */
+export function tracesRecorded(invocationsPerMonth: number): number {
+  const reservoir = Math.min(invocationsPerMonth, SECONDS_PER_MONTH);
+  return reservoir + 0.05 * (invocationsPerMonth - reservoir);
+}
+
+/**
+ * A peer operated as a team would, no less and no more (issue 26): Lambda's platform lines,
+ * one Powertools Logger line per invocation at INFO in Powertools' own format (the size
+ * measured of ours before the cut, which is that format with the same route, key and status),
+ * the API's access log (the same line as ours), and alarms on the ingest's and the consumer's
+ * errors and throttles and on the DLQ: 5 alarm metrics. No custom metrics, no dashboard, no
+ * X-Ray, no customer-managed key, no secret.
+ */
+export function peerLogBytesPerDelivery(figures: LogFigures, t: TrafficShape): CostReport['peerLogBytesPerDelivery'] {
+  const m = figures.beforeCut;
+  const platform = m.platform.start.bytes + m.platform.end.bytes + m.platform.report.bytes;
+  const ingest = platform + m.functions.ingestNew.powertools.bytes;
+  const consumer = ((1 - t.duplicateShare) * (platform + m.functions.executorMessage.powertools.bytes)) / t.batchFill;
+  const access = figures.current.accessLog.bytes;
+  return { ingest, consumer, access, total: ingest + consumer + access };
+}
+const PEER_ALARM_METRICS = 5;
 
 /**
  * Prices a month. Both stacks verify, claim the key, queue the work and run the action in
@@ -394,7 +536,7 @@ export interface CostReport {
  *   failed conditional write as a write). Its consumer is made idempotent the way its docs show
  *   for batches: the same two writes per message, on a small record.
  */
-export function priceMonth(inputs: CostInputs): CostReport {
+export function priceMonth(inputs: CostInputs, figures: LogFigures = committedLogFigures()): CostReport {
   const n = inputs.deliveriesPerMonth;
   const dup = n * inputs.duplicateShare;
   const fresh = n - dup;
@@ -445,7 +587,7 @@ export function priceMonth(inputs: CostInputs): CostReport {
   // SQS: one send per new delivery; the event source receives and deletes in batches, and polls when idle.
   const sqsRequests = fresh + 2 * batches + inputs.idlePollsPerMonth;
 
-  const lines: CostLine[] = [
+  const coreLines: Omit<CostLine, 'powertoolsHttp' | 'observability'>[] = [
     {
       item: 'API Gateway',
       retryproof: tiered(PRICES.httpApiRequests, n),
@@ -502,18 +644,155 @@ export function priceMonth(inputs: CostInputs): CostReport {
       basis: `send per new delivery, receive+delete per batch of ${inputs.batchFill}, idle long polls`,
     },
   ];
-  const totals = {
-    retryproof: lines.reduce((s, l) => s + l.retryproof, 0),
-    powertools: lines.reduce((s, l) => s + l.powertools, 0),
+  const lines: CostLine[] = coreLines.map((l) => ({
+    ...l,
+    powertoolsHttp: l.item === 'API Gateway' ? tiered(PRICES.httpApiRequests, n) : l.powertools,
+    observability: false,
+  }));
+
+  // Issue 26: what the receiver pays to be watched, from the measured log bytes (bench/log-bytes.json).
+  const traffic: TrafficShape = {
+    deliveriesPerMonth: n,
+    duplicateShare: inputs.duplicateShare,
+    batchFill: inputs.batchFill,
+    reconcilerRunsPerMonth: readUnits.runsPerMonth,
   };
+  const stack = figures.current.stack;
+  if (stack === undefined) throw new Error('bench/log-bytes.json has no stack inventory: run npx node bench/log-bytes.ts --write');
+  const observabilityLines = (m: LogBytesMeasurement): CostLine[] => {
+    const bytes = logBytesPerDelivery(m, traffic);
+    const peer = peerLogBytesPerDelivery(figures, traffic);
+    const retentionMonths = inputs.logRetentionDays / DAYS_PER_MONTH;
+    const ingestGb = (b: number): number => (b * n) / 1e9;
+    // CloudWatch Logs keeps a month's lines for the retention, compressed (gzip of the measured lines stands in for its ratio).
+    const storedGb = (b: number): number => ingestGb(b) * retentionMonths * m.compressionRatio;
+    const customMetrics = customMetricCount(m, stack.routes);
+    const invocations = { ingest: n, executor: batches, reconciler: readUnits.runsPerMonth };
+    const traces = stack.tracedFunctions === 0 ? 0 : tracesRecorded(invocations.ingest) + tracesRecorded(invocations.executor) + tracesRecorded(invocations.reconciler);
+    const secretCalls = stack.secrets * inputs.warmIngestInstances * (SECONDS_PER_MONTH / 60);
+    const share = (source: string): string =>
+      bytes.shares
+        .filter((x) => x.source === source)
+        .map((x) => `${x.kind} ${x.bytesPerDelivery.toFixed(x.bytesPerDelivery < 1 ? 2 : 0)}`)
+        .join(', ');
+    return [
+      {
+        item: 'CloudWatch Logs ingestion',
+        retryproof: ingestGb(bytes.total) * PRICES.logsIngestion.usd,
+        powertools: ingestGb(peer.total) * PRICES.logsIngestion.usd,
+        powertoolsHttp: ingestGb(peer.total) * PRICES.logsIngestion.usd,
+        basis:
+          `measured bytes per delivery (bench/log-bytes.json, ${m.measuredOn}): retryproof ${bytes.total.toFixed(0)} = ` +
+          `ingest ${bytes.bySource.ingest.toFixed(0)} (${share('ingest')}), executor ${bytes.bySource.executor.toFixed(0)} (${share('executor')}), ` +
+          `reconciler ${bytes.bySource.reconciler.toFixed(2)}, access log ${bytes.bySource.api.toFixed(0)}; ` +
+          `peers ${peer.total.toFixed(0)} (Lambda's lines + one Powertools line per invocation + the access log)`,
+        observability: true,
+      },
+      {
+        item: 'CloudWatch Logs storage',
+        retryproof: storedGb(bytes.total) * PRICES.logsStorage.usd,
+        powertools: storedGb(peer.total) * PRICES.logsStorage.usd,
+        powertoolsHttp: storedGb(peer.total) * PRICES.logsStorage.usd,
+        basis: `${inputs.logRetentionDays}-day retention (every log group, peers too), compressed to ${(m.compressionRatio * 100).toFixed(1)}% (gzip of the measured lines)`,
+        observability: true,
+      },
+      {
+        item: 'CloudWatch custom metrics',
+        retryproof: customMetrics * PRICES.customMetric.usd,
+        powertools: 0,
+        powertoolsHttp: 0,
+        basis:
+          `${customMetrics} metric streams the functions emitted on the happy path (${stack.routes} route${stack.routes === 1 ? '' : 's'}; ` +
+          `streams seen only in some hours, such as 4xx answers or DLQ arrivals, are billed by the hour and left out); peers emit none`,
+        observability: true,
+      },
+      {
+        item: 'CloudWatch alarms',
+        retryproof: stack.alarmMetrics * PRICES.alarmMetric.usd,
+        powertools: PEER_ALARM_METRICS * PRICES.alarmMetric.usd,
+        powertoolsHttp: PEER_ALARM_METRICS * PRICES.alarmMetric.usd,
+        basis: `${stack.alarms} alarms reading ${stack.alarmMetrics} metrics (the synthesized template); peers ${PEER_ALARM_METRICS}: errors and throttles of both functions, the DLQ`,
+        observability: true,
+      },
+      {
+        item: 'CloudWatch dashboard',
+        retryproof: stack.dashboards * PRICES.dashboard.usd,
+        powertools: 0,
+        powertoolsHttp: 0,
+        basis: `${stack.dashboards} dashboard; peers none`,
+        observability: true,
+      },
+      {
+        item: 'X-Ray traces',
+        retryproof: traces * PRICES.xrayTraces.usd,
+        powertools: 0,
+        powertoolsHttp: 0,
+        basis:
+          `${stack.tracedFunctions} functions with active tracing, default sampling (1 a second + 5%): ${(traces / 1e6).toFixed(2)} M traces, ` +
+          `traffic spread evenly (an upper bound); peers none`,
+        observability: true,
+      },
+      {
+        item: 'KMS',
+        retryproof: stack.kmsKeys * PRICES.kmsKey.usd,
+        powertools: 0,
+        powertoolsHttp: 0,
+        basis: `${stack.kmsKeys} customer-managed key (the alarm topic's); its requests (alarm notifications) and the AWS-managed table key's are left out`,
+        observability: true,
+      },
+      {
+        item: 'Secrets Manager',
+        retryproof: stack.secrets * PRICES.secret.usd + secretCalls * PRICES.secretsApiCall.usd,
+        powertools: 0,
+        powertoolsHttp: 0,
+        basis: `${stack.secrets} route secret, read once a minute by each of ${inputs.warmIngestInstances} warm ingest instances (60 s cache): ${Math.round(secretCalls).toLocaleString('en-US')} calls`,
+        observability: true,
+      },
+      {
+        item: 'EventBridge Scheduler',
+        retryproof: stack.schedules * readUnits.runsPerMonth * PRICES.schedulerInvocation.usd,
+        powertools: 0,
+        powertoolsHttp: 0,
+        basis: `${Math.round(readUnits.runsPerMonth)} reconciler runs a month`,
+        observability: true,
+      },
+    ];
+  };
+  const observed = observabilityLines(figures.current);
+  const sum = (ls: readonly CostLine[], key: keyof Totals): number => ls.reduce((total, l) => total + l[key], 0);
+  const totalsOf = (ls: readonly CostLine[]): Totals => ({ retryproof: sum(ls, 'retryproof'), powertools: sum(ls, 'powertools'), powertoolsHttp: sum(ls, 'powertoolsHttp') });
+  const core = totalsOf(lines);
+  const obs = totalsOf(observed);
+  const totals = totalsOf([...lines, ...observed]);
+  const beforeCutBill = core.retryproof + sum(observabilityLines(figures.beforeCut), 'retryproof');
+  const perMillion = (v: number): number => (n === 0 ? 0 : (v / n) * 1e6);
+  const customMetrics = customMetricCount(figures.current, stack.routes);
+  const tracesPerMonth = stack.tracedFunctions === 0 ? 0 : tracesRecorded(n) + tracesRecorded(batches) + tracesRecorded(readUnits.runsPerMonth);
   return {
     inputs,
-    lines,
+    lines: [...lines, ...observed],
     totals,
-    perMillionDeliveries: {
-      retryproof: n === 0 ? 0 : (totals.retryproof / n) * 1e6,
-      powertools: n === 0 ? 0 : (totals.powertools / n) * 1e6,
+    core,
+    observability: { ...obs, retryproofShare: totals.retryproof === 0 ? 0 : obs.retryproof / totals.retryproof },
+    perMillionDeliveries: { retryproof: perMillion(totals.retryproof), powertools: perMillion(totals.powertools), powertoolsHttp: perMillion(totals.powertoolsHttp) },
+    ratios: {
+      toPowertoolsRest: totals.powertools === 0 ? null : totals.retryproof / totals.powertools,
+      toPowertoolsHttp: totals.powertoolsHttp === 0 ? null : totals.retryproof / totals.powertoolsHttp,
     },
+    goalRatioToPowertoolsHttp: 1,
+    logCut: {
+      before: { bill: beforeCutBill, logBytesPerDelivery: logBytesPerDelivery(figures.beforeCut, traffic) },
+      after: { bill: totals.retryproof, logBytesPerDelivery: logBytesPerDelivery(figures.current, traffic) },
+    },
+    peerLogBytesPerDelivery: peerLogBytesPerDelivery(figures, traffic),
+    metrics: {
+      customMetrics,
+      alarmMetrics: stack.alarmMetrics,
+      tracesPerMonth,
+      secretsApiCalls: stack.secrets * inputs.warmIngestInstances * (SECONDS_PER_MONTH / 60),
+    },
+    stack,
+    hostedGateways: HOSTED_GATEWAYS,
     usage: {
       apiRequests: { retryproof: n, powertools: n },
       lambdaInvocations: { retryproof: n + batches, powertools: n + batches },

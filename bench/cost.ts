@@ -1,11 +1,13 @@
 /**
- * Prices retryproof on AWS against the benchmarked Powertools receiver behind a REST API.
+ * Prices retryproof on AWS, the whole bill (requests and what it pays to be watched), against
+ * the benchmarked Powertools receiver behind a REST API and behind an HTTP API, both operated.
  *
  *   npm run cost -- --deliveries-per-month 10000000 --duplicate-share 0.05 [--json]
  *
- * Prices are list prices (us-east-1) written down on PRICES_TAKEN, never fetched.
+ * Prices are list prices (us-east-1) written down on PRICES_TAKEN and OBSERVABILITY_PRICES_TAKEN,
+ * never fetched. Log bytes are bench/log-bytes.json's, measured by bench/log-bytes.ts.
  */
-import { DEFAULT_INPUTS, PRICES, PRICES_TAKEN, priceMonth } from './cost-model.ts';
+import { DEFAULT_INPUTS, OBSERVABILITY_PRICES_TAKEN, PRICES, PRICES_TAKEN, priceMonth } from './cost-model.ts';
 import type { CostInputs, CostReport } from './cost-model.ts';
 import { parseFlags, UsageError } from './flags.ts';
 
@@ -23,6 +25,8 @@ const USAGE = `usage: npm run cost -- --deliveries-per-month N --duplicate-share
   --batch-fill K             messages per executor invocation, 1-10 (default ${DEFAULT_INPUTS.batchFill})
   --replay-memory-share S    share of new deliveries on GitHub/Shopify/hmac-sha256 routes, 0 to 1 (default ${DEFAULT_INPUTS.replayMemoryShare})
   --replay-memory-months M   months of those the replay memory holds; it never expires (default ${DEFAULT_INPUTS.replayMemoryMonths})
+  --log-retention-days D     days every log group keeps its lines, peers' too (default ${DEFAULT_INPUTS.logRetentionDays})
+  --warm-ingest-instances K  ingest instances alive at once, each reading the secrets once a minute (default ${DEFAULT_INPUTS.warmIngestInstances})
   --json                     print the report as JSON`;
 
 const NUMBER_FLAGS = {
@@ -38,6 +42,8 @@ const NUMBER_FLAGS = {
   'batch-fill': 'batchFill',
   'replay-memory-share': 'replayMemoryShare',
   'replay-memory-months': 'replayMemoryMonths',
+  'log-retention-days': 'logRetentionDays',
+  'warm-ingest-instances': 'warmIngestInstances',
 } as const satisfies Record<string, keyof CostInputs>;
 
 /**
@@ -84,40 +90,86 @@ function ratio(a: number, b: number): string {
   return b === 0 ? '-' : `${(a / b).toFixed(2)}x`;
 }
 
-/** The report as a plain-text table. */
+/** The report as a plain-text table, then the note, the log bytes per delivery line by line, and the hosted gateways. */
 export function costTable(report: CostReport): string {
   const { inputs } = report;
   const rows = [
-    ['item', 'retryproof', 'Powertools', 'ratio', 'basis'],
-    ...report.lines.map((l) => [l.item, usd(l.retryproof), usd(l.powertools), ratio(l.retryproof, l.powertools), l.basis]),
-    ['total a month', usd(report.totals.retryproof), usd(report.totals.powertools), ratio(report.totals.retryproof, report.totals.powertools), ''],
+    ['item', 'retryproof', 'REST+PT', 'ratio', 'HTTP+PT', 'ratio', 'basis'],
+    ...report.lines.map((l) => [
+      `${l.observability ? '* ' : ''}${l.item}`,
+      usd(l.retryproof),
+      usd(l.powertools),
+      ratio(l.retryproof, l.powertools),
+      usd(l.powertoolsHttp),
+      ratio(l.retryproof, l.powertoolsHttp),
+      l.basis,
+    ]),
+    ['requests', usd(report.core.retryproof), usd(report.core.powertools), ratio(report.core.retryproof, report.core.powertools), usd(report.core.powertoolsHttp), ratio(report.core.retryproof, report.core.powertoolsHttp), ''],
+    [
+      '* observability',
+      usd(report.observability.retryproof),
+      usd(report.observability.powertools),
+      ratio(report.observability.retryproof, report.observability.powertools),
+      usd(report.observability.powertoolsHttp),
+      ratio(report.observability.retryproof, report.observability.powertoolsHttp),
+      '',
+    ],
+    ['total a month', usd(report.totals.retryproof), usd(report.totals.powertools), ratio(report.totals.retryproof, report.totals.powertools), usd(report.totals.powertoolsHttp), ratio(report.totals.retryproof, report.totals.powertoolsHttp), ''],
     [
       'per million deliveries',
       usd(report.perMillionDeliveries.retryproof),
       usd(report.perMillionDeliveries.powertools),
       ratio(report.perMillionDeliveries.retryproof, report.perMillionDeliveries.powertools),
+      usd(report.perMillionDeliveries.powertoolsHttp),
+      ratio(report.perMillionDeliveries.retryproof, report.perMillionDeliveries.powertoolsHttp),
       '',
     ],
   ];
   const header = rows[0] ?? [];
   const widths = header.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
   const line = (r: readonly string[]): string =>
-    r.map((cell, c) => (c === 0 || c === 4 ? cell.padEnd(widths[c] ?? 0) : cell.padStart(widths[c] ?? 0))).join('  ').trimEnd();
+    r.map((cell, c) => (c === 0 || c === 6 ? cell.padEnd(widths[c] ?? 0) : cell.padStart(widths[c] ?? 0))).join('  ').trimEnd();
+  const toHttp = report.ratios.toPowertoolsHttp;
+  const cut = report.logCut;
+  const shares = (label: string, bytes: typeof cut.after.logBytesPerDelivery): string[] => [
+    `  ${label}: ${bytes.total.toFixed(0)} B per delivery (the functions' own lines ${bytes.functionsOwn.toFixed(0)} B)`,
+    ...bytes.shares.map(
+      (s) =>
+        `    ${`${s.source} ${s.kind}`.padEnd(22)} ${s.bytesPerDelivery.toFixed(s.bytesPerDelivery < 1 ? 3 : 0).padStart(7)} B  ${((s.bytesPerDelivery / bytes.total) * 100).toFixed(1).padStart(5)}%`,
+    ),
+  ];
+  const peer = report.peerLogBytesPerDelivery;
   const out = [
-    `retryproof (HTTP API) against the Powertools receiver (REST API), us-east-1, a month:`,
+    `retryproof (HTTP API) against the Powertools receiver behind a REST API (REST+PT) and behind an HTTP API (HTTP+PT), each operated, us-east-1, a month:`,
     `${inputs.deliveriesPerMonth.toLocaleString('en-US')} deliveries, ${(inputs.duplicateShare * 100).toFixed(1)}% duplicates, ${inputs.bodyBytes} B bodies, ` +
-      `${inputs.memoryMb} MB arm64, action ${inputs.actionMs} ms, TTL ${inputs.ttlDays} days`,
+      `${inputs.memoryMb} MB arm64, action ${inputs.actionMs} ms, TTL ${inputs.ttlDays} days, logs kept ${inputs.logRetentionDays} days`,
     '',
     `retryproof costs ${ratio(report.totals.retryproof, report.totals.powertools)} the REST API + Powertools pipeline: ` +
       `${usd(report.totals.retryproof)} against ${usd(report.totals.powertools)} a month.`,
+    `retryproof costs ${toHttp === null ? '-' : `${toHttp.toFixed(2)}x`} the HTTP API + Powertools pipeline, both operated: ` +
+      `${usd(report.totals.retryproof)} against ${usd(report.totals.powertoolsHttp)} (goal: at most ${report.goalRatioToPowertoolsHttp.toFixed(1)}x; ` +
+      `${toHttp !== null && toHttp <= report.goalRatioToPowertoolsHttp ? 'met' : 'not met'}).`,
+    `The log cut (issue 26): the bill ${usd(cut.before.bill)} before, ${usd(cut.after.bill)} after; log bytes per delivery ${cut.before.logBytesPerDelivery.total.toFixed(0)} -> ` +
+      `${cut.after.logBytesPerDelivery.total.toFixed(0)} (${((cut.after.logBytesPerDelivery.total / cut.before.logBytesPerDelivery.total) * 100).toFixed(0)}%), ` +
+      `the functions' own ${cut.before.logBytesPerDelivery.functionsOwn.toFixed(0)} -> ${cut.after.logBytesPerDelivery.functionsOwn.toFixed(0)} ` +
+      `(${((cut.after.logBytesPerDelivery.functionsOwn / cut.before.logBytesPerDelivery.functionsOwn) * 100).toFixed(0)}%).`,
+    `Observability is ${(report.observability.retryproofShare * 100).toFixed(0)}% of retryproof's bill (${usd(report.observability.retryproof)}; the lines marked *).`,
     '',
     line(header),
     ...rows.slice(1).map(line),
     '',
+    'Log bytes per delivery, measured (bench/log-bytes.json; Lambda\'s lines and the access log modelled from AWS\'s documented formats), each line\'s share:',
+    ...shares('retryproof now', cut.after.logBytesPerDelivery),
+    ...shares('retryproof before the cut', cut.before.logBytesPerDelivery),
+    `  each peer: ${peer.total.toFixed(0)} B per delivery (ingest ${peer.ingest.toFixed(0)}: Lambda's lines and one Powertools line; consumer ${peer.consumer.toFixed(0)} per delivery at ${inputs.batchFill} a batch; access log ${peer.access.toFixed(0)})`,
+    '',
+    `Hosted gateways, per million deliveries (retryproof ${usd(report.perMillionDeliveries.retryproof)}), as looked up ${OBSERVABILITY_PRICES_TAKEN}:`,
+    ...report.hostedGateways.map((g) => `  ${g.name.padEnd(9)} ${g.usdPerMillion === undefined ? 'no price' : usd(g.usdPerMillion)}: ${g.basis} (${g.source})`),
+    '',
     `Item sizes: retryproof record ${report.itemBytes.retryproofRecord} B, log entry ${report.itemBytes.retryproofLog} B; Powertools record ${report.itemBytes.powertoolsRecord} B.`,
-    `Prices: list prices for us-east-1 as known on ${PRICES_TAKEN}, not fetched; free tiers left out; check them before use:`,
+    `Prices: list prices for us-east-1 as known on ${PRICES_TAKEN} (observability ${OBSERVABILITY_PRICES_TAKEN}), not fetched; free tiers left out; check them before use:`,
     ...[...new Set(Object.values(PRICES).map((p) => p.source))].map((s) => `  ${s}`),
-    'Left out of both: CloudWatch Logs and metrics, X-Ray, KMS, data transfer, the action\'s own calls.',
+    'Left out: data transfer, the action\'s own calls, SNS notifications, Logs Insights queries, and KMS requests.',
   ];
   return out.join('\n');
 }
@@ -131,9 +183,9 @@ function main(argv: readonly string[]): number {
   try {
     const { inputs, json } = costInputsOf(argv);
     const report = priceMonth(inputs);
-    const ratioToPowertools = report.totals.powertools === 0 ? null : report.totals.retryproof / report.totals.powertools;
+    const ratioToPowertools = report.ratios.toPowertoolsRest;
     process.stdout.write(
-      `${json ? JSON.stringify({ pricesTaken: PRICES_TAKEN, prices: PRICES, ratioToPowertools, ...report }, finite, 2) : costTable(report)}\n`,
+      `${json ? JSON.stringify({ pricesTaken: PRICES_TAKEN, observabilityPricesTaken: OBSERVABILITY_PRICES_TAKEN, prices: PRICES, ratioToPowertools, ...report }, finite, 2) : costTable(report)}\n`,
     );
     return 0;
   } catch (err) {

@@ -97,7 +97,7 @@ export function unauthorizedDetail(reason: string, signature: SignatureConfig | 
 export function executionLine(entry: LogEntry, at?: number): string | undefined {
   if (entry.message !== 'execution') return undefined;
   const route = typeof entry.route === 'string' ? entry.route : '?';
-  const key = typeof entry.idempotencyKey === 'string' ? entry.idempotencyKey : '?';
+  const key = typeof entry.key === 'string' ? entry.key : '?';
   const attempt = typeof entry.attempt === 'number' ? `attempt ${entry.attempt} ` : '';
   const outcome = typeof entry.outcome === 'string' ? entry.outcome : 'unknown';
   const dlq = typeof entry.deadLetterReason === 'string' ? `  -> DLQ (${entry.deadLetterReason})` : '';

@@ -15,7 +15,6 @@ import middy from '@middy/core';
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
@@ -23,8 +22,8 @@ import type { MessageVisibility } from '../ports/message-visibility.ts';
 import type { RouteStateStore } from '../ports/route-state-store.ts';
 import { executeMessage } from './execute-message.ts';
 import type { ExecutorDeps } from './execute-message.ts';
-import { recordExecution } from './executor-metrics.ts';
-import { EXECUTOR_METRIC } from '../observability/metric-catalogue.ts';
+import { recordExecutions } from './executor-metrics.ts';
+import type { ExecutionReport } from './execute-message.ts';
 
 export interface ExecutorHandlerDeps extends Omit<ExecutorDeps, 'remainingMs' | 'requestId' | 'isPaused'> {
   /**
@@ -58,7 +57,9 @@ export function createExecutorHandler(deps: ExecutorHandlerDeps) {
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(logMetrics(metrics))
     .handler(async (event, context) => {
-      metrics.addMetric(EXECUTOR_METRIC.recordsReceived, MetricUnit.Count, event.Records.length);
+      // No per-batch count of records: Lambda's Invocations and SQS's NumberOfMessagesReceived
+      // count them already, and no alarm or widget read the one that was here (issue 26).
+      const reports: ExecutionReport[] = [];
       const processor = new BatchProcessor(EventType.SQS);
       // One read per route and batch: a pause takes effect from the next batch on.
       const paused = new Map<string, Promise<boolean>>();
@@ -85,19 +86,22 @@ export function createExecutorHandler(deps: ExecutorHandlerDeps) {
           await backOff(record, receiveCount, error);
           throw error;
         }
-        recordExecution(metrics, report);
-        // Route, key and outcome only: never the body.
+        reports.push(report);
+        // Route, key, attempt and outcome only: never the body. The message id only where a
+        // person follows one message (a warning), not on every completed attempt.
         const fields = {
           route: report.route,
-          idempotencyKey: report.key,
+          key: report.key,
           attempt: report.attempt,
           outcome: report.outcome,
-          messageId: record.messageId,
           ...(report.deadLetterReason === undefined ? {} : { deadLetterReason: report.deadLetterReason }),
           ...(report.error === undefined ? {} : { error: report.error }),
         };
-        if (report.outcome === 'to-dead-letter-queue') logger.debug('execution', fields);
-        else if (report.deadLetterReason !== undefined || report.outcome === 'fenced-out') logger.warn('execution', fields);
+        // A message on its way to the DLQ: each trip is detail (its copy was logged as a warning when made).
+        if (report.outcome === 'to-dead-letter-queue') logger.debug('execution', { ...fields, messageId: record.messageId });
+        // A dead-letter copy made, or a completion fenced out: someone must look; the DLQ runbook starts here.
+        else if (report.deadLetterReason !== undefined || report.outcome === 'fenced-out') logger.warn('execution', { ...fields, messageId: record.messageId });
+        // The one line per execution attempt: what an operator searches by route and key (and the local stack prints).
         else logger.info('execution', fields);
         if (!report.ack) {
           if (report.visibilitySeconds !== undefined) await deps.visibility?.changeVisibility(record.receiptHandle, report.visibilitySeconds);
@@ -107,6 +111,7 @@ export function createExecutorHandler(deps: ExecutorHandlerDeps) {
       /** Our own dependency failed: the message comes back later each time, and the failure is logged. */
       const backOff = async (record: SQSRecord, receiveCount: number, error: unknown): Promise<void> => {
         const seconds = deps.dependencyBackoff?.(receiveCount);
+        // Our own dependency failed (DynamoDB or SQS): the error the ExecutorErrors alarm's reader looks for.
         logger.error('dependency failure', {
           messageId: record.messageId,
           receiveCount,
@@ -117,15 +122,19 @@ export function createExecutorHandler(deps: ExecutorHandlerDeps) {
         try {
           await deps.visibility.changeVisibility(record.receiptHandle, seconds);
         } catch (visibilityError) {
-          // SQS is down too: the message comes back after the plain visibility timeout.
+          // SQS is down too: the message comes back after the plain visibility timeout; says why it came back sooner than the backoff.
           logger.warn('dependency backoff not applied', { messageId: record.messageId, error: String(visibilityError) });
         }
       };
-      return processPartialResponse(event, recordHandler, processor, {
-        context,
-        processInParallel: true,
-        // Every record handed back (all locked, say) is a normal answer, not a crash.
-        throwOnFullBatchFailure: false,
-      });
+      try {
+        return await processPartialResponse(event, recordHandler, processor, {
+          context,
+          processInParallel: true,
+          // Every record handed back (all locked, say) is a normal answer, not a crash.
+          throwOnFullBatchFailure: false,
+        });
+      } finally {
+        recordExecutions(metrics, reports);
+      }
     });
 }

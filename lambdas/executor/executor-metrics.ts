@@ -15,22 +15,51 @@ function emit(metrics: Metrics, dimensions: Record<string, string>, name: string
   metrics.singleMetric().addDimensions(dimensions).addMetric(name, unit, value);
 }
 
-export function recordExecution(metrics: Metrics, report: ExecutionReport): void {
-  const route = report.route === undefined || report.route === '' ? 'unknown' : report.route;
-  emit(metrics, { route, outcome: report.outcome }, EXECUTOR_METRIC.executions, MetricUnit.Count, 1);
-  const perRoute = { route };
-  if (report.outcome === EXECUTION_OUTCOME.duplicate) emit(metrics, perRoute, EXECUTOR_METRIC.duplicateMessages, MetricUnit.Count, 1);
-  if (report.outcome === EXECUTION_OUTCOME.fencedOut) emit(metrics, perRoute, EXECUTOR_METRIC.fencedOut, MetricUnit.Count, 1);
-  if (report.outcome === EXECUTION_OUTCOME.expired) emit(metrics, perRoute, EXECUTOR_METRIC.expired, MetricUnit.Count, 1);
-  // Counted once, when the dead-letter copy is made; its trips toward the DLQ are not hand-backs.
-  const inFlight = report.outcome === EXECUTION_OUTCOME.toDeadLetterQueue;
-  if (report.deadLetterReason !== undefined && !inFlight) emit(metrics, perRoute, EXECUTOR_METRIC.dlqArrivals, MetricUnit.Count, 1);
-  if (!report.ack && !inFlight) emit(metrics, perRoute, EXECUTOR_METRIC.handedBack, MetricUnit.Count, 1);
-  if (report.outcome === EXECUTION_OUTCOME.parked) emit(metrics, perRoute, EXECUTOR_METRIC.parked, MetricUnit.Count, 1);
-  if (report.outcome === EXECUTION_OUTCOME.permanent || report.outcome === EXECUTION_OUTCOME.exhausted) {
-    emit(metrics, perRoute, EXECUTOR_METRIC.failed, MetricUnit.Count, 1);
+/**
+ * Counts one batch's executions: one EMF document per route and outcome (`Executions`, the
+ * number of records), and one per route holding every other per-route figure of the batch
+ * (each action's share of its lease as one array, the counts that matter on their own), only
+ * those with something to count. Per record that was two to four documents of about 250 bytes
+ * each (issue 26); per batch of five it is now two. The figures and their dimensions are the
+ * ones the alarms and the dashboard read (lib/stateless/observability.ts), summed the same.
+ *
+ * The per-route document goes through the shared `metrics` buffer: dimension, metrics and
+ * publish run with no await between them, so a concurrent batch on the same instance (the
+ * local event source) cannot interleave its own.
+ */
+export function recordExecutions(metrics: Metrics, reports: readonly ExecutionReport[]): void {
+  const byRoute = new Map<string, ExecutionReport[]>();
+  for (const report of reports) {
+    const route = report.route === undefined || report.route === '' ? 'unknown' : report.route;
+    byRoute.set(route, [...(byRoute.get(route) ?? []), report]);
   }
-  if (report.leaseShare !== undefined) {
-    emit(metrics, perRoute, EXECUTOR_METRIC.actionShareOfLease, MetricUnit.Percent, Math.round(report.leaseShare * 1000) / 10);
+  for (const [route, routeReports] of byRoute) {
+    const outcomes = new Map<string, number>();
+    for (const r of routeReports) outcomes.set(r.outcome, (outcomes.get(r.outcome) ?? 0) + 1);
+    for (const [outcome, count] of outcomes) emit(metrics, { route, outcome }, EXECUTOR_METRIC.executions, MetricUnit.Count, count);
+
+    const counts = new Map<string, number>();
+    const count = (name: string): void => {
+      counts.set(name, (counts.get(name) ?? 0) + 1);
+    };
+    const shares: number[] = [];
+    for (const report of routeReports) {
+      if (report.outcome === EXECUTION_OUTCOME.duplicate) count(EXECUTOR_METRIC.duplicateMessages);
+      if (report.outcome === EXECUTION_OUTCOME.fencedOut) count(EXECUTOR_METRIC.fencedOut);
+      if (report.outcome === EXECUTION_OUTCOME.expired) count(EXECUTOR_METRIC.expired);
+      // Counted once, when the dead-letter copy is made; its trips toward the DLQ are not hand-backs.
+      const inFlight = report.outcome === EXECUTION_OUTCOME.toDeadLetterQueue;
+      if (report.deadLetterReason !== undefined && !inFlight) count(EXECUTOR_METRIC.dlqArrivals);
+      if (!report.ack && !inFlight) count(EXECUTOR_METRIC.handedBack);
+      if (report.outcome === EXECUTION_OUTCOME.parked) count(EXECUTOR_METRIC.parked);
+      if (report.outcome === EXECUTION_OUTCOME.permanent || report.outcome === EXECUTION_OUTCOME.exhausted) count(EXECUTOR_METRIC.failed);
+      if (report.leaseShare !== undefined) shares.push(Math.round(report.leaseShare * 1000) / 10);
+    }
+    if (counts.size === 0 && shares.length === 0) continue;
+    metrics.addDimension('route', route);
+    for (const [name, value] of counts) metrics.addMetric(name, MetricUnit.Count, value);
+    // The same name added again is kept as one more value of an array (EMF allows 100 per document).
+    for (const share of shares) metrics.addMetric(EXECUTOR_METRIC.actionShareOfLease, MetricUnit.Percent, share);
+    metrics.publishStoredMetrics();
   }
 }

@@ -50,11 +50,14 @@ export function createIngestHandler(deps: IngestHandlerDeps) {
         const status = problemOf(request.error).status;
         recordAnswer(metrics, metricRoute(request.event), status);
         if (request.error instanceof UnauthorizedError) {
-          // The reason stays here; the sender gets a bare 401.
+          // The reason stays here; the sender gets a bare 401. The signature runbook
+          // (docs/operating.md) and the SignatureRejections alarm send a person to this line.
           logger.warn('delivery refused', { status, reason: request.error.reason });
         } else if (isServerError(request.error)) {
+          // Our own failure (DynamoDB, SQS, Secrets Manager): the Ingest5xx alarm's reader starts here.
           logger.error('delivery failed', { status, error: request.error });
         } else {
+          // The one line of a refused delivery (400, 404, 413, 422): route, key when known, status, why.
           logger.info('delivery refused', { status, problem: request.error?.name });
         }
     },
@@ -71,16 +74,19 @@ export function createIngestHandler(deps: IngestHandlerDeps) {
       const outcome = await ingestDelivery(deps, { ...deliveryOf(event), ...timeLeft });
       if (outcome.kind === 'handshake') {
         recordAnswer(metrics, outcome.route, 200);
+        // Slack's handshake, once per app set-up: says the route answered it.
         logger.info('slack url_verification answered');
         return { statusCode: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ challenge: outcome.challenge }) };
       }
-      logger.appendKeys({ route: outcome.route, idempotencyKey: outcome.key });
+      logger.appendKeys({ route: outcome.route, key: outcome.key });
       if (outcome.markFailed === true) {
         // The answer stands; only the breaker's count of the repeats after it starts one copy later.
+        // Rare: explains a breaker that trips one copy later than its threshold says.
         logger.warn('answer not marked for the circuit breaker', { kind: outcome.kind });
       }
       if (outcome.kind === 'accepted') {
         recordAnswer(metrics, outcome.route, outcome.answer.status);
+        // The one line of a new delivery: route and key (appended above), status.
         logger.info('delivery accepted', { status: outcome.answer.status, ...(outcome.retriedClaim === true ? { retriedClaim: true } : {}) });
         return { statusCode: outcome.answer.status, headers: { 'content-type': 'application/json' }, body: outcome.answer.body };
       }
@@ -99,11 +105,13 @@ export function createIngestHandler(deps: IngestHandlerDeps) {
       if (outcome.answerAs === 'refuse') {
         const problem = problemOf(new DuplicateDeliveryError(deliveryId(outcome.route, outcome.key)), event.rawPath);
         recordAnswer(metrics, outcome.route, problem.status);
+        // The one line of a duplicate on a strict (409) route.
         logger.info('duplicate refused (strict)', { status: problem.status, hits: outcome.hits });
         return problemResponse(problem);
       }
       recordAnswer(metrics, outcome.route, outcome.answer.status);
       const replay = outcome.answerAs === 'replay';
+      // The one line of a duplicate: status, the answer it had before, how often the key came, whether it re-sent.
       logger.info(replay ? 'duplicate replayed' : 'duplicate accepted after our failure', {
         status: outcome.answer.status,
         previousStatus: outcome.previousStatus,

@@ -5,6 +5,7 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { INGEST_METRIC } from '../observability/metric-catalogue.ts';
+import { addMetricUnder } from '../observability/powertools.ts';
 import type { IngestOutcome } from './ingest-delivery.ts';
 
 
@@ -14,10 +15,8 @@ export function recordAnswer(metrics: Metrics, route: string, status: number): v
   metrics.addMetric(INGEST_METRIC.deliveries, MetricUnit.Count, 1);
   if (status === 422) metrics.addMetric(INGEST_METRIC.keyReused, MetricUnit.Count, 1);
   if (status === 401) metrics.addMetric(INGEST_METRIC.signatureRejected, MetricUnit.Count, 1);
-  metrics
-    .singleMetric()
-    .addDimensions({ route, status: String(status) })
-    .addMetric(INGEST_METRIC.answers, MetricUnit.Count, 1);
+  // In the invocation's one document, under its own dimension set (issue 26: one metric line per delivery).
+  addMetricUnder(metrics, { route, status: String(status) }, INGEST_METRIC.answers, MetricUnit.Count, 1);
 }
 
 /** Duplicate-specific figures: the retry cause (the status we answered before) and TTL coverage. */
@@ -29,10 +28,7 @@ export function recordDuplicate(metrics: Metrics, outcome: Extract<IngestOutcome
     MetricUnit.Percent,
     Math.min(100, (outcome.ageMs / 1000 / outcome.ttlSeconds) * 100),
   );
-  metrics
-    .singleMetric()
-    .addDimensions({ route: outcome.route, previousStatus: String(outcome.previousStatus) })
-    .addMetric(INGEST_METRIC.retryCause, MetricUnit.Count, 1);
+  addMetricUnder(metrics, { route: outcome.route, previousStatus: String(outcome.previousStatus) }, INGEST_METRIC.retryCause, MetricUnit.Count, 1);
   if (outcome.breaker !== undefined) metrics.addMetric(INGEST_METRIC.breakerTripped, MetricUnit.Count, 1);
   // The RoutePaused alarm is the pause's announcement: counted by the delivery that paused the
   // route, and again by a retried trip of the same key, whose first count may have died with its function.

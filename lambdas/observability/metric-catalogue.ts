@@ -29,7 +29,6 @@ export const INGEST_METRIC = {
 
 /** Executor, dimensions {service, route}; Executions adds `outcome`. */
 export const EXECUTOR_METRIC = {
-  recordsReceived: 'RecordsReceived',
   executions: 'Executions',
   duplicateMessages: 'DuplicateMessages',
   fencedOut: 'FencedOutCompletions',

@@ -25,6 +25,26 @@ export interface WebhookApiProps {
 }
 
 /**
+ * The access log's fields: HTTP API context variables only; no body, no headers, so no
+ * signature or payload ever reaches the access log. One line per request, so only what a
+ * person reads there (issue 26; bench/log-bytes.ts prices the line): the request id (for AWS
+ * support and to find the ingest's invocation), the caller's address, the path (the route),
+ * the status we answered, the latency, and the integration's status and errors when API
+ * Gateway, not the ingest, answered. Left out: the method, route key and protocol (one route,
+ * POST), the time (the log event has it), the response length and the integration's latency.
+ */
+export const ACCESS_LOG_FIELDS = {
+  requestId: '$context.requestId',
+  ip: '$context.identity.sourceIp',
+  path: '$context.path',
+  status: '$context.status',
+  latency: '$context.responseLatency',
+  integrationStatus: '$context.integrationStatus',
+  integrationError: '$context.integrationErrorMessage',
+  error: '$context.error.message',
+} as const;
+
+/**
  * The HTTP API senders call: `POST /webhooks/{route}` to the ingest function (payload
  * format 2.0), a throttled default stage, and JSON access logs. An HTTP API, not REST:
  * cheaper and faster, and what it lacks (WAF, request validation) the ingest covers.
@@ -74,24 +94,7 @@ export class WebhookApi extends Construct {
         destination: new LogGroupLogDestination(accessLogs),
         // HTTP API context variables only; no body, no headers, so no signature or payload
         // ever reaches the access log.
-        format: AccessLogFormat.custom(
-          JSON.stringify({
-            requestId: '$context.requestId',
-            ip: '$context.identity.sourceIp',
-            requestTime: '$context.requestTime',
-            httpMethod: '$context.httpMethod',
-            routeKey: '$context.routeKey',
-            path: '$context.path',
-            status: '$context.status',
-            protocol: '$context.protocol',
-            responseLength: '$context.responseLength',
-            responseLatency: '$context.responseLatency',
-            integrationLatency: '$context.integrationLatency',
-            integrationStatus: '$context.integrationStatus',
-            integrationError: '$context.integrationErrorMessage',
-            error: '$context.error.message',
-          }),
-        ),
+        format: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
       },
     });
     this.api = api;

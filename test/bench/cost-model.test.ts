@@ -1,7 +1,14 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { costInputsOf, costTable } from '../../bench/cost.ts';
-import { DEFAULT_INPUTS, PRICES, priceMonth, retryproofReadUnits, tiered } from '../../bench/cost-model.ts';
+import { committedLogFigures, DEFAULT_INPUTS, PRICES, priceMonth, retryproofReadUnits, tiered, tracesRecorded } from '../../bench/cost-model.ts';
 import { UsageError } from '../../bench/flags.ts';
+import { logBytesPerDelivery } from '../../bench/log-figures.ts';
+
+const run = promisify(execFile);
+const AT_10M = { ...DEFAULT_INPUTS, deliveriesPerMonth: 10_000_000, duplicateShare: 0.05 };
 
 describe('the cost model', () => {
   it('prices API Gateway by its tiers', () => {
@@ -54,5 +61,84 @@ describe('the cost model', () => {
       inputs: { deliveriesPerMonth: 1000, duplicateShare: 0 },
       json: true,
     });
+  });
+
+  it('adds what a deployed receiver pays to be watched to the whole bill, and keeps the requests apart', () => {
+    // Act
+    const report = priceMonth(AT_10M);
+    // Assess: the observability lines are in the totals, and nothing else is.
+    const watched = report.lines.filter((l) => l.observability);
+    expect(watched.map((l) => l.item)).toEqual([
+      'CloudWatch Logs ingestion',
+      'CloudWatch Logs storage',
+      'CloudWatch custom metrics',
+      'CloudWatch alarms',
+      'CloudWatch dashboard',
+      'X-Ray traces',
+      'KMS',
+      'Secrets Manager',
+      'EventBridge Scheduler',
+    ]);
+    const sum = (key: 'retryproof' | 'powertoolsHttp') => watched.reduce((s, l) => s + l[key], 0);
+    expect(report.observability.retryproof).toBeCloseTo(sum('retryproof'), 9);
+    expect(report.totals.retryproof).toBeCloseTo(report.core.retryproof + report.observability.retryproof, 9);
+    expect(report.totals.powertoolsHttp).toBeCloseTo(report.core.powertoolsHttp + sum('powertoolsHttp'), 9);
+    expect(report.observability.retryproofShare).toBeCloseTo(report.observability.retryproof / report.totals.retryproof, 9);
+    // Logs are priced from the measured bytes per delivery: every line kind of every function, the access log too.
+    const bytes = logBytesPerDelivery(committedLogFigures().current, { deliveriesPerMonth: 10_000_000, duplicateShare: 0.05, batchFill: 5, reconcilerRunsPerMonth: 24 * 30.4375 });
+    expect(watched[0]?.retryproof).toBeCloseTo(((bytes.total * 10_000_000) / 1e9) * PRICES.logsIngestion.usd, 6);
+    // Alarms, the dashboard and the key come from the synthesized template, not from a guess.
+    expect(watched.find((l) => l.item === 'CloudWatch alarms')?.retryproof).toBeCloseTo(report.stack.alarmMetrics * 0.1, 9);
+    expect(report.stack.alarms).toBeGreaterThanOrEqual(10);
+  });
+
+  it('gives each peer what a team operating it pays, no less and no more: Lambda\'s lines, one Powertools line per invocation, the access log, and 5 alarm metrics', () => {
+    const report = priceMonth(AT_10M);
+    const peerLine = (item: string) => report.lines.find((l) => l.item === item);
+    for (const item of ['CloudWatch custom metrics', 'CloudWatch dashboard', 'X-Ray traces', 'KMS', 'Secrets Manager', 'EventBridge Scheduler']) {
+      expect(peerLine(item)).toMatchObject({ powertools: 0, powertoolsHttp: 0 });
+    }
+    expect(peerLine('CloudWatch alarms')).toMatchObject({ powertools: 0.5, powertoolsHttp: 0.5 });
+    const figures = committedLogFigures();
+    const platform = figures.beforeCut.platform.start.bytes + figures.beforeCut.platform.end.bytes + figures.beforeCut.platform.report.bytes;
+    const perDelivery =
+      platform + figures.beforeCut.functions.ingestNew.powertools.bytes + (0.95 * (platform + figures.beforeCut.functions.executorMessage.powertools.bytes)) / 5 + figures.current.accessLog.bytes;
+    expect(report.peerLogBytesPerDelivery.total).toBeCloseTo(perDelivery, 6);
+    // The two peers differ in the API alone.
+    const differing = report.lines.filter((l) => l.powertools !== l.powertoolsHttp).map((l) => l.item);
+    expect(differing).toEqual(['API Gateway']);
+  });
+
+  it('counts X-Ray traces under the default sampling rule: the first request of each second, then 5% of the rest', () => {
+    const seconds = 30.4375 * 86_400;
+    expect(tracesRecorded(1_000_000)).toBe(1_000_000);
+    expect(tracesRecorded(10_000_000)).toBeCloseTo(seconds + 0.05 * (10_000_000 - seconds), 3);
+  });
+
+  it('states the bill before and after the log cut, the ratio to HTTP API + Powertools against its goal of 1.0x, and the observability share', () => {
+    const report = priceMonth(AT_10M);
+    const table = costTable(report);
+    const dollars = (v: number) => `$${v.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+    expect(report.logCut.before.bill).toBeGreaterThan(report.logCut.after.bill);
+    expect(table).toContain(`the bill ${dollars(report.logCut.before.bill)} before, ${dollars(report.logCut.after.bill)} after`);
+    expect(table).toContain(`retryproof costs ${(report.ratios.toPowertoolsHttp ?? 0).toFixed(2)}x the HTTP API + Powertools pipeline, both operated`);
+    expect(table).toContain('goal: at most 1.0x');
+    expect(table).toContain(`Observability is ${(report.observability.retryproofShare * 100).toFixed(0)}% of retryproof's bill`);
+    expect(table).toContain('ingest powertools');
+    expect(table).toContain('Svix');
+  });
+
+  it('keeps totals.retryproof and totals.powertools in --json and adds totals.powertoolsHttp and observability.retryproof, in dollars a month', async () => {
+    // Act: the command as a user runs it.
+    const script = fileURLToPath(new URL('../../bench/cost.ts', import.meta.url));
+    const { stdout } = await run(process.execPath, [script, '--deliveries-per-month', '10000000', '--duplicate-share', '0.05', '--json']);
+    const json = JSON.parse(stdout) as { totals: { retryproof: number; powertools: number; powertoolsHttp: number }; observability: { retryproof: number } };
+    // Assess
+    const report = priceMonth(AT_10M);
+    expect(json.totals.retryproof).toBeCloseTo(report.totals.retryproof, 6);
+    expect(json.totals.powertools).toBeCloseTo(report.totals.powertools, 6);
+    expect(json.totals.powertoolsHttp).toBeCloseTo(report.totals.powertoolsHttp, 6);
+    expect(json.observability.retryproof).toBeCloseTo(report.observability.retryproof, 6);
+    expect(json.totals.powertoolsHttp).toBeLessThan(json.totals.powertools);
   });
 });

@@ -108,7 +108,7 @@ describe('log lines', () => {
   it('name route, key and outcome, never a body', () => {
     expect(deliveryLine({ route: 'demo', id: 'demo/k1', status: 202, replayed: true, ms: 3.4 }, 0)).toBe('00:00:00.000 in   demo/k1  202 replayed  3 ms');
     expect(
-      executionLine({ message: 'execution', route: 'demo', idempotencyKey: 'k1', attempt: 3, outcome: 'retries-exhausted', deadLetterReason: 'retries exhausted after 3 attempts', body: 'secret' }, 0),
+      executionLine({ message: 'execution', route: 'demo', key: 'k1', attempt: 3, outcome: 'retries-exhausted', deadLetterReason: 'retries exhausted after 3 attempts', body: 'secret' }, 0),
     ).toBe('00:00:00.000 exec demo/k1  attempt 3 retries-exhausted  -> DLQ (retries exhausted after 3 attempts)');
     expect(executionLine({ message: 'something else' })).toBeUndefined();
   });

@@ -3,7 +3,7 @@ import middy from '@middy/core';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createMetrics } from '../../lambdas/observability/powertools.ts';
+import { addMetricUnder, createMetrics } from '../../lambdas/observability/powertools.ts';
 
 describe('createMetrics', () => {
   const written: string[] = [];
@@ -85,5 +85,57 @@ describe('createMetrics', () => {
     // Assess
     const [document] = written.join('').split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { _aws: { CloudWatchMetrics: { Namespace: string }[] } });
     expect(document?._aws.CloudWatchMetrics[0]?.Namespace).toBe(expected);
+  });
+
+  it('writes a metric under dimensions of its own into the invocation\'s one document, as a directive of its own', async () => {
+    // Prepare
+    const metrics = createMetrics('retryproof-test');
+    const handler = middy(() => {
+      metrics.addDimension('route', 'demo');
+      metrics.addMetric('Deliveries', MetricUnit.Count, 1);
+      addMetricUnder(metrics, { route: 'demo', status: '202' }, 'Answers', MetricUnit.Count, 1);
+      return Promise.resolve('ok');
+    }).use(logMetrics(metrics));
+    // Act
+    await handler({}, {} as never);
+    // Assess: one line, two directives, each with its own dimension set over the same members.
+    const lines = written.join('').split('\n').filter((l) => l !== '');
+    expect(lines).toHaveLength(1);
+    const doc = JSON.parse(lines[0] ?? '{}') as { _aws: { CloudWatchMetrics: { Dimensions: string[][]; Metrics: { Name: string }[] }[] } } & Record<string, unknown>;
+    expect(doc._aws.CloudWatchMetrics.map((d) => [d.Dimensions, d.Metrics.map((m) => m.Name)])).toEqual([
+      [[['service', 'route']], ['Deliveries']],
+      [[['service', 'route', 'status']], ['Answers']],
+    ]);
+    expect(doc).toMatchObject({ service: 'retryproof-test', route: 'demo', status: '202', Deliveries: 1, Answers: 1 });
+  });
+
+  it('writes an attached metric in a document of its own when its dimension clashes with the invocation\'s, or when nothing else was counted', async () => {
+    // Prepare
+    const metrics = createMetrics('retryproof-test');
+    let withOwn = true;
+    const handler = middy(() => {
+      if (withOwn) {
+        metrics.addDimension('route', 'demo');
+        metrics.addMetric('Deliveries', MetricUnit.Count, 1);
+      }
+      addMetricUnder(metrics, { route: 'other', status: '500' }, 'Answers', MetricUnit.Count, 1);
+      return Promise.resolve('ok');
+    }).use(logMetrics(metrics));
+    // Act
+    await handler({}, {} as never);
+    withOwn = false;
+    await handler({}, {} as never);
+    // Assess: the clash and the lone metric each went out alone, under their own dimensions.
+    const docs = written
+      .join('')
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(docs.filter((d) => d.Answers === 1).map((d) => [d.route, d.status])).toEqual([
+      ['other', '500'],
+      ['other', '500'],
+    ]);
+    expect(docs.filter((d) => d.Deliveries === 1)).toHaveLength(1);
+    expect(docs.find((d) => d.Deliveries === 1)?.route).toBe('demo');
   });
 });
