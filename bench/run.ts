@@ -9,10 +9,11 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, relative, resolve } from 'node:path';
 import { measureBundles } from './bundles.ts';
+import { ExecutorProcess, runExecutorBench } from './executor-bench.ts';
 import { parseFlags, UsageError } from './flags.ts';
 import { startBenchServices } from './local-services.ts';
 import { mergeLoads, WORKLOADS } from './measurements.ts';
-import type { LoadWorkload, Measurements, MergedLoad, RunSettings } from './measurements.ts';
+import type { LoadWorkload, Measurements, MergedLoad, RunSettings, WorkloadCExecutor } from './measurements.ts';
 import type { ReceiverName } from './receivers/receiver.ts';
 import { renderReport } from './report.ts';
 import { createBenchStack } from './stack.ts';
@@ -42,6 +43,16 @@ export function settingsFor(quick: boolean): RunSettings {
       effectMs: 150,
     },
     coldInitRuns: quick ? 3 : 15,
+    executors: {
+      rounds: quick ? 2 : 6,
+      backlog: quick ? 60 : 300,
+      rest: quick ? 20 : 60,
+      // Below both executors' throughput on this machine, so the storm measures the duplicates, not a queue that only grows.
+      storm: { deliveries: quick ? 60 : 300, perSecond: 120, duplicateShare: 0.3, retryAfterMs: 100 },
+      pollers: 2,
+      idleMs: 5,
+      bodyBytes: 1024,
+    },
   };
 }
 
@@ -89,13 +100,25 @@ async function benchmark(settings: RunSettings): Promise<Measurements> {
   const stack = await createBenchStack(services);
   try {
     const receivers = stack.receivers;
-    const retryproofQueue = receivers.find((r) => r.name === 'retryproof')?.queueUrl;
-    if (retryproofQueue === undefined) throw new Error('the bench stack has no retryproof receiver');
+    const retryproofReceiver = receivers.find((r) => r.name === 'retryproof');
+    if (retryproofReceiver === undefined) throw new Error('the bench stack has no retryproof receiver');
+    const retryproofQueue = retryproofReceiver.queueUrl;
     log(`warming up: ${settings.warmup} deliveries per receiver`);
     for (const r of receivers) await runLoad(r, { deliveries: settings.warmup, concurrency: 8, bodyBytes: settings.bodyBytes });
 
     const loads = {} as Record<LoadWorkload, Record<ReceiverName, MergedLoad>>;
     let writeUnits: Measurements['writeUnits'];
+    // In c, retryproof's executor takes the work in a process of its own: none of its CPU or
+    // requests is counted with any receiver's, and the peers' rounds run with it stopped.
+    const cExecutor = await ExecutorProcess.start({
+      executor: 'retryproof',
+      dynamo: services.dynamo,
+      sqs: services.sqs,
+      tableName: stack.retryproofTable,
+      queueUrl: retryproofQueue,
+      idleMs: 20,
+    });
+    const workloadCExecutor = { received: 0, executed: 0, cpuMicros: 0, requests: 0, byOperation: {} as Record<string, number> };
     for (const w of Object.keys(WORKLOADS) as LoadWorkload[]) {
       if (w === 'c' || w === 'e') {
         // The earlier workloads' messages are never executed here: an executor busy with that
@@ -111,7 +134,8 @@ async function benchmark(settings: RunSettings): Promise<Measurements> {
           // With duplicates, retryproof's executor takes the work meanwhile, as on AWS: a sender's
           // retry after a lost answer comes after a worker took the work (Powertools completes
           // its record in the ingest itself). Its requests are the executor's, not the ingest's.
-          const worker = w === 'c' && r.name === 'retryproof' ? stack.executor.run(2) : undefined;
+          const worker = w === 'c' && r.name === 'retryproof' ? cExecutor : undefined;
+          worker?.run(2);
           const isRetryproof = r.name === 'retryproof';
           const cpu0 = process.cpuUsage();
           const result =
@@ -130,7 +154,14 @@ async function benchmark(settings: RunSettings): Promise<Measurements> {
                   seed: 1000 + round,
                 });
           const cpu = process.cpuUsage(cpu0);
-          await worker?.stop();
+          if (worker !== undefined) {
+            const taken = await worker.stop();
+            workloadCExecutor.received += taken.received;
+            workloadCExecutor.executed += new Set(worker.effects.map((e) => e.key)).size;
+            workloadCExecutor.cpuMicros += taken.cpuMicros;
+            workloadCExecutor.requests += taken.requests;
+            for (const [op, n] of Object.entries(taken.byOperation)) workloadCExecutor.byOperation[op] = (workloadCExecutor.byOperation[op] ?? 0) + n;
+          }
           if (w === 'e' && isRetryproof) {
             metered.first += perRound;
             metered.retry += result.deliveries;
@@ -157,6 +188,8 @@ async function benchmark(settings: RunSettings): Promise<Measurements> {
       ) as Record<ReceiverName, MergedLoad>;
     }
 
+    await cExecutor.close();
+
     const storm = {} as Record<ReceiverName, StormResult>;
     const noticesBefore = receivers.find((r) => r.name === 'retryproof')?.notices?.() ?? 0;
     for (const r of receivers) {
@@ -178,6 +211,11 @@ async function benchmark(settings: RunSettings): Promise<Measurements> {
       log(`[reuse] ${r.name.padEnd(10)} answers ${result.statuses.join(', ')}, effect ran ${result.executions} times`);
     }
 
+    // The storm's and key reuse's messages are not the executor benchmark's.
+    await stack.purge(retryproofQueue);
+    log(`executor against the Powertools SQS consumer: ${settings.executors.rounds} rounds, each executor in a process of its own`);
+    const executors = await runExecutorBench(services, { receiver: retryproofReceiver, tableName: stack.retryproofTable }, settings.executors, log);
+
     log(`bundling the three ingest functions and timing cold init (${settings.coldInitRuns} runs each)`);
     const bundles = await measureBundles({ runs: settings.coldInitRuns, log });
     return {
@@ -191,6 +229,8 @@ async function benchmark(settings: RunSettings): Promise<Measurements> {
       keyReuse,
       bundles,
       writeUnits,
+      executors,
+      workloadCExecutor: workloadCExecutor satisfies WorkloadCExecutor,
     };
   } finally {
     stack.destroy();

@@ -77,6 +77,8 @@ export interface RetryproofWriteMeter {
 
 export interface BenchStack {
   readonly receivers: readonly BenchReceiver[];
+  /** retryproof's events table: its executor in a process of its own works on it. */
+  readonly retryproofTable: string;
   readonly executor: BenchExecutor;
   readonly sqs: SQSClient;
   messagesInQueue(queueUrl: string): Promise<number>;
@@ -261,6 +263,7 @@ export async function createBenchStack(endpoints: { readonly dynamo: string; rea
 
   return {
     receivers: [retryproof, powertools, naive],
+    retryproofTable: eventsTable,
     executor,
     sqs,
     messagesInQueue,

@@ -1,0 +1,122 @@
+/** BENCHMARKS.md's section on the executor against the Powertools SQS consumer, and workload c's executor. */
+import { EXECUTOR_SCENARIOS, roundSpread } from './executor-figures.ts';
+import type { ExecutorScenario, ExecutorScenarioName } from './executor-figures.ts';
+import type { Measurements } from './measurements.ts';
+
+const f1 = (n: number): string => (Number.isFinite(n) ? n.toFixed(1) : '-');
+const f2 = (n: number): string => (Number.isFinite(n) ? n.toFixed(2) : '-');
+const f3 = (n: number): string => (Number.isFinite(n) ? n.toFixed(3) : '-');
+const x = (n: number): string => (Number.isFinite(n) ? `${n.toFixed(2)}x` : '-');
+const ops = (byOperation: Record<string, number>): string =>
+  Object.entries(byOperation)
+    .sort((a, b) => b[1] - a[1])
+    .map(([op, c]) => `${op.replace('Command', '')} ${c}`)
+    .join(', ');
+
+function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const line = (cells: readonly string[]): string => `| ${cells.join(' | ')} |`;
+  return [line(header), line(header.map((_, i) => (i === 0 || i === header.length - 1 ? '---' : '---:'))), ...rows.map(line)].join('\n');
+}
+
+type Row = readonly [string, ExecutorScenarioName, (s: ExecutorScenario) => number, (n: number) => string];
+
+/** The figures, per executed message, both executors, with the ratio and its spread over rounds. */
+export function executorFigureRows(m: Measurements): string[][] {
+  const e = m.executors;
+  const rows: Row[] = [
+    ['DynamoDB requests per executed message (backlog)', 'backlog', (s) => s.requestsPerExecuted, f2],
+    ['DynamoDB requests per executed message (at rest)', 'rest', (s) => s.requestsPerExecuted, f2],
+    ['DynamoDB requests per executed message (storm)', 'storm', (s) => s.requestsPerExecuted, f2],
+    ['write units per executed message, measured (backlog)', 'backlog', (s) => s.writeUnitsPerExecuted, f2],
+    ['write units per executed message, measured (storm)', 'storm', (s) => s.writeUnitsPerExecuted, f2],
+    ['refused conditional writes per executed message (storm; billed 1 unit each on DynamoDB)', 'storm', (s) => s.refusedWritesPerExecuted, f2],
+    ['executor CPU ms per executed message (backlog)', 'backlog', (s) => s.cpuMsPerExecuted, f3],
+    ['executor CPU ms per executed message (at rest, idle polling included)', 'rest', (s) => s.cpuMsPerExecuted, f3],
+    ['executor CPU ms per executed message (storm, idle polling included)', 'storm', (s) => s.cpuMsPerExecuted, f3],
+    ['throughput, executed messages/s (backlog, batch 10)', 'backlog', (s) => s.throughput, f1],
+    ['accept-to-effect p50 ms (at rest)', 'rest', (s) => s.p50, f1],
+    ['accept-to-effect p99 ms (at rest)', 'rest', (s) => s.p99, f1],
+    ['accept-to-effect p50 ms (storm)', 'storm', (s) => s.p50, f1],
+    ['accept-to-effect p99 ms (storm)', 'storm', (s) => s.p99, f1],
+    ['front DynamoDB requests per executed message (storm: ingest claims and duplicates)', 'storm', (s) => s.frontRequestsPerExecuted, f2],
+    ['keys whose effect ran more than once (storm)', 'storm', (s) => s.keysMoreThanOnce, (n) => String(n)],
+  ];
+  return rows.map(([label, scenario, pick, format]) => {
+    const rp = e[scenario].retryproof;
+    const pt = e[scenario].powertools;
+    const [lo, hi] = roundSpread(rp, pt, pick);
+    const r = pick(rp) / pick(pt);
+    return [label, format(pick(rp)), format(pick(pt)), x(r), Number.isFinite(lo) ? `${x(lo)}-${x(hi)}` : '-'];
+  });
+}
+
+/** The executor section of BENCHMARKS.md. */
+export function executorSection(m: Measurements): string[] {
+  const s = m.settings.executors;
+  const e = m.executors;
+  const scenarioRows = (Object.keys(EXECUTOR_SCENARIOS) as ExecutorScenarioName[]).flatMap((name) =>
+    (['retryproof', 'powertools'] as const).map((n) => {
+      const sc = e[name][n];
+      return [
+        `${name}: ${EXECUTOR_SCENARIOS[name]}`,
+        n === 'retryproof' ? 'retryproof' : 'Powertools consumer',
+        String(sc.deliveries),
+        String(sc.received),
+        String(sc.executed),
+        ops(sc.byOperation),
+      ];
+    }),
+  );
+  return [
+    '## The executor against the Powertools SQS consumer',
+    '',
+    `Per executed message (one effect of one key), over ${s.rounds} rounds; the ratio is retryproof / Powertools, the spread the lowest ` +
+      'and highest ratio of a single round.',
+    '',
+    table(['figure', "retryproof's executor", 'Powertools consumer', 'ratio', 'spread over rounds'], executorFigureRows(m)),
+    '',
+    table(
+      ['scenario', 'executor', 'deliveries', 'messages received', 'executed', 'DynamoDB requests'],
+      scenarioRows,
+    ),
+    '',
+    '### How it is measured',
+    '',
+    "- **The peer** is the consumer a team would write with Powertools (`bench/receivers/powertools-consumer.ts`, deployed form in " +
+      '`bench/entries/powertools-consumer.ts`): `processPartialResponse(event, makeIdempotent(recordHandler, { persistenceStore: new ' +
+      'DynamoDBPersistenceLayer(...), config }), new BatchProcessor(EventType.SQS), { context })`, `config.registerLambdaContext(context)` on ' +
+      "each invocation, the key `powertools_json(body).[route, key]` (the delivery's route and key, not the SQS message id, which a " +
+      "duplicate does not share), 35 days' expiry as retryproof's TTL, no local cache. Records run in parallel within a batch, Powertools' default and retryproof's setting.",
+    "- **retryproof** is its real executor as the Lambda wires it (`wireExecutor`: lease, the route's pause check, fenced completion, " +
+      'Logger and Metrics with logs silenced and metrics disabled).',
+    '- **The same action** for both: it stamps the time and reports the key to the benchmark over the IPC channel, nothing else.',
+    '- **Own processes.** Each executor runs in a child process of its own (`bench/executor-process.ts`) on its own queue and table, ' +
+      `polled as Lambda's event source does: ${s.pollers} pollers, batches of 10, the successes deleted in one batch, ${s.idleMs} ms between ` +
+      'two empty receives. CPU is `process.cpuUsage()` of that child alone; DynamoDB requests are counted by a middleware on its own client, ' +
+      'write units by `ReturnConsumedCapacity: INDEXES` on the same client (DynamoDB Local reports none for a refused conditional write, ' +
+      'which DynamoDB bills at 1 unit or more: counted apart). The executors take turns, alternating which goes first each round.',
+    "- **The fronts.** This process is the sender and each pipeline's front. retryproof's front is its real ingest: a delivery is " +
+      'accepted at its 202, which comes after the claim and the SQS send. The consumer\'s front queues every delivery as it comes (its ' +
+      'idempotency lives in the consumer), and a delivery is accepted when SendMessage returned. Either way the work is on the queue at ' +
+      'the moment of acceptance. Accept-to-effect runs from it to the action\'s stamp (`performance.timeOrigin + performance.now()` in ' +
+      'both processes), for the first effect of each key.',
+    `- **Scenarios.** backlog: ${s.backlog} unique deliveries accepted with the executor stopped, then timed from its start to the last ` +
+      `effect (the throughput at batch size 10). At rest: ${s.rest} deliveries one at a time, each once the previous effect ran. Storm: ` +
+      `${s.storm.deliveries} deliveries at ${s.storm.perSecond}/s whatever the answers' speed (the same arrivals for both), ` +
+      `${Math.round(s.storm.duplicateShare * 100)}% of them repeating a key accepted at least ${s.storm.retryAfterMs} ms earlier (a sender's ` +
+      "retry after a lost answer); the round ends when every key's effect ran and the queue is empty. Under the storm retryproof's ingest " +
+      "answers the duplicates from the record, so they never reach its executor; the consumer receives each one and answers it from " +
+      "its idempotency record. The front's requests are in their own row: retryproof's ingest pays its claims there.",
+    '',
+    '### Workload c: whose work is measured',
+    '',
+    `retryproof's executor takes the work while workload c runs, as on AWS, but in a process of its own (\`bench/executor-process.ts\`, ` +
+      "the same one as above), started only during retryproof's rounds and stopped before the peers' rounds. The CPU and latency of c " +
+      "are this process's alone (the ingest, its SDK clients and the sender), so no receiver's figures include another's executor; " +
+      `DynamoDB Local and fauxqs run in processes of their own as before. Over c's rounds the executor received ` +
+      `${m.workloadCExecutor.received} messages, ran ${m.workloadCExecutor.executed} actions, used ` +
+      `${f1(m.workloadCExecutor.cpuMicros / 1000)} ms of CPU (${f3(m.workloadCExecutor.cpuMicros / 1000 / Math.max(1, m.workloadCExecutor.received))} ms per message) ` +
+      `and sent ${m.workloadCExecutor.requests} DynamoDB requests (${ops(m.workloadCExecutor.byOperation) || 'none'}), none of it counted ` +
+      "with the ingest's. It still shares the machine's two cores with whichever ingest is measured, as the JVM and fauxqs do for all three.",
+  ];
+}
