@@ -125,8 +125,16 @@ export class ExecutorProcess {
   }
 }
 
-/** How one pipeline accepts a delivery: resolves at the moment it was accepted. */
-type Front = { readonly requests: () => number; reset(): void; accept(key: string, body: string): Promise<number> };
+/**
+ * How one pipeline accepts a delivery. `accept` resolves with the moment its work message was
+ * on the queue (SendMessage returned), the same instant for both fronts; `answeredAt` is when
+ * the sender had its answer.
+ */
+type Front = {
+  readonly requests: () => number;
+  reset(): void;
+  accept(key: string, body: string): Promise<{ queuedAt: number; answeredAt: number }>;
+};
 
 function retryproofFront(receiver: BenchReceiver): Front {
   return {
@@ -136,9 +144,10 @@ function retryproofFront(receiver: BenchReceiver): Front {
     },
     async accept(key, body) {
       const answer = await receiver.invoke(signedEvent(key, body));
-      const at = now();
+      const answeredAt = now();
       if (answer.status !== 202) throw new Error(`retryproof's ingest answered ${answer.status} to ${key}`);
-      return at;
+      // A duplicate queues nothing: its work was queued by the first delivery.
+      return { queuedAt: receiver.queuedAt?.get(key) ?? answeredAt, answeredAt };
     },
   };
 }
@@ -149,7 +158,8 @@ function queueFront(queue: SqsWorkQueue): Front {
     reset: () => undefined,
     async accept(key, body) {
       await queue.send(workMessageFor(key, Buffer.from(body), Date.now()));
-      return now();
+      const at = now();
+      return { queuedAt: at, answeredAt: at };
     },
   };
 }
@@ -180,6 +190,7 @@ function roundOf(
     wallMs: extra.wallMs,
     cpuMicros: stats.cpuMicros,
     requests: stats.requests,
+    requestMs: stats.requestMs,
     byOperation: stats.byOperation,
     writeUnits: stats.writeUnits,
     refusedWrites: stats.refusedWrites,
@@ -196,7 +207,7 @@ async function backlog(ex: ExecutorProcess, front: Front, s: ExecutorBenchSettin
   front.reset();
   await pool(s.backlog, 8, async () => {
     const key = newKey();
-    accepted.set(key, await front.accept(key, payloadOf(key, s.bodyBytes)));
+    accepted.set(key, (await front.accept(key, payloadOf(key, s.bodyBytes))).queuedAt);
   });
   const frontRequests = front.requests();
   const t0 = now();
@@ -210,17 +221,20 @@ async function backlog(ex: ExecutorProcess, front: Front, s: ExecutorBenchSettin
 /** One delivery at a time, each after the previous one's effect: the pipeline at rest. */
 async function atRest(ex: ExecutorProcess, front: Front, s: ExecutorBenchSettings): Promise<ExecutorRound> {
   const accepted = new Map<string, number>();
+  const answerLagMs: number[] = [];
   front.reset();
   ex.run(s.pollers);
   const t0 = now();
   for (let i = 0; i < s.rest; i++) {
     const key = newKey();
-    accepted.set(key, await front.accept(key, payloadOf(key, s.bodyBytes)));
+    const at = await front.accept(key, payloadOf(key, s.bodyBytes));
+    accepted.set(key, at.queuedAt);
+    answerLagMs.push(at.answeredAt - at.queuedAt);
     await ex.until(() => ex.effects.some((e) => e.key === key), BUDGET_MS, `the effect of ${key}`);
   }
   const wallMs = now() - t0;
   const stats = await ex.stop();
-  return roundOf(stats, accepted, ex.effects, { deliveries: s.rest, wallMs, frontRequests: front.requests(), timed: true });
+  return { ...roundOf(stats, accepted, ex.effects, { deliveries: s.rest, wallMs, frontRequests: front.requests(), timed: true }), answerLagMs };
 }
 
 /**
@@ -235,6 +249,7 @@ async function storm(ex: ExecutorProcess, front: Front, s: ExecutorBenchSettings
   front.reset();
   ex.run(s.pollers);
   const t0 = now();
+  const cpu0 = process.cpuUsage();
   const sends: Promise<void>[] = [];
   let duplicates = 0;
   for (let i = 0; i < s.storm.deliveries; i++) {
@@ -255,19 +270,23 @@ async function storm(ex: ExecutorProcess, front: Front, s: ExecutorBenchSettings
     const body = payloadOf(key, s.bodyBytes);
     sends.push(
       front.accept(key, body).then((at) => {
-        accepted.set(key, at);
-        bodies.push({ key, body, at });
+        accepted.set(key, at.queuedAt);
+        bodies.push({ key, body, at: at.answeredAt });
       }),
     );
   }
   await Promise.all(sends);
+  const frontCpu = process.cpuUsage(cpu0);
   await ex.until(() => new Set(ex.effects.map((e) => e.key)).size >= accepted.size, BUDGET_MS, `${accepted.size} storm effects`);
   const last = Math.max(...ex.effects.map((e) => e.at));
   // The duplicates still queued are part of the consumer's bill: wait for the queue to empty.
   const until = now() + 10_000;
   while ((await inQueue()) > 0 && now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
   const stats = await ex.stop();
-  return roundOf(stats, accepted, ex.effects, { deliveries: s.storm.deliveries, wallMs: last - t0, frontRequests: front.requests(), timed: true });
+  return {
+    ...roundOf(stats, accepted, ex.effects, { deliveries: s.storm.deliveries, wallMs: last - t0, frontRequests: front.requests(), timed: true }),
+    frontCpuMicros: frontCpu.user + frontCpu.system,
+  };
 }
 
 /** Round r's order: alternating, so neither executor always goes first. */

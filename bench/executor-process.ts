@@ -49,6 +49,8 @@ export interface ExecutorProcessStats {
   readonly cpuMicros: number;
   readonly wallMs: number;
   readonly requests: number;
+  /** Time the requests took, from send to parsed answer, summed. */
+  readonly requestMs: number;
   readonly byOperation: Record<string, number>;
   /** Write units DynamoDB Local reported for the executor's table, index copies included. */
   readonly writeUnits: number;
@@ -152,6 +154,7 @@ function main(): void {
           cpuMicros: cpu.user + cpu.system,
           wallMs: performance.now() - t0,
           requests: requests.total(),
+          requestMs: requests.elapsedMs(),
           byOperation: Object.fromEntries(requests.byOperation),
           writeUnits: meter.writeUnits('unlabelled'),
           refusedWrites,

@@ -51,6 +51,8 @@ export interface BenchReceiver {
    * write (excuseRacingCopy), which a sender's retry after its timeout never does.
    */
   readonly senderWaits?: (ms: number) => void;
+  /** retryproof only: when each key's work message was last sent (see CountingQueue.queuedAt). */
+  readonly queuedAt?: ReadonlyMap<string, number>;
   invoke(event: APIGatewayProxyEventV2): Promise<Answer>;
 }
 
@@ -130,12 +132,14 @@ export async function createBenchStack(endpoints: { readonly dynamo: string; rea
   const rpEffects = new EffectCounter();
   const notices = new NoticeCounter();
   let waitedMs = 0;
+  const rpQueue = new CountingQueue(new SqsWorkQueue(sqs, rpQueues.queueUrl), rpEffects);
   const retryproof: BenchReceiver = {
     name: 'retryproof',
     requests: rp.requests,
     effects: rpEffects,
     queueUrl: rpQueues.queueUrl,
     notices: () => notices.notices,
+    queuedAt: rpQueue.queuedAt,
     senderWaits: (ms) => {
       waitedMs += ms;
     },
@@ -145,7 +149,7 @@ export async function createBenchStack(endpoints: { readonly dynamo: string; rea
         now: () => Date.now() + waitedMs,
         client: rp.client,
         tableName: eventsTable,
-        queue: new CountingQueue(new SqsWorkQueue(sqs, rpQueues.queueUrl), rpEffects),
+        queue: rpQueue,
         secrets,
       }),
     ),

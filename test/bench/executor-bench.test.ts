@@ -1,0 +1,57 @@
+import { describe, expect, inject, it } from 'vitest';
+import { runExecutorBench } from '../../bench/executor-bench.ts';
+import { createBenchStack } from '../../bench/stack.ts';
+
+describe('the executor benchmark', () => {
+  it('runs each executor in its own process and counts its requests as its design implies, duplicates included', async () => {
+    // Prepare
+    const endpoints = { dynamo: inject('dynamoEndpoint'), sqs: inject('sqsEndpoint') };
+    const stack = await createBenchStack(endpoints);
+    const receiver = stack.receivers.find((r) => r.name === 'retryproof');
+    if (receiver === undefined) throw new Error('no retryproof receiver');
+    try {
+      // Act
+      const m = await runExecutorBench(
+        endpoints,
+        { receiver, tableName: stack.retryproofTable },
+        {
+          rounds: 1,
+          backlog: 5,
+          rest: 2,
+          storm: { deliveries: 20, perSecond: 100, duplicateShare: 0.3, retryAfterMs: 30 },
+          pollers: 1,
+          idleMs: 5,
+          bodyBytes: 256,
+        },
+        () => undefined,
+      );
+      // Assess: a backlog message costs the consumer its in-progress put and its completion; retryproof
+      // its lease and its completion, and one read of the route's state per batch.
+      expect(m.backlog.powertools.byOperation).toEqual({ PutItemCommand: 5, UpdateItemCommand: 5 });
+      expect(m.backlog.retryproof.byOperation.UpdateItemCommand).toBe(10);
+      expect(m.backlog.retryproof.byOperation.GetItemCommand).toBeGreaterThanOrEqual(1);
+      expect(m.backlog.retryproof.byOperation.GetItemCommand).toBeLessThanOrEqual(5);
+      // At rest every delivery is a batch of its own.
+      expect(m.rest.retryproof.byOperation).toEqual({ GetItemCommand: 2, UpdateItemCommand: 4 });
+      expect(m.rest.powertools.executed).toBe(2);
+      expect(m.rest.retryproof.p50).toBeGreaterThan(0);
+      // The storm: the same arrivals for both; the consumer receives every duplicate and refuses it by its condition,
+      // retryproof's ingest answers them, so its executor receives one message per key. Nothing runs twice.
+      const rp = m.storm.retryproof;
+      const pt = m.storm.powertools;
+      expect(pt.deliveries).toBe(20);
+      expect(pt.executed).toBeLessThan(20);
+      expect(rp.deliveries).toBe(20);
+      expect(rp.executed).toBeLessThan(20);
+      expect(pt.received).toBe(20);
+      expect(pt.byOperation.PutItemCommand).toBe(20);
+      expect(pt.refusedWritesPerExecuted * pt.executed).toBeCloseTo(20 - pt.executed);
+      expect(rp.received).toBe(rp.executed);
+      expect(rp.keysMoreThanOnce + pt.keysMoreThanOnce).toBe(0);
+      expect(rp.cpuMsPerExecuted).toBeGreaterThan(0);
+      expect(pt.cpuMsPerExecuted).toBeGreaterThan(0);
+    } finally {
+      stack.destroy();
+    }
+  });
+});
