@@ -11,11 +11,11 @@
 import { fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand, PurgeQueueCommand } from '@aws-sdk/client-sqs';
 import { SqsWorkQueue } from '../lambdas/queue/sqs-work-queue.ts';
 import { createQueuePair, localDynamoClient, localSqsClient } from '../local/aws-clients.ts';
 import { payloadOf, seededRandom, signedEvent } from './deliveries.ts';
-import { acceptToEffect, mergeExecutorRounds } from './executor-figures.ts';
+import { acceptToEffect, EXECUTOR_SCENARIOS, mergeExecutorRounds } from './executor-figures.ts';
 import type { ExecutorMeasurements, ExecutorName, ExecutorRound, ExecutorScenarioName } from './executor-figures.ts';
 import type { ExecutorProcessSettings, ExecutorProcessStats } from './executor-process.ts';
 import { workMessageFor } from './receivers/receiver.ts';
@@ -134,10 +134,16 @@ type Front = {
   readonly requests: () => number;
   reset(): void;
   accept(key: string, body: string): Promise<{ queuedAt: number; answeredAt: number }>;
+  /** Queues a key's accepted work message once more, past the front: a duplicate message. */
+  resend(key: string, body: string): Promise<void>;
 };
 
 function retryproofFront(receiver: BenchReceiver): Front {
+  const resend = receiver.keepMessages?.();
   return {
+    async resend(key) {
+      if (resend === undefined || !(await resend(key))) throw new Error(`retryproof's ingest sent no message for ${key}`);
+    },
     requests: () => receiver.requests.total(),
     reset: () => {
       receiver.requests.reset();
@@ -154,6 +160,9 @@ function retryproofFront(receiver: BenchReceiver): Front {
 
 function queueFront(queue: SqsWorkQueue): Front {
   return {
+    async resend(key, body) {
+      await queue.send(workMessageFor(key, Buffer.from(body), Date.now()));
+    },
     requests: () => 0,
     reset: () => undefined,
     async accept(key, body) {
@@ -242,7 +251,14 @@ async function atRest(ex: ExecutorProcess, front: Front, s: ExecutorBenchSetting
  * which `duplicateShare` repeat a key accepted at least `retryAfterMs` earlier: a sender's
  * retry after a lost answer. The round ends once every key's effect ran and the queue is empty.
  */
-async function storm(ex: ExecutorProcess, front: Front, s: ExecutorBenchSettings, seed: number, inQueue: () => Promise<number>): Promise<ExecutorRound> {
+async function storm(
+  ex: ExecutorProcess,
+  front: Front,
+  s: ExecutorBenchSettings,
+  seed: number,
+  queue: { readonly count: () => Promise<number>; readonly purge: () => Promise<void> },
+  duplicatesAs: 'deliveries' | 'messages',
+): Promise<ExecutorRound> {
   const random = seededRandom(seed);
   const accepted = new Map<string, number>();
   const bodies: { key: string; body: string; at: number }[] = [];
@@ -263,7 +279,7 @@ async function storm(ex: ExecutorProcess, front: Front, s: ExecutorBenchSettings
     const original = eligible.length > 0 && behind ? eligible[Math.floor(random() * eligible.length)] : undefined;
     if (original !== undefined) {
       duplicates++;
-      sends.push(front.accept(original.key, original.body).then(() => undefined));
+      sends.push(duplicatesAs === 'deliveries' ? front.accept(original.key, original.body).then(() => undefined) : front.resend(original.key, original.body));
       continue;
     }
     const key = newKey();
@@ -281,8 +297,10 @@ async function storm(ex: ExecutorProcess, front: Front, s: ExecutorBenchSettings
   const last = Math.max(...ex.effects.map((e) => e.at));
   // The duplicates still queued are part of the consumer's bill: wait for the queue to empty.
   const until = now() + 10_000;
-  while ((await inQueue()) > 0 && now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+  while ((await queue.count()) > 0 && now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
   const stats = await ex.stop();
+  // A copy handed back (it met its original in flight) would come back in the next scenario.
+  await queue.purge();
   return {
     ...roundOf(stats, accepted, ex.effects, { deliveries: s.storm.deliveries, wallMs: last - t0, frontRequests: front.requests(), timed: true }),
     frontCpuMicros: frontCpu.user + frontCpu.system,
@@ -290,7 +308,7 @@ async function storm(ex: ExecutorProcess, front: Front, s: ExecutorBenchSettings
 }
 
 /** Round r's order: alternating, so neither executor always goes first. */
-const orderOf = (round: number): ExecutorName[] => (round % 2 === 0 ? ['retryproof', 'powertools'] : ['powertools', 'retryproof']);
+const orderOf = (round: number): readonly ExecutorName[] => (round % 2 === 0 ? ['retryproof', 'powertools'] : ['powertools', 'retryproof']);
 
 /**
  * Runs the three scenarios for both executors, `rounds` times in alternating order.
@@ -320,10 +338,9 @@ export async function runExecutorBench(
   };
   const fronts = { retryproof: retryproofFront(retryproof.receiver), powertools: queueFront(new SqsWorkQueue(sqs, ptQueue.queueUrl)) };
   const queues = { retryproof: retryproof.receiver.queueUrl, powertools: ptQueue.queueUrl };
-  const rounds = { backlog: { retryproof: [], powertools: [] }, rest: { retryproof: [], powertools: [] }, storm: { retryproof: [], powertools: [] } } as Record<
-    ExecutorScenarioName,
-    Record<ExecutorName, ExecutorRound[]>
-  >;
+  const rounds = Object.fromEntries(
+    (Object.keys(EXECUTOR_SCENARIOS) as ExecutorScenarioName[]).map((name) => [name, { retryproof: [], powertools: [] }]),
+  ) as unknown as Record<ExecutorScenarioName, Record<ExecutorName, ExecutorRound[]>>;
   try {
     for (let round = 0; round < settings.rounds; round++) {
       for (const name of orderOf(round)) {
@@ -331,15 +348,24 @@ export async function runExecutorBench(
         const front = fronts[name];
         const b = await backlog(ex, front, settings);
         const r = await atRest(ex, front, settings);
-        const st = await storm(ex, front, settings, 2000 + round, () => inQueue(queues[name]));
+        const queue = {
+          count: () => inQueue(queues[name]),
+          purge: async () => {
+            await sqs.send(new PurgeQueueCommand({ QueueUrl: queues[name] }));
+          },
+        };
+        const st = await storm(ex, front, settings, 2000 + round, queue, 'deliveries');
+        const rs = await storm(ex, front, settings, 3000 + round, queue, 'messages');
         rounds.backlog[name].push(b);
         rounds.rest[name].push(r);
         rounds.storm[name].push(st);
+        rounds.resent[name].push(rs);
         const m = (x: ExecutorRound): string => `${(x.requests / x.executed).toFixed(2)} req, ${(x.cpuMicros / 1000 / x.executed).toFixed(2)} ms CPU`;
         log(
           `[executor] round ${round + 1}/${settings.rounds} ${name.padEnd(10)} backlog ${b.executed} in ${(b.wallMs / 1000).toFixed(2)} s (${m(b)}); ` +
             `rest p50 ${mergeExecutorRounds([r]).p50.toFixed(1)} ms; storm ${st.deliveries} deliveries, ${st.executed} executed, ` +
-            `p50 ${mergeExecutorRounds([st]).p50.toFixed(1)} ms (${m(st)}), keys run twice ${st.keysMoreThanOnce}`,
+            `p50 ${mergeExecutorRounds([st]).p50.toFixed(1)} ms (${m(st)}); resent: ${rs.received} received, ${rs.executed} executed, ` +
+            `p50 ${mergeExecutorRounds([rs]).p50.toFixed(1)} ms (${m(rs)}); keys run twice ${st.keysMoreThanOnce + rs.keysMoreThanOnce}`,
         );
       }
     }
@@ -352,5 +378,5 @@ export async function runExecutorBench(
     retryproof: mergeExecutorRounds(rounds[s].retryproof),
     powertools: mergeExecutorRounds(rounds[s].powertools),
   });
-  return { backlog: merged('backlog'), rest: merged('rest'), storm: merged('storm') };
+  return { backlog: merged('backlog'), rest: merged('rest'), storm: merged('storm'), resent: merged('resent') };
 }

@@ -27,22 +27,30 @@ export function executorFigureRows(m: Measurements): string[][] {
     ['DynamoDB requests per executed message (backlog)', 'backlog', (s) => s.requestsPerExecuted, f2],
     ['DynamoDB requests per executed message (at rest)', 'rest', (s) => s.requestsPerExecuted, f2],
     ['DynamoDB requests per executed message (storm)', 'storm', (s) => s.requestsPerExecuted, f2],
+    ['DynamoDB requests per executed message (duplicate messages)', 'resent', (s) => s.requestsPerExecuted, f2],
     ['write units per executed message, measured (backlog)', 'backlog', (s) => s.writeUnitsPerExecuted, f2],
     ['write units per executed message, measured (storm)', 'storm', (s) => s.writeUnitsPerExecuted, f2],
+    ['write units per executed message, measured (duplicate messages)', 'resent', (s) => s.writeUnitsPerExecuted, f2],
     ['refused conditional writes per executed message (storm; billed 1 unit each on DynamoDB)', 'storm', (s) => s.refusedWritesPerExecuted, f2],
+    ['refused conditional writes per executed message (duplicate messages)', 'resent', (s) => s.refusedWritesPerExecuted, f2],
     ['executor CPU ms per executed message (backlog)', 'backlog', (s) => s.cpuMsPerExecuted, f3],
     ['executor CPU ms per executed message (at rest, idle polling included)', 'rest', (s) => s.cpuMsPerExecuted, f3],
     ['executor CPU ms per executed message (storm, idle polling included)', 'storm', (s) => s.cpuMsPerExecuted, f3],
+    ['executor CPU ms per executed message (duplicate messages, idle polling included)', 'resent', (s) => s.cpuMsPerExecuted, f3],
     ['throughput, executed messages/s (backlog, batch 10)', 'backlog', (s) => s.throughput, f1],
     ['accept-to-effect p50 ms (at rest)', 'rest', (s) => s.p50, f1],
     ['accept-to-effect p99 ms (at rest)', 'rest', (s) => s.p99, f1],
     ['accept-to-effect p50 ms (storm)', 'storm', (s) => s.p50, f1],
     ['accept-to-effect p99 ms (storm)', 'storm', (s) => s.p99, f1],
+    ['accept-to-effect p50 ms (duplicate messages)', 'resent', (s) => s.p50, f1],
+    ['accept-to-effect p99 ms (duplicate messages)', 'resent', (s) => s.p99, f1],
     ["the sender's answer after the work's SendMessage, p50 ms (at rest)", 'rest', (s) => s.answerLagP50, f1],
     ['front DynamoDB requests per executed message (storm: ingest claims and duplicates)', 'storm', (s) => s.frontRequestsPerExecuted, f2],
     ["front CPU ms per delivery, the sender's process (storm)", 'storm', (s) => s.frontCpuMsPerDelivery, f2],
+    ['executor DynamoDB time per executed message, ms (at rest)', 'rest', (s) => s.requestMsPerExecuted, f2],
     ['executor DynamoDB time per executed message, ms (storm)', 'storm', (s) => s.requestMsPerExecuted, f2],
     ['keys whose effect ran more than once (storm)', 'storm', (s) => s.keysMoreThanOnce, (n) => String(n)],
+    ['keys whose effect ran more than once (duplicate messages)', 'resent', (s) => s.keysMoreThanOnce, (n) => String(n)],
   ];
   return rows.map(([label, scenario, pick, format]) => {
     const rp = e[scenario].retryproof;
@@ -110,7 +118,9 @@ export function executorSection(m: Measurements): string[] {
       `${Math.round(s.storm.duplicateShare * 100)}% of them repeating a key accepted at least ${s.storm.retryAfterMs} ms earlier (a sender's ` +
       "retry after a lost answer); the round ends when every key's effect ran and the queue is empty. Under the storm retryproof's ingest " +
       "answers the duplicates from the record, so they never reach its executor; the consumer receives each one and answers it from " +
-      "its idempotency record. The front's requests are in their own row: retryproof's ingest pays its claims there.",
+      "its idempotency record. The front's requests are in their own row: retryproof's ingest pays its claims there. Duplicate messages: " +
+      "the same arrivals, but every duplicate is the accepted work message queued once more past the front (SQS's at-least-once " +
+      "delivery, a resend), so both executors receive the same messages, duplicates included. Each round's queue is empty before the next scenario.",
     '',
     '### Workload c: whose work is measured',
     '',

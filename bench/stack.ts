@@ -9,6 +9,7 @@ import { GetQueueAttributesCommand, PurgeQueueCommand } from '@aws-sdk/client-sq
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type { WorkMessage } from '../lambdas/domain/event-record.ts';
 import { resolveConfig } from '../lambdas/config/resolve-config.ts';
 import { createExecutorHandler } from '../lambdas/executor/create-executor-handler.ts';
 import { createLogger } from '../lambdas/observability/powertools.ts';
@@ -53,6 +54,12 @@ export interface BenchReceiver {
   readonly senderWaits?: (ms: number) => void;
   /** retryproof only: when each key's work message was last sent (see CountingQueue.queuedAt). */
   readonly queuedAt?: ReadonlyMap<string, number>;
+  /**
+   * retryproof only: from now on keeps each key's work message, and returns a function that
+   * sends a key's message again on its queue (a duplicate message: SQS's at-least-once
+   * delivery, a resend). Undefined for a key it never sent.
+   */
+  readonly keepMessages?: () => (key: string) => Promise<boolean>;
   invoke(event: APIGatewayProxyEventV2): Promise<Answer>;
 }
 
@@ -140,6 +147,17 @@ export async function createBenchStack(endpoints: { readonly dynamo: string; rea
     queueUrl: rpQueues.queueUrl,
     notices: () => notices.notices,
     queuedAt: rpQueue.queuedAt,
+    keepMessages: () => {
+      const sent = new Map<string, WorkMessage>();
+      rpQueue.sent = sent;
+      const raw = new SqsWorkQueue(sqs, rpQueues.queueUrl);
+      return async (key) => {
+        const message = sent.get(key);
+        if (message === undefined) return false;
+        await raw.send(message);
+        return true;
+      };
+    },
     senderWaits: (ms) => {
       waitedMs += ms;
     },

@@ -18,7 +18,7 @@ describe('the executor benchmark', () => {
           rounds: 1,
           backlog: 5,
           rest: 2,
-          storm: { deliveries: 20, perSecond: 100, duplicateShare: 0.3, retryAfterMs: 30 },
+          storm: { deliveries: 20, perSecond: 100, duplicateShare: 0.3, retryAfterMs: 60 },
           pollers: 1,
           idleMs: 5,
           bodyBytes: 256,
@@ -48,6 +48,17 @@ describe('the executor benchmark', () => {
       expect(pt.refusedWritesPerExecuted * pt.executed).toBeCloseTo(20 - pt.executed);
       expect(rp.received).toBe(rp.executed);
       expect(rp.keysMoreThanOnce + pt.keysMoreThanOnce).toBe(0);
+      // Duplicate messages: the same messages on both queues, so both receive all 20; each duplicate costs either
+      // one conditional write refused because the work is done, and nothing runs twice.
+      const rpResent = m.resent.retryproof;
+      const ptResent = m.resent.powertools;
+      expect([rpResent.received, ptResent.received]).toEqual([20, 20]);
+      expect(rpResent.executed).toBeLessThan(20);
+      const rpDuplicates = 20 - rpResent.executed;
+      expect(rpResent.byOperation.UpdateItemCommand).toBe(2 * rpResent.executed + rpDuplicates);
+      expect(rpResent.refusedWritesPerExecuted * rpResent.executed).toBeCloseTo(rpDuplicates);
+      expect(ptResent.byOperation.PutItemCommand).toBe(20);
+      expect(rpResent.keysMoreThanOnce + ptResent.keysMoreThanOnce).toBe(0);
       expect(rp.cpuMsPerExecuted).toBeGreaterThan(0);
       expect(pt.cpuMsPerExecuted).toBeGreaterThan(0);
     } finally {
