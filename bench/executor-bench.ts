@@ -1,24 +1,35 @@
 /**
  * The executor against the Powertools SQS consumer (issue 26, item 3). Each executor runs in
  * a child process of its own (bench/executor-process.ts) on a queue and table of its own;
- * this process is the sender and each pipeline's front:
- * - retryproof: its real ingest (the bench stack's receiver) claims the key and queues the
- *   message; a delivery is accepted at its 202, which comes after the SQS send;
- * - Powertools: a front that queues every delivery as it comes (the consumer is where its
- *   idempotency lives); a delivery is accepted when SendMessage returned.
- * Either way "accepted" is the moment the work is on the queue and the sender has its answer.
+ * this process is the sender and each pipeline's front, the same kind of front for both:
+ * - retryproof: its real ingest (the bench stack's receiver) claims the key and queues the message;
+ * - Powertools: the ingest peer of the ingest benchmark (makeHandlerIdempotent), queueing onto
+ *   the consumer's queue, as a team with Powertools on both sides would deploy it.
+ * Accept-to-effect runs from the moment the work's SendMessage returned, for both; the sender's
+ * answer comes after it (retryproof marks the answer first, Powertools completes its record).
+ * Duplicate messages (the same work message queued again past the front) reach both executors.
  */
 import { fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { GetQueueAttributesCommand, PurgeQueueCommand } from '@aws-sdk/client-sqs';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type { WorkMessage } from '../lambdas/domain/event-record.ts';
+import type { WorkQueue } from '../lambdas/ports/work-queue.ts';
 import { SqsWorkQueue } from '../lambdas/queue/sqs-work-queue.ts';
+import { lambdaContext } from '../local/http-api-event.ts';
+import { countRequests } from '../local/request-counter.ts';
+import type { RequestCounter } from '../local/request-counter.ts';
+import { StaticSecretSource } from '../local/static-secret-source.ts';
 import { createQueuePair, localDynamoClient, localSqsClient } from '../local/aws-clients.ts';
-import { payloadOf, seededRandom, signedEvent } from './deliveries.ts';
+import { BENCH_SECRET, payloadOf, seededRandom, signedEvent } from './deliveries.ts';
 import { acceptToEffect, EXECUTOR_SCENARIOS, mergeExecutorRounds } from './executor-figures.ts';
 import type { ExecutorMeasurements, ExecutorName, ExecutorRound, ExecutorScenarioName } from './executor-figures.ts';
 import type { ExecutorProcessSettings, ExecutorProcessStats } from './executor-process.ts';
-import { workMessageFor } from './receivers/receiver.ts';
+import { createPowertoolsReceiver } from './receivers/powertools.ts';
+import { BENCH_ROUTE } from './receivers/receiver.ts';
 import type { BenchReceiver } from './stack.ts';
 import { createPowertoolsTable } from './tables.ts';
 
@@ -38,7 +49,7 @@ const now = (): number => performance.timeOrigin + performance.now();
 export class ExecutorProcess {
   readonly name: ExecutorName;
   readonly #child: ChildProcess;
-  readonly effects: { key: string; at: number }[] = [];
+  readonly effects: { key: string; at: number; inBatchMs?: number }[] = [];
   #waiters: (() => void)[] = [];
   #stopped: ((stats: ExecutorProcessStats) => void) | undefined;
   #failed: ((err: Error) => void) | undefined;
@@ -46,9 +57,9 @@ export class ExecutorProcess {
   private constructor(name: ExecutorName, child: ChildProcess) {
     this.name = name;
     this.#child = child;
-    child.on('message', (m: { type: string; key?: string; at?: number; stats?: ExecutorProcessStats; error?: string }) => {
+    child.on('message', (m: { type: string; key?: string; at?: number; inBatchMs?: number; stats?: ExecutorProcessStats; error?: string }) => {
       if (m.type === 'effect' && m.key !== undefined && m.at !== undefined) {
-        this.effects.push({ key: m.key, at: m.at });
+        this.effects.push({ key: m.key, at: m.at, ...(m.inBatchMs === undefined ? {} : { inBatchMs: m.inBatchMs }) });
         for (const w of this.#waiters) w();
       } else if (m.type === 'stopped' && m.stats !== undefined) {
         this.#stopped?.(m.stats);
@@ -127,50 +138,99 @@ export class ExecutorProcess {
 
 /**
  * How one pipeline accepts a delivery. `accept` resolves with the moment its work message was
- * on the queue (SendMessage returned), the same instant for both fronts; `answeredAt` is when
- * the sender had its answer.
+ * on the queue (SendMessage returned), the same instant for both fronts, and when the sender
+ * had its answer; a duplicate delivery is answered from the front's record and queues nothing.
  */
 type Front = {
   readonly requests: () => number;
   reset(): void;
-  accept(key: string, body: string): Promise<{ queuedAt: number; answeredAt: number }>;
+  accept(key: string, body: string, duplicate: boolean): Promise<{ queuedAt: number; answeredAt: number }>;
   /** Queues a key's accepted work message once more, past the front: a duplicate message. */
-  resend(key: string, body: string): Promise<void>;
+  resend(key: string): Promise<void>;
 };
 
-function retryproofFront(receiver: BenchReceiver): Front {
-  const resend = receiver.keepMessages?.();
+/** Stamps each key's send and keeps its message, so it can be queued again as a duplicate message. */
+class StampingQueue implements WorkQueue {
+  readonly #inner: WorkQueue;
+  readonly queuedAt = new Map<string, number>();
+  readonly #sent = new Map<string, WorkMessage>();
+  constructor(inner: WorkQueue) {
+    this.#inner = inner;
+  }
+  async send(message: WorkMessage): Promise<void> {
+    await this.#inner.send(message);
+    this.queuedAt.set(message.key, now());
+    this.#sent.set(message.key, message);
+  }
+  async resend(key: string): Promise<boolean> {
+    const message = this.#sent.get(key);
+    if (message === undefined) return false;
+    await this.#inner.send(message);
+    return true;
+  }
+}
+
+function frontOf(
+  name: ExecutorName,
+  invoke: (event: APIGatewayProxyEventV2) => Promise<number>,
+  requests: RequestCounter,
+  queuedAt: (key: string) => number | undefined,
+  resend: (key: string) => Promise<boolean>,
+): Front {
   return {
-    async resend(key) {
-      if (resend === undefined || !(await resend(key))) throw new Error(`retryproof's ingest sent no message for ${key}`);
-    },
-    requests: () => receiver.requests.total(),
+    requests: () => requests.total(),
     reset: () => {
-      receiver.requests.reset();
+      requests.reset();
     },
-    async accept(key, body) {
-      const answer = await receiver.invoke(signedEvent(key, body));
+    async accept(key, body, duplicate) {
+      const status = await invoke(signedEvent(key, body));
       const answeredAt = now();
-      if (answer.status !== 202) throw new Error(`retryproof's ingest answered ${answer.status} to ${key}`);
-      // A duplicate queues nothing: its work was queued by the first delivery.
-      return { queuedAt: receiver.queuedAt?.get(key) ?? answeredAt, answeredAt };
+      if (!duplicate && status !== 202) throw new Error(`${name}'s ingest answered ${status} to the new key ${key}`);
+      return { queuedAt: queuedAt(key) ?? answeredAt, answeredAt };
+    },
+    async resend(key) {
+      if (!(await resend(key))) throw new Error(`${name}'s ingest sent no message for ${key}`);
     },
   };
 }
 
-function queueFront(queue: SqsWorkQueue): Front {
-  return {
-    async resend(key, body) {
-      await queue.send(workMessageFor(key, Buffer.from(body), Date.now()));
+function retryproofFront(receiver: BenchReceiver): Front {
+  const resend = receiver.keepMessages?.();
+  return frontOf(
+    'retryproof',
+    async (event) => (await receiver.invoke(event)).status,
+    receiver.requests,
+    (key) => receiver.queuedAt?.get(key),
+    (key) => resend?.(key) ?? Promise.resolve(false),
+  );
+}
+
+/**
+ * The consumer's front: the Powertools ingest peer of the ingest benchmark (makeHandlerIdempotent
+ * on a table of its own, verification first), queueing onto the consumer's queue. Both pipelines
+ * then put the same kind of load on this machine's DynamoDB Local and cores before the executor.
+ */
+function powertoolsFront(client: DynamoDBClient, tableName: string, queue: StampingQueue): Front {
+  const requests = countRequests(client);
+  const handler = createPowertoolsReceiver({
+    persistenceStore: new DynamoDBPersistenceLayer({ tableName, awsSdkV3Client: client }),
+    queue,
+    secrets: new StaticSecretSource({ [BENCH_ROUTE.secretName]: BENCH_SECRET }),
+  });
+  return frontOf(
+    'powertools',
+    async (event) => {
+      try {
+        return (await handler(event, lambdaContext('bench-ingest'))).statusCode ?? 200;
+      } catch {
+        // A thrown invocation reaches the sender as a 500, as API Gateway answers it.
+        return 500;
+      }
     },
-    requests: () => 0,
-    reset: () => undefined,
-    async accept(key, body) {
-      await queue.send(workMessageFor(key, Buffer.from(body), Date.now()));
-      const at = now();
-      return { queuedAt: at, answeredAt: at };
-    },
-  };
+    requests,
+    (key) => queue.queuedAt.get(key),
+    (key) => queue.resend(key),
+  );
 }
 
 const BUDGET_MS = 120_000;
@@ -187,7 +247,7 @@ async function pool(count: number, concurrency: number, task: (i: number) => Pro
 function roundOf(
   stats: ExecutorProcessStats,
   accepted: ReadonlyMap<string, number>,
-  effects: readonly { key: string; at: number }[],
+  effects: readonly { key: string; at: number; inBatchMs?: number }[],
   extra: { deliveries: number; wallMs: number; frontRequests: number; timed: boolean },
 ): ExecutorRound {
   const e = acceptToEffect(accepted, effects);
@@ -205,6 +265,7 @@ function roundOf(
     refusedWrites: stats.refusedWrites,
     frontRequests: extra.frontRequests,
     latenciesMs: extra.timed ? e.latenciesMs : [],
+    inBatchMs: extra.timed ? e.inBatchMs : [],
   };
 }
 
@@ -216,7 +277,7 @@ async function backlog(ex: ExecutorProcess, front: Front, s: ExecutorBenchSettin
   front.reset();
   await pool(s.backlog, 8, async () => {
     const key = newKey();
-    accepted.set(key, (await front.accept(key, payloadOf(key, s.bodyBytes))).queuedAt);
+    accepted.set(key, (await front.accept(key, payloadOf(key, s.bodyBytes), false)).queuedAt);
   });
   const frontRequests = front.requests();
   const t0 = now();
@@ -236,7 +297,7 @@ async function atRest(ex: ExecutorProcess, front: Front, s: ExecutorBenchSetting
   const t0 = now();
   for (let i = 0; i < s.rest; i++) {
     const key = newKey();
-    const at = await front.accept(key, payloadOf(key, s.bodyBytes));
+    const at = await front.accept(key, payloadOf(key, s.bodyBytes), false);
     accepted.set(key, at.queuedAt);
     answerLagMs.push(at.answeredAt - at.queuedAt);
     await ex.until(() => ex.effects.some((e) => e.key === key), BUDGET_MS, `the effect of ${key}`);
@@ -279,13 +340,13 @@ async function storm(
     const original = eligible.length > 0 && behind ? eligible[Math.floor(random() * eligible.length)] : undefined;
     if (original !== undefined) {
       duplicates++;
-      sends.push(duplicatesAs === 'deliveries' ? front.accept(original.key, original.body).then(() => undefined) : front.resend(original.key, original.body));
+      sends.push(duplicatesAs === 'deliveries' ? front.accept(original.key, original.body, true).then(() => undefined) : front.resend(original.key));
       continue;
     }
     const key = newKey();
     const body = payloadOf(key, s.bodyBytes);
     sends.push(
-      front.accept(key, body).then((at) => {
+      front.accept(key, body, false).then((at) => {
         accepted.set(key, at.queuedAt);
         bodies.push({ key, body, at: at.answeredAt });
       }),
@@ -336,7 +397,12 @@ export async function runExecutorBench(
     retryproof: await ExecutorProcess.start({ ...base, executor: 'retryproof', tableName: retryproof.tableName, queueUrl: retryproof.receiver.queueUrl }),
     powertools: await ExecutorProcess.start({ ...base, executor: 'powertools', tableName: ptTable, queueUrl: ptQueue.queueUrl }),
   };
-  const fronts = { retryproof: retryproofFront(retryproof.receiver), powertools: queueFront(new SqsWorkQueue(sqs, ptQueue.queueUrl)) };
+  const ingestTable = await createPowertoolsTable(admin, `bench-${run}-consumer-ingest`);
+  const frontClient = localDynamoClient(endpoints.dynamo);
+  const fronts = {
+    retryproof: retryproofFront(retryproof.receiver),
+    powertools: powertoolsFront(frontClient, ingestTable, new StampingQueue(new SqsWorkQueue(sqs, ptQueue.queueUrl))),
+  };
   const queues = { retryproof: retryproof.receiver.queueUrl, powertools: ptQueue.queueUrl };
   const rounds = Object.fromEntries(
     (Object.keys(EXECUTOR_SCENARIOS) as ExecutorScenarioName[]).map((name) => [name, { retryproof: [], powertools: [] }]),
@@ -372,6 +438,7 @@ export async function runExecutorBench(
   } finally {
     await Promise.all([executors.retryproof.close(), executors.powertools.close()]);
     admin.destroy();
+    frontClient.destroy();
     sqs.destroy();
   }
   const merged = (s: ExecutorScenarioName): Record<ExecutorName, ReturnType<typeof mergeExecutorRounds>> => ({

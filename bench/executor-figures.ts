@@ -31,6 +31,8 @@ export interface ExecutorRound {
   readonly frontRequests: number;
   /** Accept-to-effect of each executed key, ms. */
   readonly latenciesMs: readonly number[];
+  /** Of which the handler's part: from its batch's hand-over to the effect, per executed key, ms. */
+  readonly inBatchMs?: readonly number[];
   /** At rest: from the work's SendMessage to the sender's answer, per delivery (retryproof's 202 comes after it marks the answer). */
   readonly answerLagMs?: readonly number[];
   /** Storm: this process's CPU while the front accepted the deliveries (the sender, and retryproof's ingest). */
@@ -56,6 +58,8 @@ export interface ExecutorScenario {
   readonly p50: number;
   readonly p99: number;
   readonly byOperation: Record<string, number>;
+  /** p50 of the handler's part of accept-to-effect (batch handed over to effect); NaN where not measured. */
+  readonly inBatchP50: number;
   /** Median of the rounds' answerLagMs; NaN where not measured. */
   readonly answerLagP50: number;
   /** The front's CPU per delivery, ms; NaN where not measured. */
@@ -69,21 +73,23 @@ export interface ExecutorScenario {
  */
 export function acceptToEffect(
   accepted: ReadonlyMap<string, number>,
-  effects: readonly { readonly key: string; readonly at: number }[],
-): { latenciesMs: number[]; executed: number; keysMoreThanOnce: number; unknownKeys: number } {
-  const first = new Map<string, number>();
+  effects: readonly { readonly key: string; readonly at: number; readonly inBatchMs?: number }[],
+): { latenciesMs: number[]; inBatchMs: number[]; executed: number; keysMoreThanOnce: number; unknownKeys: number } {
+  const first = new Map<string, { at: number; inBatchMs?: number }>();
   const runs = new Map<string, number>();
   let unknownKeys = 0;
-  for (const { key, at } of effects) {
-    if (!accepted.has(key)) {
+  for (const effect of effects) {
+    if (!accepted.has(effect.key)) {
       unknownKeys++;
       continue;
     }
-    runs.set(key, (runs.get(key) ?? 0) + 1);
-    if (!first.has(key) || at < (first.get(key) ?? Infinity)) first.set(key, at);
+    runs.set(effect.key, (runs.get(effect.key) ?? 0) + 1);
+    const seen = first.get(effect.key);
+    if (seen === undefined || effect.at < seen.at) first.set(effect.key, effect);
   }
-  const latenciesMs = [...first].map(([key, at]) => at - (accepted.get(key) ?? at));
-  return { latenciesMs, executed: first.size, keysMoreThanOnce: [...runs.values()].filter((n) => n > 1).length, unknownKeys };
+  const latenciesMs = [...first].map(([key, { at }]) => at - (accepted.get(key) ?? at));
+  const inBatchMs = [...first.values()].flatMap((f) => (f.inBatchMs === undefined ? [] : [f.inBatchMs]));
+  return { latenciesMs, inBatchMs, executed: first.size, keysMoreThanOnce: [...runs.values()].filter((n) => n > 1).length, unknownKeys };
 }
 
 /** Merges one executor's rounds of one scenario. */
@@ -110,6 +116,7 @@ export function mergeExecutorRounds(rounds: readonly ExecutorRound[]): ExecutorS
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
     byOperation,
+    inBatchP50: percentile(rounds.flatMap((r) => r.inBatchMs ?? []), 50),
     answerLagP50: percentile(rounds.flatMap((r) => r.answerLagMs ?? []), 50),
     frontCpuMsPerDelivery: rounds.every((r) => r.frontCpuMicros !== undefined)
       ? sum((r) => r.frontCpuMicros ?? 0) / 1000 / sum((r) => r.deliveries)
@@ -235,18 +242,20 @@ export function executorGoalsOf(e: ExecutorMeasurements): ExecutorGoal[] {
       missed: met
         ? undefined
         : `p50 ${f1(rp.p50)} ms against ${f1(pt.p50)} ms (p99 ${f1(rp.p99)} ms against ${f1(pt.p99)} ms), both from the moment the work's ` +
-          "SendMessage returned. After its receive, retryproof's executor reads the route's state (the pause check) and then takes the lease, " +
-          'two round trips before the action; the consumer writes its in-progress record, one. Its DynamoDB time per message, all requests: ' +
+          "SendMessage returned. Of it, from the batch's hand-over to the handler to the effect: " +
+          `${f1(rp.inBatchP50)} ms against ${f1(pt.inBatchP50)} ms (p50); the rest is the wait for a poller's receive, longer for retryproof ` +
+          "as each of its pollers is busy longer with a batch. After the hand-over retryproof's executor reads the route's state (the pause " +
+          'check) and then takes the lease, two round trips before the action; the consumer writes its in-progress record, one. DynamoDB ' +
+          'time per message, all requests: ' +
           `${f2(rp.requestMsPerExecuted)} ms against ${f2(pt.requestMsPerExecuted)} ms (${ops(rp.byOperation, rp.executed)} against ` +
           `${ops(pt.byOperation, pt.executed)}); executor CPU per message ${f3(rp.cpuMsPerExecuted)} ms against ${f3(pt.cpuMsPerExecuted)} ms. ` +
           (scenario !== 'rest'
-            ? `Under the storm the two pipelines also load the shared machine differently: retryproof's front is its ingest, ` +
-              `${f2(rp.frontRequestsPerExecuted)} DynamoDB requests and ${f2(rp.frontCpuMsPerDelivery)} ms of CPU per delivery in the ` +
-              `sender's process, against ${f2(pt.frontCpuMsPerDelivery)} ms for the consumer's plain SendMessage, on the same two cores and ` +
-              "the same DynamoDB Local as the executor; on AWS the ingest runs on other machines. "
-            : `Measured from the sender's 202 instead, which retryproof gives ${f1(rest.answerLagP50)} ms (median) after its send, once it ` +
-              `marked the answer, retryproof's p50 would be about ${f1(rp.p50 - rest.answerLagP50)} ms; the goal is held to the send, the ` +
-              'same instant for both. ') +
+            ? `Under the storm both fronts load the shared machine alike (in the sender's process: ${f2(rp.frontRequestsPerExecuted)} ` +
+              `against ${f2(pt.frontRequestsPerExecuted)} DynamoDB requests per executed message, ${f2(rp.frontCpuMsPerDelivery)} ms against ` +
+              `${f2(pt.frontCpuMsPerDelivery)} ms of CPU per delivery); retryproof's executor's DynamoDB time per message is what grows. `
+            : `The senders' answers come ${f1(rest.answerLagP50)} ms (retryproof, after it marked the answer) and ` +
+              `${f1(e.rest.powertools.answerLagP50)} ms (Powertools, after it completed its record) after the send, median; from the ` +
+              `answer the p50s would be about ${f1(rp.p50 - rest.answerLagP50)} ms and ${f1(pt.p50 - e.rest.powertools.answerLagP50)} ms. `) +
           "What it would take: the pause check off the path before the lease (read in parallel with it, or cached per container for a few " +
           'seconds), which changes when a pause takes effect; not done in this change.',
     });

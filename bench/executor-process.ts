@@ -8,11 +8,13 @@
  *   parent -> child  { type: 'start', pollers }   reset the counters, start polling
  *                    { type: 'stop' }             stop polling, answer 'stopped' with the counters
  *   child -> parent  { type: 'ready' } once, { type: 'effect', key, at } per run of the action,
- *                    { type: 'stopped', stats }
+ *                    { type: 'stopped', stats }; an effect also carries `inBatchMs`, the time since its batch
+ *                    was handed to the handler
  *
  * The action is the same for both: it sends one IPC line with the key and the time, which is
  * the effect's timestamp (performance.timeOrigin + performance.now(), comparable across processes).
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import { resolveConfig } from '../lambdas/config/resolve-config.ts';
 import { wireExecutor } from '../lambdas/executor/wire-executor.ts';
@@ -66,8 +68,12 @@ function send(message: unknown): void {
   process.send?.(message);
 }
 
+/** When the batch that carries the running record was handed to the handler. */
+const batchStartedAt = new AsyncLocalStorage<number>();
+
 function effect(key: string): void {
-  send({ type: 'effect', key, at: now() });
+  const at = now();
+  send({ type: 'effect', key, at, inBatchMs: at - (batchStartedAt.getStore() ?? at) });
 }
 
 function executorHandler(settings: ExecutorProcessSettings, dynamo: ReturnType<typeof localDynamoClient>, sqs: ReturnType<typeof localSqsClient>): SqsHandler {
@@ -117,7 +123,8 @@ function main(): void {
     { step: 'initialize', name: 'benchRefusedWrites', priority: 'low' },
   );
   let meter = meterCapacity(dynamo, settings.tableName);
-  const handler = executorHandler(settings, dynamo, sqs);
+  const inner = executorHandler(settings, dynamo, sqs);
+  const handler: SqsHandler = (event, context) => batchStartedAt.run(now(), () => inner(event, context));
 
   let running: { stop: () => Promise<ExecutorProcessStats> } | undefined;
   const start = (pollers: number): { stop: () => Promise<ExecutorProcessStats> } => {

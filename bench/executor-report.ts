@@ -44,8 +44,11 @@ export function executorFigureRows(m: Measurements): string[][] {
     ['accept-to-effect p99 ms (storm)', 'storm', (s) => s.p99, f1],
     ['accept-to-effect p50 ms (duplicate messages)', 'resent', (s) => s.p50, f1],
     ['accept-to-effect p99 ms (duplicate messages)', 'resent', (s) => s.p99, f1],
+    ['of which from the batch hand-over to the effect, p50 ms (at rest)', 'rest', (s) => s.inBatchP50, f1],
+    ['of which from the batch hand-over to the effect, p50 ms (storm)', 'storm', (s) => s.inBatchP50, f1],
+    ['of which from the batch hand-over to the effect, p50 ms (duplicate messages)', 'resent', (s) => s.inBatchP50, f1],
     ["the sender's answer after the work's SendMessage, p50 ms (at rest)", 'rest', (s) => s.answerLagP50, f1],
-    ['front DynamoDB requests per executed message (storm: ingest claims and duplicates)', 'storm', (s) => s.frontRequestsPerExecuted, f2],
+    ['front (ingest) DynamoDB requests per executed message (storm: claims and duplicates)', 'storm', (s) => s.frontRequestsPerExecuted, f2],
     ["front CPU ms per delivery, the sender's process (storm)", 'storm', (s) => s.frontCpuMsPerDelivery, f2],
     ['executor DynamoDB time per executed message, ms (at rest)', 'rest', (s) => s.requestMsPerExecuted, f2],
     ['executor DynamoDB time per executed message, ms (storm)', 'storm', (s) => s.requestMsPerExecuted, f2],
@@ -106,19 +109,20 @@ export function executorSection(m: Measurements): string[] {
       'two empty receives. CPU is `process.cpuUsage()` of that child alone; DynamoDB requests are counted by a middleware on its own client, ' +
       'write units by `ReturnConsumedCapacity: INDEXES` on the same client (DynamoDB Local reports none for a refused conditional write, ' +
       'which DynamoDB bills at 1 unit or more: counted apart). The executors take turns, alternating which goes first each round.',
-    "- **The fronts.** This process is the sender and each pipeline's front. retryproof's front is its real ingest (claim, SQS send, " +
-      "the answer's mark, 202). The consumer's front queues every delivery as it comes (its idempotency lives in the consumer) and " +
-      "answers once SendMessage returned. Accept-to-effect runs, for both, from the moment the work's SendMessage returned (for " +
-      "retryproof, stamped by the bench's wrapper around its `WorkQueue`) to the action's stamp (`performance.timeOrigin + performance.now()` " +
-      "in both processes), for the first effect of each key. The sender's 202 from retryproof comes later than that, after the answer's " +
-      'mark (its own row above): timed from the 202, retryproof would look faster by that much, so the goal is held to the send, the same instant for both.',
+    "- **The fronts.** This process is the sender and each pipeline's front, the same kind of front for both, so both pipelines " +
+      "load this machine's DynamoDB Local and cores alike before their executor: retryproof's is its real ingest (claim, SQS send, the " +
+      "answer's mark, 202); the consumer's is the Powertools ingest peer of the ingest benchmark (`makeHandlerIdempotent`, verification " +
+      "first, then the SQS send), queueing onto the consumer's queue, as a team with Powertools on both sides deploys it. Accept-to-effect " +
+      "runs, for both, from the moment the work's SendMessage returned (stamped by a wrapper around each front's `WorkQueue`) to the " +
+      "action's stamp (`performance.timeOrigin + performance.now()` in both processes), for the first effect of each key. The sender's " +
+      'answer comes after that (its own row above): timed from the answer, the pipeline whose answer lags more would look faster, so the ' +
+      'goal is held to the send, the same instant for both.',
     `- **Scenarios.** backlog: ${s.backlog} unique deliveries accepted with the executor stopped, then timed from its start to the last ` +
       `effect (the throughput at batch size 10). At rest: ${s.rest} deliveries one at a time, each once the previous effect ran. Storm: ` +
       `${s.storm.deliveries} deliveries at ${s.storm.perSecond}/s whatever the answers' speed (the same arrivals for both), ` +
       `${Math.round(s.storm.duplicateShare * 100)}% of them repeating a key accepted at least ${s.storm.retryAfterMs} ms earlier (a sender's ` +
-      "retry after a lost answer); the round ends when every key's effect ran and the queue is empty. Under the storm retryproof's ingest " +
-      "answers the duplicates from the record, so they never reach its executor; the consumer receives each one and answers it from " +
-      "its idempotency record. The front's requests are in their own row: retryproof's ingest pays its claims there. Duplicate messages: " +
+      "retry after a lost answer); the round ends when every key's effect ran and the queue is empty. Under the storm each front answers the " +
+      "duplicates from its own record, so they reach neither executor; the fronts' requests are in their own row. Duplicate messages: " +
       "the same arrivals, but every duplicate is the accepted work message queued once more past the front (SQS's at-least-once " +
       "delivery, a resend), so both executors receive the same messages, duplicates included. Each round's queue is empty before the next scenario.",
     '',

@@ -45,10 +45,10 @@ export function settingsFor(quick: boolean): RunSettings {
     coldInitRuns: quick ? 3 : 15,
     executors: {
       rounds: quick ? 2 : 6,
-      backlog: quick ? 60 : 300,
-      rest: quick ? 20 : 50,
+      backlog: quick ? 40 : 300,
+      rest: quick ? 10 : 50,
       // Below both executors' throughput on this machine, so the storm measures the duplicates, not a queue that only grows.
-      storm: { deliveries: quick ? 60 : 240, perSecond: 120, duplicateShare: 0.3, retryAfterMs: 100 },
+      storm: { deliveries: quick ? 40 : 240, perSecond: 120, duplicateShare: 0.3, retryAfterMs: 100 },
       pollers: 2,
       idleMs: 5,
       bodyBytes: 1024,

@@ -37,8 +37,8 @@ describe('acceptToEffect', () => {
     ]);
     const effects = [
       { key: 'b', at: 1012 },
-      { key: 'a', at: 1003 },
-      { key: 'a', at: 1001.5 },
+      { key: 'a', at: 1003, inBatchMs: 2 },
+      { key: 'a', at: 1001.5, inBatchMs: 0.5 },
       { key: 'stray', at: 1020 },
     ];
     // Act
@@ -46,13 +46,15 @@ describe('acceptToEffect', () => {
     // Assess: the earlier of a's two runs is its effect; the stray key is not ours.
     expect(out.latenciesMs.sort((x, y) => x - y)).toEqual([1.5, 7]);
     expect(out).toMatchObject({ executed: 2, keysMoreThanOnce: 1, unknownKeys: 1 });
+    // The handler's part is the first run's; a key without it (b) has none.
+    expect(out.inBatchMs).toEqual([0.5]);
   });
 
   it('leaves out a key that was accepted but never executed', () => {
     // Act
     const out = acceptToEffect(new Map([['a', 1], ['b', 2]]), [{ key: 'a', at: 4 }]);
     // Assess
-    expect(out).toEqual({ latenciesMs: [3], executed: 1, keysMoreThanOnce: 0, unknownKeys: 0 });
+    expect(out).toEqual({ latenciesMs: [3], inBatchMs: [], executed: 1, keysMoreThanOnce: 0, unknownKeys: 0 });
   });
 });
 
