@@ -217,10 +217,16 @@ export function executorGoalsOf(e: ExecutorMeasurements): ExecutorGoal[] {
       met,
       missed: met
         ? undefined
-        : `The executor process spent ${f3(rp.cpuMsPerExecuted)} ms of CPU per message against ${f3(pt.cpuMsPerExecuted)} ms, polling included. ` +
-          `Requests per message: ${f2(rp.requestsPerExecuted)} against ${f2(pt.requestsPerExecuted)}; on this sandbox each loopback request ` +
-          "costs a sizeable share of a message's CPU. retryproof also checks the body's SHA-256 against the record's fingerprint, logs each " +
-          'attempt through Powertools Logger and records its execution metrics, which the consumer does not.',
+        : `The executor process spent ${f3(rp.cpuMsPerExecuted)} ms of CPU per message against ${f3(pt.cpuMsPerExecuted)} ms, polling included, ` +
+          `with ${f2(rp.requestsPerExecuted)} DynamoDB requests per message against ${f2(pt.requestsPerExecuted)} (on this sandbox each loopback ` +
+          "request costs a sizeable share of a message's CPU). A separate CPU profile on this machine (`--cpu-prof` of both executor " +
+          'processes over a 3000-message backlog) put the rest in retryproof\'s metrics: `recordExecution` emits two metrics per completed ' +
+          'message through `metrics.singleMetric()`, and each call builds a new Powertools Metrics instance (its own Console, the environment ' +
+          'read again): about 0.16 ms per message, even with metrics disabled. Then lib-dynamodb\'s marshalling (about 0.04 ms) and ' +
+          "retryproof's own store, executor and domain code (about 0.06 ms); the consumer spends about 0.09 ms in Powertools' JMESPath and " +
+          'idempotency code instead. What it would take: the execution metrics added to the invocation\'s one Metrics instance, grouped by ' +
+          'dimensions and flushed once per batch, instead of a single-metric instance per metric (it changes how the EMF lines are grouped, ' +
+          'which the dashboards and alarms read; not done in this change), and the pause check\'s request named under the request goal.',
     });
   }
   const latencyLabel = { rest: 'at rest', storm: '30% duplicate storm', resent: '30% duplicate messages' } as const;
