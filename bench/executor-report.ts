@@ -135,6 +135,9 @@ export function executorSection(m: Measurements): string[] {
       `${m.workloadCExecutor.received} messages, ran ${m.workloadCExecutor.executed} actions, used ` +
       `${f1(m.workloadCExecutor.cpuMicros / 1000)} ms of CPU (${f3(m.workloadCExecutor.cpuMicros / 1000 / Math.max(1, m.workloadCExecutor.received))} ms per message) ` +
       `and sent ${m.workloadCExecutor.requests} DynamoDB requests (${ops(m.workloadCExecutor.byOperation) || 'none'}), none of it counted ` +
-      "with the ingest's. It still shares the machine's two cores with whichever ingest is measured, as the JVM and fauxqs do for all three.",
+      "with the ingest's. It still shares the machine's two cores with whichever ingest is measured, as the JVM and fauxqs do for all three. " +
+      "Elsewhere retryproof's executor runs in this process only outside what is measured: in e it drains the first deliveries' work " +
+      "before the retries, and e's CPU and latency count the retries alone; after the storm it drains the storm's messages, and the " +
+      'storm counts effects, not time.',
   ];
 }

@@ -368,7 +368,7 @@ export function renderReport(m: Measurements): string {
     ),
     '',
     'Node CPU is this process\'s user+system time over the workload divided by its deliveries: the handlers, their SDK clients and the ' +
-      'sender (signing, the same for all). DynamoDB Local and fauxqs run in other processes. On this sandbox a loopback socket write costs ' +
+      'sender (signing, the same for all). DynamoDB Local, fauxqs and, in c, retryproof\'s executor run in other processes. On this sandbox a loopback socket write costs ' +
       'in the order of a millisecond of CPU, so each request weighs much more here than the few microseconds it takes on a normal host.',
     '',
     '## The storm',

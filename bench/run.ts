@@ -1,9 +1,10 @@
 /**
  * The benchmark: retryproof, Powertools idempotency and the naive check-then-act, side by
- * side on DynamoDB Local and fauxqs, in one run, on the same data. Writes BENCHMARKS.md.
+ * side on DynamoDB Local and fauxqs, in one run, on the same data; then retryproof's executor
+ * against a Powertools SQS consumer, each in a process of its own. Writes BENCHMARKS.md.
  *
  *   npm run bench               # the full run, about 3 to 5 minutes; writes BENCHMARKS.md
- *   npm run bench -- --quick    # a smoke run under 2 minutes; writes bench/.build/BENCHMARKS.quick.md
+ *   npm run bench -- --quick    # a smoke run under 30 s; writes bench/.build/BENCHMARKS.quick.md
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
