@@ -46,7 +46,7 @@ export function settingsFor(quick: boolean): RunSettings {
     coldInitRuns: quick ? 3 : 15,
     executors: {
       rounds: quick ? 2 : 6,
-      backlog: quick ? 40 : 300,
+      backlog: quick ? 40 : 600,
       rest: quick ? 10 : 50,
       // Below both executors' throughput on this machine, so the storm measures the duplicates, not a queue that only grows.
       storm: { deliveries: quick ? 40 : 240, perSecond: 120, duplicateShare: 0.3, retryAfterMs: 100 },
