@@ -128,14 +128,29 @@ export function executorSection(m: Measurements): string[] {
     '',
     '### Workload c: whose work is measured',
     '',
-    `retryproof's executor takes the work while workload c runs, as on AWS, but in a process of its own (\`bench/executor-process.ts\`, ` +
-      "the same one as above), started only during retryproof's rounds and stopped before the peers' rounds. The CPU and latency of c " +
-      "are this process's alone (the ingest, its SDK clients and the sender), so no receiver's figures include another's executor; " +
-      `DynamoDB Local and fauxqs run in processes of their own as before. Over c's rounds the executor received ` +
-      `${m.workloadCExecutor.received} messages, ran ${m.workloadCExecutor.executed} actions, used ` +
-      `${f1(m.workloadCExecutor.cpuMicros / 1000)} ms of CPU (${f3(m.workloadCExecutor.cpuMicros / 1000 / Math.max(1, m.workloadCExecutor.received))} ms per message) ` +
-      `and sent ${m.workloadCExecutor.requests} DynamoDB requests (${ops(m.workloadCExecutor.byOperation) || 'none'}), none of it counted ` +
-      "with the ingest's. It still shares the machine's two cores with whichever ingest is measured, as the JVM and fauxqs do for all three. " +
+    "While workload c runs, each receiver's queue is drained by an executor in a process of its own (`bench/executor-process.ts`, " +
+      "the same as above), started only during that receiver's rounds: retryproof's by its executor, as on AWS, and the peers' by the " +
+      'Powertools SQS consumer on a table of its own, so every receiver pays the same kind of competition for the two cores. The CPU and ' +
+      "latency of c are this process's alone (the ingest, its SDK clients and the sender), so no receiver's figures include another's " +
+      "executor, nor its own; DynamoDB Local and fauxqs run in processes of their own as before. What the executors did over c's rounds:",
+    '',
+    table(
+      ['receiver', 'executor', 'messages received', 'actions run', 'CPU ms', 'CPU ms per message', 'DynamoDB requests'],
+      (['retryproof', 'powertools', 'naive'] as const).map((n) => {
+        const c = m.workloadCExecutor[n];
+        return [
+          n === 'retryproof' ? 'retryproof' : n === 'powertools' ? 'Powertools' : 'naive',
+          n === 'retryproof' ? "retryproof's executor" : 'Powertools SQS consumer',
+          String(c.received),
+          String(c.executed),
+          f1(c.cpuMicros / 1000),
+          f3(c.cpuMicros / 1000 / Math.max(1, c.received)),
+          `${c.requests} (${ops(c.byOperation) || 'none'})`,
+        ];
+      }),
+    ),
+    '',
+    "None of it is counted with the ingests'. " +
       "Elsewhere retryproof's executor runs in this process only outside what is measured: in e it drains the first deliveries' work " +
       "before the retries, and e's CPU and latency count the retries alone; after the storm it drains the storm's messages, and the " +
       'storm counts effects, not time.',

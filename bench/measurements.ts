@@ -46,9 +46,12 @@ export interface RunSettings {
   readonly executors: ExecutorBenchSettings;
 }
 
-/** retryproof's executor in workload c: a process of its own, its figures apart from the ingest's. */
+/**
+ * The executor that drained a receiver's queue in workload c, in a process of its own, its figures
+ * apart from the ingest's: retryproof's executor for retryproof, the Powertools SQS consumer for the peers.
+ */
 export interface WorkloadCExecutor {
-  /** Messages it received over c's rounds. */
+  /** Messages it received over the receiver's rounds of c. */
   readonly received: number;
   /** Actions it ran (c's new deliveries that it took while c ran). */
   readonly executed: number;
@@ -76,7 +79,7 @@ export interface Measurements {
    */
   readonly writeUnits: { readonly newDeliveryLife: number; readonly duplicate: number; readonly deliveries: number } | undefined;
   readonly executors: ExecutorMeasurements;
-  readonly workloadCExecutor: WorkloadCExecutor;
+  readonly workloadCExecutor: Readonly<Record<ReceiverName, WorkloadCExecutor>>;
 }
 
 /** Merges rounds of one workload for one receiver. */

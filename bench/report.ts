@@ -336,9 +336,10 @@ export function renderReport(m: Measurements): string {
     `- **a** ${s.deliveries.a} unique deliveries one at a time; **b** ${s.deliveries.b} unique deliveries at concurrency 16; ` +
       `**c** ${s.deliveries.c} deliveries at concurrency 16, of which ${Math.round(s.duplicateShare * 100)}% repeat a key whose first delivery was ` +
       'already answered (a retry after a lost ack; the draw is seeded, so every receiver gets the same number of duplicates). ' +
-      "retryproof's executor polls its queue meanwhile, in a process of its own (two pollers; its CPU and requests are reported apart, " +
-      'in "Workload c: whose work is measured"; the earlier workloads\' messages ' +
-      'are purged first, so it works on this workload only); a copy that finds the work not yet taken pays one more request, once, to keep the payload.',
+      "Each receiver's queue is drained meanwhile by an executor in a process of its own (retryproof's executor, or the Powertools SQS " +
+      'consumer for the peers; two pollers; their CPU and requests are reported apart, in "Workload c: whose work is measured"; the ' +
+      "earlier workloads' messages are purged first, so they work on this workload only); a retryproof copy that finds the work not yet " +
+      'taken pays one more request, once, to keep the payload.',
     `- **e** ${s.deliveries.e} retries after a lost answer: each key is first delivered once (${s.retryBodyBytes}-byte bodies, not measured), ` +
       "the work settles (retryproof's executor drains its queue, as a worker has by the time a sender retries), then every key is delivered " +
       'again, one at a time, and only these duplicates are measured. retryproof\'s write units are metered on DynamoDB Local ' +
@@ -368,7 +369,7 @@ export function renderReport(m: Measurements): string {
     ),
     '',
     'Node CPU is this process\'s user+system time over the workload divided by its deliveries: the handlers, their SDK clients and the ' +
-      'sender (signing, the same for all). DynamoDB Local, fauxqs and, in c, retryproof\'s executor run in other processes. On this sandbox a loopback socket write costs ' +
+      'sender (signing, the same for all). DynamoDB Local, fauxqs and, in c, the executors run in other processes. On this sandbox a loopback socket write costs ' +
       'in the order of a millisecond of CPU, so each request weighs much more here than the few microseconds it takes on a normal host.',
     '',
     '## The storm',

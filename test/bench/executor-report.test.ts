@@ -30,7 +30,11 @@ function measurements(rp: ExecutorRound, pt: ExecutorRound): Measurements {
   return {
     settings: settingsFor(true),
     executors: { backlog: pair, rest: pair, storm: pair, resent: pair },
-    workloadCExecutor: { received: 200, executed: 190, cpuMicros: 500_000, requests: 410, byOperation: { UpdateItemCommand: 400, GetItemCommand: 10 } },
+    workloadCExecutor: {
+      retryproof: { received: 200, executed: 190, cpuMicros: 500_000, requests: 410, byOperation: { UpdateItemCommand: 400, GetItemCommand: 10 } },
+      powertools: { received: 150, executed: 150, cpuMicros: 300_000, requests: 300, byOperation: { PutItemCommand: 150, UpdateItemCommand: 150 } },
+      naive: { received: 0, executed: 0, cpuMicros: 0, requests: 0, byOperation: {} },
+    },
   } as unknown as Measurements;
 }
 
@@ -55,7 +59,9 @@ describe('the executor section of BENCHMARKS.md', () => {
     const text = executorSection(measurements(round(), round())).join('\n');
     // Assess
     expect(text).toContain("no receiver's figures include another's executor");
-    expect(text).toContain('received 200 messages, ran 190 actions, used 500.0 ms of CPU (2.500 ms per message)');
-    expect(text).toContain('410 DynamoDB requests (UpdateItem 400, GetItem 10)');
+    expect(text).toContain("| retryproof | retryproof's executor | 200 | 190 | 500.0 | 2.500 | 410 (UpdateItem 400, GetItem 10) |");
+    expect(text).toContain('| Powertools | Powertools SQS consumer | 150 | 150 | 300.0 | 2.000 | 300 (PutItem 150, UpdateItem 150) |');
+    // An executor that received nothing divides by one, not by zero.
+    expect(text).toContain('| naive | Powertools SQS consumer | 0 | 0 | 0.0 | 0.000 | 0 (none) |');
   });
 });
