@@ -1,9 +1,10 @@
 /**
- * The lean hot path's goals (issue 14), each held against this run's figures: met or missed,
+ * The lean hot path's goals (issue 14) and the executor's (issue 26), each held against this run's figures: met or missed,
  * the ratio to Powertools, its spread, and for a missed goal why and what it would take.
  */
 import type { SdkMode } from './bundles.ts';
 import { DEFAULT_INPUTS, priceMonth, retryproofWriteUnits } from './cost-model.ts';
+import { executorGoalsOf } from './executor-figures.ts';
 import { bundleOf } from './figures.ts';
 import type { Figures } from './figures.ts';
 import type { Measurements } from './measurements.ts';
@@ -261,5 +262,7 @@ export function goalsOf(m: Measurements, f: Figures): Goal[] {
             : '.'),
   });
   for (const mode of ['sdk-bundled', 'sdk-external'] as const) goals.push(coldInitGoal(m, f, mode));
+  // Issue 26: the executor against the Powertools SQS consumer.
+  goals.push(...executorGoalsOf(m.executors));
   return goals;
 }

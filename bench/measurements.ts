@@ -1,5 +1,7 @@
 /** What one benchmark run measured, in the shape the report reads. */
 import type { BundleFigure } from './bundles.ts';
+import type { ExecutorBenchSettings } from './executor-bench.ts';
+import type { ExecutorMeasurements } from './executor-figures.ts';
 import type { ReceiverName } from './receivers/receiver.ts';
 import { percentile } from './stats.ts';
 import type { KeyReuseResult, LoadResult, StormResult } from './workloads.ts';
@@ -40,6 +42,23 @@ export interface RunSettings {
     readonly effectMs: number;
   };
   readonly coldInitRuns: number;
+  /** The executor against the Powertools SQS consumer, each in a process of its own. */
+  readonly executors: ExecutorBenchSettings;
+}
+
+/**
+ * The executor that drained a receiver's queue in workload c, in a process of its own, its figures
+ * apart from the ingest's: retryproof's executor for retryproof, the Powertools SQS consumer for the peers.
+ */
+export interface WorkloadCExecutor {
+  /** Messages it received over the receiver's rounds of c. */
+  readonly received: number;
+  /** Actions it ran (c's new deliveries that it took while c ran). */
+  readonly executed: number;
+  /** Its own process's user + system CPU over c's rounds. */
+  readonly cpuMicros: number;
+  readonly requests: number;
+  readonly byOperation: Record<string, number>;
 }
 
 export interface Measurements {
@@ -59,6 +78,8 @@ export interface Measurements {
    * delivery's whole life (claim, lease, completion) and a duplicate once the work is done.
    */
   readonly writeUnits: { readonly newDeliveryLife: number; readonly duplicate: number; readonly deliveries: number } | undefined;
+  readonly executors: ExecutorMeasurements;
+  readonly workloadCExecutor: Readonly<Record<ReceiverName, WorkloadCExecutor>>;
 }
 
 /** Merges rounds of one workload for one receiver. */

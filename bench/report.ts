@@ -4,6 +4,7 @@ import { cpus, totalmem } from 'node:os';
 import { resolve } from 'node:path';
 import { coldInitMs } from './bundles.ts';
 import { DEFAULT_INPUTS, PRICES, priceMonth, retryproofReadUnits } from './cost-model.ts';
+import { executorSection } from './executor-report.ts';
 import { figuresOf } from './figures.ts';
 import type { Figures } from './figures.ts';
 import { goalsOf } from './goals.ts';
@@ -56,12 +57,31 @@ function peerWins(f: Figures, m: Measurements): string[] {
     ['cold init, AWS SDK bundled', f.coldInit['sdk-bundled'], 'lower', (n) => `${f1(n)} ms`],
     ['cold init, @aws-sdk/* external', f.coldInit['sdk-external'], 'lower', (n) => `${f1(n)} ms`],
   ];
+  type ExecutorRow = readonly [string, 'backlog' | 'rest' | 'storm', (s: Measurements['executors']['backlog']['retryproof']) => number, 'lower' | 'higher', (n: number) => string];
+  const executorRows: ExecutorRow[] = [
+    ['executor: DynamoDB requests per executed message (backlog)', 'backlog', (x) => x.requestsPerExecuted, 'lower', f2],
+    ['executor: DynamoDB requests per executed message (at rest)', 'rest', (x) => x.requestsPerExecuted, 'lower', f2],
+    ['executor: DynamoDB requests per executed message (storm)', 'storm', (x) => x.requestsPerExecuted, 'lower', f2],
+    ['executor: write units per executed message (backlog)', 'backlog', (x) => x.writeUnitsPerExecuted, 'lower', f2],
+    ['executor: CPU per executed message (backlog)', 'backlog', (x) => x.cpuMsPerExecuted, 'lower', (n) => `${n.toFixed(3)} ms`],
+    ['executor: throughput at batch 10 (backlog)', 'backlog', (x) => x.throughput, 'higher', (n) => `${f1(n)}/s`],
+    ['executor: accept-to-effect p50 (at rest)', 'rest', (x) => x.p50, 'lower', (n) => `${f1(n)} ms`],
+    ['executor: accept-to-effect p99 (at rest)', 'rest', (x) => x.p99, 'lower', (n) => `${f1(n)} ms`],
+    ['executor: accept-to-effect p50 (storm)', 'storm', (x) => x.p50, 'lower', (n) => `${f1(n)} ms`],
+    ['executor: accept-to-effect p99 (storm)', 'storm', (x) => x.p99, 'lower', (n) => `${f1(n)} ms`],
+  ];
   const out: string[] = [];
   for (const [label, values, better, format] of rows) {
     for (const peer of ['powertools', 'naive'] as const) {
       const wins = better === 'lower' ? values[peer] < values.retryproof : values[peer] > values.retryproof;
       if (wins && format(values[peer]) !== format(values.retryproof)) out.push(`- ${label}: ${TITLE[peer]} ${format(values[peer])} against retryproof's ${format(values.retryproof)}.`);
     }
+  }
+  for (const [label, scenario, pick, better, format] of executorRows) {
+    const rp = pick(m.executors[scenario].retryproof);
+    const pt = pick(m.executors[scenario].powertools);
+    const wins = better === 'lower' ? pt < rp : pt > rp;
+    if (wins && format(pt) !== format(rp)) out.push(`- ${label}: the Powertools consumer ${format(pt)} against retryproof's ${format(rp)}.`);
   }
   return out.length === 0 ? [`- None in this run (${m.settings.rounds} rounds per workload).`] : out;
 }
@@ -99,8 +119,8 @@ function goalSection(m: Measurements, f: Figures): string[] {
     '### Notes on the goals',
     '',
     `- **Duplicates in workload c** cost retryproof ${f2(f.requestsPerDuplicate.retryproof)} requests against Powertools' ` +
-      `${f2(f.requestsPerDuplicate.powertools)}: c sends its copies right behind the first answer, while the executor (two pollers in this ` +
-      'process) may not have taken the work yet. Such a copy cannot tell whether the first delivery\'s function sent its message before ' +
+      `${f2(f.requestsPerDuplicate.powertools)}: c sends its copies right behind the first answer, while the executor (two pollers in a ` +
+      'process of its own) may not have taken the work yet. Such a copy cannot tell whether the first delivery\'s function sent its message before ' +
       'it died, so before it answers 2xx it keeps the payload on the record (one more request, once per record) for the work to be sent ' +
       "again from the table if need be. A sender's real retry comes a second or more later, after a timeout or a 5xx, and finds the work taken: " +
       `that is workload e, ${f2(f.requestsPerRetry.retryproof)} requests. At ${Math.round(m.settings.duplicateShare * 100)}% duplicates c still ` +
@@ -256,6 +276,8 @@ export function renderReport(m: Measurements): string {
     '',
     ...goalSection(m, f),
     '',
+    ...executorSection(m),
+    '',
     '## Where a peer does better in this run',
     '',
     ...peerWins(f, m),
@@ -314,8 +336,10 @@ export function renderReport(m: Measurements): string {
     `- **a** ${s.deliveries.a} unique deliveries one at a time; **b** ${s.deliveries.b} unique deliveries at concurrency 16; ` +
       `**c** ${s.deliveries.c} deliveries at concurrency 16, of which ${Math.round(s.duplicateShare * 100)}% repeat a key whose first delivery was ` +
       'already answered (a retry after a lost ack; the draw is seeded, so every receiver gets the same number of duplicates). ' +
-      "retryproof's executor polls its queue meanwhile (two pollers, its CPU counted with the ingest's; the earlier workloads' messages " +
-      'are purged first, so it works on this workload only); a copy that finds the work not yet taken pays one more request, once, to keep the payload.',
+      "Each receiver's queue is drained meanwhile by an executor in a process of its own (retryproof's executor, or the Powertools SQS " +
+      'consumer for the peers; two pollers; their CPU and requests are reported apart, in "Workload c: whose work is measured"; the ' +
+      "earlier workloads' messages are purged first, so they work on this workload only); a retryproof copy that finds the work not yet " +
+      'taken pays one more request, once, to keep the payload.',
     `- **e** ${s.deliveries.e} retries after a lost answer: each key is first delivered once (${s.retryBodyBytes}-byte bodies, not measured), ` +
       "the work settles (retryproof's executor drains its queue, as a worker has by the time a sender retries), then every key is delivered " +
       'again, one at a time, and only these duplicates are measured. retryproof\'s write units are metered on DynamoDB Local ' +
@@ -345,7 +369,7 @@ export function renderReport(m: Measurements): string {
     ),
     '',
     'Node CPU is this process\'s user+system time over the workload divided by its deliveries: the handlers, their SDK clients and the ' +
-      'sender (signing, the same for all). DynamoDB Local and fauxqs run in other processes. On this sandbox a loopback socket write costs ' +
+      'sender (signing, the same for all). DynamoDB Local, fauxqs and, in c, the executors run in other processes. On this sandbox a loopback socket write costs ' +
       'in the order of a millisecond of CPU, so each request weighs much more here than the few microseconds it takes on a normal host.',
     '',
     '## The storm',

@@ -1,23 +1,28 @@
 /**
  * The benchmark: retryproof, Powertools idempotency and the naive check-then-act, side by
- * side on DynamoDB Local and fauxqs, in one run, on the same data. Writes BENCHMARKS.md.
+ * side on DynamoDB Local and fauxqs, in one run, on the same data; then retryproof's executor
+ * against a Powertools SQS consumer, each in a process of its own. Writes BENCHMARKS.md.
  *
  *   npm run bench               # the full run, about 3 to 5 minutes; writes BENCHMARKS.md
- *   npm run bench -- --quick    # a smoke run under 2 minutes; writes bench/.build/BENCHMARKS.quick.md
+ *   npm run bench -- --quick    # a smoke run under 30 s; writes bench/.build/BENCHMARKS.quick.md
  */
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, relative, resolve } from 'node:path';
 import { measureBundles } from './bundles.ts';
+import { ExecutorProcess, runExecutorBench } from './executor-bench.ts';
 import { parseFlags, UsageError } from './flags.ts';
+import { localDynamoClient } from '../local/aws-clients.ts';
 import { startBenchServices } from './local-services.ts';
 import { mergeLoads, WORKLOADS } from './measurements.ts';
-import type { LoadWorkload, Measurements, MergedLoad, RunSettings } from './measurements.ts';
+import type { LoadWorkload, Measurements, MergedLoad, RunSettings, WorkloadCExecutor } from './measurements.ts';
 import type { ReceiverName } from './receivers/receiver.ts';
 import { renderReport } from './report.ts';
 import { createBenchStack } from './stack.ts';
 import type { BenchReceiver } from './stack.ts';
 import { percentile } from './stats.ts';
+import { createPowertoolsTable } from './tables.ts';
 import { runKeyReuse, runLoad, runRetries, runStorm } from './workloads.ts';
 import type { KeyReuseResult, LoadResult, StormResult } from './workloads.ts';
 
@@ -42,6 +47,16 @@ export function settingsFor(quick: boolean): RunSettings {
       effectMs: 150,
     },
     coldInitRuns: quick ? 3 : 15,
+    executors: {
+      rounds: quick ? 2 : 6,
+      backlog: quick ? 20 : 600,
+      rest: quick ? 5 : 50,
+      // Below both executors' throughput on this machine, so the storm measures the duplicates, not a queue that only grows.
+      storm: { deliveries: quick ? 24 : 240, perSecond: 120, duplicateShare: 0.3, retryAfterMs: 100 },
+      pollers: 2,
+      idleMs: 5,
+      bodyBytes: 1024,
+    },
   };
 }
 
@@ -89,18 +104,47 @@ async function benchmark(settings: RunSettings): Promise<Measurements> {
   const stack = await createBenchStack(services);
   try {
     const receivers = stack.receivers;
-    const retryproofQueue = receivers.find((r) => r.name === 'retryproof')?.queueUrl;
-    if (retryproofQueue === undefined) throw new Error('the bench stack has no retryproof receiver');
+    const retryproofReceiver = receivers.find((r) => r.name === 'retryproof');
+    if (retryproofReceiver === undefined) throw new Error('the bench stack has no retryproof receiver');
+    const retryproofQueue = retryproofReceiver.queueUrl;
     log(`warming up: ${settings.warmup} deliveries per receiver`);
     for (const r of receivers) await runLoad(r, { deliveries: settings.warmup, concurrency: 8, bodyBytes: settings.bodyBytes });
 
     const loads = {} as Record<LoadWorkload, Record<ReceiverName, MergedLoad>>;
     let writeUnits: Measurements['writeUnits'];
+    // In c every receiver's queue is drained while it is measured, each by an executor in a process
+    // of its own: retryproof's by its executor, the peers' by the Powertools SQS consumer on a table
+    // of its own. So each pays the same kind of competition for the cores, and no executor's CPU or
+    // requests are counted with any receiver's.
+    const admin = localDynamoClient(services.dynamo);
+    const consumerTables = {
+      powertools: await createPowertoolsTable(admin, `bench-c-${randomUUID().slice(0, 8)}-powertools-consumer`),
+      naive: await createPowertoolsTable(admin, `bench-c-${randomUUID().slice(0, 8)}-naive-consumer`),
+    };
+    admin.destroy();
+    const cExecutors = Object.fromEntries(
+      await Promise.all(
+        receivers.map(async (r) => [
+          r.name,
+          await ExecutorProcess.start({
+            executor: r.name === 'retryproof' ? 'retryproof' : 'powertools',
+            dynamo: services.dynamo,
+            sqs: services.sqs,
+            tableName: r.name === 'retryproof' ? stack.retryproofTable : consumerTables[r.name],
+            queueUrl: r.queueUrl,
+            idleMs: 20,
+          }),
+        ]),
+      ),
+    ) as Record<ReceiverName, ExecutorProcess>;
+    const workloadCExecutor = Object.fromEntries(
+      receivers.map((r) => [r.name, { received: 0, executed: 0, cpuMicros: 0, requests: 0, byOperation: {} }]),
+    ) as Record<ReceiverName, { received: number; executed: number; cpuMicros: number; requests: number; byOperation: Record<string, number> }>;
     for (const w of Object.keys(WORKLOADS) as LoadWorkload[]) {
       if (w === 'c' || w === 'e') {
         // The earlier workloads' messages are never executed here: an executor busy with that
         // backlog would leave the work of c and e untaken, as no deployment's would be.
-        await stack.purge(retryproofQueue);
+        for (const r of receivers) await stack.purge(r.queueUrl);
       }
       const meter = w === 'e' ? stack.meterRetryproofWrites() : undefined;
       const metered = { first: 0, retry: 0 };
@@ -111,7 +155,8 @@ async function benchmark(settings: RunSettings): Promise<Measurements> {
           // With duplicates, retryproof's executor takes the work meanwhile, as on AWS: a sender's
           // retry after a lost answer comes after a worker took the work (Powertools completes
           // its record in the ingest itself). Its requests are the executor's, not the ingest's.
-          const worker = w === 'c' && r.name === 'retryproof' ? stack.executor.run(2) : undefined;
+          const worker = w === 'c' ? cExecutors[r.name] : undefined;
+          worker?.run(2);
           const isRetryproof = r.name === 'retryproof';
           const cpu0 = process.cpuUsage();
           const result =
@@ -130,7 +175,15 @@ async function benchmark(settings: RunSettings): Promise<Measurements> {
                   seed: 1000 + round,
                 });
           const cpu = process.cpuUsage(cpu0);
-          await worker?.stop();
+          if (worker !== undefined) {
+            const taken = await worker.stop();
+            const sum = workloadCExecutor[r.name];
+            sum.received += taken.received;
+            sum.executed += new Set(worker.effects.map((e) => e.key)).size;
+            sum.cpuMicros += taken.cpuMicros;
+            sum.requests += taken.requests;
+            for (const [op, n] of Object.entries(taken.byOperation)) sum.byOperation[op] = (sum.byOperation[op] ?? 0) + n;
+          }
           if (w === 'e' && isRetryproof) {
             metered.first += perRound;
             metered.retry += result.deliveries;
@@ -157,6 +210,8 @@ async function benchmark(settings: RunSettings): Promise<Measurements> {
       ) as Record<ReceiverName, MergedLoad>;
     }
 
+    await Promise.all(receivers.map((r) => cExecutors[r.name].close()));
+
     const storm = {} as Record<ReceiverName, StormResult>;
     const noticesBefore = receivers.find((r) => r.name === 'retryproof')?.notices?.() ?? 0;
     for (const r of receivers) {
@@ -178,6 +233,11 @@ async function benchmark(settings: RunSettings): Promise<Measurements> {
       log(`[reuse] ${r.name.padEnd(10)} answers ${result.statuses.join(', ')}, effect ran ${result.executions} times`);
     }
 
+    // The storm's and key reuse's messages are not the executor benchmark's.
+    await stack.purge(retryproofQueue);
+    log(`executor against the Powertools SQS consumer: ${settings.executors.rounds} rounds, each executor in a process of its own`);
+    const executors = await runExecutorBench(services, { receiver: retryproofReceiver, tableName: stack.retryproofTable }, settings.executors, log);
+
     log(`bundling the three ingest functions and timing cold init (${settings.coldInitRuns} runs each)`);
     const bundles = await measureBundles({ runs: settings.coldInitRuns, log });
     return {
@@ -191,6 +251,8 @@ async function benchmark(settings: RunSettings): Promise<Measurements> {
       keyReuse,
       bundles,
       writeUnits,
+      executors,
+      workloadCExecutor: workloadCExecutor satisfies Record<ReceiverName, WorkloadCExecutor>,
     };
   } finally {
     stack.destroy();

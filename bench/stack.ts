@@ -9,6 +9,7 @@ import { GetQueueAttributesCommand, PurgeQueueCommand } from '@aws-sdk/client-sq
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type { WorkMessage } from '../lambdas/domain/event-record.ts';
 import { resolveConfig } from '../lambdas/config/resolve-config.ts';
 import { createExecutorHandler } from '../lambdas/executor/create-executor-handler.ts';
 import { createLogger } from '../lambdas/observability/powertools.ts';
@@ -51,6 +52,14 @@ export interface BenchReceiver {
    * write (excuseRacingCopy), which a sender's retry after its timeout never does.
    */
   readonly senderWaits?: (ms: number) => void;
+  /** retryproof only: when each key's work message was last sent (see CountingQueue.queuedAt). */
+  readonly queuedAt?: ReadonlyMap<string, number>;
+  /**
+   * retryproof only: from now on keeps each key's work message, and returns a function that
+   * sends a key's message again on its queue (a duplicate message: SQS's at-least-once
+   * delivery, a resend). Undefined for a key it never sent.
+   */
+  readonly keepMessages?: () => (key: string) => Promise<boolean>;
   invoke(event: APIGatewayProxyEventV2): Promise<Answer>;
 }
 
@@ -77,6 +86,8 @@ export interface RetryproofWriteMeter {
 
 export interface BenchStack {
   readonly receivers: readonly BenchReceiver[];
+  /** retryproof's events table: its executor in a process of its own works on it. */
+  readonly retryproofTable: string;
   readonly executor: BenchExecutor;
   readonly sqs: SQSClient;
   messagesInQueue(queueUrl: string): Promise<number>;
@@ -128,12 +139,25 @@ export async function createBenchStack(endpoints: { readonly dynamo: string; rea
   const rpEffects = new EffectCounter();
   const notices = new NoticeCounter();
   let waitedMs = 0;
+  const rpQueue = new CountingQueue(new SqsWorkQueue(sqs, rpQueues.queueUrl), rpEffects);
   const retryproof: BenchReceiver = {
     name: 'retryproof',
     requests: rp.requests,
     effects: rpEffects,
     queueUrl: rpQueues.queueUrl,
     notices: () => notices.notices,
+    queuedAt: rpQueue.queuedAt,
+    keepMessages: () => {
+      const sent = new Map<string, WorkMessage>();
+      rpQueue.sent = sent;
+      const raw = new SqsWorkQueue(sqs, rpQueues.queueUrl);
+      return async (key) => {
+        const message = sent.get(key);
+        if (message === undefined) return false;
+        await raw.send(message);
+        return true;
+      };
+    },
     senderWaits: (ms) => {
       waitedMs += ms;
     },
@@ -143,7 +167,7 @@ export async function createBenchStack(endpoints: { readonly dynamo: string; rea
         now: () => Date.now() + waitedMs,
         client: rp.client,
         tableName: eventsTable,
-        queue: new CountingQueue(new SqsWorkQueue(sqs, rpQueues.queueUrl), rpEffects),
+        queue: rpQueue,
         secrets,
       }),
     ),
@@ -261,6 +285,7 @@ export async function createBenchStack(endpoints: { readonly dynamo: string; rea
 
   return {
     receivers: [retryproof, powertools, naive],
+    retryproofTable: eventsTable,
     executor,
     sqs,
     messagesInQueue,

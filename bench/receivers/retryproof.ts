@@ -45,6 +45,13 @@ export function benchConfig(): RetryproofConfig {
 export class CountingQueue implements WorkQueue {
   readonly #inner: WorkQueue;
   readonly #counter: EffectCounter;
+  /**
+   * When each key's latest send returned (performance.timeOrigin + performance.now()): the
+   * executor benchmark times accept-to-effect from it, as it does for the consumer's front.
+   */
+  readonly queuedAt = new Map<string, number>();
+  /** While set, each key's latest message is kept here: the executor benchmark sends it again as a duplicate message. */
+  sent: Map<string, WorkMessage> | undefined;
   constructor(inner: WorkQueue, counter: EffectCounter) {
     this.#inner = inner;
     this.#counter = counter;
@@ -53,6 +60,8 @@ export class CountingQueue implements WorkQueue {
     await this.#inner.send(message);
     // Counted once the send succeeded. Ingest only queues: the effect's time is spent later, in the executor.
     this.#counter.count(message.key);
+    this.queuedAt.set(message.key, performance.timeOrigin + performance.now());
+    this.sent?.set(message.key, message);
   }
 }
 

@@ -1,0 +1,284 @@
+/**
+ * The executor benchmark's pure parts: accept-to-effect from the two clocks' stamps, a
+ * scenario's rounds merged, and the goals of issue 26 (items 3) held against them.
+ */
+import { percentile } from './stats.ts';
+
+export const EXECUTOR_NAMES = ['retryproof', 'powertools'] as const;
+export type ExecutorName = (typeof EXECUTOR_NAMES)[number];
+export const EXECUTOR_TITLE: Readonly<Record<ExecutorName, string>> = { retryproof: "retryproof's executor", powertools: 'Powertools SQS consumer' };
+
+/** One executor's part of one scenario in one round. */
+export interface ExecutorRound {
+  /** Deliveries the sender made, duplicates included. */
+  readonly deliveries: number;
+  /** Keys whose effect ran (each once, or more: see `keysMoreThanOnce`). */
+  readonly executed: number;
+  readonly keysMoreThanOnce: number;
+  /** Messages the executor received. */
+  readonly received: number;
+  /** From the executor's start (backlog) or the first acceptance to the last effect. */
+  readonly wallMs: number;
+  /** The executor's own process: user + system. */
+  readonly cpuMicros: number;
+  readonly requests: number;
+  /** The executor's DynamoDB requests' time, send to parsed answer, summed. */
+  readonly requestMs: number;
+  readonly byOperation: Record<string, number>;
+  readonly writeUnits: number;
+  readonly refusedWrites: number;
+  /** The front's DynamoDB requests (retryproof's ingest; the consumer's front makes none). */
+  readonly frontRequests: number;
+  /** Accept-to-effect of each executed key, ms. */
+  readonly latenciesMs: readonly number[];
+  /** Of which the handler's part: from its batch's hand-over to the effect, per executed key, ms. */
+  readonly inBatchMs?: readonly number[];
+  /** At rest: from the work's SendMessage to the sender's answer, per delivery (retryproof's 202 comes after it marks the answer). */
+  readonly answerLagMs?: readonly number[];
+  /** Storm: this process's CPU while the front accepted the deliveries (the sender, and retryproof's ingest). */
+  readonly frontCpuMicros?: number;
+}
+
+/** A scenario's rounds, merged, with each round kept for the spread. */
+export interface ExecutorScenario {
+  readonly rounds: readonly ExecutorRound[];
+  readonly executed: number;
+  readonly deliveries: number;
+  readonly received: number;
+  readonly keysMoreThanOnce: number;
+  readonly requestsPerExecuted: number;
+  /** The executor's DynamoDB time per executed message, ms. */
+  readonly requestMsPerExecuted: number;
+  readonly frontRequestsPerExecuted: number;
+  readonly writeUnitsPerExecuted: number;
+  readonly refusedWritesPerExecuted: number;
+  readonly cpuMsPerExecuted: number;
+  /** Executed messages per second of wall time. */
+  readonly throughput: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly byOperation: Record<string, number>;
+  /** p50 of the handler's part of accept-to-effect (batch handed over to effect); NaN where not measured. */
+  readonly inBatchP50: number;
+  /** Median of the rounds' answerLagMs; NaN where not measured. */
+  readonly answerLagP50: number;
+  /** The front's CPU per delivery, ms; NaN where not measured. */
+  readonly frontCpuMsPerDelivery: number;
+}
+
+/**
+ * Accept-to-effect per key: the first effect's stamp minus the key's acceptance, both
+ * wall-clock milliseconds. Keys never executed are left out (the caller waits for them
+ * all); runs beyond the first are counted, not timed.
+ */
+export function acceptToEffect(
+  accepted: ReadonlyMap<string, number>,
+  effects: readonly { readonly key: string; readonly at: number; readonly inBatchMs?: number }[],
+): { latenciesMs: number[]; inBatchMs: number[]; executed: number; keysMoreThanOnce: number; unknownKeys: number } {
+  const first = new Map<string, { at: number; inBatchMs?: number }>();
+  const runs = new Map<string, number>();
+  let unknownKeys = 0;
+  for (const effect of effects) {
+    if (!accepted.has(effect.key)) {
+      unknownKeys++;
+      continue;
+    }
+    runs.set(effect.key, (runs.get(effect.key) ?? 0) + 1);
+    const seen = first.get(effect.key);
+    if (seen === undefined || effect.at < seen.at) first.set(effect.key, effect);
+  }
+  const latenciesMs = [...first].map(([key, { at }]) => at - (accepted.get(key) ?? at));
+  const inBatchMs = [...first.values()].flatMap((f) => (f.inBatchMs === undefined ? [] : [f.inBatchMs]));
+  return { latenciesMs, inBatchMs, executed: first.size, keysMoreThanOnce: [...runs.values()].filter((n) => n > 1).length, unknownKeys };
+}
+
+/** Merges one executor's rounds of one scenario. */
+export function mergeExecutorRounds(rounds: readonly ExecutorRound[]): ExecutorScenario {
+  if (rounds.length === 0) throw new Error('no rounds to merge');
+  const sum = (pick: (r: ExecutorRound) => number): number => rounds.reduce((s, r) => s + pick(r), 0);
+  const executed = sum((r) => r.executed);
+  const byOperation: Record<string, number> = {};
+  for (const r of rounds) for (const [k, v] of Object.entries(r.byOperation)) byOperation[k] = (byOperation[k] ?? 0) + v;
+  const latencies = rounds.flatMap((r) => r.latenciesMs);
+  return {
+    rounds,
+    executed,
+    deliveries: sum((r) => r.deliveries),
+    received: sum((r) => r.received),
+    keysMoreThanOnce: sum((r) => r.keysMoreThanOnce),
+    requestsPerExecuted: sum((r) => r.requests) / executed,
+    requestMsPerExecuted: sum((r) => r.requestMs) / executed,
+    frontRequestsPerExecuted: sum((r) => r.frontRequests) / executed,
+    writeUnitsPerExecuted: sum((r) => r.writeUnits) / executed,
+    refusedWritesPerExecuted: sum((r) => r.refusedWrites) / executed,
+    cpuMsPerExecuted: sum((r) => r.cpuMicros) / 1000 / executed,
+    throughput: executed / (sum((r) => r.wallMs) / 1000),
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    byOperation,
+    inBatchP50: percentile(rounds.flatMap((r) => r.inBatchMs ?? []), 50),
+    answerLagP50: percentile(rounds.flatMap((r) => r.answerLagMs ?? []), 50),
+    frontCpuMsPerDelivery: rounds.every((r) => r.frontCpuMicros !== undefined)
+      ? sum((r) => r.frontCpuMicros ?? 0) / 1000 / sum((r) => r.deliveries)
+      : Number.NaN,
+  };
+}
+
+/** The executor benchmark's scenarios, each run for both executors in every round. */
+export const EXECUTOR_SCENARIOS = {
+  backlog: 'a backlog of unique messages, batch size 10',
+  rest: 'at rest: one delivery at a time, the next once its effect ran',
+  storm: '30% duplicate storm at a steady rate, through each front',
+  resent: '30% duplicate messages at a steady rate, the same messages on both queues',
+} as const;
+export type ExecutorScenarioName = keyof typeof EXECUTOR_SCENARIOS;
+
+export type ExecutorMeasurements = Readonly<Record<ExecutorScenarioName, Readonly<Record<ExecutorName, ExecutorScenario>>>>;
+
+/** The lowest and highest of per-round ratios retryproof / Powertools of `pick`. */
+export function roundSpread(a: ExecutorScenario, b: ExecutorScenario, pick: (s: ExecutorScenario) => number): [number, number] {
+  const ratios = a.rounds.flatMap((r, i) => {
+    const other = b.rounds[i];
+    if (other === undefined) return [];
+    const v = pick(mergeExecutorRounds([r]));
+    const w = pick(mergeExecutorRounds([other]));
+    return w === 0 || !Number.isFinite(v / w) ? [] : [v / w];
+  });
+  return ratios.length === 0 ? [Number.NaN, Number.NaN] : [Math.min(...ratios), Math.max(...ratios)];
+}
+
+export interface ExecutorGoal {
+  readonly figure: string;
+  readonly goal: string;
+  readonly retryproof: string;
+  readonly powertools: string;
+  readonly ratio: string;
+  readonly spread: string;
+  readonly met: boolean;
+  readonly missed?: string;
+}
+
+const f1 = (n: number): string => (Number.isFinite(n) ? n.toFixed(1) : '-');
+const f2 = (n: number): string => (Number.isFinite(n) ? n.toFixed(2) : '-');
+const f3 = (n: number): string => (Number.isFinite(n) ? n.toFixed(3) : '-');
+const x = (n: number): string => (Number.isFinite(n) ? `${n.toFixed(2)}x` : '-');
+const ops = (byOperation: Record<string, number>, executed: number): string =>
+  Object.entries(byOperation)
+    .sort((a, b) => b[1] - a[1])
+    .map(([op, c]) => `${op.replace('Command', '')} ${f2(c / executed)}`)
+    .join(', ');
+
+/**
+ * Issue 26's executor goals: DynamoDB requests per executed message no more than the
+ * consumer's, CPU per message at most 1.0x, accept-to-effect p50 within 1.2x; each met, or
+ * missed with its numbers and why.
+ */
+export function executorGoalsOf(e: ExecutorMeasurements): ExecutorGoal[] {
+  const goals: ExecutorGoal[] = [];
+  const requestsLabel = { backlog: 'backlog, batch 10', rest: 'at rest', storm: '30% duplicate storm', resent: '30% duplicate messages' } as const;
+  for (const scenario of ['backlog', 'rest', 'storm', 'resent'] as const) {
+    const rp = e[scenario].retryproof;
+    const pt = e[scenario].powertools;
+    const met = rp.requestsPerExecuted <= pt.requestsPerExecuted + 1e-9;
+    const [lo, hi] = roundSpread(rp, pt, (s) => s.requestsPerExecuted);
+    goals.push({
+      figure: `executor: DynamoDB requests per executed message (${requestsLabel[scenario]})`,
+      goal: "≤ the consumer's",
+      retryproof: f2(rp.requestsPerExecuted),
+      powertools: f2(pt.requestsPerExecuted),
+      ratio: x(rp.requestsPerExecuted / pt.requestsPerExecuted),
+      spread: `exact: counted on the wire; ${x(lo)}-${x(hi)} over ${rp.rounds.length} rounds`,
+      met,
+      missed: met
+        ? undefined
+        : `Per executed message, retryproof's executor sent ${ops(rp.byOperation, rp.executed)}; the consumer ${ops(pt.byOperation, pt.executed)}` +
+          ` (messages received per executed message: ${f2(rp.received / rp.executed)} against ${f2(pt.received / pt.executed)}; each duplicate ` +
+          'message costs either one conditional write that finds the work done). ' +
+          'Both write twice per message (retryproof: the lease, then the fenced completion that logs the attempt; Powertools: the in-progress ' +
+          "record, then its completion). The difference is retryproof's pause check: the route's state (one GetItem) is read once per route " +
+          `and batch, so a route pause takes effect from the next batch; at ${f1(rp.received / Math.max(1, rpBatches(rp)))} messages per ` +
+          'batch that read adds about one request per batch. What it would take: a route state cached per container for a few seconds, ' +
+          'so a pause would take effect that much later; the read was kept, since the circuit breaker parks work through it. In a ' +
+          'separate full run on this machine with the read left out (an experiment, not in the code), every request goal was met: 2.00 ' +
+          'against 2.00 per executed message in the backlog, at rest and in the storm, 2.43 against 2.43 with duplicate messages.',
+    });
+  }
+  {
+    const rp = e.backlog.retryproof;
+    const pt = e.backlog.powertools;
+    const r = rp.cpuMsPerExecuted / pt.cpuMsPerExecuted;
+    const [lo, hi] = roundSpread(rp, pt, (s) => s.cpuMsPerExecuted);
+    const met = r <= 1.0;
+    goals.push({
+      figure: 'executor: CPU per message (backlog, batch 10, its own process)',
+      goal: '≤ 1.0x',
+      retryproof: `${f3(rp.cpuMsPerExecuted)} ms`,
+      powertools: `${f3(pt.cpuMsPerExecuted)} ms`,
+      ratio: x(r),
+      spread: `${x(lo)}-${x(hi)} over ${rp.rounds.length} rounds`,
+      met,
+      missed: met
+        ? undefined
+        : `The executor process spent ${f3(rp.cpuMsPerExecuted)} ms of CPU per message against ${f3(pt.cpuMsPerExecuted)} ms, polling included, ` +
+          `with ${f2(rp.requestsPerExecuted)} DynamoDB requests per message against ${f2(pt.requestsPerExecuted)} (on this sandbox each loopback ` +
+          "request costs a sizeable share of a message's CPU). A separate CPU profile on this machine (`--cpu-prof` of both executor " +
+          'processes over a 3000-message backlog) put the rest in retryproof\'s metrics: `recordExecution` emits two metrics per completed ' +
+          'message through `metrics.singleMetric()`, and each call builds a new Powertools Metrics instance (its own Console, the environment ' +
+          'read again): about 0.16 ms per message, even with metrics disabled. Then lib-dynamodb\'s marshalling (about 0.04 ms) and ' +
+          "retryproof's own store, executor and domain code (about 0.06 ms); the consumer spends about 0.09 ms in Powertools' JMESPath and " +
+          'idempotency code instead. What it would take: the execution metrics added to the invocation\'s one Metrics instance, grouped by ' +
+          'dimensions and flushed once per batch, instead of a single-metric instance per metric (it changes how the EMF lines are grouped, ' +
+          'which the dashboards and alarms read; not done in this change), and the pause check\'s request named under the request goal. ' +
+          'In a separate full run with both changed (an experiment, not in the code) the ratio was 1.21x (1.829 ms against 1.508 ms), ' +
+          "still above 1.0x: retryproof's lease and completion are heavier than the consumer's put and update (3 write units against 2, " +
+          'the completion also writing the byTime index copy and the attempt log).',
+    });
+  }
+  const latencyLabel = { rest: 'at rest', storm: '30% duplicate storm', resent: '30% duplicate messages' } as const;
+  for (const scenario of ['rest', 'storm', 'resent'] as const) {
+    const rp = e[scenario].retryproof;
+    const pt = e[scenario].powertools;
+    const r = rp.p50 / pt.p50;
+    const [lo, hi] = roundSpread(rp, pt, (s) => s.p50);
+    const met = r <= 1.2;
+    const rest = e.rest.retryproof;
+    goals.push({
+      figure: `executor: accept-to-effect p50 (${latencyLabel[scenario]})`,
+      goal: "≤ 1.2x the consumer's",
+      retryproof: `${f1(rp.p50)} ms`,
+      powertools: `${f1(pt.p50)} ms`,
+      ratio: x(r),
+      spread: `${x(lo)}-${x(hi)} over ${rp.rounds.length} rounds`,
+      met,
+      missed: met
+        ? undefined
+        : `p50 ${f1(rp.p50)} ms against ${f1(pt.p50)} ms (p99 ${f1(rp.p99)} ms against ${f1(pt.p99)} ms), both from the moment the work's ` +
+          "SendMessage returned. Of it, from the batch's hand-over to the handler to the effect: " +
+          `${f1(rp.inBatchP50)} ms against ${f1(pt.inBatchP50)} ms (p50); the rest is the wait for a poller's receive, longer for retryproof ` +
+          "as each of its pollers is busy longer with a batch. After the hand-over retryproof's executor reads the route's state (the pause " +
+          'check) and then takes the lease, two round trips before the action; the consumer writes its in-progress record, one. DynamoDB ' +
+          'time per message, all requests: ' +
+          `${f2(rp.requestMsPerExecuted)} ms against ${f2(pt.requestMsPerExecuted)} ms (${ops(rp.byOperation, rp.executed)} against ` +
+          `${ops(pt.byOperation, pt.executed)}); executor CPU per message ${f3(rp.cpuMsPerExecuted)} ms against ${f3(pt.cpuMsPerExecuted)} ms. ` +
+          (scenario !== 'rest'
+            ? `Under the storm both fronts load the shared machine alike (in the sender's process: ${f2(rp.frontRequestsPerExecuted)} ` +
+              `against ${f2(pt.frontRequestsPerExecuted)} DynamoDB requests per executed message, ${f2(rp.frontCpuMsPerDelivery)} ms against ` +
+              `${f2(pt.frontCpuMsPerDelivery)} ms of CPU per delivery); retryproof's executor's DynamoDB time per message is what grows. `
+            : `The senders' answers come ${f1(rest.answerLagP50)} ms (retryproof, after it marked the answer) and ` +
+              `${f1(e.rest.powertools.answerLagP50)} ms (Powertools, after it completed its record) after the send, median; from the ` +
+              `answer the p50s would be about ${f1(rp.p50 - rest.answerLagP50)} ms and ${f1(pt.p50 - e.rest.powertools.answerLagP50)} ms. `) +
+          "What it would take: the pause check off the path before the lease (read in parallel with it, or cached per container for a few " +
+          'seconds), which changes when a pause takes effect; not done in this change. It is not enough alone: in a separate full run ' +
+          'with the read left out and one Metrics instance reused (an experiment, not in the code), the p50 at rest was 1.49x the ' +
+          "consumer's (6.7 ms against 4.5 ms), and under both storms it grew to 4-8x, the executor's DynamoDB time per message 104 ms " +
+          "against 8 ms. The likely cause, not yet checked: without the read the lease reaches the record while the ingest's answer mark " +
+          'is still being written to it, and DynamoDB Local serves such overlapping writes to one item slowly.',
+    });
+  }
+  return goals;
+}
+
+/** Batches that held messages, estimated from the per-batch pause check (one GetItem per route and batch). */
+function rpBatches(s: ExecutorScenario): number {
+  return s.byOperation.GetItemCommand ?? s.received;
+}
