@@ -2,6 +2,8 @@
  * The executor benchmark's pure parts: accept-to-effect from the two clocks' stamps, a
  * scenario's rounds merged, and the goals of issue 26 (items 3) held against them.
  */
+import { f1, f2, f3, x } from './goal.ts';
+import type { Goal } from './goal.ts';
 import { percentile } from './stats.ts';
 
 export const EXECUTOR_NAMES = ['retryproof', 'powertools'] as const;
@@ -147,21 +149,9 @@ export function roundSpread(a: ExecutorScenario, b: ExecutorScenario, pick: (s: 
   return ratios.length === 0 ? [Number.NaN, Number.NaN] : [Math.min(...ratios), Math.max(...ratios)];
 }
 
-export interface ExecutorGoal {
-  readonly figure: string;
-  readonly goal: string;
-  readonly retryproof: string;
-  readonly powertools: string;
-  readonly ratio: string;
-  readonly spread: string;
-  readonly met: boolean;
-  readonly missed?: string;
-}
+/** An executor goal: a row of the report's one goals table. */
+export type ExecutorGoal = Goal;
 
-const f1 = (n: number): string => (Number.isFinite(n) ? n.toFixed(1) : '-');
-const f2 = (n: number): string => (Number.isFinite(n) ? n.toFixed(2) : '-');
-const f3 = (n: number): string => (Number.isFinite(n) ? n.toFixed(3) : '-');
-const x = (n: number): string => (Number.isFinite(n) ? `${n.toFixed(2)}x` : '-');
 const ops = (byOperation: Record<string, number>, executed: number): string =>
   Object.entries(byOperation)
     .sort((a, b) => b[1] - a[1])

@@ -8,28 +8,15 @@ import { executorGoalsOf } from './executor-figures.ts';
 import { bundleOf } from './figures.ts';
 import type { Figures } from './figures.ts';
 import type { Measurements } from './measurements.ts';
+import { f1, f2, x } from './goal.ts';
+import type { Goal } from './goal.ts';
 import { percentile } from './stats.ts';
 
 /** The cost goal's month: 10 M deliveries, 5% duplicates, 2 KB bodies. */
 export const COST_GOAL_MONTH = { deliveriesPerMonth: 10_000_000, duplicateShare: 0.05, bodyBytes: 2048 } as const;
 
-export interface Goal {
-  readonly figure: string;
-  readonly goal: string;
-  readonly retryproof: string;
-  readonly powertools: string;
-  /** retryproof / Powertools. */
-  readonly ratio: string;
-  /** How far the figure moved within the run, or why it cannot move. */
-  readonly spread: string;
-  readonly met: boolean;
-  /** For a missed goal: why, and what it would take. */
-  readonly missed?: string;
-}
+export type { Goal } from './goal.ts';
 
-const f1 = (n: number): string => (Number.isFinite(n) ? n.toFixed(1) : '-');
-const f2 = (n: number): string => (Number.isFinite(n) ? n.toFixed(2) : '-');
-const x = (n: number): string => (Number.isFinite(n) ? `${n.toFixed(2)}x` : '-');
 const kb = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KB`;
 
 /** The lowest and highest of paired ratios a[i] / b[i]. */

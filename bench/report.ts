@@ -13,6 +13,7 @@ import { WORKLOADS } from './measurements.ts';
 import { RECEIVER_NAMES } from './receivers/receiver.ts';
 import type { ReceiverName } from './receivers/receiver.ts';
 import { median, percentile } from './stats.ts';
+import { f1, f2 } from './goal.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const TITLE: Readonly<Record<ReceiverName, string>> = { retryproof: 'retryproof', powertools: 'Powertools', naive: 'naive' };
@@ -27,8 +28,6 @@ export function installedVersion(name: string): string {
   }
 }
 
-const f1 = (n: number): string => (Number.isFinite(n) ? n.toFixed(1) : '-');
-const f2 = (n: number): string => (Number.isFinite(n) ? n.toFixed(2) : '-');
 const kb = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KB`;
 const ratio = (a: number, b: number): string => (b === 0 || !Number.isFinite(a) || !Number.isFinite(b) ? '-' : `${(a / b).toFixed(2)}x`);
 
