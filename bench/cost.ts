@@ -93,37 +93,23 @@ function ratio(a: number, b: number): string {
 /** The report as a plain-text table, then the note, the log bytes per delivery line by line, and the hosted gateways. */
 export function costTable(report: CostReport): string {
   const { inputs } = report;
+  /** One row: retryproof's figure and each peer's, with the ratio to each. */
+  const row = (label: string, t: { retryproof: number; powertools: number; powertoolsHttp: number }, basis = ''): string[] => [
+    label,
+    usd(t.retryproof),
+    usd(t.powertools),
+    ratio(t.retryproof, t.powertools),
+    usd(t.powertoolsHttp),
+    ratio(t.retryproof, t.powertoolsHttp),
+    basis,
+  ];
   const rows = [
     ['item', 'retryproof', 'REST+PT', 'ratio', 'HTTP+PT', 'ratio', 'basis'],
-    ...report.lines.map((l) => [
-      `${l.observability ? '* ' : ''}${l.item}`,
-      usd(l.retryproof),
-      usd(l.powertools),
-      ratio(l.retryproof, l.powertools),
-      usd(l.powertoolsHttp),
-      ratio(l.retryproof, l.powertoolsHttp),
-      l.basis,
-    ]),
-    ['requests', usd(report.core.retryproof), usd(report.core.powertools), ratio(report.core.retryproof, report.core.powertools), usd(report.core.powertoolsHttp), ratio(report.core.retryproof, report.core.powertoolsHttp), ''],
-    [
-      '* observability',
-      usd(report.observability.retryproof),
-      usd(report.observability.powertools),
-      ratio(report.observability.retryproof, report.observability.powertools),
-      usd(report.observability.powertoolsHttp),
-      ratio(report.observability.retryproof, report.observability.powertoolsHttp),
-      '',
-    ],
-    ['total a month', usd(report.totals.retryproof), usd(report.totals.powertools), ratio(report.totals.retryproof, report.totals.powertools), usd(report.totals.powertoolsHttp), ratio(report.totals.retryproof, report.totals.powertoolsHttp), ''],
-    [
-      'per million deliveries',
-      usd(report.perMillionDeliveries.retryproof),
-      usd(report.perMillionDeliveries.powertools),
-      ratio(report.perMillionDeliveries.retryproof, report.perMillionDeliveries.powertools),
-      usd(report.perMillionDeliveries.powertoolsHttp),
-      ratio(report.perMillionDeliveries.retryproof, report.perMillionDeliveries.powertoolsHttp),
-      '',
-    ],
+    ...report.lines.map((l) => row(`${l.observability ? '* ' : ''}${l.item}`, l, l.basis)),
+    row('requests', report.core),
+    row('* observability', report.observability),
+    row('total a month', report.totals),
+    row('per million deliveries', report.perMillionDeliveries),
   ];
   const header = rows[0] ?? [];
   const widths = header.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));

@@ -211,17 +211,14 @@ export function executorGoalsOf(e: ExecutorMeasurements): ExecutorGoal[] {
         ? undefined
         : `The executor process spent ${f3(rp.cpuMsPerExecuted)} ms of CPU per message against ${f3(pt.cpuMsPerExecuted)} ms, polling included, ` +
           `with ${f2(rp.requestsPerExecuted)} DynamoDB requests per message against ${f2(pt.requestsPerExecuted)} (on this sandbox each loopback ` +
-          "request costs a sizeable share of a message's CPU). A separate CPU profile on this machine (`--cpu-prof` of both executor " +
-          'processes over a 3000-message backlog) put the rest in retryproof\'s metrics: `recordExecution` emits two metrics per completed ' +
-          'message through `metrics.singleMetric()`, and each call builds a new Powertools Metrics instance (its own Console, the environment ' +
-          'read again): about 0.16 ms per message, even with metrics disabled. Then lib-dynamodb\'s marshalling (about 0.04 ms) and ' +
-          "retryproof's own store, executor and domain code (about 0.06 ms); the consumer spends about 0.09 ms in Powertools' JMESPath and " +
-          'idempotency code instead. What it would take: the execution metrics added to the invocation\'s one Metrics instance, grouped by ' +
-          'dimensions and flushed once per batch, instead of a single-metric instance per metric (it changes how the EMF lines are grouped, ' +
-          'which the dashboards and alarms read; not done in this change), and the pause check\'s request named under the request goal. ' +
-          'In a separate full run with both changed (an experiment, not in the code) the ratio was 1.21x (1.829 ms against 1.508 ms), ' +
-          "still above 1.0x: retryproof's lease and completion are heavier than the consumer's put and update (3 write units against 2, " +
-          'the completion also writing the byTime index copy and the attempt log).',
+          "request costs a sizeable share of a message's CPU). A CPU profile taken before issue 26's log cut (`--cpu-prof` of both " +
+          'executor processes over a 3000-message backlog) put about 0.16 ms per message in the execution metrics, each built as a ' +
+          'single-metric Powertools instance; they now go out once per route and batch (`recordExecutions`), so this run no longer pays ' +
+          "that. What is left: the pause check's request (under the request goal), and retryproof's heavier lease and completion (3 " +
+          "write units against the consumer's 2, the completion also writing the byTime index copy and the attempt log), with " +
+          "lib-dynamodb's marshalling (about 0.04 ms in that profile). An experiment with the metrics per batch and the pause check left " +
+          'out (not in the code) measured 1.21x (1.829 ms against 1.508 ms). What it would take: a lighter lease and completion, a ' +
+          'protocol change; a new profile would say how the rest divides.',
     });
   }
   const latencyLabel = { rest: 'at rest', storm: '30% duplicate storm', resent: '30% duplicate messages' } as const;

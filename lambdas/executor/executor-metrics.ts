@@ -31,7 +31,9 @@ export function recordExecutions(metrics: Metrics, reports: readonly ExecutionRe
   const byRoute = new Map<string, ExecutionReport[]>();
   for (const report of reports) {
     const route = report.route === undefined || report.route === '' ? 'unknown' : report.route;
-    byRoute.set(route, [...(byRoute.get(route) ?? []), report]);
+    const list = byRoute.get(route);
+    if (list === undefined) byRoute.set(route, [report]);
+    else list.push(report);
   }
   for (const [route, routeReports] of byRoute) {
     const outcomes = new Map<string, number>();
