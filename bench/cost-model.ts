@@ -513,7 +513,9 @@ export function tracesRecorded(invocationsPerMonth: number): number {
  */
 export function peerLogBytesPerDelivery(figures: LogFigures, t: TrafficShape): CostReport['peerLogBytesPerDelivery'] {
   const m = figures.beforeCut;
-  const platform = m.platform.start.bytes + m.platform.end.bytes + m.platform.report.bytes;
+  // Lambda's lines as today's figures model them, untraced: no peer runs X-Ray.
+  const { start, end, report } = figures.current.platform;
+  const platform = start.bytes + end.bytes + report.bytes;
   const ingest = platform + m.functions.ingestNew.powertools.bytes;
   const consumer = ((1 - t.duplicateShare) * (platform + m.functions.executorMessage.powertools.bytes)) / t.batchFill;
   const access = figures.current.accessLog.bytes;
@@ -668,7 +670,8 @@ export function priceMonth(inputs: CostInputs, figures: LogFigures = committedLo
     const storedGb = (b: number): number => ingestGb(b) * retentionMonths * m.compressionRatio;
     const customMetrics = customMetricCount(m, stack.routes);
     const invocations = { ingest: n, executor: batches, reconciler: readUnits.runsPerMonth };
-    const traces = stack.tracedFunctions === 0 ? 0 : tracesRecorded(invocations.ingest) + tracesRecorded(invocations.executor) + tracesRecorded(invocations.reconciler);
+    const tracesIfTraced = tracesRecorded(invocations.ingest) + tracesRecorded(invocations.executor) + tracesRecorded(invocations.reconciler);
+    const traces = stack.tracedFunctions === 0 ? 0 : tracesIfTraced;
     const secretCalls = stack.secrets * inputs.warmIngestInstances * (SECONDS_PER_MONTH / 60);
     const share = (source: string): string =>
       bytes.shares
@@ -728,8 +731,11 @@ export function priceMonth(inputs: CostInputs, figures: LogFigures = committedLo
         powertools: 0,
         powertoolsHttp: 0,
         basis:
-          `${stack.tracedFunctions} functions with active tracing, default sampling (1 a second + 5%): ${(traces / 1e6).toFixed(2)} M traces, ` +
-          `traffic spread evenly (an upper bound); peers none`,
+          stack.tracedFunctions === 0
+            ? `tracing off (the default); \`tracing: true\` traces the 3 functions under the default sampling (1 a second + 5%): ` +
+              `${(tracesIfTraced / 1e6).toFixed(2)} M traces, $${(tracesIfTraced * PRICES.xrayTraces.usd).toFixed(2)} a month, traffic spread evenly (an upper bound); peers none`
+            : `${stack.tracedFunctions} functions with active tracing, default sampling (1 a second + 5%): ${(traces / 1e6).toFixed(2)} M traces, ` +
+              `traffic spread evenly (an upper bound); peers none`,
         observability: true,
       },
       {

@@ -88,11 +88,11 @@ export const PLATFORM_LINES = {
   start: modelled(`START RequestId: ${SAMPLE_REQUEST_ID} Version: $LATEST`, LAMBDA_LOGGING_DOC),
   end: modelled(`END RequestId: ${SAMPLE_REQUEST_ID}`, LAMBDA_LOGGING_DOC),
   report: modelled(
-    `REPORT RequestId: ${SAMPLE_REQUEST_ID}\tDuration: 23.74 ms\tBilled Duration: 24 ms\tMemory Size: 512 MB\tMax Memory Used: 98 MB\t\n` +
-      // Tracing.ACTIVE (retryproof-function.ts): the REPORT event carries the trace's ids.
-      'XRAY TraceId: 1-5e34a614-10bdxmplf1fb44f07bc535a1\tSegmentId: 07f5xmpl2d1f6f85\tSampled: true\t',
+    `REPORT RequestId: ${SAMPLE_REQUEST_ID}\tDuration: 23.74 ms\tBilled Duration: 24 ms\tMemory Size: 512 MB\tMax Memory Used: 98 MB\t`,
     LAMBDA_LOGGING_DOC,
   ),
+  // With `tracing: true` (Tracing.ACTIVE, retryproof-function.ts) the REPORT event carries the trace's ids.
+  xray: modelled('XRAY TraceId: 1-5e34a614-10bdxmplf1fb44f07bc535a1\tSegmentId: 07f5xmpl2d1f6f85\tSampled: true\t', LAMBDA_LOGGING_DOC),
 } as const;
 
 /**
@@ -388,7 +388,10 @@ export async function measureLogBytes(options: MeasureOptions = {}): Promise<Log
     const fit = fitExecutor(executorInvocations);
     const accessLog = accessLogLine(accessLogFormat());
     const all = captured.map((c) => c.line);
-    const raw = [...all, PLATFORM_LINES.start.sample, PLATFORM_LINES.end.sample, PLATFORM_LINES.report.sample, accessLog.sample].join('\n');
+    const stack = stackInventory();
+    const { xray: _xray, ...untraced } = PLATFORM_LINES;
+    const platform = stack.tracedFunctions > 0 ? PLATFORM_LINES : untraced;
+    const raw = [...all, ...Object.values(platform).map((l) => l.sample), accessLog.sample].join('\n');
     const samples: Record<string, string> = {};
     for (const c of captured) {
       const name = `${c.bucket}.${kindOf(c.line)}`;
@@ -410,12 +413,12 @@ export async function measureLogBytes(options: MeasureOptions = {}): Promise<Log
         executorMessage: fit.message,
         reconcilerRun: perUnit(linesOf('reconciler'), 1),
       },
-      platform: PLATFORM_LINES,
+      platform,
       accessLog,
       compressionRatio: Math.round((gzipSync(raw).length / Buffer.byteLength(raw)) * 1000) / 1000,
       metricStreams: metricStreamsOf(all),
       samples,
-      stack: stackInventory(),
+      stack,
     };
   } finally {
     process.stdout.write = realOut;

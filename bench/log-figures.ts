@@ -64,8 +64,12 @@ export interface LogBytesMeasurement {
   };
   readonly scenario: { readonly newDeliveries: number; readonly duplicates: number; readonly executorInvocations: number; readonly reconcilerRuns: number };
   readonly functions: MeasuredFunctions;
-  /** Lambda's own START, END and REPORT lines (Text format, X-Ray active), per invocation of any function. */
-  readonly platform: { readonly start: ModelledLine; readonly end: ModelledLine; readonly report: ModelledLine };
+  /**
+   * Lambda's own START, END and REPORT lines (Text format), per invocation of any function; and
+   * the XRAY line REPORT carries when the stack traces actively, absent when it does not. (In the
+   * figures from before the cut, taken with tracing always on, REPORT holds the XRAY line.)
+   */
+  readonly platform: { readonly start: ModelledLine; readonly end: ModelledLine; readonly report: ModelledLine; readonly xray?: ModelledLine };
   /** The HTTP API's access log line in the format lib/stateless/webhook-api.ts configures, per request. */
   readonly accessLog: ModelledLine;
   /** gzip size / raw size of everything captured plus the modelled lines: a stand-in for CloudWatch's archive compression. */
@@ -123,11 +127,16 @@ export interface TrafficShape {
 
 const KINDS: readonly LineKind[] = ['powertools', 'emf', 'other'];
 
+/** Lambda's lines of one invocation as the measured stack writes them: START, END, REPORT and, traced, its XRAY line. */
+export function platformBytesPerInvocation(m: LogBytesMeasurement): number {
+  return m.platform.start.bytes + m.platform.end.bytes + m.platform.report.bytes + (m.platform.xray?.bytes ?? 0);
+}
+
 /** The measured figures as bytes per delivery at a traffic shape, each line kind of each source apart. */
 export function logBytesPerDelivery(m: LogBytesMeasurement, t: TrafficShape): LogBytesPerDelivery {
   const f = m.functions;
   const fresh = 1 - t.duplicateShare;
-  const platform = m.platform.start.bytes + m.platform.end.bytes + m.platform.report.bytes;
+  const platform = platformBytesPerInvocation(m);
   const reconcilerPerDelivery = t.deliveriesPerMonth === 0 ? 0 : t.reconcilerRunsPerMonth / t.deliveriesPerMonth;
   const shares: LogShare[] = [];
   for (const kind of KINDS) {

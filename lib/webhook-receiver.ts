@@ -192,7 +192,7 @@ export class WebhookReceiver extends Construct {
       [ENV.eventsTable]: eventsTable.tableName,
       [ENV.queueUrl]: work.queue.queueUrl,
     };
-    const logRetentionDays = resolved.logRetentionDays;
+    const { logRetentionDays, tracing } = resolved;
     // Each receiver's metrics in a namespace of its own, named like its resources: two
     // receivers never count into, alarm on or keep alive each other's numbers.
     const metrics = new ReceiverMetrics(namePrefix);
@@ -208,6 +208,7 @@ export class WebhookReceiver extends Construct {
       // start stay well under the sender's patience, at a cost of fractions of a cent.
       memorySize: 512,
       logRetentionDays,
+      tracing,
       // No alarm topic: a breaker trip is its log line and the route state, and the alarm on
       // its metric (RoutePaused, or BreakerTripped on an alerting route) tells the topic.
       environment: shared,
@@ -231,6 +232,7 @@ export class WebhookReceiver extends Construct {
       // can starve the executor (it needs 100 unreserved executions left in the account).
       reservedConcurrentExecutions: resolved.queue.maxConcurrency,
       logRetentionDays,
+      tracing,
       environment: shared,
     });
     const ledgers = new Map([...sources].flatMap(([name, s]) => (s.ledger === undefined ? [] : [[name, s.ledger] as const])));
@@ -242,6 +244,7 @@ export class WebhookReceiver extends Construct {
       timeout: RECONCILER_TIMEOUT,
       memorySize: 512,
       logRetentionDays,
+      tracing,
       // No alarm topic: a run's report is in its log, which the findings alarm points to.
       // Its V8 heap bounded as npm run bench:reconcile measured it (reconciler-budget.ts).
       environment: { ...shared, NODE_OPTIONS: RECONCILER_NODE_OPTIONS },

@@ -220,6 +220,7 @@ export const RetryproofConfigSchema = strict(
     alarmEmail: v.optional(text(EMAIL, 'an e-mail address')),
     alarms: v.optional(alarms, {}),
     logRetentionDays: v.optional(integer(1), 30),
+    tracing: v.optional(boolean, false),
     regions: v.optional(regions),
     maxClockSkewSeconds: v.optional(integer(MIN_CLOCK_SKEW_SECONDS, MAX_CLOCK_SKEW_SECONDS)),
   },

@@ -116,6 +116,8 @@ export interface ResolvedConfig {
   readonly alarmEmail: string | undefined;
   readonly alarms: { readonly duplicateStormShare: number; readonly duplicateStormMinDeliveries: number };
   readonly logRetentionDays: number;
+  /** Active X-Ray tracing on the three functions. */
+  readonly tracing: boolean;
 }
 
 /** The demo's payments action; it needs the demo ledger table. */
@@ -336,5 +338,6 @@ export function resolveConfig(config: RetryproofConfig): ResolvedConfig {
     alarmEmail: parsed.alarmEmail,
     alarms: parsed.alarms,
     logRetentionDays: parsed.logRetentionDays,
+    tracing: parsed.tracing,
   };
 }

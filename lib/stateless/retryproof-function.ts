@@ -75,6 +75,12 @@ export interface RetryproofFunctionProps {
    * account can take. @default - none: the function shares the account's unreserved pool
    */
   readonly reservedConcurrentExecutions?: number;
+  /**
+   * Active X-Ray tracing (the configuration's `tracing`). Off, the function has no tracing
+   * config (Lambda's PassThrough, and nothing upstream of ours traces: an HTTP API cannot) and
+   * its role no X-Ray permissions. @default false
+   */
+  readonly tracing?: boolean;
   /** Days the function's log group keeps its logs. Must be a CloudWatch Logs retention. */
   readonly logRetentionDays: number;
   /** Environment beyond the shared defaults (NODE_OPTIONS, POWERTOOLS_*). @default - none */
@@ -93,7 +99,7 @@ export interface RetryproofFunctionProps {
 /**
  * A retryproof Lambda function: every default the three functions share lives here.
  * nodejs24.x on arm64, an ESM bundle built by the local esbuild (no Docker) with the
- * AWS SDK inside it, source maps on, X-Ray active, its own log group with a set
+ * AWS SDK inside it, source maps on, X-Ray active when asked, its own log group with a set
  * retention, and its own role that may write to that log group and nothing else until
  * the stack grants it more.
  */
@@ -123,7 +129,7 @@ export class RetryproofFunction extends NodejsFunction {
       memorySize: props.memorySize ?? 512,
       ...(props.reservedConcurrentExecutions === undefined ? {} : { reservedConcurrentExecutions: props.reservedConcurrentExecutions }),
       timeout: props.timeout,
-      tracing: Tracing.ACTIVE,
+      tracing: props.tracing === true ? Tracing.ACTIVE : Tracing.DISABLED,
       logGroup: logs,
       role,
       environment: {
@@ -152,10 +158,12 @@ export class RetryproofFunction extends NodejsFunction {
       },
     });
     logs.grantWrite(role);
-    Validations.of(defaultPolicyOf(role)).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::*]',
-      reason: 'X-Ray PutTraceSegments and PutTelemetryRecords support no resource-level permissions; tracing needs Resource *',
-    });
+    if (props.tracing === true) {
+      Validations.of(defaultPolicyOf(role)).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason: 'X-Ray PutTraceSegments and PutTelemetryRecords support no resource-level permissions; tracing needs Resource *',
+      });
+    }
     this.logs = logs;
     this.serviceRole = role;
   }

@@ -100,7 +100,10 @@ describe('the cost model', () => {
     }
     expect(peerLine('CloudWatch alarms')).toMatchObject({ powertools: 0.5, powertoolsHttp: 0.5 });
     const figures = committedLogFigures();
-    const platform = figures.beforeCut.platform.start.bytes + figures.beforeCut.platform.end.bytes + figures.beforeCut.platform.report.bytes;
+    // Lambda's lines untraced (no peer runs X-Ray): today's START, END and REPORT, with no XRAY line.
+    const { start, end, report: reportLine } = figures.current.platform;
+    expect(reportLine.sample).not.toContain('XRAY');
+    const platform = start.bytes + end.bytes + reportLine.bytes;
     const perDelivery =
       platform + figures.beforeCut.functions.ingestNew.powertools.bytes + (0.95 * (platform + figures.beforeCut.functions.executorMessage.powertools.bytes)) / 5 + figures.current.accessLog.bytes;
     expect(report.peerLogBytesPerDelivery.total).toBeCloseTo(perDelivery, 6);

@@ -32,7 +32,10 @@ const PLATFORM: Readonly<Record<FunctionName, readonly { readonly grants: readon
   FUNCTIONS.map((fn) => [
     fn,
     [
-      { grants: ['xray:PutTraceSegments on *', 'xray:PutTelemetryRecords on *'], why: 'active tracing: the Lambda runtime sends the trace segments' },
+      // Only with `tracing: true` (off by default; retryproof-stack.test.ts checks both).
+      ...(config.tracing === true
+        ? [{ grants: ['xray:PutTraceSegments on *', 'xray:PutTelemetryRecords on *'], why: 'active tracing: the Lambda runtime sends the trace segments' }]
+        : []),
       { grants: [`logs:CreateLogStream on ${logsOf(fn)}`, `logs:PutLogEvents on ${logsOf(fn)}`], why: "the Lambda runtime writes the function's log to its log group" },
       ...(fn === 'executor'
         ? [

@@ -172,7 +172,7 @@ describe('RetryproofStack, built from retryproof.config.ts', () => {
     expect(queue.Properties.VisibilityTimeout as number).toBeGreaterThanOrEqual(6 * executorTimeout);
   });
 
-  it('runs three functions on nodejs24.x and arm64 with active tracing, source maps and their own log groups', () => {
+  it('runs three functions on nodejs24.x and arm64 with source maps and their own log groups, untraced by default', () => {
     const functions = built.template.findResources('AWS::Lambda::Function');
     // Retryproof's three, and CDK's provider of the route secrets' custom resource (lib/stateful/route-secrets.ts).
     expect(Object.keys(functions).filter((id) => !id.startsWith(PROVIDER_ID))).toHaveLength(3);
@@ -185,7 +185,6 @@ describe('RetryproofStack, built from retryproof.config.ts', () => {
         Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
         Handler: 'index.handler',
-        TracingConfig: { Mode: 'Active' },
         LoggingConfig: { LogGroup: ref(`${id}Logs`) },
         Environment: {
           Variables: {
@@ -196,6 +195,9 @@ describe('RetryproofStack, built from retryproof.config.ts', () => {
         },
       });
       built.template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: resolved.logRetentionDays });
+      // `tracing` is off by default: no tracing config (Lambda's PassThrough) and no X-Ray grant.
+      expect(functionNamed(id!).Properties.TracingConfig).toBeUndefined();
+      expect(grantsOf(built, `${id}Role`).filter((g) => g.action.startsWith('xray:'))).toEqual([]);
     }
     expect(functionNamed('Ingest').Properties.Timeout).toBe(10);
     expect(functionNamed('Reconciler').Properties.Timeout).toBe(300);
@@ -300,12 +302,13 @@ describe('RetryproofStack, built from retryproof.config.ts', () => {
   });
 });
 
-describe('RetryproofStack, with an e-mail address, an imported secret and demo off', () => {
+describe('RetryproofStack, with an e-mail address, an imported secret, tracing on and demo off', () => {
   // Without the demo there is no payout action; the routes name one of their own.
   const own = withOwnAction(config);
   const variant: RetryproofConfig = {
     ...own,
     alarmEmail: 'ops@example.com',
+    tracing: true,
     routes: own.routes.map((r) => (r.name === 'stripe' ? { ...r, importSecret: true, secretName: 'shared/stripe-signing' } : r)),
   };
   let built: SynthesizedApp;
@@ -316,6 +319,15 @@ describe('RetryproofStack, with an e-mail address, an imported secret and demo o
 
   it('subscribes the e-mail address to the alarm topic', () => {
     built.template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com' });
+  });
+
+  it('traces the three functions actively with `tracing: true`, and lets each send its segments', () => {
+    for (const id of ['Ingest', 'Executor', 'Reconciler']) {
+      const fn = built.template.findResources('AWS::Lambda::Function')[logicalIdOf(built, id)] as Resource;
+      expect(fn.Properties.TracingConfig).toEqual({ Mode: 'Active' });
+      const xray = grantsOf(built, `${id}Role`).filter((g) => g.action.startsWith('xray:'));
+      expect(xray.map((g) => `${g.action} on ${g.resource}`).sort()).toEqual(['xray:PutTelemetryRecords on *', 'xray:PutTraceSegments on *']);
+    }
   });
 
   it('imports a secret by name instead of creating it, and lets the ingest read it', () => {
