@@ -449,9 +449,13 @@ export class WebhookReceiver extends Construct {
    * which a move task needs on its destination, and which the local receive-send-delete uses).
    * These are the calls cli/operations/dead-letters.ts makes; StartMessageMoveTask is authorised
    * on its source queue (SQS API Reference, StartMessageMoveTask: "the source queue is the DLQ"),
-   * and the task itself receives, deletes and sends the messages as the caller.
+   * and the task itself receives, deletes and sends the messages as the caller. And what
+   * `retryproof redrive` needs: Query on the table's indexes (the sparse `failed` and `parked`
+   * ones), GetItem of a route's state, UpdateItem for the redrive and unpark transitions, and
+   * SendMessage to the work queue (lambdas/routes/bulk-redrive.ts).
    */
   grantRedrive(grantee: IGrantable): void {
+    this.table.grant(grantee, 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem');
     this.deadLetterQueue.grantConsumeMessages(grantee);
     this.deadLetterQueue.grant(grantee, 'sqs:StartMessageMoveTask', 'sqs:ListMessageMoveTasks');
     this.queue.grantSendMessages(grantee);

@@ -9,6 +9,7 @@ import { inspectCommand } from './inspect.ts';
 import { ledgerCommand } from './ledger.ts';
 import { receiversCommand } from './receivers.ts';
 import { reconcileCommand } from './reconcile.ts';
+import { redriveCommand } from './redrive.ts';
 import { routesListCommand, routesPauseCommand, routesResumeCommand } from './routes.ts';
 import { startCommand } from './start.ts';
 import { waitCommand } from './wait.ts';
@@ -19,6 +20,7 @@ export const COMMANDS: readonly Command[] = [
   inspectCommand,
   dlqListCommand,
   dlqRedriveCommand,
+  redriveCommand,
   ledgerCommand,
   routesListCommand,
   routesPauseCommand,

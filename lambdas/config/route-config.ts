@@ -184,7 +184,7 @@ export interface RetryproofConfig {
    * An events table that already exists, by name or ARN, for the receiver to use instead of
    * creating one: the table a `cdk destroy` retained, so a redeploy keeps every key it has
    * claimed (README, "Redeploying after a destroy"). It must have the events table's key schema
-   * and its `byTime` and `parked` indexes, in the stack's Region. Not with `regions`.
+   * and its `byTime`, `parked` and `failed` indexes, in the stack's Region. Not with `regions`.
    * @default - the receiver creates its table
    */
   readonly existingEventsTable?: string;

@@ -29,7 +29,13 @@
  *                                                                                     least MESSAGE_COVER_SECONDS on)
  *   redrive         FAILED, this copy's id, and the copy stamped by SQS
  *                   after every copy of ours was (a person made it)    -> RECEIVED    (executor, a person's redrive;
- *                                                                                     expiry at least MESSAGE_COVER_SECONDS on)
+ *                                                                                     expiry at least MESSAGE_COVER_SECONDS on;
+ *                                                                                     the same write for `retryproof redrive`,
+ *                                                                                     stamped by the tool, which enters the
+ *                                                                                     retry partition until its send lands)
+ *
+ * fail and failExhausted also put the record in the sparse `failed` index (gsi3, sharded), which
+ * only redrive takes it out of: a person's bulk redrive finds FAILED work by route and time there.
  *
  * And the writes that keep a state but guard a side effect:
  *   claimResend     a RECEIVED record whose message is lost, an EXECUTING one whose lease
@@ -85,6 +91,7 @@ import { RECORD_STATUS } from '../domain/event-record.ts';
 import type { Payload, StoredAnswer } from '../domain/event-record.ts';
 import { WRITE_ID, WRITE_ID_VALUE, newWriteId } from './conditional-write.ts';
 import type { ExpiryFollowUp } from './conditional-write.ts';
+import { timeShard } from './record-keys.ts';
 import { EVENTS_TABLE } from './table-schema.ts';
 
 /**
@@ -370,7 +377,7 @@ export function fail(p: {
     p.token,
     p.nowMs,
     'SET #status = :failed, lastError = :error, lastErrorAt = :now, failedAt = :now, deadLetterId = :dl, lastEnqueuedAt = :now, ' +
-      `expiresAt = :keepUntil, #gsi2pk = :gsi2pk, #gsi2sk = :gsi2sk${kept.set} REMOVE leaseUntil, leaseToken, deadLettered`,
+      `expiresAt = :keepUntil, #gsi2pk = :gsi2pk, #gsi2sk = :gsi2sk, ${FAILED_INDEX_SET}${kept.set} REMOVE leaseUntil, leaseToken, deadLettered`,
     {
       ':failed': S.failed,
       ':error': p.error,
@@ -378,9 +385,10 @@ export function fail(p: {
       ':keepUntil': p.keepUntilSeconds,
       ':gsi2pk': retry.gsi2pk,
       ':gsi2sk': retry.gsi2sk,
+      ...failedIndexValues(p.route, p.key, p.receivedAt),
       ...kept.values,
     },
-    { '#gsi2pk': PARKED_INDEX.partitionKey, '#gsi2sk': PARKED_INDEX.sortKey, ...kept.names },
+    { '#gsi2pk': PARKED_INDEX.partitionKey, '#gsi2sk': PARKED_INDEX.sortKey, ...FAILED_INDEX_NAMES, ...kept.names },
   );
 }
 
@@ -410,8 +418,8 @@ export function failExhausted(p: {
     ConditionExpression: `${LIVE} AND attempts >= :maxAttempts AND ${GENUINE} AND ${RUNNABLE}`,
     UpdateExpression:
       'SET #status = :failed, lastError = :error, lastErrorAt = :now, failedAt = :now, deadLetterId = :dl, lastEnqueuedAt = :now, ' +
-      `expiresAt = :keepUntil, #gsi2pk = :gsi2pk, #gsi2sk = :gsi2sk${kept.set} REMOVE leaseUntil, leaseToken, deadLettered`,
-    ExpressionAttributeNames: { ...STATUS, '#gsi2pk': PARKED_INDEX.partitionKey, '#gsi2sk': PARKED_INDEX.sortKey, ...kept.names },
+      `expiresAt = :keepUntil, #gsi2pk = :gsi2pk, #gsi2sk = :gsi2sk, ${FAILED_INDEX_SET}${kept.set} REMOVE leaseUntil, leaseToken, deadLettered`,
+    ExpressionAttributeNames: { ...STATUS, '#gsi2pk': PARKED_INDEX.partitionKey, '#gsi2sk': PARKED_INDEX.sortKey, ...FAILED_INDEX_NAMES, ...kept.names },
     ExpressionAttributeValues: {
       ...runnable(p),
       ...kept.values,
@@ -421,8 +429,27 @@ export function failExhausted(p: {
       ':keepUntil': p.keepUntilSeconds,
       ':gsi2pk': retry.gsi2pk,
       ':gsi2sk': retry.gsi2sk,
+      ...failedIndexValues(p.route, p.key, p.receivedAt),
     },
   });
+}
+
+/** A shard's partition of the sparse `failed` index: a route's FAILED records, sharded as the byTime index is. */
+export function failedPartition(route: string, shard: number): string {
+  return `FAILED#${route}#${shard}`;
+}
+
+/** The `failed` index keys of a record. */
+export function failedIndexKeys(route: string, key: string, receivedAt: number): { gsi3pk: string; gsi3sk: string } {
+  return { gsi3pk: failedPartition(route, timeShard(route, key)), gsi3sk: `${new Date(receivedAt).toISOString()}#${key}` };
+}
+
+const FAILED_INDEX_NAMES = { '#gsi3pk': EVENTS_TABLE.failedIndex.partitionKey, '#gsi3sk': EVENTS_TABLE.failedIndex.sortKey } as const;
+/** The SET clauses that put a FAILED record into the `failed` index (fail, failExhausted). */
+const FAILED_INDEX_SET = '#gsi3pk = :gsi3pk, #gsi3sk = :gsi3sk';
+function failedIndexValues(route: string, key: string, receivedAt: number): Record<string, string> {
+  const k = failedIndexKeys(route, key, receivedAt);
+  return { ':gsi3pk': k.gsi3pk, ':gsi3sk': k.gsi3sk };
 }
 
 /** Partition of the sparse `parked` index that holds a route's parked records. */
@@ -592,14 +619,24 @@ export function redrive(p: {
   keepUntilSeconds: number;
   /** @default DEAD_LETTER_STAMP_MARGIN_MS */
   stampMarginMs?: number;
+  /**
+   * A person's tool that sends the work itself after this write (`retryproof redrive`): the
+   * record enters the retry partition here, so that if the tool dies before its send the
+   * reconciler finds it, whatever its age. A DLQ copy needs none: it is the message.
+   * @default - the record's retry-partition keys are left as they are
+   */
+  strandUntilSent?: { route: string; key: string };
 }): Transition {
+  const strand = p.strandUntilSent === undefined ? undefined : strandedIndexKeys(p.strandUntilSent.route, p.strandUntilSent.key, p.receivedAt);
   return withNonce({
     ConditionExpression: `${LIVE} AND #status = :failed AND deadLetterId = :dl AND lastEnqueuedAt < :sentBefore`,
     UpdateExpression:
-      'SET #status = :received, attempts = :zero, lastEnqueuedAt = :now, redrivenAt = :now, expiresAt = :keepUntil ' +
-      'REMOVE deadLetterId, deadLettered ADD redrives :one',
-    ExpressionAttributeNames: STATUS,
+      'SET #status = :received, attempts = :zero, lastEnqueuedAt = :now, redrivenAt = :now, expiresAt = :keepUntil' +
+      `${strand === undefined ? '' : ', #gsi2pk = :gsi2pk, #gsi2sk = :gsi2sk'} ` +
+      'REMOVE deadLetterId, deadLettered, #gsi3pk, #gsi3sk ADD redrives :one',
+    ExpressionAttributeNames: { ...STATUS, ...FAILED_INDEX_NAMES, ...(strand === undefined ? {} : { '#gsi2pk': PARKED_INDEX.partitionKey, '#gsi2sk': PARKED_INDEX.sortKey }) },
     ExpressionAttributeValues: {
+      ...(strand === undefined ? {} : { ':gsi2pk': strand.gsi2pk, ':gsi2sk': strand.gsi2sk }),
       ...live(p.receivedAt, p.nowMs),
       ':failed': S.failed,
       ':received': S.received,

@@ -15,7 +15,10 @@
  * GSI `parked` (sparse), read whole by resume and by every reconciler run, whatever the age:
  *   gsi2pk = PARKED#<route>                gsi2sk = <receivedAt ISO>#<key>   (PARKED records)
  *   gsi2pk = RETRY#<route>                 gsi2sk = <receivedAt ISO>#<key>   (a FAILED record until its
- *                                            dead-letter copy leaves; a record whose re-send failed)
+ *                                            dead-letter copy leaves; a record whose re-send failed;
+ *                                            a record a person's bulk redrive took back, until it runs)
+ * GSI `failed` (sparse, sharded as byTime), read by a person's bulk redrive (`retryproof redrive`):
+ *   gsi3pk = FAILED#<route>#<shard>        gsi3sk = <receivedAt ISO>#<key>   (FAILED records, until redriven)
  *
  * Demo ledger table (the `payout` action's accounting system):
  *   entry          entryId
@@ -41,6 +44,11 @@ export const EVENTS_TABLE = {
     projection: ['fingerprint', 'expiresAt', 'completedAt'],
   },
   parkedIndex: { name: 'parked', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
+  /**
+   * Sparse: only fail and failExhausted write its keys and only a redrive removes them, so the
+   * hot path never writes it. Projects everything: a bulk redrive sends each record's kept payload.
+   */
+  failedIndex: { name: 'failed', partitionKey: 'gsi3pk', sortKey: 'gsi3sk' },
   /** Shards per hour bucket of the byTime index. */
   timeShards: 8,
 } as const;
@@ -65,7 +73,16 @@ export interface LocalTableDefinition {
 export function eventsTableDefinition(): LocalTableDefinition {
   const t = EVENTS_TABLE;
   return {
-    AttributeDefinitions: [t.partitionKey, t.sortKey, t.byTimeIndex.partitionKey, t.byTimeIndex.sortKey, t.parkedIndex.partitionKey, t.parkedIndex.sortKey].map(
+    AttributeDefinitions: [
+      t.partitionKey,
+      t.sortKey,
+      t.byTimeIndex.partitionKey,
+      t.byTimeIndex.sortKey,
+      t.parkedIndex.partitionKey,
+      t.parkedIndex.sortKey,
+      t.failedIndex.partitionKey,
+      t.failedIndex.sortKey,
+    ].map(
       (AttributeName) => ({ AttributeName, AttributeType: 'S' as const }),
     ),
     KeySchema: [
@@ -87,6 +104,15 @@ export function eventsTableDefinition(): LocalTableDefinition {
         KeySchema: [
           { AttributeName: t.parkedIndex.partitionKey, KeyType: 'HASH' },
           { AttributeName: t.parkedIndex.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      },
+      {
+        // Sparse (only FAILED records carry its keys); a bulk redrive sends what it reads.
+        IndexName: t.failedIndex.name,
+        KeySchema: [
+          { AttributeName: t.failedIndex.partitionKey, KeyType: 'HASH' },
+          { AttributeName: t.failedIndex.sortKey, KeyType: 'RANGE' },
         ],
         Projection: { ProjectionType: 'ALL' },
       },

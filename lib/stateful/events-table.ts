@@ -93,6 +93,13 @@ export class EventsTable extends Construct {
           sortKey: string(s.parkedIndex.sortKey),
           projectionType: ProjectionType.ALL,
         },
+        {
+          // Sparse: written by a failure and a redrive only, never on the hot path.
+          indexName: s.failedIndex.name,
+          partitionKey: string(s.failedIndex.partitionKey),
+          sortKey: string(s.failedIndex.sortKey),
+          projectionType: ProjectionType.ALL,
+        },
       ],
     });
   }

@@ -68,7 +68,7 @@ describe('RetryproofStack, built from retryproof.config.ts', () => {
     expect(Object.values(format).filter((v) => /body|header|authorizer/i.test(v))).toEqual([]);
   });
 
-  it('keeps events in one on-demand, PITR, TTL-on-expiresAt, KMS-encrypted table with both GSIs, retained on delete', () => {
+  it('keeps events in one on-demand, PITR, TTL-on-expiresAt, KMS-encrypted table with its three GSIs, retained on delete', () => {
     const tables = built.template.findResources('AWS::DynamoDB::GlobalTable');
     const events = tables[logicalIdOf(built, 'Events/Table')] as Resource;
     expect(events.DeletionPolicy).toBe('Retain');
@@ -87,7 +87,7 @@ describe('RetryproofStack, built from retryproof.config.ts', () => {
       i.KeySchema,
     ]);
     expect(indexes).toEqual(
-      [EVENTS_TABLE.byTimeIndex, EVENTS_TABLE.parkedIndex].map((i) => [
+      [EVENTS_TABLE.byTimeIndex, EVENTS_TABLE.parkedIndex, EVENTS_TABLE.failedIndex].map((i) => [
         i.name,
         [
           { AttributeName: i.partitionKey, KeyType: 'HASH' },
@@ -102,6 +102,8 @@ describe('RetryproofStack, built from retryproof.config.ts', () => {
     expect(Object.fromEntries(projections)).toEqual({
       [EVENTS_TABLE.byTimeIndex.name]: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...EVENTS_TABLE.byTimeIndex.projection] },
       [EVENTS_TABLE.parkedIndex.name]: { ProjectionType: 'ALL' },
+      // Sparse: only FAILED records carry its keys, so its copies are of failures alone.
+      [EVENTS_TABLE.failedIndex.name]: { ProjectionType: 'ALL' },
     });
     expect(EVENTS_TABLE.byTimeIndex.projection).not.toContain('body');
   });

@@ -132,7 +132,7 @@ describe('WebhookReceiver in a stack of its own', () => {
     expect(err.message).toMatch(/namePrefix/);
   });
 
-  it('grants a redriver what `dlq redrive` calls: the move task on the DLQ, reading it, and sending to the work queue', async () => {
+  it('grants a redriver what `dlq redrive` and `redrive` call: the move task on the DLQ, reading it, sending to the work queue, and the redrive writes', async () => {
     const { AccountRootPrincipal, Role } = await import('aws-cdk-lib/aws-iam');
     const stack = new Stack(new App({ context: NO_BUNDLING }), 'Redrive');
     const receiver = new WebhookReceiver(stack, 'Orders', props('orders'));
@@ -152,6 +152,10 @@ describe('WebhookReceiver in a stack of its own', () => {
     // Nothing on the work queue beyond sending: a redriver never reads or moves live work.
     expect(actionsOn(queue)).not.toContain('sqs:StartMessageMoveTask');
     expect(actionsOn(queue)).not.toContain('sqs:ReceiveMessage');
+    // `retryproof redrive` (lambdas/routes/bulk-redrive.ts): the sparse indexes, a route's state, the redrive and unpark writes.
+    const tableArn = { 'Fn::GetAtt': [stack.getLogicalId(receiver.table.node.defaultChild as never), 'Arn'] };
+    const onTable = statements.filter((st) => JSON.stringify(st.Resource).includes(JSON.stringify(tableArn))).flatMap((st) => [st.Action].flat());
+    expect([...new Set(onTable)].sort()).toEqual(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
   });
 
   it('grants the ingest DeleteItem only when a route remembers bodies (a scheme that signs no timestamp takes a replayed capture back)', () => {

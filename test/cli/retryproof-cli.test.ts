@@ -50,7 +50,7 @@ describe('the retryproof CLI', () => {
 
   it.each([
     [['ledgr', '--local'], 'retryproof: unknown command "ledgr"; did you mean "ledger"?'],
-    [['redrive', '--local'], 'retryproof: unknown command "redrive"; did you mean "dlq redrive"?'],
+    [['redrve', '--local'], 'retryproof: unknown command "redrve"; did you mean "redrive"?'],
     [['dlq', 'lst', '--local'], 'retryproof: unknown subcommand "dlq lst"; did you mean "dlq list"?'],
     [['routes', 'puase', 'demo', '--local'], 'retryproof: unknown subcommand "routes puase"; did you mean "routes pause"?'],
   ])('suggests the command meant for %j, exit code 2', async (argv, firstLine) => {

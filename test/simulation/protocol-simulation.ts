@@ -51,11 +51,13 @@ import type { ExecutionStore } from '../../lambdas/ports/execution-store.ts';
 import { defaultWindow, notDueGapMs, sweepOptionsOf } from '../../lambdas/reconciler/create-reconciler.ts';
 import { reconcileScheduled } from '../../lambdas/reconciler/reconcile-cursor.ts';
 import { DEPLOYED_BUDGET_MS } from '../../lambdas/reconciler/reconciler-budget.ts';
+import { bulkRedrive } from '../../lambdas/routes/bulk-redrive.ts';
 import { routeControl } from '../../lambdas/routes/route-control.ts';
 import { StaticSecretSource } from '../../local/static-secret-source.ts';
 import { DynamoDbEventStore } from '../../lambdas/store/dynamodb-event-store.ts';
 import { DynamoDbExecutionStore } from '../../lambdas/store/dynamodb-execution-store.ts';
 import { DynamoDbExpirySweepStore } from '../../lambdas/store/dynamodb-expiry-sweep-store.ts';
+import { DynamoDbFailedRecords } from '../../lambdas/store/dynamodb-failed-records.ts';
 import { DynamoDbParkedRecords } from '../../lambdas/store/dynamodb-parked-records.ts';
 import { DynamoDbReconcilerStore } from '../../lambdas/store/dynamodb-reconciler-store.ts';
 import { DynamoDbRouteStateStore } from '../../lambdas/store/dynamodb-route-state-store.ts';
@@ -95,6 +97,7 @@ export const OPS = [
   'resume',
   'redrive-console',
   'redrive-cli',
+  'redrive-bulk',
   'sqs-outage',
   'ddb-brownout',
   'sqs-duplicate',
@@ -133,6 +136,7 @@ const WEIGHTS: Readonly<Record<OpName, number>> = {
   resume: 0.9,
   'redrive-console': 0.6,
   'redrive-cli': 0.5,
+  'redrive-bulk': 0.5,
   'sqs-outage': 0.6,
   'ddb-brownout': 0.6,
   'sqs-duplicate': 3,
@@ -289,6 +293,9 @@ export interface RunStats {
   reconcilerSkips: number;
   pauses: number;
   resumes: number;
+  /** A person's bulk redrives (`retryproof redrive`), and the records they took back. */
+  bulkRedrives: number;
+  bulkRedriven: number;
   outages: number;
   clockJumps: number;
   /** Stalls of every parked invocation past a lease, within the Lambda timeout. */
@@ -372,6 +379,8 @@ export function emptyStats(): RunStats {
     reconcilerSkips: 0,
     pauses: 0,
     resumes: 0,
+    bulkRedrives: 0,
+    bulkRedriven: 0,
     outages: 0,
     clockJumps: 0,
     stalls: 0,
@@ -498,6 +507,8 @@ interface KeyState {
   readonly body: Buffer;
   /** Every action run always fails retryably: the budget runs out. */
   readonly hopeless: boolean;
+  /** Hopeless until a person fixes its downstream (before a bulk redrive, at the settle): then it runs. */
+  readonly fixable: boolean;
   /** Action runs since the last redrive (or since acceptance). */
   runsInBudget: number;
   effects: number;
@@ -687,6 +698,8 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     /** SQS's own choices (order, which copy, which message a lost receive takes), from the seed. */
     const sqsRandom = prng(seed ^ 0x5a5);
     let sqsDown = false;
+    /** A person fixed the downstream of the fixable hopeless keys (see KeyState.fixable). */
+    let downstreamFixed = false;
     const keys = new Map<string, KeyState>();
     const beforeSend = (message: WorkMessage): void => {
       if (sqsDown) throw new Error('simulated SQS outage');
@@ -1062,7 +1075,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       });
       await call('downstream.prepare');
       const roll = random();
-      if (k.hopeless || roll < 0.06) throw new RetryableActionError('simulated downstream 503 before anything');
+      if ((k.hopeless && !(downstreamFixed && k.fixable)) || roll < 0.06) throw new RetryableActionError('simulated downstream 503 before anything');
       if (roll < 0.1) throw new PermanentActionError('simulated refusal');
       const idem = ctx.idempotencyKey;
       let own: SimLedgerEntry | undefined;
@@ -1243,12 +1256,25 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     const expiryStore = sweeping ? sched.gate(traced(perRegion((table) => new DynamoDbExpirySweepStore(clientOf.reconciler, table)), 'expiry', trace), 'expiry') : undefined;
     const sweepOptions = sweeping ? sweepOptionsOf(config, startMs - DAY) : undefined;
     const reconcilerRouteState = routeStateOf(clientOf.reconciler);
+    const operatorParked = sched.gate(perRegion((table) => new DynamoDbParkedRecords(clientOf.operator, table)), 'parked');
     const control = routeControl({
       states: routeStateOf(clientOf.operator),
-      parked: sched.gate(perRegion((table) => new DynamoDbParkedRecords(clientOf.operator, table)), 'parked'),
+      parked: operatorParked,
       queue: gatedQueue,
       routes: [...routes.keys()],
       now,
+    });
+    // A person's bulk redrive (`retryproof redrive`), on the operator's faulty client: FAILED
+    // work found through the sparse failed index runs once more, each record once.
+    const bulk = bulkRedrive({
+      failed: sched.gate(traced(perRegion((table) => new DynamoDbFailedRecords(clientOf.operator, table, config.clockSkewSeconds)), 'failed', trace), 'failed'),
+      parked: operatorParked,
+      states: routeStateOf(clientOf.operator),
+      queue: gatedQueue,
+      routes: [...routes.keys()],
+      now,
+      // Paced by the simulated clock's steps, not by real waits.
+      sleep: () => Promise.resolve(),
     });
 
     // Keys of this run: most payable, some hopeless (every run fails retryably).
@@ -1286,6 +1312,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         idempotentDownstream: idempotent,
         protocolKeys: new Set(),
         hopeless: i % 5 === 4,
+        fixable: i % 10 === 4,
         ledgerMode: modeRoll < 0.4 ? 'after' : modeRoll < 0.65 ? 'after-post-fails' : 'before',
         runsInBudget: 0,
         runs: [],
@@ -2088,6 +2115,19 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         case 'redrive-cli':
           redriveCli();
           break;
+        case 'redrive-bulk': {
+          // A person's `retryproof redrive`: one route or all, all of time or the last hours, FAILED
+          // records only or PARKED ones too; interleaved with everything else, and crash-prone.
+          const all = [...routes.keys()];
+          const selected = a < 0.4 ? all : [a < 0.7 ? routeNames.pay : routeNames.alt];
+          const sinceMs = b < 0.5 ? undefined : nowMs - (1 + b * 6) * HOUR;
+          stats.bulkRedrives++;
+          await sched.spawn('operator', `bulk redrive ${selected.join(',')}`, async () => {
+            const out = await bulk.run({ routes: selected, ...(sinceMs === undefined ? {} : { sinceMs }), includeParked: b > 0.8 }, { ratePerSecond: 1e9 });
+            stats.bulkRedriven += out.redriven;
+          }, { region: regionAt(b) });
+          break;
+        }
         case 'sqs-outage':
           sqsDown = !sqsDown;
           if (sqsDown) stats.outages++;
@@ -2126,10 +2166,25 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       advance((STUCK_AFTER_SECONDS + config.queue.resendAfterSeconds + 60) * 1000);
       await runReconciler();
       await drainActors();
-      // A person redrives what reached the DLQ once, the way the seed says: FAILED work runs again, once.
+      // A person redrives what reached the DLQ once, the way the seed says: FAILED work runs again,
+      // once: the console's move task, the CLI's receive-send-delete, or the CLI's bulk redrive
+      // of every FAILED record (whose DLQ copies then stay behind, harmless, and are moved too).
       if (round === 0) {
-        if (random() < 0.5) moveTask();
-        else redriveCli();
+        const how = random();
+        if (how < 0.35) moveTask();
+        else if (how < 0.7) redriveCli();
+        else {
+          // The incident is over: half the hopeless keys' downstream is fixed, so their redriven
+          // work completes (and must leave the failed index), the rest fails again.
+          downstreamFixed = true;
+          stats.bulkRedrives++;
+          await sched.spawn('operator', 'bulk redrive of every route', async () => {
+            stats.bulkRedriven += (await bulk.run({ routes: [...routes.keys()] }, { ratePerSecond: 1e9 })).redriven;
+          });
+          await drainActors();
+          await drainQueue();
+          if (how > 0.85) moveTask();
+        }
       }
     }
     await drainQueue();
@@ -2460,6 +2515,12 @@ async function checkInvariants(input: InvariantInput): Promise<void> {
       const route = pk.split('#')[1] ?? '';
       const scoped = `${route}\u0000${item.fingerprint?.S ?? ''}`;
       keysOfBody.set(scoped, (keysOfBody.get(scoped) ?? new Set()).add(pk));
+      // The sparse failed index holds FAILED records, every one of them: a bulk redrive finds by
+      // it all the FAILED work there is, and takes back nothing else.
+      const failed = item.status?.S === RECORD_STATUS.failed;
+      const indexed = item.gsi3pk?.S !== undefined;
+      if (failed && !indexed) violations.push(`${pk}: FAILED but not in the failed index: a bulk redrive never finds it`);
+      if (!failed && indexed) violations.push(`${pk}: in the failed index while ${String(item.status?.S)}`);
     }
     startKey = page.LastEvaluatedKey;
   } while (startKey !== undefined);

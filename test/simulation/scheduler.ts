@@ -63,7 +63,7 @@ export interface Actor {
  * the real port never throws (seed 23: readKeys, once the reconciler ran through its cursor).
  * A ledger's listWindow may answer either way (ledgerPages reads both).
  */
-const ITERABLE_METHODS = new Set(['readWindow', 'listParked', 'listStranded', 'readKeys', 'readBucket']);
+const ITERABLE_METHODS = new Set(['readWindow', 'listParked', 'listStranded', 'listFailed', 'readKeys', 'readBucket']);
 
 export interface SchedulerOptions {
   /** The shared simulated instant, epoch ms. */

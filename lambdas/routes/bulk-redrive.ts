@@ -1,0 +1,238 @@
+/**
+ * A person's bulk redrive (`retryproof redrive`): the FAILED records a selection names (routes,
+ * a window of receipt, text of the last error, a key prefix) run again, each once, with a fresh
+ * budget, through the same redrive transition a dead-letter copy uses. Optionally the PARKED
+ * records of active routes too, as a resume takes them back.
+ *
+ * Safe to interrupt and to run again. Each record is taken back by one conditional write that
+ * holds only while it is FAILED under the dead-letter copy it names; the write also puts it in
+ * the retry partition, and only then is its message sent. So:
+ *  - a record redriven already (by this run, an earlier one, a copy from the DLQ) loses the
+ *    write and is skipped: nothing runs twice, and a second run finishes what the first left;
+ *  - a run that dies between the write and the send leaves the record RECEIVED in the retry
+ *    partition, where the reconciler finds it whatever its age and sends it (at most one resend
+ *    per window): nothing taken back is lost;
+ *  - the dead-letter copies of redriven records, still in the DLQ, are harmless: a later console
+ *    redrive brings each back as an ordinary wake-up call, which the record refuses (COMPLETED:
+ *    a duplicate; FAILED again: a stray; running: the lease lets one run).
+ * The sends are paced (`ratePerSecond`), so a large selection does not flood the executor.
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { ResolvedConfig } from '../config/resolve-config.ts';
+import { keptPayloadOf, workMessageOf } from '../domain/event-record.ts';
+import type { EventRecord } from '../domain/event-record.ts';
+import type { FailedRecords, FailedSelection } from '../ports/failed-records.ts';
+import type { ParkedRecords } from '../ports/parked-records.ts';
+import type { RouteStateStore } from '../ports/route-state-store.ts';
+import type { WorkQueue } from '../ports/work-queue.ts';
+import { SqsWorkQueue } from '../queue/sqs-work-queue.ts';
+import { DynamoDbFailedRecords } from '../store/dynamodb-failed-records.ts';
+import { DynamoDbParkedRecords } from '../store/dynamodb-parked-records.ts';
+import { DynamoDbRouteStateStore } from '../store/dynamodb-route-state-store.ts';
+
+/** What to redrive: the routes (each named one), and the filters every record must pass. */
+export interface RedriveSelection extends FailedSelection {
+  readonly routes: readonly string[];
+  /** PARKED records of the routes too (of active routes only: a paused route would park them again). @default false */
+  readonly includeParked?: boolean;
+}
+
+/** A selected record, as a dry run lists it. */
+export interface SelectedRecord {
+  readonly route: string;
+  readonly key: string;
+  readonly status: string;
+  readonly receivedAt: number;
+  readonly runs: number;
+  readonly lastError?: string;
+}
+
+export interface RedrivePreview {
+  readonly count: number;
+  readonly byRoute: Readonly<Record<string, number>>;
+  /** The earliest received of the selection, `firstRows` at most. */
+  readonly first: readonly SelectedRecord[];
+}
+
+export interface RedriveProgress {
+  /** The selection's size, counted before the run. */
+  readonly total: number;
+  /** Records looked at so far. */
+  readonly done: number;
+  readonly redriven: number;
+  readonly skipped: number;
+}
+
+export interface RedriveOutcome {
+  readonly total: number;
+  /** Taken back and sent: each runs once more. */
+  readonly redriven: number;
+  /** No longer FAILED (or PARKED) when the run came to it: redriven already, or the index lagged. */
+  readonly skipped: number;
+  /** Kept no payload to send (a record of an older version): left as it is, for `dlq redrive`. */
+  readonly unsendable: number;
+  /** Stopped by the signal before the selection's end: run the same selection again to finish. */
+  readonly interrupted: boolean;
+}
+
+export interface BulkRedriveDeps {
+  readonly failed: FailedRecords;
+  readonly parked: ParkedRecords;
+  readonly states: RouteStateStore;
+  readonly queue: WorkQueue;
+  /** The routes the receiver serves. */
+  readonly routes: readonly string[];
+  readonly now: () => number;
+  /** @default setTimeout */
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+export interface RunOptions {
+  /** Sends a second at most. */
+  readonly ratePerSecond: number;
+  /** Aborted: the record in hand is finished, then the run stops. */
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (progress: RedriveProgress) => void;
+}
+
+/** A selection that names a route the receiver does not serve, or filters that contradict each other. */
+export class RedriveSelectionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RedriveSelectionError';
+  }
+}
+
+function selected(record: EventRecord): SelectedRecord {
+  return {
+    route: record.route,
+    key: record.key,
+    status: record.status,
+    receivedAt: record.receivedAt,
+    runs: record.runs,
+    ...(record.lastError === undefined ? {} : { lastError: record.lastError }),
+  };
+}
+
+/** The parked index has no filters of its own: the selection's are applied here. */
+function parkedMatches(record: EventRecord, s: FailedSelection): boolean {
+  if (s.sinceMs !== undefined && record.receivedAt < s.sinceMs) return false;
+  if (s.untilMs !== undefined && record.receivedAt >= s.untilMs) return false;
+  if (s.keyPrefix !== undefined && !record.key.startsWith(s.keyPrefix)) return false;
+  if (s.errorContains !== undefined && !(record.lastError ?? '').includes(s.errorContains)) return false;
+  return true;
+}
+
+/** The bulk redrive over its ports. @throws RedriveSelectionError on a selection it cannot run */
+export function bulkRedrive(deps: BulkRedriveDeps) {
+  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+
+  const check = (s: RedriveSelection): void => {
+    if (s.routes.length === 0) throw new RedriveSelectionError('no route selected');
+    const unknown = s.routes.filter((r) => !deps.routes.includes(r));
+    if (unknown.length > 0) {
+      throw new RedriveSelectionError(`route "${unknown[0]}" is not configured; configured routes: ${deps.routes.join(', ')}`);
+    }
+    if (s.sinceMs !== undefined && s.untilMs !== undefined && s.untilMs <= s.sinceMs) {
+      throw new RedriveSelectionError(`--until (${new Date(s.untilMs).toISOString()}) must come after --since (${new Date(s.sinceMs).toISOString()})`);
+    }
+  };
+
+  /** Each record of the selection, page by page: FAILED through its index, then PARKED of active routes. */
+  async function* records(s: RedriveSelection): AsyncIterable<EventRecord> {
+    for (const route of s.routes) {
+      for await (const page of deps.failed.listFailed(route, s)) yield* page;
+      if (s.includeParked === true && (await deps.states.get(route)).state === 'active') {
+        for await (const page of deps.parked.listParked(route)) for (const r of page) if (parkedMatches(r, s)) yield r;
+      }
+    }
+  }
+
+  return {
+    /** Counts the selection and lists its earliest rows; changes nothing. */
+    async preview(s: RedriveSelection, firstRows = 10): Promise<RedrivePreview> {
+      check(s);
+      let count = 0;
+      const byRoute: Record<string, number> = Object.fromEntries(s.routes.map((r) => [r, 0]));
+      // The earliest `firstRows`, kept sorted: a bounded buffer however large the selection.
+      const first: SelectedRecord[] = [];
+      for await (const record of records(s)) {
+        count++;
+        byRoute[record.route] = (byRoute[record.route] ?? 0) + 1;
+        if (first.length < firstRows || record.receivedAt < (first.at(-1)?.receivedAt ?? Infinity)) {
+          first.push(selected(record));
+          first.sort((a, b) => a.receivedAt - b.receivedAt || a.key.localeCompare(b.key));
+          if (first.length > firstRows) first.pop();
+        }
+      }
+      return { count, byRoute, first };
+    },
+
+    /** Redrives the selection, paced; see the module's comment for why a second run is safe. */
+    async run(s: RedriveSelection, options: RunOptions): Promise<RedriveOutcome> {
+      check(s);
+      if (!(options.ratePerSecond > 0)) throw new RedriveSelectionError(`the rate must be above 0 a second, got ${options.ratePerSecond}`);
+      const total = (await this.preview(s, 0)).count;
+      let done = 0;
+      let redriven = 0;
+      let skipped = 0;
+      let unsendable = 0;
+      const startedAt = deps.now();
+      const report = (): void => options.onProgress?.({ total, done, redriven, skipped });
+      report();
+      for await (const record of records(s)) {
+        if (options.signal?.aborted === true) return { total, redriven, skipped, unsendable, interrupted: true };
+        done++;
+        const payload = keptPayloadOf(record);
+        if (payload === undefined) {
+          unsendable++;
+          report();
+          continue;
+        }
+        // Paced: the next send waits until the run is at or under its rate.
+        const dueAt = startedAt + (redriven * 1000) / options.ratePerSecond;
+        const wait = dueAt - deps.now();
+        if (wait > 0) await sleep(wait);
+        if (record.status === 'PARKED') {
+          // As a resume does: send, then unpark; a send that fails leaves it PARKED and indexed.
+          await deps.queue.send(workMessageOf(record, payload));
+          if (await deps.parked.unpark(record, deps.now())) redriven++;
+          else skipped++;
+        } else if (await deps.failed.redrive(record, deps.now())) {
+          await deps.queue.send(workMessageOf(record, payload));
+          redriven++;
+        } else {
+          skipped++;
+        }
+        report();
+      }
+      return { total, redriven, skipped, unsendable, interrupted: false };
+    },
+  };
+}
+
+export type BulkRedrive = ReturnType<typeof bulkRedrive>;
+
+export interface BulkRedriveOptions {
+  readonly dynamo: DynamoDBClient;
+  readonly eventsTable: string;
+  readonly sqs: SQSClient;
+  readonly queueUrl: string;
+  readonly config: ResolvedConfig;
+  /** The routes the stack really serves. @default - the configuration's routes */
+  readonly routes?: readonly string[];
+  readonly now?: () => number;
+}
+
+/** The bulk redrive over DynamoDB and SQS, for the CLI and the local stack. */
+export function createBulkRedrive(options: BulkRedriveOptions): BulkRedrive {
+  return bulkRedrive({
+    failed: new DynamoDbFailedRecords(options.dynamo, options.eventsTable, options.config.clockSkewSeconds),
+    parked: new DynamoDbParkedRecords(options.dynamo, options.eventsTable),
+    states: new DynamoDbRouteStateStore(options.dynamo, options.eventsTable),
+    queue: new SqsWorkQueue(options.sqs, options.queueUrl),
+    routes: options.routes ?? options.config.routes.map((r) => r.name),
+    now: options.now ?? Date.now,
+  });
+}
