@@ -25,7 +25,8 @@ Sends one signed sample payout delivery, then --dup more copies of it.
   --amount N          payout amount in minor units (default: 1250)
   --currency CODE     three-letter currency (default: EUR)
   --simulate JSON     merged into the body as "simulate", e.g. '{"failAttempts":9}',
-                      '{"delayMs":35000}', '{"crashAfterEffect":true}', '{"permanentError":true}'
+                      '{"delayMs":35000}', '{"crashAfterEffect":true}', '{"permanentError":true}',
+                      '{"permanentErrorRuns":1}' (fails for good until a redrive)
   --dup N             send N more identical copies (default: 0)
   --concurrent        send the copies all at once instead of one after another
   --region NAME       the local Region to send to, of a stack started with --regions (default: the first)

@@ -7,6 +7,8 @@
  * an executor or double an entry on purpose:
  *   {"failAttempts": n}        fail retryably on the first n attempts
  *   {"permanentError": true}   fail permanently
+ *   {"permanentErrorRuns": n}  fail permanently on the first n runs (counted across redrives): the
+ *                              downstream outage a person waits out, then redrives
  *   {"delayMs": n}             a slow action (the story's 35 s payout)
  *   {"crashAfterEffect": true} on attempt 1, post the entry, then die before completion
  */
@@ -26,6 +28,7 @@ interface PayoutBody {
   readonly simulate?: {
     readonly failAttempts?: unknown;
     readonly permanentError?: unknown;
+    readonly permanentErrorRuns?: unknown;
     readonly delayMs?: unknown;
     readonly crashAfterEffect?: unknown;
   };
@@ -67,6 +70,10 @@ export function payoutAction(ledger: Ledger, now: () => number = Date.now, simul
     const simulate = simulateOn(ctx.route) ? (body.simulate ?? {}) : {};
     if (typeof simulate.delayMs === 'number' && simulate.delayMs > 0) await sleep(simulate.delayMs, ctx.signal);
     if (simulate.permanentError === true) throw new PermanentActionError('simulated permanent error');
+    // ctx.attempt is the run number across redrives: a redrive's run is past the outage.
+    if (typeof simulate.permanentErrorRuns === 'number' && ctx.attempt <= simulate.permanentErrorRuns) {
+      throw new PermanentActionError(`simulated permanent error on run ${ctx.attempt} (downstream down)`);
+    }
     if (typeof simulate.failAttempts === 'number' && ctx.attempt <= simulate.failAttempts) {
       throw new RetryableActionError(`simulated retryable error on attempt ${ctx.attempt}`);
     }

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ActionContext } from '../../lambdas/actions/action.ts';
-import { RetryableActionError } from '../../lambdas/actions/action.ts';
+import { PermanentActionError, RetryableActionError } from '../../lambdas/actions/action.ts';
 import type { Ledger, LedgerEntry, NewLedgerEntry } from '../../lambdas/ledger/ledger.ts';
 import { honoursSimulate, payoutAction } from '../../lambdas/demo/payout.ts';
 
@@ -48,10 +48,21 @@ describe('the demo payout', () => {
     expect(ledger.entries).toEqual([]);
   });
 
+  it('fails for good on the first permanentErrorRuns runs, counted across redrives, and pays on the run after', async () => {
+    const ledger = memoryLedger();
+    const pay = payoutAction(ledger);
+    const body = { amount: 5, simulate: { permanentErrorRuns: 1 } };
+    await expect(pay(ctx('demo', body, 1))).rejects.toBeInstanceOf(PermanentActionError);
+    expect(ledger.entries).toEqual([]);
+    // A person's redrive: the run number goes on (2), the downstream is back.
+    expect(await pay(ctx('demo', body, 2))).toMatchObject({ amount: 5 });
+    expect(ledger.entries).toHaveLength(1);
+  });
+
   it('ignores simulate on any other route: one entry, no failure, no delay', async () => {
     const ledger = memoryLedger();
     const pay = payoutAction(ledger);
-    const result = await pay(ctx('stripe', { amount: 5, simulate: { failAttempts: 3, permanentError: true, delayMs: 60_000, crashAfterEffect: true } }));
+    const result = await pay(ctx('stripe', { amount: 5, simulate: { failAttempts: 3, permanentError: true, permanentErrorRuns: 2, delayMs: 60_000, crashAfterEffect: true } }));
     expect(result).toMatchObject({ amount: 5, currency: 'EUR' });
     expect(ledger.entries).toHaveLength(1);
   });
