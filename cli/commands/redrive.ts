@@ -139,7 +139,10 @@ export const redriveCommand: Command = {
         outcome = await redrive.run(selection, {
           ratePerSecond: rate,
           signal: stop.signal,
-          onProgress: (p) => { ctx.progress(`redrive: ${p.done}/${p.total} looked at, ${p.redriven} redriven, ${p.skipped} skipped`); },
+          onProgress: (p) => {
+            const waiting = p.waitingMs === undefined ? '' : `; waiting ${Math.ceil(p.waitingMs / 1000)} s for a record that failed just now (its DLQ copy's margin)`;
+            ctx.progress(`redrive: ${p.done}/${p.total} looked at, ${p.redriven} redriven, ${p.skipped} skipped${waiting}`);
+          },
         });
       } finally {
         process.removeListener('SIGINT', onSigint);

@@ -26,4 +26,10 @@ export interface FailedRecords {
    * partition in the same write, so the reconciler re-sends it if the caller dies before its send.
    */
   redrive(record: EventRecord, nowMs: number): Promise<boolean>;
+  /**
+   * The instant from which a redrive of this record can win: its dead-letter copy was sent when
+   * it failed, and until every copy of ours is stamped (the clock margin), a redrive is refused
+   * as one that may race it (record-transitions.ts, redrive).
+   */
+  redrivableFrom(record: EventRecord): number;
 }

@@ -62,6 +62,8 @@ export interface RedriveProgress {
   readonly done: number;
   readonly redriven: number;
   readonly skipped: number;
+  /** Waiting this long for a record that failed a moment ago (its dead-letter copy's margin). */
+  readonly waitingMs?: number;
 }
 
 export interface RedriveOutcome {
@@ -180,6 +182,18 @@ export function bulkRedrive(deps: BulkRedriveDeps) {
       let unsendable = 0;
       const startedAt = deps.now();
       const report = (): void => options.onProgress?.({ total, done, redriven, skipped });
+      /**
+       * A record that failed a moment ago waits (seconds at most) until its dead-letter copy is
+       * surely stamped: a redrive before that is refused, lest it race the copy.
+       */
+      const redrivable = async (record: EventRecord): Promise<boolean> => {
+        const wait = deps.failed.redrivableFrom(record) - deps.now();
+        if (wait > 0) {
+          options.onProgress?.({ total, done, redriven, skipped, waitingMs: wait });
+          await sleep(wait);
+        }
+        return options.signal?.aborted !== true;
+      };
       report();
       for await (const record of records(s)) {
         if (options.signal?.aborted === true) return { total, redriven, skipped, unsendable, interrupted: true };
@@ -199,7 +213,7 @@ export function bulkRedrive(deps: BulkRedriveDeps) {
           await deps.queue.send(workMessageOf(record, payload));
           if (await deps.parked.unpark(record, deps.now())) redriven++;
           else skipped++;
-        } else if (await deps.failed.redrive(record, deps.now())) {
+        } else if (await redrivable(record) && (await deps.failed.redrive(record, deps.now()))) {
           await deps.queue.send(workMessageOf(record, payload));
           redriven++;
         } else {

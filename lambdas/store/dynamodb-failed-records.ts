@@ -99,6 +99,11 @@ export class DynamoDbFailedRecords implements FailedRecords {
     }
   }
 
+  redrivableFrom(record: EventRecord): number {
+    // The write holds while lastEnqueuedAt < stampedAtMs - margin; a millisecond past that.
+    return (record.lastEnqueuedAt ?? 0) + this.#stampMarginMs + 1;
+  }
+
   async redrive(record: EventRecord, nowMs: number): Promise<boolean> {
     // No dead-letter copy named (a FAILED record always names one): nothing a redrive can consume.
     if (record.deadLetterId === undefined) return false;

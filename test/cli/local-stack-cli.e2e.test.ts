@@ -178,4 +178,33 @@ describe('the CLI against a local stack started in the background', () => {
     expect(without.stdout).not.toContain('----- body of');
     expect(without.stdout).not.toContain('payout.requested');
   });
+
+  it('redrive takes back FAILED work selected by key prefix, each record once, after a dry run that changes nothing; a bad selection is a usage error', async () => {
+    // Prepare: three deliveries whose downstream refuses their first run for good.
+    for (const n of [0, 1, 2]) {
+      const sent = await runScript('scripts/send.ts', ['--id', `redrive-e2e-${n}`, '--simulate', '{"permanentErrorRuns":1}'], env);
+      expect(sent.code, sent.stderr).toBe(0);
+    }
+    const statusOf = async (n: number): Promise<string> => ((JSON.parse((await cli('--local', 'inspect', 'demo', `redrive-e2e-${n}`, '--json')).stdout) as { record?: { status?: string } }).record?.status ?? '');
+    for (let i = 0; i < 100 && (await Promise.all([0, 1, 2].map(statusOf))).some((s) => s !== 'FAILED'); i++) await new Promise((resolve) => setTimeout(resolve, 200));
+    // Act
+    const dry = await cli('--local', 'redrive', '--route', 'demo', '--key', 'redrive-e2e-', '--dry-run', '--json');
+    const run = await cli('--local', 'redrive', '--route', 'demo', '--key', 'redrive-e2e-');
+    const again = await cli('--local', 'redrive', '--route', 'demo', '--key', 'redrive-e2e-', '--json');
+    const bare = await cli('--local', 'redrive');
+    const badSince = await cli('--local', 'redrive', '--since', 'yesterday');
+    // Assess
+    expect(dry.code, dry.stderr).toBe(EXIT.ok);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ count: 3, byRoute: { demo: 3 } });
+    expect(run.code, run.stderr).toBe(EXIT.ok);
+    expect(run.stdout).toBe('3 records redriven of 3 selected\n');
+    expect(JSON.parse(again.stdout)).toEqual({ total: 0, redriven: 0, skipped: 0, unsendable: 0, interrupted: false });
+    for (let i = 0; i < 100 && (await Promise.all([0, 1, 2].map(statusOf))).some((s) => s !== 'COMPLETED'); i++) await new Promise((resolve) => setTimeout(resolve, 200));
+    const record = (JSON.parse((await cli('--local', 'inspect', 'demo', 'redrive-e2e-0', '--json')).stdout) as { record: Record<string, unknown> }).record;
+    expect(record).toMatchObject({ status: 'COMPLETED', runs: 2, redrives: 1 });
+    expect(bare.code).toBe(EXIT.usage);
+    expect(bare.stderr.split('\n')[0]).toBe('retryproof redrive: say what to redrive: --route, --since, --until, --error or --key (or --all for every FAILED record)');
+    expect(badSince.code).toBe(EXIT.usage);
+    expect(badSince.stderr.split('\n')[0]).toBe('retryproof redrive: --since must be an ISO 8601 instant (2026-12-03T10:00:00Z) or an age (90m, 24h, 7d), got "yesterday"');
+  });
 });
