@@ -177,6 +177,12 @@ export interface CostInputs {
   readonly replayMemoryShare: number;
   /** Months of such deliveries the memory holds: its items never expire, so it grows by a month's worth each month. @default 12 */
   readonly replayMemoryMonths: number;
+  // --- issue 23: the bulk redrive's sparse failed index ---
+  /**
+   * Share of the new deliveries that fail for good (FAILED): each enters the sparse `failed`
+   * index (an ALL copy: the payload is kept), and leaves it when redriven. @default 0.001
+   */
+  readonly failureShare: number;
   // --- issue 26: what a deployed receiver pays to be watched ---
   /** Days every log group keeps its lines (the config's logRetentionDays; peers keep theirs as long). @default 30 */
   readonly logRetentionDays: number;
@@ -199,6 +205,7 @@ export const DEFAULT_INPUTS: Omit<CostInputs, 'deliveriesPerMonth' | 'duplicateS
   idlePollsPerMonth: 5 * 3 * 60 * 24 * 30.4375,
   replayMemoryShare: 0,
   replayMemoryMonths: 12,
+  failureShare: 0.001,
   logRetentionDays: 30,
   warmIngestInstances: 2,
 };
@@ -277,6 +284,31 @@ function claimedRecordItem(bodyBytes: number): Record<string, unknown> {
   // Protocol v3 (issue 21): the claim writes no repeatBase (markAnswered does) and carries its claimId nonce.
   const { repeatBase: _markedLater, ...item } = toRecordItem(record);
   return { ...item, claimId: '2f1c7e0a-5b9d-4a51-9f3e-1c2d3e4f5a6b' };
+}
+
+/**
+ * A FAILED record as fail leaves it (lambdas/store/record-transitions.ts): the payload kept, the
+ * last error, the dead-letter copy's id, the retry partition's and the failed index's keys.
+ * The failed index (ALL) copies all of it.
+ */
+export function failedRecordBytes(bodyBytes: number): number {
+  const now = Date.UTC(2026, 0, 1);
+  const { leaseUntil: _lease, leaseToken: _token, ...leased } = recordItemsOf(bodyBytes).leased;
+  return itemBytes({
+    ...leased,
+    status: 'FAILED',
+    body: 'x'.repeat(bodyBytes),
+    bodyEncoding: 'utf8',
+    headers: { 'content-type': 'application/json' },
+    lastError: `PermanentActionError: ${'e'.repeat(120)}`,
+    lastErrorAt: now,
+    failedAt: now,
+    deadLetterId: SAMPLE_KEY,
+    gsi2pk: 'RETRY#orders',
+    gsi2sk: `${new Date(now).toISOString()}#${SAMPLE_KEY}`,
+    gsi3pk: 'FAILED#orders#7',
+    gsi3sk: `${new Date(now).toISOString()}#${SAMPLE_KEY}`,
+  });
 }
 
 /** The item of a completed retryproof record for a body of `bodyBytes`. */
@@ -555,6 +587,10 @@ export function priceMonth(inputs: CostInputs, figures: LogFigures = committedLo
   // Protocol v3 (issue 21): the replay memory, per new delivery on a no-timestamp route one
   // strongly consistent read (the ingest's) and one small write (the worker's), kept for good.
   const remembered = fresh * inputs.replayMemoryShare;
+  // Issue 23: FAILED records in the sparse failed index, a month's failures held for the TTL at most.
+  const failures = fresh * inputs.failureShare;
+  const failedBytes = failedRecordBytes(inputs.bodyBytes);
+  const failedIndexStoredGb = (failures * (inputs.ttlDays / DAYS_PER_MONTH) * (failedBytes + ITEM_OVERHEAD_BYTES)) / GB;
   const memoryItem = replayMemoryBytes();
   const memoryStoredGb = (remembered * inputs.replayMemoryMonths * (memoryItem + ITEM_OVERHEAD_BYTES)) / GB;
   const memoryWrites = remembered * units(memoryItem);
@@ -638,6 +674,17 @@ export function priceMonth(inputs: CostInputs, figures: LogFigures = committedLo
       basis:
         `${(inputs.replayMemoryShare * 100).toFixed(0)}% of new deliveries on GitHub/Shopify/hmac-sha256 routes: 1 read unit (the ingest's check) and 1 write unit (the worker's) each, ` +
         `${memoryItem + ITEM_OVERHEAD_BYTES} B kept for good (no TTL; +PITR), ${inputs.replayMemoryMonths} months held (${memoryStoredGb.toFixed(3)} GB); Powertools keeps none`,
+    },
+    {
+      // Issue 23: the bulk redrive's index. Failures only: the hot path never writes it.
+      item: 'DynamoDB failed index',
+      retryproof:
+        failures * 2 * units(failedBytes) * PRICES.dynamoWriteUnit.usd + failedIndexStoredGb * (PRICES.dynamoStorage.usd + PRICES.dynamoPitr.usd),
+      powertools: 0,
+      basis:
+        `${(inputs.failureShare * 100).toFixed(2)}% of new deliveries fail for good (${Math.round(failures).toLocaleString('en-US')} a month): each enters the sparse failed index ` +
+        `(an ALL copy of ${failedBytes} B, ${units(failedBytes)} write units) and leaves it when redriven (as many again); held for the TTL at most (${failedIndexStoredGb.toFixed(3)} GB); ` +
+        'the hot path writes none of it; Powertools keeps no such index',
     },
     {
       item: 'SQS requests',

@@ -25,6 +25,7 @@ const USAGE = `usage: npm run cost -- --deliveries-per-month N --duplicate-share
   --batch-fill K             messages per executor invocation, 1-10 (default ${DEFAULT_INPUTS.batchFill})
   --replay-memory-share S    share of new deliveries on GitHub/Shopify/hmac-sha256 routes, 0 to 1 (default ${DEFAULT_INPUTS.replayMemoryShare})
   --replay-memory-months M   months of those the replay memory holds; it never expires (default ${DEFAULT_INPUTS.replayMemoryMonths})
+  --failure-share S          share of new deliveries that fail for good and enter the failed index, 0 to 1 (default ${DEFAULT_INPUTS.failureShare})
   --log-retention-days D     days every log group keeps its lines, peers' too (default ${DEFAULT_INPUTS.logRetentionDays})
   --warm-ingest-instances K  ingest instances alive at once, each reading the secrets once a minute (default ${DEFAULT_INPUTS.warmIngestInstances})
   --json                     print the report as JSON`;
@@ -42,6 +43,7 @@ const NUMBER_FLAGS = {
   'batch-fill': 'batchFill',
   'replay-memory-share': 'replayMemoryShare',
   'replay-memory-months': 'replayMemoryMonths',
+  'failure-share': 'failureShare',
   'log-retention-days': 'logRetentionDays',
   'warm-ingest-instances': 'warmIngestInstances',
 } as const satisfies Record<string, keyof CostInputs>;
@@ -75,6 +77,7 @@ export function costInputsOf(argv: readonly string[]): { inputs: CostInputs; jso
     throw new UsageError(`--memory-mb must be a whole number from 128 to 10240 (Lambda's range), got ${memory}`);
   }
   if ((inputs.replayMemoryShare ?? 0) > 1) throw new UsageError(`--replay-memory-share must be from 0 to 1 (a share), got ${inputs.replayMemoryShare}`);
+  if ((inputs.failureShare ?? 0) > 1) throw new UsageError(`--failure-share must be from 0 to 1 (a share), got ${inputs.failureShare}`);
   const fill = inputs.batchFill ?? 0;
   if (fill < 1 || fill > 10) throw new UsageError(`--batch-fill must be from 1 to 10 (an SQS batch holds at most 10), got ${fill}`);
   return { inputs: inputs as unknown as CostInputs, json: flags.switches.has('json') };

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { costInputsOf, costTable } from '../../bench/cost.ts';
-import { committedLogFigures, DEFAULT_INPUTS, PRICES, priceMonth, retryproofReadUnits, tiered, tracesRecorded } from '../../bench/cost-model.ts';
+import { committedLogFigures, DEFAULT_INPUTS, failedRecordBytes, PRICES, priceMonth, retryproofReadUnits, tiered, tracesRecorded } from '../../bench/cost-model.ts';
 import { UsageError } from '../../bench/flags.ts';
 import { logBytesPerDelivery } from '../../bench/log-figures.ts';
 
@@ -11,6 +11,20 @@ const run = promisify(execFile);
 const AT_10M = { ...DEFAULT_INPUTS, deliveriesPerMonth: 10_000_000, duplicateShare: 0.05 };
 
 describe('the cost model', () => {
+  it('prices the failed index of retryproof redrive per failure only: nothing without failures, and in step with their share', () => {
+    const line = (failureShare: number) => priceMonth({ ...AT_10M, failureShare }).lines.find((l) => l.item === 'DynamoDB failed index');
+    expect(line(0)?.retryproof).toBe(0);
+    const at1 = line(0.001)?.retryproof ?? 0;
+    const at2 = line(0.002)?.retryproof ?? 0;
+    expect(at1).toBeGreaterThan(0);
+    expect(at2).toBeCloseTo(2 * at1, 10);
+    // An ALL copy of a FAILED record keeps its payload: larger than the body, and each entry and exit is paid by the KB.
+    expect(failedRecordBytes(2048)).toBeGreaterThan(2048);
+    const failures = 10_000_000 * 0.95 * 0.001;
+    expect(at1).toBeGreaterThanOrEqual(failures * 2 * Math.ceil(failedRecordBytes(2048) / 1024) * PRICES.dynamoWriteUnit.usd);
+    expect(line(0.001)?.powertools).toBe(0);
+  });
+
   it('prices API Gateway by its tiers', () => {
     expect(tiered(PRICES.httpApiRequests, 1e6)).toBeCloseTo(1.0, 6);
     expect(tiered(PRICES.restApiRequests, 1e6)).toBeCloseTo(3.5, 6);
