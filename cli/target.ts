@@ -14,6 +14,7 @@ import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { ResolvedConfig } from '../lambdas/config/resolve-config.ts';
 import type { ReceiverDescriptor } from '../lambdas/config/receiver-descriptor.ts';
+import type { RouteControlOptions } from '../lambdas/routes/route-control.ts';
 import {
   localDir,
   localDynamoClient,
@@ -197,6 +198,19 @@ export async function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv =
     );
   }
   return deployedTarget(flags.stack, flags, aws);
+}
+
+/** What the operator verbs (route control, the bulk redrive) need of a receiver: its table, queue and routes. */
+export function operatorOptionsOf(target: Target, now: () => number): RouteControlOptions {
+  return {
+    dynamo: target.dynamo,
+    eventsTable: target.eventsTable,
+    sqs: target.sqs,
+    queueUrl: target.queueUrl,
+    config: target.config,
+    routes: target.routes,
+    now,
+  };
 }
 
 /** The usage error for a route the receiver does not have: it names the routes it has. */

@@ -6,7 +6,7 @@ import { durationFlag, numberFlag } from '../args.ts';
 import type { Command } from '../command.ts';
 import { CliError, UsageError } from '../errors.ts';
 import { clip, formatTime, table } from '../output.ts';
-import { unknownRouteError } from '../target.ts';
+import { operatorOptionsOf, unknownRouteError } from '../target.ts';
 
 /** Sends a second, unless --rate says otherwise: a backlog's worth of work at a pace the executor drains. */
 export const DEFAULT_REDRIVE_RATE = 50;
@@ -105,15 +105,7 @@ export const redriveCommand: Command = {
       ...(keyPrefix === undefined ? {} : { keyPrefix }),
       includeParked: values.parked === true,
     };
-    const redrive = createBulkRedrive({
-      dynamo: target.dynamo,
-      eventsTable: target.eventsTable,
-      sqs: target.sqs,
-      queueUrl: target.queueUrl,
-      config: target.config,
-      routes: target.routes,
-      now: ctx.now,
-    });
+    const redrive = createBulkRedrive(operatorOptionsOf(target, ctx.now));
     try {
       if (values['dry-run'] === true) {
         const preview = await redrive.preview(selection);

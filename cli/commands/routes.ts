@@ -3,19 +3,10 @@ import { createRouteControl } from '../../lambdas/routes/route-control.ts';
 import type { RouteControl } from '../../lambdas/routes/route-control.ts';
 import type { Command, CommandContext } from '../command.ts';
 import { formatTime, table } from '../output.ts';
-import { unknownRouteError } from '../target.ts';
+import { operatorOptionsOf, unknownRouteError } from '../target.ts';
 
 async function control(ctx: CommandContext): Promise<RouteControl> {
-  const target = await ctx.target();
-  return createRouteControl({
-    dynamo: target.dynamo,
-    eventsTable: target.eventsTable,
-    sqs: target.sqs,
-    queueUrl: target.queueUrl,
-    config: target.config,
-    routes: target.routes,
-    now: ctx.now,
-  });
+  return createRouteControl(operatorOptionsOf(await ctx.target(), ctx.now));
 }
 
 /** A route the stack does not have is a mistyped argument: a usage error, as in `inspect`. */

@@ -17,15 +17,13 @@
  *    a duplicate; FAILED again: a stray; running: the lease lets one run).
  * The sends are paced (`ratePerSecond`), so a large selection does not flood the executor.
  */
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { ResolvedConfig } from '../config/resolve-config.ts';
 import { keptPayloadOf, workMessageOf } from '../domain/event-record.ts';
 import type { EventRecord } from '../domain/event-record.ts';
 import type { FailedRecords, FailedSelection } from '../ports/failed-records.ts';
 import type { ParkedRecords } from '../ports/parked-records.ts';
 import type { RouteStateStore } from '../ports/route-state-store.ts';
 import type { WorkQueue } from '../ports/work-queue.ts';
+import type { RouteControlOptions } from './route-control.ts';
 import { SqsWorkQueue } from '../queue/sqs-work-queue.ts';
 import { DynamoDbFailedRecords } from '../store/dynamodb-failed-records.ts';
 import { DynamoDbParkedRecords } from '../store/dynamodb-parked-records.ts';
@@ -228,16 +226,8 @@ export function bulkRedrive(deps: BulkRedriveDeps) {
 
 export type BulkRedrive = ReturnType<typeof bulkRedrive>;
 
-export interface BulkRedriveOptions {
-  readonly dynamo: DynamoDBClient;
-  readonly eventsTable: string;
-  readonly sqs: SQSClient;
-  readonly queueUrl: string;
-  readonly config: ResolvedConfig;
-  /** The routes the stack really serves. @default - the configuration's routes */
-  readonly routes?: readonly string[];
-  readonly now?: () => number;
-}
+/** Where a receiver's table and queue are: the same as route control's. */
+export type BulkRedriveOptions = RouteControlOptions;
 
 /** The bulk redrive over DynamoDB and SQS, for the CLI and the local stack. */
 export function createBulkRedrive(options: BulkRedriveOptions): BulkRedrive {
