@@ -84,7 +84,7 @@ describe('the multi-region example app', () => {
       expect(replica.DeletionProtectionEnabled).toBe(true);
       expect(replica.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
     }
-    expect((props.GlobalSecondaryIndexes as { IndexName: string }[]).map((i) => i.IndexName)).toEqual([EVENTS_TABLE.byTimeIndex.name, EVENTS_TABLE.parkedIndex.name]);
+    expect((props.GlobalSecondaryIndexes as { IndexName: string }[]).map((i) => i.IndexName)).toEqual([EVENTS_TABLE.byTimeIndex.name, EVENTS_TABLE.parkedIndex.name, EVENTS_TABLE.failedIndex.name]);
     expect(props.SSESpecification).toEqual({ SSEEnabled: true, SSEType: 'KMS' });
   });
 

@@ -34,7 +34,7 @@ describe('the test harness', () => {
     const table = await ddb.send(new DescribeTableCommand({ TableName: inject('eventsTable') }));
     expect(table.Table?.KeySchema?.map((k) => k.AttributeName)).toEqual([EVENTS_TABLE.partitionKey, EVENTS_TABLE.sortKey]);
     expect(table.Table?.GlobalSecondaryIndexes?.map((i) => i.IndexName).sort()).toEqual(
-      [EVENTS_TABLE.byTimeIndex.name, EVENTS_TABLE.parkedIndex.name].sort(),
+      [EVENTS_TABLE.byTimeIndex.name, EVENTS_TABLE.parkedIndex.name, EVENTS_TABLE.failedIndex.name].sort(),
     );
   });
 
