@@ -211,7 +211,10 @@ export function bulkRedrive(deps: BulkRedriveDeps) {
           await deps.queue.send(workMessageOf(record, payload));
           if (await deps.parked.unpark(record, deps.now())) redriven++;
           else skipped++;
-        } else if (await redrivable(record) && (await deps.failed.redrive(record, deps.now()))) {
+        } else if (!(await redrivable(record))) {
+          // Stopped while waiting for it: it is left FAILED, for the next run.
+          return { total, redriven, skipped, unsendable, interrupted: true };
+        } else if (await deps.failed.redrive(record, deps.now())) {
           await deps.queue.send(workMessageOf(record, payload));
           redriven++;
         } else {

@@ -13,10 +13,25 @@ function startScene(prefix: string): { readonly dir: string; readonly busyPort: 
   let busy: Server | undefined;
   beforeAll(async () => {
     scene.dir = await mkdtemp(join(tmpdir(), prefix));
-    const server = createServer();
-    busy = server;
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => { resolve(); }));
-    scene.busyPort = (server.address() as AddressInfo).port;
+    // A busy port whose neighbour below is free (a test starts two Regions from it): the
+    // neighbour is checked by binding it, then released; a busy neighbour draws another port.
+    for (;;) {
+      const server = createServer();
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => { resolve(); }));
+      const port = (server.address() as AddressInfo).port;
+      const below = createServer();
+      const free = await new Promise<boolean>((resolve) => {
+        below.once('error', () => { resolve(false); });
+        below.listen(port - 1, '127.0.0.1', () => { resolve(true); });
+      });
+      if (free) await new Promise<void>((resolve) => below.close(() => { resolve(); }));
+      if (free) {
+        busy = server;
+        scene.busyPort = port;
+        break;
+      }
+      await new Promise<void>((resolve) => server.close(() => { resolve(); }));
+    }
   });
   afterAll(async () => {
     const server = busy;
