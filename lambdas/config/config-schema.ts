@@ -15,6 +15,7 @@ import {
   LAMBDA_MAX_TIMEOUT_SECONDS,
   LEASE_FACTOR,
   MAX_CLOCK_SKEW_SECONDS,
+  MAX_RATE_PER_SECOND,
   MIN_CLOCK_SKEW_SECONDS,
   SIGNATURE_SCHEMES,
   SQS_MAX_VISIBILITY_SECONDS,
@@ -125,6 +126,25 @@ const actionTimeTable = strict(
   'an object { field, seconds, otherwise }',
 );
 
+// A rate limit per second, minute or hour: exactly one. The gate is one DynamoDB item per route
+// that each admission and each refusal writes (rate-gate.ts); one item takes at most 1,000 writes
+// a second ("Best practices for designing and using partition keys effectively", DynamoDB
+// Developer Guide), so a second's limit stays well under that.
+const rateLimit = v.pipe(
+  strict(
+    {
+      perSecond: v.optional(integer(1, MAX_RATE_PER_SECOND)),
+      perMinute: v.optional(integer(1, MAX_RATE_PER_SECOND * 60)),
+      perHour: v.optional(integer(1, MAX_RATE_PER_SECOND * 3600)),
+    },
+    'an object { perSecond } or { perMinute } or { perHour }',
+  ),
+  v.check(
+    (limit) => [limit.perSecond, limit.perMinute, limit.perHour].filter((n) => n !== undefined).length === 1,
+    (issue) => `must give exactly one of perSecond, perMinute and perHour, got ${shown(issue.input)}`,
+  ),
+);
+
 const REGION_NAME = /^[a-z]{2}(-gov|-iso[a-z]*)?-[a-z]+-[0-9]{1,2}$/;
 const regionName = text(REGION_NAME, 'an AWS Region name such as eu-west-1');
 
@@ -159,6 +179,10 @@ const route = strict(
     breakerReaction: v.optional(oneOf(['pause', 'alert']), 'pause'),
     duplicateAnswer: v.optional(oneOf(['replay', 'strict-409']), 'replay'),
     maxBodyBytes: v.optional(integer(1, HARD_MAX_BODY_BYTES), 128 * 1024),
+    rateLimit: v.optional(rateLimit),
+    // The SQS event source's own lower bound is 2.
+    concurrency: v.optional(integer(2, 1000)),
+    ownQueue: v.optional(boolean),
   },
   'a route object',
 );

@@ -13,7 +13,10 @@ import type { ResolvedConfig } from './resolve-config.ts';
 export interface Deployment {
   readonly config: ResolvedConfig;
   readonly eventsTable: string;
+  /** The shared work queue: every route without a queue of its own. */
   readonly queueUrl: string;
+  /** The queue of each route with one (ownQueue), by route name. @default - none */
+  readonly routeQueueUrls?: Readonly<Record<string, string>>;
 }
 
 /** The AWS clients a function calls through. */
@@ -28,9 +31,32 @@ export interface AwsClients {
  * @throws Error naming the variable, or ConfigError for an invalid configuration
  */
 export function deploymentFromEnv(env: NodeJS.ProcessEnv = process.env): Deployment {
-  return {
-    config: loadConfigFromEnv(env),
-    eventsTable: requireEnv(ENV.eventsTable, env),
-    queueUrl: requireEnv(ENV.queueUrl, env),
-  };
+  const config = loadConfigFromEnv(env);
+  const routeQueueUrls = routeQueueUrlsOf(env[ENV.routeQueueUrls]);
+  for (const route of config.routes) {
+    if (route.ownQueue && routeQueueUrls[route.name] === undefined) {
+      throw new Error(`environment variable ${ENV.routeQueueUrls} names no queue for route "${route.name}", which has a queue of its own`);
+    }
+  }
+  return { config, eventsTable: requireEnv(ENV.eventsTable, env), queueUrl: requireEnv(ENV.queueUrl, env), routeQueueUrls };
+}
+
+/** The routes' own queues from their variable: absent or empty is none. */
+function routeQueueUrlsOf(value: string | undefined): Readonly<Record<string, string>> {
+  if (value === undefined || value === '') return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new Error(`environment variable ${ENV.routeQueueUrls} is not JSON`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || Object.values(parsed).some((url) => typeof url !== 'string')) {
+    throw new Error(`environment variable ${ENV.routeQueueUrls} must be a JSON object of queue URLs by route`);
+  }
+  return parsed as Record<string, string>;
+}
+
+/** Every queue URL of a deployment: the shared queue first, then the routes' own. */
+export function workQueueUrls(deployment: Pick<Deployment, 'queueUrl' | 'routeQueueUrls'>): readonly string[] {
+  return [deployment.queueUrl, ...Object.values(deployment.routeQueueUrls ?? {})];
 }

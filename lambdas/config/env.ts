@@ -7,6 +7,11 @@ export const ENV = {
   config: 'RETRYPROOF_CONFIG',
   eventsTable: 'RETRYPROOF_EVENTS_TABLE',
   queueUrl: 'RETRYPROOF_QUEUE_URL',
+  /**
+   * JSON `{ "<route>": "<queue URL>" }` of the routes with a queue of their own (ownQueue);
+   * every other route's work goes to RETRYPROOF_QUEUE_URL. Absent means none.
+   */
+  routeQueueUrls: 'RETRYPROOF_ROUTE_QUEUE_URLS',
 } as const;
 
 /**

@@ -31,6 +31,11 @@ export interface ReceiverDescriptor {
   readonly region: string;
   readonly apiUrl: string;
   readonly queueUrl: string;
+  /**
+   * The queue of each route with one of its own (ownQueue), by route; all of them dead-letter
+   * to `dlqUrl`. @default - none (a descriptor written before routes had their own queues)
+   */
+  readonly routeQueueUrls?: Readonly<Record<string, string>>;
   readonly dlqUrl: string;
   readonly eventsTable: string;
   /** The demo's ledger table, only with `demo: true`. */
@@ -63,5 +68,7 @@ export function parseReceiverDescriptor(value: string | undefined): ReceiverDesc
     if (typeof record[field] !== 'string' || record[field] === '') return undefined;
   }
   if (record.ledgerTable !== undefined && typeof record.ledgerTable !== 'string') return undefined;
+  const own = record.routeQueueUrls;
+  if (own !== undefined && (typeof own !== 'object' || own === null || Object.values(own).some((url) => typeof url !== 'string'))) return undefined;
   return record as unknown as ReceiverDescriptor;
 }

@@ -64,6 +64,24 @@ export interface ResolvedRoute {
   readonly breakerReaction: BreakerReaction;
   readonly duplicateAnswer: DuplicateAnswer;
   readonly maxBodyBytes: number;
+  /** The route's rate limit, or undefined for none. */
+  readonly rateLimit: ResolvedRateLimit | undefined;
+  /** The event source's maxConcurrency for the route's own queue, or undefined on the shared queue. */
+  readonly concurrency: number | undefined;
+  /** Whether the route's work has a queue and an event source of its own. */
+  readonly ownQueue: boolean;
+}
+
+/** A rate limit as the gate uses it: runs are spaced `intervalMs` apart. */
+export interface ResolvedRateLimit {
+  /** Runs per `perSeconds`. */
+  readonly count: number;
+  /** The unit: 1, 60 or 3600. */
+  readonly perSeconds: number;
+  /** perSeconds x 1000 / count: the least time between two admissions. */
+  readonly intervalMs: number;
+  /** As a person reads it: `1 per second`. */
+  readonly text: string;
 }
 
 /** A route's action time by a body field (RouteConfig.actionTime), resolved. */
@@ -236,7 +254,24 @@ function resolveRoute(route: ParsedRoute, windowSeconds: number, regions: readon
     breakerReaction: route.breakerReaction,
     duplicateAnswer: route.duplicateAnswer,
     maxBodyBytes: route.maxBodyBytes,
+    ...isolationOf(route, where),
   };
+}
+
+/** The route's rate limit, concurrency and queue, checked together. */
+function isolationOf(route: ParsedRoute, where: string): Pick<ResolvedRoute, 'rateLimit' | 'concurrency' | 'ownQueue'> {
+  const limit = route.rateLimit;
+  let rateLimit: ResolvedRateLimit | undefined;
+  if (limit !== undefined) {
+    const [count, perSeconds, unit] =
+      limit.perSecond !== undefined ? [limit.perSecond, 1, 'second'] : limit.perMinute !== undefined ? [limit.perMinute, 60, 'minute'] : [limit.perHour as number, 3600, 'hour'];
+    rateLimit = { count, perSeconds, intervalMs: (perSeconds * 1000) / count, text: `${count} per ${unit}` };
+  }
+  if (route.ownQueue === false && route.concurrency !== undefined) {
+    throw new ConfigError(`${where}: concurrency ${route.concurrency} needs the route's own queue (its event source's maxConcurrency); drop ownQueue: false`);
+  }
+  const ownQueue = route.ownQueue ?? (rateLimit !== undefined || route.concurrency !== undefined);
+  return { rateLimit, concurrency: ownQueue ? route.concurrency : undefined, ownQueue };
 }
 
 /** The regions setting, or every problem MRSC would refuse at deploy, at once. */

@@ -76,6 +76,33 @@ export interface RouteConfig {
   readonly duplicateAnswer?: DuplicateAnswer;
   /** Largest accepted body in bytes. @default 131072 (128 KiB) */
   readonly maxBodyBytes?: number;
+  /**
+   * The most runs of the action a second, minute or hour: exactly one of the three. Runs are
+   * spaced evenly (one every unit / n), so no window of the unit ever holds more than n. Work
+   * over the limit waits in the queue (a delayed wake-up message), RECEIVED, its budget
+   * untouched: it is never failed or dead-lettered for waiting (docs/routes.md, "Rate limits
+   * and isolation"). @default - no limit
+   */
+  readonly rateLimit?: RateLimit;
+  /**
+   * Concurrent executor invocations for this route's own queue (the event source's
+   * maxConcurrency, 2 at least). Implies `ownQueue`. @default - the queue's maxConcurrency
+   */
+  readonly concurrency?: number;
+  /**
+   * Whether the route's work has a queue and an event source of its own, so that a slow,
+   * failing, rate-limited or paused route never holds up the others. Its dead-letter copies go
+   * to the one DLQ, whose console redrive returns each message to its source queue.
+   * @default - true when the route sets rateLimit or concurrency, false otherwise
+   */
+  readonly ownQueue?: boolean;
+}
+
+/** A route's rate limit: exactly one of the fields. */
+export interface RateLimit {
+  readonly perSecond?: number;
+  readonly perMinute?: number;
+  readonly perHour?: number;
 }
 
 /** A route's action time looked up by a body field's value. */
@@ -220,6 +247,19 @@ export interface RetryproofConfig {
    */
   readonly maxClockSkewSeconds?: number;
 }
+
+/**
+ * The highest rate limit a route may set, per second: its gate is one DynamoDB item that every
+ * admission and refusal writes, and one item takes at most 1,000 writes a second (DynamoDB
+ * Developer Guide, "Best practices for designing and using partition keys effectively").
+ */
+export const MAX_RATE_PER_SECOND = 200;
+/**
+ * SQS's longest DelaySeconds on one message: 15 minutes (SQS API Reference, SendMessage,
+ * DelaySeconds: "Valid values: 0 to 900"). Work over a rate limit waits at most this long per
+ * deferral, and is deferred again if its turn has not come.
+ */
+export const SQS_MAX_DELAY_SECONDS = 900;
 
 /** Defaults that are facts of the design, not choices of a route. */
 export const DAY_SECONDS = 86_400;

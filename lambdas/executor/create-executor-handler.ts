@@ -104,7 +104,7 @@ export function createExecutorHandler(deps: ExecutorHandlerDeps) {
         // The one line per execution attempt: what an operator searches by route and key (and the local stack prints).
         else logger.info('execution', fields);
         if (!report.ack) {
-          if (report.visibilitySeconds !== undefined) await deps.visibility?.changeVisibility(record.receiptHandle, report.visibilitySeconds);
+          if (report.visibilitySeconds !== undefined) await deps.visibility?.changeVisibility(record.receiptHandle, report.visibilitySeconds, record.eventSourceARN);
           throw new HandBack(report.outcome);
         }
       };
@@ -120,7 +120,7 @@ export function createExecutorHandler(deps: ExecutorHandlerDeps) {
         });
         if (seconds === undefined || deps.visibility === undefined) return;
         try {
-          await deps.visibility.changeVisibility(record.receiptHandle, seconds);
+          await deps.visibility.changeVisibility(record.receiptHandle, seconds, record.eventSourceARN);
         } catch (visibilityError) {
           // SQS is down too: the message comes back after the plain visibility timeout; says why it came back sooner than the backoff.
           logger.warn('dependency backoff not applied', { messageId: record.messageId, error: String(visibilityError) });

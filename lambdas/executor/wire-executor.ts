@@ -7,9 +7,10 @@ import { SERVICE } from '../observability/metric-catalogue.ts';
 import { createLogger, createMetrics } from '../observability/powertools.ts';
 import type { MessageVisibility } from '../ports/message-visibility.ts';
 import { SqsMessageVisibility } from '../queue/sqs-message-visibility.ts';
-import { SqsWorkQueue } from '../queue/sqs-work-queue.ts';
+import { sqsWorkQueueOf } from '../queue/routed-work-queue.ts';
 import { DynamoDbExecutionStore } from '../store/dynamodb-execution-store.ts';
 import { DynamoDbRouteStateStore } from '../store/dynamodb-route-state-store.ts';
+import { workQueueUrls } from '../config/deployment.ts';
 import type { AwsClients, Deployment } from '../config/deployment.ts';
 import { dependencyBackoffSeconds, takeoverMarginMs } from '../config/route-config.ts';
 
@@ -28,14 +29,14 @@ export interface ExecutorWiring {
 }
 
 export function wireExecutor(deployment: Deployment, clients: AwsClients, wiring: ExecutorWiring) {
-  const { config, eventsTable, queueUrl } = deployment;
+  const { config, eventsTable } = deployment;
   return createExecutorHandler({
     routes: new Map(config.routes.map((r) => [r.name, r])),
     actions: wiring.actions,
     store: new DynamoDbExecutionStore(clients.dynamo, eventsTable, config.clockSkewSeconds),
     routeState: new DynamoDbRouteStateStore(clients.dynamo, eventsTable),
-    workQueue: new SqsWorkQueue(clients.sqs, queueUrl),
-    visibility: wiring.visibility ?? new SqsMessageVisibility(clients.sqs, queueUrl),
+    workQueue: sqsWorkQueueOf(clients.sqs, deployment),
+    visibility: wiring.visibility ?? new SqsMessageVisibility(clients.sqs, workQueueUrls(deployment)),
     maxReceiveCount: config.queue.maxReceiveCount,
     takeoverMarginMs: takeoverMarginMs(config.clockSkewSeconds),
     dependencyBackoff: (receiveCount) => dependencyBackoffSeconds(receiveCount, config.queue.visibilityTimeoutSeconds, config.executorTimeoutSeconds),

@@ -8,7 +8,7 @@ import type { PreparedRoute } from './prepared-route.ts';
 import { SERVICE } from '../observability/metric-catalogue.ts';
 import { createLogger, createMetrics } from '../observability/powertools.ts';
 import type { SecretSource } from '../ports/secret-source.ts';
-import { SqsWorkQueue } from '../queue/sqs-work-queue.ts';
+import { sqsWorkQueueOf } from '../queue/routed-work-queue.ts';
 import { DynamoDbEventStore } from '../store/dynamodb-event-store.ts';
 import { DynamoDbRouteStateStore } from '../store/dynamodb-route-state-store.ts';
 import type { AwsClients, Deployment } from '../config/deployment.ts';
@@ -36,7 +36,7 @@ export function wireIngest(deployment: Deployment, clients: AwsClients, wiring: 
   return createIngestHandler({
     routes: wiring.routes ?? prepareRoutes(config.routes),
     store: new DynamoDbEventStore(clients.dynamo, eventsTable),
-    queue: new SqsWorkQueue(clients.sqs, deployment.queueUrl),
+    queue: sqsWorkQueueOf(clients.sqs, deployment),
     secrets: wiring.secrets,
     now: wiring.now ?? Date.now,
     resendAfterMs: config.queue.resendAfterSeconds * 1000,

@@ -4,9 +4,17 @@ import type { WorkMessage } from '../domain/event-record.ts';
 export interface SendOptions {
   /** Gives the send up (the SDK's retries included) when aborted. @default - no limit */
   readonly signal?: AbortSignal;
+  /**
+   * Seconds before SQS lets a consumer receive the message, up to SQS_MAX_DELAY_SECONDS (900):
+   * work that waits for its route's rate limit. @default 0
+   */
+  readonly delaySeconds?: number;
 }
 
-/** The SQS queue between accepting and executing. */
+/**
+ * The SQS queue between accepting and executing. A route with a queue of its own (ownQueue) has
+ * its work sent there, whatever sends it (routed-work-queue.ts).
+ */
 export interface WorkQueue {
   send(message: WorkMessage, options?: SendOptions): Promise<void>;
 }

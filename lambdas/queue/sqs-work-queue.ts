@@ -1,5 +1,6 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSClient } from '@aws-sdk/client-sqs';
+import { SQS_MAX_DELAY_SECONDS } from '../config/route-config.ts';
 import type { WorkMessage } from '../domain/event-record.ts';
 import type { SendOptions, WorkQueue } from '../ports/work-queue.ts';
 
@@ -18,6 +19,9 @@ export class SqsWorkQueue implements WorkQueue {
       new SendMessageCommand({
         QueueUrl: this.#queueUrl,
         MessageBody: JSON.stringify(message),
+        ...(options.delaySeconds === undefined || options.delaySeconds <= 0
+          ? {}
+          : { DelaySeconds: Math.min(SQS_MAX_DELAY_SECONDS, Math.ceil(options.delaySeconds)) }),
         MessageAttributes: {
           route: { DataType: 'String', StringValue: message.route },
           key: { DataType: 'String', StringValue: message.key },

@@ -10,7 +10,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 import type { Ledger } from '../ledger/ledger.ts';
 import type { WorkQueue } from '../ports/work-queue.ts';
-import { SqsWorkQueue } from '../queue/sqs-work-queue.ts';
+import { sqsWorkQueueOf } from '../queue/routed-work-queue.ts';
 import { DynamoDbExpirySweepStore } from '../store/dynamodb-expiry-sweep-store.ts';
 import { DynamoDbReconcilerStore } from '../store/dynamodb-reconciler-store.ts';
 import { DynamoDbRouteStateStore } from '../store/dynamodb-route-state-store.ts';
@@ -28,6 +28,8 @@ export interface ReconcilerOptions {
   /** With queueUrl: the work queue. */
   readonly sqs?: SQSClient;
   readonly queueUrl?: string;
+  /** The queue of each route with one (ownQueue), by route. @default - none */
+  readonly routeQueueUrls?: Readonly<Record<string, string>>;
   /** Another queue than SQS's (a benchmark's, which counts). @default - an SqsWorkQueue on sqs and queueUrl */
   readonly queue?: WorkQueue;
   readonly config: ResolvedConfig;
@@ -91,7 +93,7 @@ export function defaultWindow(config: ResolvedConfig, nowMs: number): { fromMs: 
 function queueOf(options: ReconcilerOptions): WorkQueue {
   if (options.queue !== undefined) return options.queue;
   if (options.sqs === undefined || options.queueUrl === undefined) throw new Error('createReconciler: give a queue, or sqs and queueUrl');
-  return new SqsWorkQueue(options.sqs, options.queueUrl);
+  return sqsWorkQueueOf(options.sqs, { queueUrl: options.queueUrl, ...(options.routeQueueUrls === undefined ? {} : { routeQueueUrls: options.routeQueueUrls }) });
 }
 
 export function createReconciler(options: ReconcilerOptions): Reconciler {

@@ -30,7 +30,7 @@ interface ManualWindow {
 
 /** @param ledgerModules each ledger module, by the name of the action it belongs to */
 export function reconcilerLambda(ledgerModules: ModulesByAction) {
-  const { config, eventsTable, queueUrl } = deploymentFromEnv();
+  const { config, eventsTable, queueUrl, routeQueueUrls } = deploymentFromEnv();
   const logger = createLogger(SERVICE.reconciler);
   const metrics = createMetrics(SERVICE.reconciler);
   const reconciler = createReconciler({
@@ -39,6 +39,7 @@ export function reconcilerLambda(ledgerModules: ModulesByAction) {
     ledgers: ledgersOf(ledgerModules),
     sqs: new SQSClient({}),
     queueUrl,
+    ...(routeQueueUrls === undefined ? {} : { routeQueueUrls }),
     config,
   });
   return middy<ManualWindow | undefined, ReconcileReport>()

@@ -9,7 +9,7 @@ import { keptPayloadOf, workMessageOf } from '../domain/event-record.ts';
 import type { ParkedRecords } from '../ports/parked-records.ts';
 import type { RouteState, RouteStateStore } from '../ports/route-state-store.ts';
 import type { WorkQueue } from '../ports/work-queue.ts';
-import { SqsWorkQueue } from '../queue/sqs-work-queue.ts';
+import { sqsWorkQueueOf } from '../queue/routed-work-queue.ts';
 import { DynamoDbParkedRecords } from '../store/dynamodb-parked-records.ts';
 import { DynamoDbRouteStateStore } from '../store/dynamodb-route-state-store.ts';
 
@@ -75,6 +75,8 @@ export interface RouteControlOptions {
   readonly eventsTable: string;
   readonly sqs: SQSClient;
   readonly queueUrl: string;
+  /** The queue of each route with one (ownQueue), by route. @default - none */
+  readonly routeQueueUrls?: Readonly<Record<string, string>>;
   readonly config: ResolvedConfig;
   /**
    * The routes the stack really serves, when they differ from the configuration's (the local
@@ -90,7 +92,7 @@ export function createRouteControl(options: RouteControlOptions): RouteControl {
   return routeControl({
     states: new DynamoDbRouteStateStore(options.dynamo, options.eventsTable),
     parked: new DynamoDbParkedRecords(options.dynamo, options.eventsTable),
-    queue: new SqsWorkQueue(options.sqs, options.queueUrl),
+    queue: sqsWorkQueueOf(options.sqs, options),
     routes: options.routes ?? options.config.routes.map((r) => r.name),
     now: options.now ?? Date.now,
   });
