@@ -99,6 +99,8 @@ export function createExecutorHandler(deps: ExecutorHandlerDeps) {
         };
         // A message on its way to the DLQ: each trip is detail (its copy was logged as a warning when made).
         if (report.outcome === 'to-dead-letter-queue') logger.debug('execution', { ...fields, messageId: record.messageId });
+        // Work waiting for its route's rate limit: routine, and counted (Executions, outcome rate-limited).
+        else if (report.outcome === 'rate-limited') logger.debug('execution', fields);
         // A dead-letter copy made, or a completion fenced out: someone must look; the DLQ runbook starts here.
         else if (report.deadLetterReason !== undefined || report.outcome === 'fenced-out') logger.warn('execution', { ...fields, messageId: record.messageId });
         // The one line per execution attempt: what an operator searches by route and key (and the local stack prints).

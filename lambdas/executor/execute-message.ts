@@ -17,7 +17,7 @@
 import { Buffer } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import type { ResolvedRoute } from '../config/resolve-config.ts';
-import { DEAD_LETTER_SEND_SECONDS } from '../config/route-config.ts';
+import { DEAD_LETTER_SEND_SECONDS, SQS_MAX_DELAY_SECONDS } from '../config/route-config.ts';
 import { recordLease } from '../config/route-lease.ts';
 import { PermanentActionError } from '../actions/action.ts';
 import type { ActionResult } from '../actions/action.ts';
@@ -29,6 +29,7 @@ import { needsReplayMemory } from '../domain/idempotency-key.ts';
 import { operationFingerprint } from '../domain/operation-fingerprint.ts';
 import { DEAD_LETTER_REASON_MAX_CHARS, LAST_ERROR_MAX_CHARS, cut } from '../domain/queue-limits.ts';
 import type { ExecutionStore } from '../ports/execution-store.ts';
+import type { RateGate } from '../ports/rate-gate.ts';
 import type { WorkQueue } from '../ports/work-queue.ts';
 import { TAKEOVER_MARGIN_MS, keepUntilSeconds } from '../store/record-transitions.ts';
 
@@ -63,6 +64,11 @@ export interface ExecutorDeps {
   /** Time left in this invocation; an action never runs past it. */
   readonly remainingMs?: () => number;
   readonly requestId?: string;
+  /**
+   * The gate of the routes with a rate limit (DynamoDbRateGate): a run over the limit is
+   * deferred, not run. @default - no gate: rate limits are not enforced (tests of other paths)
+   */
+  readonly rateGate?: RateGate;
   /** True while the route is paused: its work is parked, not run. @default - never paused */
   readonly isPaused?: (route: string) => Promise<boolean>;
   /** Spreads hand-backs of locked work over a second or two. @default Math.random */
@@ -86,6 +92,8 @@ export const EXECUTION_OUTCOME = {
   /** The body is not the one the record was accepted with: nothing runs, a copy goes to people. */
   forged: 'forged-body',
   parked: 'parked',
+  /** Over the route's rate limit: a delayed wake-up message was sent, the record waits RECEIVED. */
+  rateLimited: 'rate-limited',
   toDeadLetterQueue: 'to-dead-letter-queue',
 } as const;
 export type ExecutionOutcome = (typeof EXECUTION_OUTCOME)[keyof typeof EXECUTION_OUTCOME];
@@ -267,6 +275,40 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
         return toPeople(FORGED_REASON, EXECUTION_OUTCOME.forged);
       case 'route-active':
         break;
+    }
+  }
+
+  if (route.rateLimit !== undefined && deps.rateGate !== undefined) {
+    const decision = await deps.rateGate.admit(work.route, route.rateLimit, deps.now());
+    if (!decision.admitted) {
+      // Over the limit: the work waits in the queue, not in this invocation and not on a
+      // hand-back. A hand-back would count toward maxReceiveCount (every receive does: Lambda
+      // Developer Guide, "Using Lambda with Amazon SQS") and dead-letter work that only waited.
+      // A fresh wake-up message with a delay starts at receive 0; the record first notes when
+      // it comes back, so no resend takes the waiting work for lost.
+      const nowMs = deps.now();
+      const delaySeconds = Math.min(SQS_MAX_DELAY_SECONDS, Math.max(1, Math.ceil((decision.retryAtMs - nowMs) / 1000)));
+      const deferred = await deps.store.deferForRate({ ...ref, nowMs, untilMs: nowMs + delaySeconds * 1000, fingerprint: bodyFingerprint });
+      switch (deferred.kind) {
+        case 'deferred': {
+          // The plain wake-up of the record: a dead-letter copy's context stays on the record.
+          const { deadLetterId: _id, reason: _reason, attempts: _attempts, lastError: _lastError, ...wakeUp } = work;
+          // A failed send throws: our dependency failed, and this message goes back (backed off)
+          // and is still the record's wake-up call. Only a sent one lets it be acknowledged.
+          await deps.workQueue.send(wakeUp, { delaySeconds });
+          return { ...base, outcome: EXECUTION_OUTCOME.rateLimited, ack: true };
+        }
+        case 'completed':
+          return { ...base, outcome: EXECUTION_OUTCOME.duplicate, ack: true };
+        case 'failed':
+          return { ...base, outcome: EXECUTION_OUTCOME.failedAlready, ack: true };
+        case 'locked':
+          return lockedUntil(deferred.record.leaseUntil);
+        case 'missing':
+          return toPeople('record expired before execution', EXECUTION_OUTCOME.expired);
+        case 'forged':
+          return toPeople(FORGED_REASON, EXECUTION_OUTCOME.forged);
+      }
     }
   }
 

@@ -9,6 +9,7 @@ import type { MessageVisibility } from '../ports/message-visibility.ts';
 import { SqsMessageVisibility } from '../queue/sqs-message-visibility.ts';
 import { sqsWorkQueueOf } from '../queue/routed-work-queue.ts';
 import { DynamoDbExecutionStore } from '../store/dynamodb-execution-store.ts';
+import { DynamoDbRateGate } from '../store/dynamodb-rate-gate.ts';
 import { DynamoDbRouteStateStore } from '../store/dynamodb-route-state-store.ts';
 import { workQueueUrls } from '../config/deployment.ts';
 import type { AwsClients, Deployment } from '../config/deployment.ts';
@@ -35,6 +36,7 @@ export function wireExecutor(deployment: Deployment, clients: AwsClients, wiring
     actions: wiring.actions,
     store: new DynamoDbExecutionStore(clients.dynamo, eventsTable, config.clockSkewSeconds),
     routeState: new DynamoDbRouteStateStore(clients.dynamo, eventsTable),
+    rateGate: new DynamoDbRateGate(clients.dynamo, eventsTable),
     workQueue: sqsWorkQueueOf(clients.sqs, deployment),
     visibility: wiring.visibility ?? new SqsMessageVisibility(clients.sqs, workQueueUrls(deployment)),
     maxReceiveCount: config.queue.maxReceiveCount,

@@ -16,6 +16,9 @@ export type LeaseOutcome =
   /** The record is gone, expired, or a newer generation of the key: never execute blindly. */
   | { readonly kind: 'missing' };
 
+/** The outcome of deferForRate: deferred, or what a lease would have met instead (never `leased`). */
+export type DeferOutcome = { readonly kind: 'deferred' } | Exclude<LeaseOutcome, { kind: 'leased' } | { kind: 'exhausted' }>;
+
 /** Names one generation of one key. */
 export interface RecordRef {
   readonly route: string;
@@ -112,6 +115,12 @@ export interface ExecutionStore {
   ): Promise<boolean>;
   /** A log item: an attempt that did not complete (retryable, permanent, exhausted, fenced out). */
   appendLog(entry: ExecutionLogEntry): Promise<void>;
+  /**
+   * The route's rate limit refused this run: the record keeps its state and budget, and waits
+   * for a wake-up message that comes back at `untilMs` (record-transitions.ts, deferForRate).
+   * `deferred`, or what stood in the way, as a lease would see it.
+   */
+  deferForRate(request: RecordRef & { readonly nowMs: number; readonly untilMs: number; readonly fingerprint: string }): Promise<DeferOutcome>;
   /** PARKED, with the sparse `parked` index keys, unless the record is done, failed or leased. Nothing runs. */
   park(request: RecordRef & { readonly nowMs: number; readonly ttlSeconds: number; readonly payload: Payload; readonly fingerprint: string }): Promise<ParkResult>;
 }

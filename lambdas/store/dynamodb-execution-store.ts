@@ -10,6 +10,7 @@ import { RECORD_STATUS } from '../domain/event-record.ts';
 import type { EventRecord, Payload } from '../domain/event-record.ts';
 import type {
   DeadLetterWrite,
+  DeferOutcome,
   ExecutionLogEntry,
   ExecutionStore,
   FencedWrite,
@@ -25,7 +26,7 @@ import { documentClient } from './dynamodb-event-store.ts';
 import { fromRecordItem } from './record-item.ts';
 import { RECORD_SK, recordPk } from './record-keys.ts';
 import { rememberTaken, seenKey } from './replay-memory.ts';
-import { TAKEOVER_MARGIN_MS, acquireLease, clockMargins, complete, fail, failExhausted, markDeadLettered, park, redrive, release, unpark } from './record-transitions.ts';
+import { TAKEOVER_MARGIN_MS, acquireLease, clockMargins, complete, deferForRate, fail, failExhausted, markDeadLettered, park, redrive, release, unpark } from './record-transitions.ts';
 import type { ClockMargins, Transition } from './record-transitions.ts';
 import { CLOCK_SKEW_SECONDS } from '../config/route-config.ts';
 
@@ -104,6 +105,15 @@ export class DynamoDbExecutionStore implements ExecutionStore {
     // the item it returns is the item as the lease left it.
     if (out.item === undefined) throw new Error('acquireLease returned no record');
     return { kind: 'leased', record: fromRecordItem(out.item) };
+  }
+
+  async deferForRate(request: RecordRef & { readonly nowMs: number; readonly untilMs: number; readonly fingerprint: string }): Promise<DeferOutcome> {
+    const out = await this.#apply(request.route, request.key, deferForRate({ ...request, takeoverMs: this.#margins.takeoverMs }), true);
+    if (out.ok) return { kind: 'deferred' };
+    const blocked = blockedLease(out.old, { ...request, leaseMs: 0, token: '', maxAttempts: Number.POSITIVE_INFINITY }, request.nowMs, this.#margins.takeoverMs);
+    // The item as it stood shows nothing that refuses (the deferral reads no budget): another
+    // write moved it between the check and its read. The message goes back for a moment.
+    return blocked.kind === 'exhausted' ? { kind: 'locked', record: blocked.record } : blocked;
   }
 
   async complete(write: FencedWrite & { readonly result: string; readonly operationFingerprint: string; readonly requestId?: string }): Promise<boolean> {

@@ -27,6 +27,12 @@
  *                   body genuine                                       -> PARKED      (executor, route paused)
  *   unpark          PARKED                                             -> RECEIVED    (route resume, reconciler; expiry at
  *                                                                                     least MESSAGE_COVER_SECONDS on)
+ *   deferForRate    as acquireLease, whatever its budget (its route's rate
+ *                   limit refused the run)                              -> the same state (executor; lastEnqueuedAt
+ *                                                                                     = when the delayed wake-up comes
+ *                                                                                     back, deferrals + 1; no attempt
+ *                                                                                     spent; expiry at least
+ *                                                                                     MESSAGE_COVER_SECONDS on)
  *   redrive         FAILED, this copy's id, and the copy stamped by SQS
  *                   after every copy of ours was (a person made it)    -> RECEIVED    (executor, a person's redrive;
  *                                                                                     expiry at least MESSAGE_COVER_SECONDS on;
@@ -302,6 +308,35 @@ export function acquireLease(p: LeaseParams): Transition {
       ':token': p.token,
       ':one': 1,
     },
+  });
+}
+
+/**
+ * A rate-limited route's run was refused by its gate (rate-gate.ts): the work waits for a
+ * delayed wake-up message that comes back at `untilMs`. The state stays as it is (RECEIVED,
+ * PARKED or EXECUTING with its lease over: whatever acquireLease would take), no attempt is
+ * spent, and `lastEnqueuedAt` moves to `untilMs`, so neither a duplicate's resend nor the
+ * reconciler's (claimResend: lastEnqueuedAt before their window) takes waiting work for lost
+ * until it is overdue by then. The budget is not in the condition: a record whose budget is
+ * spent waits its turn too, and its lease write then fails it (failExhausted).
+ */
+export function deferForRate(p: { receivedAt: number; nowMs: number; untilMs: number; fingerprint: string; takeoverMs?: number }): Transition {
+  return withNonce({
+    ConditionExpression: `${LIVE} AND ${GENUINE} AND ${RUNNABLE}`,
+    UpdateExpression: 'SET lastEnqueuedAt = :until ADD deferrals :one',
+    ExpressionAttributeNames: STATUS,
+    ExpressionAttributeValues: {
+      ...live(p.receivedAt, p.nowMs),
+      ':received': S.received,
+      ':parked': S.parked,
+      ':executing': S.executing,
+      ':takeover': p.nowMs - (p.takeoverMs ?? TAKEOVER_MARGIN_MS),
+      ':fingerprint': p.fingerprint,
+      ':until': p.untilMs,
+      ':one': 1,
+    },
+    // The delayed message may wait 14 days in the queue once it is visible.
+    extendExpiry: { receivedAt: p.receivedAt, keepUntilSeconds: seconds(p.untilMs) + MESSAGE_COVER_SECONDS },
   });
 }
 

@@ -11,12 +11,14 @@ import { expect, inject } from 'vitest';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Action } from '../../lambdas/actions/action.ts';
 import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
-import type { ActionTimeTable, RouteConfig } from '../../lambdas/config/route-config.ts';
+import type { ActionTimeTable, RateLimit, RouteConfig } from '../../lambdas/config/route-config.ts';
 import type { WorkMessage } from '../../lambdas/domain/event-record.ts';
 import { executeMessage } from '../../lambdas/executor/execute-message.ts';
 import type { ExecutionReport, ExecutorDeps } from '../../lambdas/executor/execute-message.ts';
 import type { ExecutionStore } from '../../lambdas/ports/execution-store.ts';
-import type { WorkQueue } from '../../lambdas/ports/work-queue.ts';
+import type { RateGate } from '../../lambdas/ports/rate-gate.ts';
+import type { SendOptions, WorkQueue } from '../../lambdas/ports/work-queue.ts';
+import { DynamoDbRateGate } from '../../lambdas/store/dynamodb-rate-gate.ts';
 import { documentClient } from '../../lambdas/store/dynamodb-event-store.ts';
 import { DynamoDbExecutionStore } from '../../lambdas/store/dynamodb-execution-store.ts';
 import { historyOf, readLogItems } from '../../lambdas/store/execution-history.ts';
@@ -51,8 +53,10 @@ export interface ExecutorHarness {
   record(key: string): Promise<Record<string, unknown> | undefined>;
   /** Every attempt, as inspect shows it. */
   log(key: string): Promise<Record<string, unknown>[]>;
-  /** Every message the executor sent (dead-letter copies), in order. */
+  /** Every message the executor sent (dead-letter copies, delayed wake-ups), in order. */
   readonly sent: readonly WorkMessage[];
+  /** The options of each of those sends, in the same order. */
+  readonly sentOptions: readonly SendOptions[];
   /** Moves the executor's clock on. */
   advance(ms: number): void;
   now(): number;
@@ -73,12 +77,16 @@ export async function executorHarness(options: {
   route?: string;
   /** That route's action time per destination, in place of its one actionTimeSeconds. @default - its one time */
   actionTime?: ActionTimeTable;
+  /** That route's rate limit, enforced by a gate of this harness's own. @default - none */
+  rateLimit?: RateLimit;
 }): Promise<ExecutorHarness> {
   const route = options.route ?? ROUTE;
   const fromIngest: WorkMessage[] = [];
+  const sentOptions: SendOptions[] = [];
   const capture = (into: WorkMessage[]): WorkQueue => ({
-    send: (message) => {
+    send: (message, sendOptions = {}) => {
       into.push(message);
+      if (into !== fromIngest) sentOptions.push(sendOptions);
       return Promise.resolve();
     },
   });
@@ -88,7 +96,8 @@ export async function executorHarness(options: {
     const { actionTimeSeconds: _one, ...rest } = r;
     return { ...rest, actionTime: options.actionTime };
   };
-  const routes = SCHEME_ROUTES.map((r) => (r.name === route ? { ...timed(r), action: 'act', maxAttempts } : { ...r, maxAttempts }));
+  const limited = (r: RouteConfig): RouteConfig => (options.rateLimit === undefined ? r : { ...r, rateLimit: options.rateLimit });
+  const routes = SCHEME_ROUTES.map((r) => (r.name === route ? { ...limited(timed(r)), action: 'act', maxAttempts } : { ...r, maxAttempts }));
   const table = inject('eventsTable');
   const ingest = await ingestFixture({ queue: capture(fromIngest), routes, tableName: table });
   const config = resolveConfig(testConfig(routes, { queue: { maxReceiveCount: MAX_RECEIVE_COUNT } }));
@@ -106,6 +115,9 @@ export async function executorHarness(options: {
     maxReceiveCount: MAX_RECEIVE_COUNT,
     now: () => clock,
     random: () => 0,
+    // The gate's item is the route's; tests share the table and the route names, so each
+    // harness gates under a name of its own.
+    ...(options.rateLimit === undefined ? {} : { rateGate: ownGate(new DynamoDbRateGate(client, table, () => 0)) }),
   };
   const record = async (key: string): Promise<Record<string, unknown> | undefined> =>
     (await doc.send(new GetCommand({ TableName: table, Key: { pk: recordPk(route, key), sk: RECORD_SK }, ConsistentRead: true }))).Item;
@@ -136,6 +148,7 @@ export async function executorHarness(options: {
     record,
     log: async (key) => historyOf(await readLogItems(doc, table, route, key), await record(key)),
     sent,
+    sentOptions,
     advance: (ms) => {
       clock += ms;
     },
@@ -167,5 +180,12 @@ export function withLease(
     redrive: (r) => store.redrive(r),
     appendLog: (e) => store.appendLog(e),
     park: (r) => store.park(r),
+    deferForRate: (r) => store.deferForRate(r),
   };
+}
+
+/** A gate whose items are this harness's alone: the route's name with a suffix of its own. */
+function ownGate(gate: RateGate): RateGate {
+  const suffix = randomUUID().slice(0, 8);
+  return { admit: (route, limit, nowMs) => gate.admit(`${route}~${suffix}`, limit, nowMs) };
 }
