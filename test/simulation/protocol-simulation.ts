@@ -21,7 +21,7 @@ import type { SQSEvent, SQSRecord, Context } from 'aws-lambda';
 import { PermanentActionError, RetryableActionError } from '../../lambdas/actions/action.ts';
 import type { Action } from '../../lambdas/actions/action.ts';
 import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
-import type { ResolvedConfig, ResolvedRoute } from '../../lambdas/config/resolve-config.ts';
+import type { ResolvedConfig, ResolvedRateLimit, ResolvedRoute } from '../../lambdas/config/resolve-config.ts';
 import {
   CLOCK_SKEW_SECONDS,
   COMPLETION_MARGIN_SECONDS,
@@ -34,7 +34,7 @@ import {
   outageReceiveCount,
 } from '../../lambdas/config/route-config.ts';
 import { SQS_MAX_MESSAGE_BYTES, deadLetterReserveBytes } from '../../lambdas/domain/queue-limits.ts';
-import type { RouteConfig } from '../../lambdas/config/route-config.ts';
+import type { RateLimit, RouteConfig } from '../../lambdas/config/route-config.ts';
 import { RECORD_STATUS, deliveryId } from '../../lambdas/domain/event-record.ts';
 import type { EventRecord, WorkMessage } from '../../lambdas/domain/event-record.ts';
 import { signDelivery } from '../../lambdas/domain/signatures/sign-delivery.ts';
@@ -76,6 +76,10 @@ import { SimTimers } from './sim-timers.ts';
 import type { Actor } from './scheduler.ts';
 import { SimInvalidParameterValue, SimMessageVisibility, SimWorkQueue, SimulatedQueue } from './simulated-sqs.ts';
 import type { SimReceivedMessage } from './simulated-sqs.ts';
+import type { MessageVisibility } from '../../lambdas/ports/message-visibility.ts';
+import { RoutedWorkQueue } from '../../lambdas/queue/routed-work-queue.ts';
+import { DynamoDbRateGate } from '../../lambdas/store/dynamodb-rate-gate.ts';
+import type { RateGate } from '../../lambdas/ports/rate-gate.ts';
 
 // ---------------------------------------------------------------------------------------
 // The schedule
@@ -179,8 +183,17 @@ export function scheduleOf(seed: number, length: number): Op[] {
   return ops;
 }
 
+/**
+ * The pay route's rate limits a seed may draw: an admission every 15, 60 or 120 s, against
+ * actions of up to 15 s, or every 30 minutes, past SQS's longest delay (900 s), where waiting
+ * work comes back and is deferred again several times before its turn.
+ */
+const RATE_LIMITS: readonly RateLimit[] = [{ perMinute: 4 }, { perMinute: 1 }, { perHour: 30 }, { perHour: 2 }];
+
 /** Per-run settings drawn from the seed: some runs have a visibility timeout shorter than the lease, as the local stack does. */
 export interface RunShape {
+  /** The pay route's rate limit and whether its work has a queue of its own; undefined: no limit. */
+  readonly rate?: { readonly limit: RateLimit; readonly ownQueue: boolean };
   readonly visibilityTimeoutSeconds: number;
   readonly keys: number;
   readonly moveTaskResetsReceiveCount: boolean;
@@ -233,7 +246,11 @@ export function shapeOf(seed: number): RunShape {
   const replicationLagMs = [500, 1_000, 5_000][Math.floor(regional() * 3)] ?? 1_000;
   // Writes of two Regions to one item meet now and then: a conflict the SDK retries.
   const conflict = regions > 1 ? [0.005, 0.02][Math.floor(regional() * 2)] ?? 0.005 : 0;
-  return { ...shape, dynamo: { ...shape.dynamo, slow, conflict }, regions, replicationLagMs };
+  // A rate limit from a stream of its own too: half the seeds limit the pay route, half of those
+  // give it a queue of its own (issue 23).
+  const rated = prng(seed ^ 0x7a7e);
+  const rate = rated() < 0.5 ? { limit: RATE_LIMITS[Math.floor(rated() * RATE_LIMITS.length)] ?? { perMinute: 4 }, ownQueue: rated() < 0.5 } : undefined;
+  return { ...shape, dynamo: { ...shape.dynamo, slow, conflict }, regions, replicationLagMs, rate };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -293,6 +310,12 @@ export interface RunStats {
   reconcilerSkips: number;
   pauses: number;
   resumes: number;
+  /** Runs with a rate-limited route (1), and those whose route had a queue of its own (1). */
+  rateLimitedRuns: number;
+  ownQueueRuns: number;
+  /** The rate gate's admissions, and the runs it deferred (a delayed wake-up each). */
+  rateAdmissions: number;
+  rateDeferrals: number;
   /** A person's bulk redrives (`retryproof redrive`), and the records they took back. */
   bulkRedrives: number;
   bulkRedriven: number;
@@ -379,6 +402,10 @@ export function emptyStats(): RunStats {
     reconcilerSkips: 0,
     pauses: 0,
     resumes: 0,
+    rateLimitedRuns: 0,
+    ownQueueRuns: 0,
+    rateAdmissions: 0,
+    rateDeferrals: 0,
     bulkRedrives: 0,
     bulkRedriven: 0,
     outages: 0,
@@ -516,6 +543,8 @@ interface KeyState {
   excused: number;
   failed: boolean;
   sends: number;
+  /** Deferrals for the route's rate limit this key won: each sends one delayed wake-up. */
+  deferrals: number;
   /** Work messages ingest sent for this key, by resend window (floor(t / window)). */
   readonly ingestSends: Map<number, number>;
   /** Windows (floor(t / resend window)) in which a duplicate of this key arrived. */
@@ -660,7 +689,17 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     const { actionTimeSeconds: _one, ...untimed } = common;
     const routeConfigs: RouteConfig[] = [
       // The body signs the order id, so the key comes from it (a header would be unsigned).
-      { ...common, name: routeNames.pay, signature: HMAC, key: '{body:/order}', secretName: 'sim/pay', breakerThreshold: 6, breakerReaction: 'pause', maxBodyBytes: HARD_MAX_BODY_BYTES },
+      {
+        ...common,
+        name: routeNames.pay,
+        signature: HMAC,
+        key: '{body:/order}',
+        secretName: 'sim/pay',
+        breakerThreshold: 6,
+        breakerReaction: 'pause',
+        maxBodyBytes: HARD_MAX_BODY_BYTES,
+        ...(shape.rate === undefined ? {} : { rateLimit: shape.rate.limit, ownQueue: shape.rate.ownQueue }),
+      },
       // The alerting route trips on a third delivery, so outages and repeats often meet there.
       { ...common, name: routeNames.alt, signature: HMAC, key: '{body:/order}', secretName: 'sim/alt', breakerThreshold: 2, breakerReaction: 'alert', maxBodyBytes: SMALL_BODY_LIMIT },
       { ...common, name: routeNames.sw, signature: { scheme: 'standard-webhooks' }, secretName: 'sim/sw', breakerThreshold: 3, breakerReaction: 'pause' },
@@ -737,10 +776,36 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         redrive: { deadLetterQueue: dlq, maxReceiveCount: config.queue.maxReceiveCount },
         retentionSeconds: DLQ_RETENTION_SECONDS,
       });
-      return { dlq, queue, workQueue: new SimWorkQueue(queue, { beforeSend }) };
+      const shared = new SimWorkQueue(queue, { beforeSend });
+      // The pay route's own queue (ownQueue), dead-lettering into the same DLQ, as the stack deploys it.
+      const own = shape.rate?.ownQueue === true
+        ? new SimulatedQueue({
+            name: `work-pay${tag}`,
+            clock,
+            visibilityTimeoutSeconds: shape.visibilityTimeoutSeconds,
+            redrive: { deadLetterQueue: dlq, maxReceiveCount: config.queue.maxReceiveCount },
+            retentionSeconds: DLQ_RETENTION_SECONDS,
+          })
+        : undefined;
+      const workQueue = own === undefined ? shared : new RoutedWorkQueue(shared, new Map([[routeNames.pay, new SimWorkQueue(own, { beforeSend })]]));
+      return { dlq, queue, own, workQueue };
     });
-    /** Every Region's work queues, and DLQs. */
+    /** Every Region's shared work queue, and DLQs. */
     const queues = regionQueues.map((q) => q.queue);
+    /** Every work queue of every Region: the shared ones and the pay route's own. */
+    const allWorkQueues = regionQueues.flatMap((q) => (q.own === undefined ? [q.queue] : [q.queue, q.own]));
+    /** The work queues of a Region; with a route queue, which one `roll` picks first (each has its event source). */
+    const workQueuesOf = (region: number, roll: number): SimulatedQueue[] => {
+      const r = regionQueues[region];
+      if (r === undefined) return [];
+      if (r.own === undefined) return [r.queue];
+      return roll < 0.5 ? [r.queue, r.own] : [r.own, r.queue];
+    };
+    /** The queue a message of `route` goes to in a Region: what RoutedWorkQueue picks. */
+    const queueForRoute = (region: number, route: string | undefined): SimulatedQueue => {
+      const r = regionQueues[region] as (typeof regionQueues)[number];
+      return route === routeNames.pay && r.own !== undefined ? r.own : r.queue;
+    };
     const dlqs = regionQueues.map((q) => q.dlq);
     /** The Region an actor runs in (its Lambda's); 0 outside any actor (the simulation's own reads). */
     const regionOfActor = (): number => (sched.current()?.meta.region as number | undefined) ?? 0;
@@ -891,7 +956,17 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     };
     const routeStateOf = (client: DynamoDBClient): DynamoDbRouteStateStore => sched.gate(perRegion((table) => new DynamoDbRouteStateStore(client, table)), 'routeState');
     const gatedQueue = sched.gate(workQueue, 'sqs');
-    const visibility = sched.gate(byRegion(queues.map((q) => new SimMessageVisibility(q))), 'visibility');
+    // A receipt handle is only good on its own queue: the record's source ARN picks it (SqsMessageVisibility).
+    const visibility = sched.gate(
+      byRegion(
+        regionQueues.map((q): MessageVisibility => {
+          const shared = new SimMessageVisibility(q.queue);
+          const own = q.own === undefined ? undefined : new SimMessageVisibility(q.own);
+          return { changeVisibility: (handle, seconds, source) => (own !== undefined && source === q.own?.arn ? own : shared).changeVisibility(handle, seconds) };
+        }),
+      ),
+      'visibility',
+    );
     const realExecutionStore = perRegion((table) => new DynamoDbExecutionStore(clientOf.executor, table));
     /** The simulation's own view of the records (of the calling actor's Region): no faults, no yield points. */
     const observerStore = perRegion((table) => new DynamoDbExecutionStore(dynamo, table));
@@ -931,6 +1006,9 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
           const writer = sched.current()?.id;
           const call = ++portCalls;
           const ownWrite = fencedCall && writer !== undefined && arg.route !== undefined && arg.key !== undefined ? ownWriteOf(writer, recordPk(arg.route, arg.key), call) : undefined;
+          // Waiting for a rate limit spends no attempt: across a deferral, attempts grow by no
+          // more than the leases taken meanwhile (runs), whatever else interleaves.
+          const beforeDefer = prop === 'deferForRate' && arg.route !== undefined && arg.key !== undefined ? await observerStore.get(arg.route, arg.key) : undefined;
           let out: unknown;
           try {
             out = await callScope.run(call, () => method.apply(target, args));
@@ -942,6 +1020,16 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
             throw error;
           }
           trace?.(`  store.${String(prop)} ${String(arg.key ?? args[1])} -> ${summaryOf(out)}`);
+          if ((out as { kind?: string } | undefined)?.kind === 'deferred' && arg.route !== undefined && arg.key !== undefined) {
+            const waiting = keys.get(workKey(arg.route, arg.key));
+            if (waiting !== undefined) waiting.deferrals++;
+          }
+          if (beforeDefer !== undefined && (out as { kind?: string }).kind === 'deferred') {
+            const afterDefer = await observerStore.get(beforeDefer.route, beforeDefer.key);
+            if (afterDefer?.receivedAt === beforeDefer.receivedAt && afterDefer.attempts - beforeDefer.attempts > afterDefer.runs - beforeDefer.runs) {
+              violations.push(`${beforeDefer.key}: a deferral for the rate limit spent an attempt (attempts ${beforeDefer.attempts} -> ${afterDefer.attempts}, leases ${beforeDefer.runs} -> ${afterDefer.runs})`);
+            }
+          }
           const committedId = ownWrite === undefined ? undefined : committedUnanswered.get(ownWrite);
           if (ownWrite !== undefined) committedUnanswered.delete(ownWrite);
           if (out === false && committedId !== undefined && arg.route !== undefined && arg.key !== undefined) {
@@ -1047,6 +1135,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       k.protocolKeys.add(ctx.key);
       if (k.failed) violations.push(`${ctx.key}: a FAILED record ran again without a redrive (run ${ctx.attempt})`);
       k.runsInBudget++;
+      if (ctx.route === routeNames.pay) payRuns++;
       if (k.runsInBudget > MAX_ATTEMPTS) violations.push(`${ctx.key}: ${k.runsInBudget} runs in one budget, above maxAttempts ${MAX_ATTEMPTS}`);
       const run: ActionRun = { attempt: ctx.attempt, actor: sched.current()?.id ?? 0 };
       k.runs.push(run);
@@ -1133,10 +1222,29 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       return { ok: true, charge: charge.chargeId };
     };
 
+    // The pay route's rate gate (when the seed limits it): the real gate on the executor's faulty
+    // client, its every admission noted at the true instant its caller read its clock for it.
+    const realGate = sched.gate(perRegion((table) => new DynamoDbRateGate(clientOf.executor, table, random)), 'rateGate');
+    const rateGate: RateGate = {
+      admit: async (route, limit, callerNowMs) => {
+        const trueAtMs = nowMs - (sched.now() - callerNowMs);
+        const decision = await realGate.admit(route, limit, callerNowMs);
+        if (decision.admitted) {
+          admissions.push(trueAtMs);
+          stats.rateAdmissions++;
+        } else stats.rateDeferrals++;
+        return decision;
+      },
+    };
+
+    /** The pay route's admissions by its gate, at the true instants their callers read their clocks; and its runs. */
+    const admissions: number[] = [];
+    let payRuns = 0;
     const handler = createExecutorHandler({
       routes,
       actions: new Map([['simpay', action]]),
       store: executionStore,
+      rateGate,
       routeState: routeStateOf(clientOf.executor),
       workQueue: gatedQueue,
       visibility,
@@ -1281,7 +1389,11 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     const pending: KeyState[] = [];
     const keyRandom = prng(seed ^ 0x6e75);
     const keysByOrder = new Map<string, KeyState>();
-    const routeOrder = [routeNames.pay, routeNames.alt, routeNames.pay, routeNames.sw, routeNames.st];
+    // A rate-limited pay route gets half the keys, so its work meets its limit often.
+    const routeOrder =
+      shape.rate === undefined
+        ? [routeNames.pay, routeNames.alt, routeNames.pay, routeNames.sw, routeNames.st]
+        : [routeNames.pay, routeNames.alt, routeNames.pay, routeNames.sw, routeNames.pay, routeNames.st];
     for (let i = 0; i < shape.keys; i++) {
       const route = routeOrder[i % routeOrder.length] ?? routeNames.pay;
       const order = `k${i}`;
@@ -1322,6 +1434,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         excused: 0,
         failed: false,
         sends: 0,
+        deferrals: 0,
         ingestSends: new Map(),
         duplicateWindows: new Set(),
         delivered: 0,
@@ -1420,11 +1533,18 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     const poll = async (concurrent = false, region = 0): Promise<boolean> => {
       await wakeWoken();
       if (eventual) await replicateDue();
-      const queue = queues[region] as SimulatedQueue;
       const max = 1 + Math.floor(sqsRandom() * shape.batchSize);
       const inOrder = sqsRandom() < 0.5;
       const includeInFlight = concurrent || sqsRandom() < shape.concurrentReceive;
-      const messages = queue.receive(max, { ...(inOrder ? {} : { random: sqsRandom }), includeInFlight });
+      // Each queue has an event source of its own: whichever the seed picks first polls first.
+      const candidates = workQueuesOf(region, regionQueues[region]?.own === undefined ? 0 : sqsRandom());
+      let queue = candidates[0] as SimulatedQueue;
+      let messages: SimReceivedMessage[] = [];
+      for (const candidate of candidates) {
+        queue = candidate;
+        messages = candidate.receive(max, { ...(inOrder ? {} : { random: sqsRandom }), includeInFlight });
+        if (messages.length > 0) break;
+      }
       if (messages.length === 0) return false;
       for (const m of messages) delivered.add(m.messageId);
       stats.executions++;
@@ -1461,7 +1581,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     };
     /** A lost ReceiveMessage answer: the count rises and the message hides, and nobody runs it. */
     const unseenReceive = (region: number): void => {
-      const queue = queues[region] as SimulatedQueue;
+      const queue = workQueuesOf(region, regionQueues[region]?.own === undefined ? 0 : sqsRandom())[0] as SimulatedQueue;
       const before = new Map(queue.snapshot().map((m) => [m.messageId, m.receiveCount]));
       if (!queue.unseenReceive({ random: sqsRandom })) return;
       for (const m of queue.snapshot()) {
@@ -1683,7 +1803,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     };
     /** Notes the dead-letter copies on the work queue stamped now: the ones a person's redrive just made. */
     const notePersonCopies = (): void => {
-      for (const m of queues.flatMap((q) => q.snapshot())) {
+      for (const m of allWorkQueues.flatMap((q) => q.snapshot())) {
         const id = (JSON.parse(m.body) as { deadLetterId?: string }).deadLetterId;
         if (id !== undefined && m.sentAt === nowMs) personCopies.add(`${id}\u0000${String(m.sentAt)}`);
       }
@@ -1703,13 +1823,14 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       // The CLI's local redrive: receive from the DLQ, send to the work queue, delete, Region by Region.
       for (let r = 0; r < regionCount; ) {
         const dlq = dlqs[r] as SimulatedQueue;
-        const queue = queues[r] as SimulatedQueue;
         const batch = dlq.receive(10);
         if (batch.length === 0) {
           r++;
           continue;
         }
         for (const m of batch) {
+          // As `retryproof dlq redrive` does it locally: back to the queue of the route it names.
+          const queue = queueForRoute(r, m.messageAttributes.route?.stringValue);
           queue.send(m.body, Object.fromEntries(Object.entries(m.messageAttributes).map(([n, v]) => [n, { DataType: v.dataType, ...(v.stringValue === undefined ? {} : { StringValue: v.stringValue }) }])));
           dlq.delete(m.receiptHandle);
         }
@@ -1857,7 +1978,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         }
         if (worked) quietSince = nowMs;
         const nextRun = nowMs - quietSince < DAY ? 12 * HOUR : 6 * DAY;
-        const hidden = queues.flatMap((q) => q.snapshot().map((m) => m.visibleAt)).filter((t) => t > nowMs);
+        const hidden = allWorkQueues.flatMap((q) => q.snapshot().map((m) => m.visibleAt)).filter((t) => t > nowMs);
         const nextMessage = hidden.length === 0 ? Number.POSITIVE_INFINITY : Math.min(...hidden);
         const target = Math.min(until, nowMs + nextRun, nextMessage);
         setNow(target);
@@ -1897,13 +2018,13 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       for (let round = 0; round < 400; round++) {
         await drainActors();
         if (await pollAny()) continue;
-        const depth = queues.reduce((n, q) => n + q.depth, 0);
+        const depth = allWorkQueues.reduce((n, q) => n + q.depth, 0);
         if (depth === 0) return;
         // Messages in flight or hidden: move the clock to the next one's return.
-        const next = Math.min(...queues.flatMap((q) => q.snapshot().map((m) => m.visibleAt)));
+        const next = Math.min(...allWorkQueues.flatMap((q) => q.snapshot().map((m) => m.visibleAt)));
         setNow(Math.max(nowMs + 1, next));
       }
-      violations.push(`the work queue did not drain while settling (${queues.reduce((n, q) => n + q.depth, 0)} messages left)`);
+      violations.push(`the work queue did not drain while settling (${allWorkQueues.reduce((n, q) => n + q.depth, 0)} messages left)`);
     };
 
     trace?.(`run of seed ${seed}, ${ops.length} operations`);
@@ -2137,7 +2258,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
           break;
         case 'sqs-duplicate':
           // At-least-once delivery: another stored copy of a message (in either queue) comes back.
-          (a < 0.8 ? queues : dlqs)[regionAt(b)]?.duplicate({ random: sqsRandom });
+          (a < 0.8 ? workQueuesOf(regionAt(b), a / 0.8)[0] : dlqs[regionAt(b)])?.duplicate({ random: sqsRandom });
           break;
         case 'unseen-receive':
           unseenReceive(regionAt(b));
@@ -2196,7 +2317,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     stats.multiRegionRuns = regionCount > 1 ? 1 : 0;
     stats.replicatedConflicts = dynamoStats.replicatedConflicts;
     stats.maxClockSkewMs = sched.maxSkewMs;
-    for (const q of [...queues, ...dlqs]) {
+    for (const q of [...allWorkQueues, ...dlqs]) {
       stats.sqsDuplicates += q.stats.duplicates;
       stats.concurrentDeliveries += q.stats.concurrentDeliveries;
       stats.unseenReceives += q.stats.unseenReceives;
@@ -2206,6 +2327,11 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     stats.slowAnswers = dynamoStats.slowAnswers;
     for (const client of faultClients) client.destroy();
     stats.horizonDays = (nowMs - startMs) / DAY;
+    if (shape.rate !== undefined) {
+      stats.rateLimitedRuns = 1;
+      stats.ownQueueRuns = shape.rate.ownQueue ? 1 : 0;
+      checkRateLimit(routes.get(routeNames.pay)?.rateLimit, admissions, payRuns, skewBoundMs, violations);
+    }
     await checkInvariants({
       tables,
       keys,
@@ -2227,6 +2353,28 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     trace?.(`run of seed ${seed} ends: ${violations.length === 0 ? 'no violation' : violations.join('; ')}`);
     return { seed, violations, stats };
   }
+}
+
+/**
+ * The pay route's rate limit, kept: admissions at least an interval apart by the admitting
+ * workers' clocks, so at least the interval less twice the clock bound apart in true time
+ * (dynamodb-rate-gate.ts), and no run of its action without an admission of its own.
+ */
+function checkRateLimit(limit: ResolvedRateLimit | undefined, admissions: readonly number[], runs: number, skewBoundMs: number, violations: string[]): void {
+  if (limit === undefined) {
+    violations.push('the pay route was drawn a rate limit, but its configuration has none');
+    return;
+  }
+  const sorted = [...admissions].sort((x, y) => x - y);
+  const least = limit.intervalMs - 2 * skewBoundMs;
+  for (let i = 1; i < sorted.length; i++) {
+    const gap = (sorted[i] as number) - (sorted[i - 1] as number);
+    if (gap < least) {
+      violations.push(`pay: two runs admitted ${gap} ms apart under its limit of ${limit.text} (at least ${least} ms with the clock bound)`);
+      break;
+    }
+  }
+  if (runs > sorted.length) violations.push(`pay: ${runs} runs of its action, but only ${sorted.length} admitted by its rate gate`);
 }
 
 function contextOf(deadlineMs: number, now: () => number): Context {
@@ -2418,6 +2566,11 @@ async function checkInvariants(input: InvariantInput): Promise<void> {
 
   for (const k of keys.values()) {
     const record: EventRecord | undefined = await input.store.get(k.route, k.key);
+    // The budget is spent by leases alone (acquireLease adds 1 to attempts and runs; a redrive
+    // resets attempts): waiting for a rate limit, a pause or a live lease never spends it.
+    if (record !== undefined && record.attempts > record.runs) {
+      violations.push(`${k.key}: ${record.attempts} attempts spent in its budget but only ${record.runs} leases ever taken (waiting counted as an attempt)`);
+    }
     const posted = [...new Set([k.key, ...k.protocolKeys])].flatMap((key) => input.ledger.entriesOf(k.route, key)).filter((e) => e.status === 'posted').length;
     // Real effects: the downstream's charges that stand, whatever the ledger says.
     const charges = [...k.chargeIds].map((id) => input.downstream.get(id)).filter((c) => c !== undefined);
@@ -2499,7 +2652,8 @@ async function checkInvariants(input: InvariantInput): Promise<void> {
     for (const [window, sent] of k.ingestSends) {
       if (sent > 2) violations.push(`${k.key}: ingest sent ${sent} work messages within one resend window (${window})`);
     }
-    const bound = 2 + k.duplicateWindows.size + input.stats.reconcilerRuns + input.stats.resumes + input.stats.redrives;
+    // Each deferral for a rate limit sends one delayed wake-up in place of the message it acknowledges.
+    const bound = 2 + k.duplicateWindows.size + input.stats.reconcilerRuns + input.stats.resumes + input.stats.redrives + k.deferrals;
     if (k.sends > bound) violations.push(`${k.key}: ${k.sends} work messages sent, above the bound ${bound}`);
   }
   input.checkDlq();

@@ -82,7 +82,10 @@
  *   "new messages" suggests 0, and `moveTaskResetsReceiveCount: false` is the worst case for a
  *   receiver that counts receives.
  *
- * What it leaves out on purpose: delay queues, long polling, the asynchronous pace of a move task
+ * A message's own DelaySeconds (0 to 900: SQS API Reference, SendMessage) keeps it invisible that
+ * long after its send; work waiting for a rate limit comes back this way.
+ *
+ * What it leaves out on purpose: queue-level delays (DelaySeconds as a queue attribute), long polling, the asynchronous pace of a move task
  * (it completes at once, and moves in-flight messages too), short polling's empty answers, and
  * FIFO queues.
  */
@@ -171,6 +174,8 @@ export class SimVisibilityLimitExceeded extends SimInvalidParameterValue {}
 const SENDER_ID = 'AIDASIMULATEDSENDER';
 /** SQS hides a message for at most 12 hours [D2]. */
 const MAX_VISIBILITY_SECONDS = 43_200;
+/** SendMessage's longest DelaySeconds: 15 minutes (SQS API Reference, SendMessage). */
+const MAX_DELAY_SECONDS = 900;
 /** MessageRetentionPeriod's range, and the stack's choice of its maximum [D5]. */
 const MIN_RETENTION_SECONDS = 60;
 const MAX_RETENTION_SECONDS = 1_209_600;
@@ -259,15 +264,18 @@ export class SimulatedQueue {
     this.#moveTaskResetsReceiveCount = options.moveTaskResetsReceiveCount ?? true;
   }
 
-  /** SendMessage: the message is visible at once (no delay queues). Returns its messageId. */
-  send(body: string, messageAttributes: Record<string, { DataType: string; StringValue?: string }> = {}): string {
+  /** SendMessage: the message is visible after `delaySeconds` (0 to 900), at once by default. Returns its messageId. */
+  send(body: string, messageAttributes: Record<string, { DataType: string; StringValue?: string }> = {}, delaySeconds = 0): string {
+    if (!Number.isInteger(delaySeconds) || delaySeconds < 0 || delaySeconds > MAX_DELAY_SECONDS) {
+      throw new SimInvalidParameterValue(`Value ${delaySeconds} for parameter DelaySeconds is invalid. Reason: must be an integer from 0 to ${MAX_DELAY_SECONDS}.`);
+    }
     const attributes: SimReceivedMessage['messageAttributes'] = {};
     for (const [name, { DataType, StringValue }] of Object.entries(messageAttributes)) {
       attributes[name] = StringValue === undefined ? { dataType: DataType } : { dataType: DataType, stringValue: StringValue };
     }
     const now = this.#now();
     const messageId = this.#nextId();
-    this.#accept({ messageId, body, messageAttributes: attributes, sentAt: now, seq: 0, visibleAt: now, receiveCount: 0 });
+    this.#accept({ messageId, body, messageAttributes: attributes, sentAt: now, seq: 0, visibleAt: now + delaySeconds * 1000, receiveCount: 0 });
     return messageId;
   }
 
@@ -555,11 +563,16 @@ export class SimWorkQueue implements WorkQueue {
     }
     try {
       this.#beforeSend?.(message);
-      this.#queue.send(JSON.stringify(message), {
-        route: { DataType: 'String', StringValue: message.route },
-        key: { DataType: 'String', StringValue: message.key },
-        ...(message.reason === undefined ? {} : { reason: { DataType: 'String', StringValue: message.reason } }),
-      });
+      this.#queue.send(
+        JSON.stringify(message),
+        {
+          route: { DataType: 'String', StringValue: message.route },
+          key: { DataType: 'String', StringValue: message.key },
+          ...(message.reason === undefined ? {} : { reason: { DataType: 'String', StringValue: message.reason } }),
+        },
+        // As SqsWorkQueue sends it: whole seconds, at most SQS's 900.
+        options.delaySeconds === undefined || options.delaySeconds <= 0 ? 0 : Math.min(MAX_DELAY_SECONDS, Math.ceil(options.delaySeconds)),
+      );
       return Promise.resolve();
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
