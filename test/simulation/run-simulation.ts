@@ -91,6 +91,7 @@ export async function simulate(options: SimulateOptions): Promise<SimulationSumm
     ...(options.skewFactor === undefined ? {} : { skewFactor: options.skewFactor }),
     ...(options.regions === undefined ? {} : { regions: options.regions }),
     ...(options.consistency === undefined ? {} : { consistency: options.consistency }),
+    ...(options.noRateLimit === undefined ? {} : { noRateLimit: options.noRateLimit }),
   };
   const stopAtFirst = options.stopAtFirstFailure ?? true;
   let next = 0;
