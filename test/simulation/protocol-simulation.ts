@@ -797,7 +797,6 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       const workQueue = own === undefined ? shared : new RoutedWorkQueue(shared, new Map([[routeNames.pay, new SimWorkQueue(own, { beforeSend })]]));
       return { dlq, queue, own, workQueue };
     });
-    /** Every Region's DLQ. */
     /** Every work queue of every Region: the shared ones and the pay route's own. */
     const allWorkQueues = regionQueues.flatMap((q) => (q.own === undefined ? [q.queue] : [q.queue, q.own]));
     /** The work queues of a Region; with a route queue, which one `roll` picks first (each has its event source). */
