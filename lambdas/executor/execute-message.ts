@@ -28,10 +28,13 @@ import { fingerprint } from '../domain/fingerprint.ts';
 import { needsReplayMemory } from '../domain/idempotency-key.ts';
 import { operationFingerprint } from '../domain/operation-fingerprint.ts';
 import { DEAD_LETTER_REASON_MAX_CHARS, LAST_ERROR_MAX_CHARS, cut } from '../domain/queue-limits.ts';
-import type { ExecutionStore } from '../ports/execution-store.ts';
+import type { ExecutionStore, LeaseOutcome } from '../ports/execution-store.ts';
 import type { RateGate } from '../ports/rate-gate.ts';
 import type { WorkQueue } from '../ports/work-queue.ts';
 import { TAKEOVER_MARGIN_MS, keepUntilSeconds } from '../store/record-transitions.ts';
+
+/** What a record that stands in the way of a write before the lease can be. */
+type BlockedOutcome = Exclude<LeaseOutcome, { kind: 'leased' } | { kind: 'exhausted' }>;
 
 /** One SQS message as the event source hands it over. */
 export interface QueuedMessage {
@@ -256,26 +259,28 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
     return { ...base, outcome: EXECUTION_OUTCOME.locked, ack: false, visibilitySeconds: Math.max(1, Math.ceil(waitMs / 1000 + jitter)) };
   };
 
-  if ((await deps.isPaused?.(work.route)) === true) {
-    // The route is paused: keep the work, run nothing. Resuming the route re-enqueues it.
-    const parked = await deps.store.park({ ...ref, nowMs: deps.now(), ttlSeconds: route.ttlSeconds, payload, fingerprint: bodyFingerprint });
-    switch (parked.kind) {
-      case 'parked':
-      case 'already-parked':
-        return { ...base, outcome: EXECUTION_OUTCOME.parked, ack: true };
+  /** The record stood in the way of a write before the lease: done, failed, leased by another, gone, or not this body's. */
+  const inTheWay = (blocked: BlockedOutcome): ExecutionReport | Promise<ExecutionReport> => {
+    switch (blocked.kind) {
       case 'completed':
         return { ...base, outcome: EXECUTION_OUTCOME.duplicate, ack: true };
       case 'failed':
         return { ...base, outcome: EXECUTION_OUTCOME.failedAlready, ack: true };
       case 'locked':
-        return lockedUntil(parked.record.leaseUntil);
+        return lockedUntil(blocked.record.leaseUntil);
       case 'missing':
         return toPeople('record expired before execution', EXECUTION_OUTCOME.expired);
       case 'forged':
+        // Nothing runs and nothing is kept; the genuine work keeps its own message.
         return toPeople(FORGED_REASON, EXECUTION_OUTCOME.forged);
-      case 'route-active':
-        break;
     }
+  };
+
+  if ((await deps.isPaused?.(work.route)) === true) {
+    // The route is paused: keep the work, run nothing. Resuming the route re-enqueues it.
+    const parked = await deps.store.park({ ...ref, nowMs: deps.now(), ttlSeconds: route.ttlSeconds, payload, fingerprint: bodyFingerprint });
+    if (parked.kind === 'parked' || parked.kind === 'already-parked') return { ...base, outcome: EXECUTION_OUTCOME.parked, ack: true };
+    if (parked.kind !== 'route-active') return inTheWay(parked);
   }
 
   if (route.rateLimit !== undefined && deps.rateGate !== undefined) {
@@ -289,26 +294,13 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
       const nowMs = deps.now();
       const delaySeconds = Math.min(SQS_MAX_DELAY_SECONDS, Math.max(1, Math.ceil((decision.retryAtMs - nowMs) / 1000)));
       const deferred = await deps.store.deferForRate({ ...ref, nowMs, untilMs: nowMs + delaySeconds * 1000, fingerprint: bodyFingerprint });
-      switch (deferred.kind) {
-        case 'deferred': {
-          // The plain wake-up of the record: a dead-letter copy's context stays on the record.
-          const { deadLetterId: _id, reason: _reason, attempts: _attempts, lastError: _lastError, ...wakeUp } = work;
-          // A failed send throws: our dependency failed, and this message goes back (backed off)
-          // and is still the record's wake-up call. Only a sent one lets it be acknowledged.
-          await deps.workQueue.send(wakeUp, { delaySeconds });
-          return { ...base, outcome: EXECUTION_OUTCOME.rateLimited, ack: true };
-        }
-        case 'completed':
-          return { ...base, outcome: EXECUTION_OUTCOME.duplicate, ack: true };
-        case 'failed':
-          return { ...base, outcome: EXECUTION_OUTCOME.failedAlready, ack: true };
-        case 'locked':
-          return lockedUntil(deferred.record.leaseUntil);
-        case 'missing':
-          return toPeople('record expired before execution', EXECUTION_OUTCOME.expired);
-        case 'forged':
-          return toPeople(FORGED_REASON, EXECUTION_OUTCOME.forged);
-      }
+      if (deferred.kind !== 'deferred') return inTheWay(deferred);
+      // The plain wake-up of the record: a dead-letter copy's context stays on the record.
+      const { deadLetterId: _id, reason: _reason, attempts: _attempts, lastError: _lastError, ...wakeUp } = work;
+      // A failed send throws: our dependency failed, and this message goes back (backed off)
+      // and is still the record's wake-up call. Only a sent one lets it be acknowledged.
+      await deps.workQueue.send(wakeUp, { delaySeconds });
+      return { ...base, outcome: EXECUTION_OUTCOME.rateLimited, ack: true };
     }
   }
 
@@ -334,16 +326,11 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
   });
   switch (lease.kind) {
     case 'completed':
-      return { ...base, outcome: EXECUTION_OUTCOME.duplicate, ack: true };
     case 'failed':
-      return { ...base, outcome: EXECUTION_OUTCOME.failedAlready, ack: true };
     case 'locked':
-      return lockedUntil(lease.record.leaseUntil);
     case 'missing':
-      return toPeople('record expired before execution', EXECUTION_OUTCOME.expired);
     case 'forged':
-      // Nothing runs and nothing is kept; the genuine work keeps its own message.
-      return toPeople(FORGED_REASON, EXECUTION_OUTCOME.forged);
+      return inTheWay(lease);
     case 'exhausted': {
       // The last attempt's worker died without a word (a crash, a timeout): the budget is spent.
       const attempts = lease.record.attempts;

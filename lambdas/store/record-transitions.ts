@@ -185,18 +185,21 @@ function live(receivedAt: number, nowMs: number): Record<string, unknown> {
   return { ':receivedAt': receivedAt, ':nowSeconds': seconds(nowMs) };
 }
 
-/** The values of LIVE, RUNNABLE, GENUINE and the budget, shared by acquireLease and failExhausted. */
-function runnable(p: { receivedAt: number; nowMs: number; maxAttempts: number; fingerprint?: string; takeoverMs?: number }): Record<string, unknown> {
+/** The values of LIVE, RUNNABLE and GENUINE (when a fingerprint is given). */
+function waitingToRun(p: { receivedAt: number; nowMs: number; fingerprint?: string; takeoverMs?: number }): Record<string, unknown> {
   return {
     ...live(p.receivedAt, p.nowMs),
-    ':maxAttempts': p.maxAttempts,
     ':received': S.received,
     ':parked': S.parked,
     ':executing': S.executing,
-    ':now': p.nowMs,
     ':takeover': p.nowMs - (p.takeoverMs ?? TAKEOVER_MARGIN_MS),
     ...(p.fingerprint === undefined ? {} : { ':fingerprint': p.fingerprint }),
   };
+}
+
+/** The values of LIVE, RUNNABLE, GENUINE and the budget, shared by acquireLease and failExhausted. */
+function runnable(p: { receivedAt: number; nowMs: number; maxAttempts: number; fingerprint?: string; takeoverMs?: number }): Record<string, unknown> {
+  return { ...waitingToRun(p), ':maxAttempts': p.maxAttempts, ':now': p.nowMs };
 }
 
 /**
@@ -325,16 +328,7 @@ export function deferForRate(p: { receivedAt: number; nowMs: number; untilMs: nu
     ConditionExpression: `${LIVE} AND ${GENUINE} AND ${RUNNABLE}`,
     UpdateExpression: 'SET lastEnqueuedAt = :until ADD deferrals :one',
     ExpressionAttributeNames: STATUS,
-    ExpressionAttributeValues: {
-      ...live(p.receivedAt, p.nowMs),
-      ':received': S.received,
-      ':parked': S.parked,
-      ':executing': S.executing,
-      ':takeover': p.nowMs - (p.takeoverMs ?? TAKEOVER_MARGIN_MS),
-      ':fingerprint': p.fingerprint,
-      ':until': p.untilMs,
-      ':one': 1,
-    },
+    ExpressionAttributeValues: { ...waitingToRun(p), ':until': p.untilMs, ':one': 1 },
     // The delayed message may wait 14 days in the queue once it is visible.
     extendExpiry: { receivedAt: p.receivedAt, keepUntilSeconds: seconds(p.untilMs) + MESSAGE_COVER_SECONDS },
   });
