@@ -146,6 +146,35 @@ export function tiered(price: TieredPrice, units: number): number {
   return cost;
 }
 
+/**
+ * An SQS event source's pollers while its queue is empty. "For standard queues, Lambda uses long
+ * polling to poll a queue until it becomes active"; it works with five concurrent batches and "can
+ * optimize to as few as 2 concurrent batches to reduce the SQS calls and corresponding costs.
+ * However, this optimization is not available when you enable the maximum concurrency setting"
+ * (Lambda Developer Guide, "Configuring scaling behavior for SQS event source mappings",
+ * https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-scaling.html). Every retryproof event
+ * source sets maximum concurrency, so 5 pollers poll each work queue all month, busy or idle.
+ */
+export const IDLE_POLLERS_PER_QUEUE = 5;
+/**
+ * A long poll waits at most 20 s (SQS API Reference, ReceiveMessage, WaitTimeSeconds), so an
+ * idle poller makes at least 3 ReceiveMessage calls a minute; each is a billed request whether it
+ * returns a message or not (https://aws.amazon.com/sqs/pricing/).
+ */
+export const LONG_POLL_SECONDS = 20;
+
+const MINUTES_PER_MONTH = 60 * 24 * 30.4375;
+
+/** ReceiveMessage calls an idle work queue's event source makes in a month: 657,450. */
+export const IDLE_POLLS_PER_QUEUE_MONTH = IDLE_POLLERS_PER_QUEUE * (60 / LONG_POLL_SECONDS) * MINUTES_PER_MONTH;
+
+/**
+ * CloudWatch alarm metrics of one route queue: its oldest-message alarm (1), and for a rate-limited
+ * route its backlog alarm, a metric-math alarm over visible, in-flight and delayed messages (3)
+ * (lib/stateless/receiver-alarms.ts).
+ */
+export const ROUTE_QUEUE_ALARM_METRICS = { oldestMessage: 1, backlog: 3 } as const;
+
 export interface CostInputs {
   readonly deliveriesPerMonth: number;
   /** Share of the deliveries that are duplicates of an earlier one, 0 to <1. */
@@ -166,7 +195,10 @@ export interface CostInputs {
   readonly ttlDays: number;
   /** Messages per executor invocation (the SQS event source's batches at your traffic). @default 5 */
   readonly batchFill: number;
-  /** SQS receives the event source makes while the queue is empty: 5 pollers, 20 s long polls. */
+  /**
+   * SQS receives one event source makes on its queue while it is empty: 5 pollers, 20 s long polls
+   * ({@link IDLE_POLLS_PER_QUEUE_MONTH}). Each work queue pays it, the shared one and each route's own.
+   */
   readonly idlePollsPerMonth: number;
   // --- protocol v3 (issue 21, ingest): the replay memory ---
   /**
@@ -191,6 +223,29 @@ export interface CostInputs {
    * minute (the SecretsProvider's 60 s cache, lambdas/secrets/secrets-manager-source.ts). @default 2
    */
   readonly warmIngestInstances: number;
+  // --- issue 23: per-route isolation (rateLimit, concurrency, ownQueue) ---
+  /**
+   * Routes with a queue of their own: each is one more SQS queue whose event source polls it all
+   * month, busy or idle, and one more alarm (its oldest message). @default 0 (npm run cost: 1)
+   */
+  readonly isolatedRoutes: number;
+  /**
+   * Of those, the routes with a rate limit: each has a backlog alarm too, a metric-math alarm on
+   * 3 queue metrics. At most isolatedRoutes. @default 0 (npm run cost: 1)
+   */
+  readonly rateLimitedRoutes: number;
+  /**
+   * Share of the new deliveries on rate-limited routes: each run passes the route's gate (one
+   * conditional write on the route's gate item), and each refusal pays the gate's failed write,
+   * the record's defer write and a delayed wake-up message. @default 0 (npm run cost: 0.01)
+   */
+  readonly rateLimitedShare: number;
+  /**
+   * Refusals per admitted run on a rate-limited route: 0 when the route runs under its limit, more
+   * the further its traffic is over it (each wake-up that finds its turn still taken is deferred
+   * again). @default 1
+   */
+  readonly deferralsPerRun: number;
 }
 
 export const DEFAULT_INPUTS: Omit<CostInputs, 'deliveriesPerMonth' | 'duplicateShare'> = {
@@ -202,13 +257,25 @@ export const DEFAULT_INPUTS: Omit<CostInputs, 'deliveriesPerMonth' | 'duplicateS
   overheadMs: 3,
   ttlDays: 35,
   batchFill: 5,
-  idlePollsPerMonth: 5 * 3 * 60 * 24 * 30.4375,
+  idlePollsPerMonth: IDLE_POLLS_PER_QUEUE_MONTH,
   replayMemoryShare: 0,
   replayMemoryMonths: 12,
   failureShare: 0.001,
   logRetentionDays: 30,
   warmIngestInstances: 2,
+  // The receiver the benchmarks compare (bench/goals.ts, bench/report.ts) has no isolated route;
+  // `npm run cost` prices one by default (COST_COMMAND_DEFAULTS), so its lines show.
+  isolatedRoutes: 0,
+  rateLimitedRoutes: 0,
+  rateLimitedShare: 0,
+  deferralsPerRun: 1,
 };
+
+/**
+ * What `npm run cost` adds to DEFAULT_INPUTS unless told otherwise: one route on a queue of its
+ * own, rate-limited, carrying 1% of the deliveries, each of its runs deferred once.
+ */
+export const COST_COMMAND_DEFAULTS = { isolatedRoutes: 1, rateLimitedRoutes: 1, rateLimitedShare: 0.01, deferralsPerRun: 1 } as const satisfies Partial<CostInputs>;
 
 /** DynamoDB's item size rules, closely enough for write units: names and values in bytes. */
 export function itemBytes(value: unknown): number {
@@ -309,6 +376,16 @@ export function failedRecordBytes(bodyBytes: number): number {
     gsi3pk: 'FAILED#orders#7',
     gsi3sk: `${new Date(now).toISOString()}#${SAMPLE_KEY}`,
   });
+}
+
+/**
+ * A RECEIVED record as the rate gate's defer leaves it: as the ingest answered it, with when its
+ * wake-up is due and how many times it was deferred. The payload travels in the wake-up message,
+ * not on the record. Nothing the byTime index projects changes, so the defer writes no index copy.
+ */
+export function deferredRecordBytes(bodyBytes: number): number {
+  const now = Date.UTC(2026, 0, 1);
+  return itemBytes({ ...recordItemsOf(bodyBytes).answered, deferredUntil: now, deferrals: 1, lastEnqueuedAt: now });
 }
 
 /** The item of a completed retryproof record for a body of `bodyBytes`. */
@@ -464,6 +541,62 @@ export function powertoolsRecordBytes(): number {
 }
 
 
+/** What per-route isolation adds to a month (issue 23): route queues, their alarms, and the rate gate. */
+export interface IsolationCost {
+  /** Route queues, each polled by its event source all month. */
+  readonly queues: number;
+  /** ReceiveMessage calls of those pollers. */
+  readonly pollsPerMonth: number;
+  /** Alarm metrics of the route queues' alarms. */
+  readonly alarmMetrics: number;
+  readonly gate: {
+    /** Admitted runs on rate-limited routes. */
+    readonly admissions: number;
+    readonly refusals: number;
+    /** Write units of one refusal's defer of the record. */
+    readonly deferUnits: number;
+    /** Admissions, failed gate updates and defers, in write units. */
+    readonly writeUnits: number;
+    readonly delayedSends: number;
+    /** The wake-ups' receive and delete calls, in batches. */
+    readonly wakeUpSqsCalls: number;
+    readonly executorInvocations: number;
+    readonly executorGbSeconds: number;
+    /** All of it, in dollars a month. */
+    readonly usd: number;
+  };
+}
+
+/**
+ * The rate gate as the executor runs it: an admission is one conditional UpdateItem of the
+ * route's gate item (1 unit: the item is tiny); a refusal is that update failing (still 1 unit:
+ * DynamoDB charges a write whose condition fails), one conditional UpdateItem deferring the
+ * record (by the record's size), and one SendMessage with DelaySeconds of the wake-up, which later
+ * comes back through the event source (its share of a receive, a delete and an invocation, in
+ * batches of batchFill, each invocation as long as a refusal: 2 DynamoDB calls and a send).
+ */
+function isolationOf(inputs: CostInputs, fresh: number, gbs: (invocations: number, durationMs: number) => number): IsolationCost {
+  const admissions = fresh * inputs.rateLimitedShare;
+  const refusals = admissions * inputs.deferralsPerRun;
+  const deferUnits = units(deferredRecordBytes(inputs.bodyBytes));
+  const writeUnits = admissions + refusals * (1 + deferUnits);
+  const delayedSends = refusals;
+  const wakeUpSqsCalls = (2 * refusals) / inputs.batchFill;
+  const executorInvocations = refusals / inputs.batchFill;
+  const executorGbSeconds = gbs(executorInvocations, inputs.overheadMs + 2 * inputs.dynamoMs + inputs.sqsMs);
+  const usd =
+    writeUnits * PRICES.dynamoWriteUnit.usd +
+    (delayedSends + wakeUpSqsCalls) * PRICES.sqsRequests.usd +
+    executorInvocations * PRICES.lambdaRequests.usd +
+    tiered(PRICES.lambdaArmGbSecond, executorGbSeconds);
+  return {
+    queues: inputs.isolatedRoutes,
+    pollsPerMonth: inputs.isolatedRoutes * inputs.idlePollsPerMonth,
+    alarmMetrics: inputs.isolatedRoutes * ROUTE_QUEUE_ALARM_METRICS.oldestMessage + inputs.rateLimitedRoutes * ROUTE_QUEUE_ALARM_METRICS.backlog,
+    gate: { admissions, refusals, deferUnits, writeUnits, delayedSends, wakeUpSqsCalls, executorInvocations, executorGbSeconds, usd },
+  };
+}
+
 export interface CostLine {
   readonly item: string;
   readonly retryproof: number;
@@ -514,6 +647,8 @@ export interface CostReport {
   readonly hostedGateways: typeof HOSTED_GATEWAYS;
   readonly usage: Record<string, { readonly retryproof: number; readonly powertools: number }>;
   readonly itemBytes: { readonly retryproofRecord: number; readonly retryproofLog: number; readonly powertoolsRecord: number };
+  /** Issue 23: what route queues and rate limits add (their lines: SQS route queues, Rate gate, CloudWatch alarms, route queues). */
+  readonly isolation: IsolationCost;
 }
 
 /** The committed figures (bench/log-bytes.json and the figures from before the cut). */
@@ -624,6 +759,8 @@ export function priceMonth(inputs: CostInputs, figures: LogFigures = committedLo
 
   // SQS: one send per new delivery; the event source receives and deletes in batches, and polls when idle.
   const sqsRequests = fresh + 2 * batches + inputs.idlePollsPerMonth;
+  // Issue 23: what routes on queues of their own, and rate limits, add.
+  const isolation = isolationOf(inputs, fresh, gbs);
 
   const coreLines: Omit<CostLine, 'powertoolsHttp' | 'observability'>[] = [
     {
@@ -691,6 +828,28 @@ export function priceMonth(inputs: CostInputs, figures: LogFigures = committedLo
       retryproof: sqsRequests * PRICES.sqsRequests.usd,
       powertools: sqsRequests * PRICES.sqsRequests.usd,
       basis: `send per new delivery, receive+delete per batch of ${inputs.batchFill}, idle long polls`,
+    },
+    {
+      // Issue 23: each route queue's event source polls it all month, as the shared queue's does.
+      item: 'SQS route queues',
+      retryproof: isolation.pollsPerMonth * PRICES.sqsRequests.usd,
+      powertools: 0,
+      basis:
+        `${inputs.isolatedRoutes} route${inputs.isolatedRoutes === 1 ? '' : 's'} on a queue of its own, each polled by its event source all month, busy or idle: ` +
+        `${IDLE_POLLERS_PER_QUEUE} pollers (maximum concurrency is set, so Lambda's idle optimisation to 2 is off) x ${60 / LONG_POLL_SECONDS} long polls of ${LONG_POLL_SECONDS} s a minute = ` +
+        `${Math.round(inputs.idlePollsPerMonth).toLocaleString('en-US')} receives a queue; their work's own receives are in the line above (a quieter queue's batches fill less: left out); peers none`,
+    },
+    {
+      // Issue 23: the rate gate of the rate-limited routes (the executor's; lambdas/executor).
+      item: 'Rate gate',
+      retryproof: isolation.gate.usd,
+      powertools: 0,
+      basis:
+        `${(inputs.rateLimitedShare * 100).toFixed(1)}% of new deliveries on rate-limited routes (${Math.round(isolation.gate.admissions).toLocaleString('en-US')} runs), ` +
+        `${inputs.deferralsPerRun} refusal${inputs.deferralsPerRun === 1 ? '' : 's'} per run: each run 1 write unit (the gate's conditional update), each refusal ` +
+        `1 (the gate's failed update, charged) + ${isolation.gate.deferUnits} (the record's defer, ${deferredRecordBytes(inputs.bodyBytes)} B, no index copy) write units, ` +
+        `1 delayed SendMessage and its wake-up's share of receive+delete and of an executor invocation (batches of ${inputs.batchFill}): ` +
+        `${Math.round(isolation.gate.writeUnits).toLocaleString('en-US')} write units, ${Math.round(isolation.gate.delayedSends).toLocaleString('en-US')} delayed sends; peers none`,
     },
   ];
   const lines: CostLine[] = coreLines.map((l) => ({
@@ -762,6 +921,18 @@ export function priceMonth(inputs: CostInputs, figures: LogFigures = committedLo
         powertools: PEER_ALARM_METRICS * PRICES.alarmMetric.usd,
         powertoolsHttp: PEER_ALARM_METRICS * PRICES.alarmMetric.usd,
         basis: `${stack.alarms} alarms reading ${stack.alarmMetrics} metrics (the synthesized template); peers ${PEER_ALARM_METRICS}: errors and throttles of both functions, the DLQ`,
+        observability: true,
+      },
+      {
+        // Issue 23: the alarms of the route queues, beyond the stack inventory's (which has none).
+        item: 'CloudWatch alarms, route queues',
+        retryproof: isolation.alarmMetrics * PRICES.alarmMetric.usd,
+        powertools: 0,
+        powertoolsHttp: 0,
+        basis:
+          `${inputs.isolatedRoutes} oldest-message alarm${inputs.isolatedRoutes === 1 ? '' : 's'} (${ROUTE_QUEUE_ALARM_METRICS.oldestMessage} metric each) ` +
+          `and ${inputs.rateLimitedRoutes} backlog alarm${inputs.rateLimitedRoutes === 1 ? '' : 's'} of rate-limited routes (${ROUTE_QUEUE_ALARM_METRICS.backlog} metrics each): ` +
+          `${isolation.alarmMetrics} alarm metrics; their dashboard widgets cost nothing more; peers none`,
         observability: true,
       },
       {
@@ -856,5 +1027,6 @@ export function priceMonth(inputs: CostInputs, figures: LogFigures = committedLo
       sqsRequests: { retryproof: sqsRequests, powertools: sqsRequests },
     },
     itemBytes: { retryproofRecord: rec, retryproofLog: log, powertoolsRecord: pt },
+    isolation,
   };
 }

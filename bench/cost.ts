@@ -7,7 +7,7 @@
  * Prices are list prices (us-east-1) written down on PRICES_TAKEN and OBSERVABILITY_PRICES_TAKEN,
  * never fetched. Log bytes are bench/log-bytes.json's, measured by bench/log-bytes.ts.
  */
-import { DEFAULT_INPUTS, OBSERVABILITY_PRICES_TAKEN, PRICES, PRICES_TAKEN, priceMonth } from './cost-model.ts';
+import { COST_COMMAND_DEFAULTS, DEFAULT_INPUTS, OBSERVABILITY_PRICES_TAKEN, PRICES, PRICES_TAKEN, priceMonth } from './cost-model.ts';
 import type { CostInputs, CostReport } from './cost-model.ts';
 import { parseFlags, UsageError } from './flags.ts';
 
@@ -28,6 +28,10 @@ const USAGE = `usage: npm run cost -- --deliveries-per-month N --duplicate-share
   --failure-share S          share of new deliveries that fail for good and enter the failed index, 0 to 1 (default ${DEFAULT_INPUTS.failureShare})
   --log-retention-days D     days every log group keeps its lines, peers' too (default ${DEFAULT_INPUTS.logRetentionDays})
   --warm-ingest-instances K  ingest instances alive at once, each reading the secrets once a minute (default ${DEFAULT_INPUTS.warmIngestInstances})
+  --isolated-routes N        routes on a queue of their own (rateLimit, concurrency or ownQueue), each polled all month (default ${COST_COMMAND_DEFAULTS.isolatedRoutes})
+  --rate-limited-routes R    of those, the rate-limited ones, each with a backlog alarm (default ${COST_COMMAND_DEFAULTS.rateLimitedRoutes}, at most N)
+  --rate-limited-share S     share of new deliveries on rate-limited routes, 0 to 1 (default ${COST_COMMAND_DEFAULTS.rateLimitedShare} with a rate-limited route, else 0)
+  --deferrals-per-run D      refusals per admitted run on a rate-limited route: 0 under the limit (default ${COST_COMMAND_DEFAULTS.deferralsPerRun})
   --json                     print the report as JSON`;
 
 const NUMBER_FLAGS = {
@@ -46,7 +50,22 @@ const NUMBER_FLAGS = {
   'failure-share': 'failureShare',
   'log-retention-days': 'logRetentionDays',
   'warm-ingest-instances': 'warmIngestInstances',
+  'isolated-routes': 'isolatedRoutes',
+  'rate-limited-routes': 'rateLimitedRoutes',
+  'rate-limited-share': 'rateLimitedShare',
+  'deferrals-per-run': 'deferralsPerRun',
 } as const satisfies Record<string, keyof CostInputs>;
+
+/** Flags that may be 0. */
+const ZERO_ALLOWED: ReadonlySet<string> = new Set([
+  'action-ms',
+  'overhead-ms',
+  'replay-memory-share',
+  'isolated-routes',
+  'rate-limited-routes',
+  'rate-limited-share',
+  'deferrals-per-run',
+]);
 
 /**
  * Reads the command line into cost inputs.
@@ -63,14 +82,36 @@ export function costInputsOf(argv: readonly string[]): { inputs: CostInputs; jso
   if (s === undefined) throw new UsageError('--duplicate-share is required');
   if (!Number.isInteger(n) || n < 0) throw new UsageError(`--deliveries-per-month must be a whole number of 0 or more, got ${n}`);
   if (s < 0 || s >= 1) throw new UsageError(`--duplicate-share must be from 0 to below 1 (a share, not a percentage), got ${s}`);
-  const inputs: Record<string, number> = { ...DEFAULT_INPUTS, deliveriesPerMonth: n, duplicateShare: s };
+  // One isolated, rate-limited route unless told otherwise; fewer routes take their defaults down with them.
+  const isolated = get('isolated-routes') ?? COST_COMMAND_DEFAULTS.isolatedRoutes;
+  const rateLimited = get('rate-limited-routes') ?? Math.min(COST_COMMAND_DEFAULTS.rateLimitedRoutes, isolated);
+  const inputs: Record<string, number> = {
+    ...DEFAULT_INPUTS,
+    ...COST_COMMAND_DEFAULTS,
+    rateLimitedShare: rateLimited > 0 ? COST_COMMAND_DEFAULTS.rateLimitedShare : 0,
+    isolatedRoutes: isolated,
+    rateLimitedRoutes: rateLimited,
+    deliveriesPerMonth: n,
+    duplicateShare: s,
+  };
   for (const [flag, field] of Object.entries(NUMBER_FLAGS)) {
     const value = flags.numbers.get(flag);
     if (value === undefined || flag === 'deliveries-per-month' || flag === 'duplicate-share') continue;
-    if (value < 0 || (value === 0 && flag !== 'action-ms' && flag !== 'overhead-ms' && flag !== 'replay-memory-share')) {
+    if (value < 0 || (value === 0 && !ZERO_ALLOWED.has(flag))) {
       throw new UsageError(`--${flag} must be above 0, got ${value}`);
     }
     inputs[field] = value;
+  }
+  for (const flag of ['isolated-routes', 'rate-limited-routes'] as const) {
+    const value = get(flag);
+    if (value !== undefined && !Number.isInteger(value)) throw new UsageError(`--${flag} must be a whole number, got ${value}`);
+  }
+  if ((inputs.rateLimitedRoutes ?? 0) > (inputs.isolatedRoutes ?? 0)) {
+    throw new UsageError(`--rate-limited-routes must be at most --isolated-routes (a rate limit gives a route its own queue), got ${inputs.rateLimitedRoutes} of ${inputs.isolatedRoutes}`);
+  }
+  if ((inputs.rateLimitedShare ?? 0) > 1) throw new UsageError(`--rate-limited-share must be from 0 to 1 (a share), got ${inputs.rateLimitedShare}`);
+  if ((inputs.rateLimitedShare ?? 0) > 0 && inputs.rateLimitedRoutes === 0) {
+    throw new UsageError(`--rate-limited-share ${inputs.rateLimitedShare} needs a rate-limited route: set --rate-limited-routes`);
   }
   const memory = inputs.memoryMb ?? 0;
   if (!Number.isInteger(memory) || memory < 128 || memory > 10_240) {

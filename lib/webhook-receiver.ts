@@ -21,7 +21,7 @@ import { RECEIVER_DESCRIPTOR_VERSION, RECEIVER_OUTPUT_DESCRIPTION, RECEIVER_OUTP
 import type { ReceiverDescriptor } from '../lambdas/config/receiver-descriptor.ts';
 import { ConfigError, assertActionsSupplied, resolveConfig } from '../lambdas/config/resolve-config.ts';
 import { needsReplayMemory } from '../lambdas/domain/idempotency-key.ts';
-import type { ResolvedConfig } from '../lambdas/config/resolve-config.ts';
+import type { ResolvedConfig, ResolvedRoute } from '../lambdas/config/resolve-config.ts';
 import type { ActionSource, RetryproofConfig } from '../lambdas/config/route-config.ts';
 import { SERVICE } from '../lambdas/observability/metric-catalogue.ts';
 import { RECONCILER_NODE_OPTIONS, RECONCILER_TIMEOUT_SECONDS } from '../lambdas/reconciler/reconciler-budget.ts';
@@ -32,8 +32,8 @@ import type { RegionalPlacement } from './regional-placement.ts';
 import { AlarmTopic } from './stateful/alarm-topic.ts';
 import { EventsTable } from './stateful/events-table.ts';
 import { RouteSecrets, createdSecretName } from './stateful/route-secrets.ts';
-import { WorkQueue } from './stateful/work-queue.ts';
-import { configEnvironmentValue } from './stateless/config-environment.ts';
+import { WorkQueue, routeQueueName } from './stateful/work-queue.ts';
+import { assertRouteQueueUrlsFit, configEnvironmentValue } from './stateless/config-environment.ts';
 import { Observability } from './stateless/observability.ts';
 import { ReceiverMetrics } from './stateless/retryproof-metrics.ts';
 import { ReconcileSchedule } from './stateless/reconcile-schedule.ts';
@@ -66,6 +66,12 @@ const RECONCILER_TIMEOUT = Duration.seconds(RECONCILER_TIMEOUT_SECONDS);
  * inside API Gateway's 30 s, after which the sender retries and the retry completes.
  */
 const INGEST_TIMEOUT = Duration.seconds(10);
+/**
+ * What one function may reserve in an account at Lambda's default quota of 1,000 concurrent
+ * executions: "you can reserve concurrency for as many functions as you like, as long as you
+ * leave at least 100 simultaneous executions unreserved" (Lambda API Reference, PutFunctionConcurrency).
+ */
+const ACCOUNT_RESERVABLE_AT_DEFAULT_QUOTA = 900;
 
 /**
  * A webhook receiver that makes sender retries harmless, as one construct: an HTTP API
@@ -95,8 +101,13 @@ export class WebhookReceiver extends Construct {
   readonly url: string;
   /** The events table: one record per key, the single source of truth of each delivery. */
   readonly table: ITableV2;
-  /** The work queue the executor consumes. */
+  /** The shared work queue the executor consumes: the work of every route without a queue of its own. */
   readonly queue: IQueue;
+  /**
+   * The queue of each route with one of its own (`ownQueue`, implied by `rateLimit` or
+   * `concurrency`), by route name; the executor consumes each, and each dead-letters to the one DLQ.
+   */
+  readonly routeQueues: ReadonlyMap<string, IQueue>;
   /** Work for people: redrive it from the SQS console once its cause is fixed. */
   readonly deadLetterQueue: IQueue;
   readonly ingestFunction: RetryproofFunction;
@@ -154,12 +165,16 @@ export class WebhookReceiver extends Construct {
     // Stateful.
     const eventsTable = eventsTableOf(this, placement, props.existingEventsTable);
     const executorTimeout = Duration.seconds(resolved.executorTimeoutSeconds);
+    const isolated = resolved.routes.filter((r) => r.ownQueue);
     const work = new WorkQueue(this, 'Work', {
       namePrefix,
       maxReceiveCount: resolved.queue.maxReceiveCount,
       visibilityTimeout: Duration.seconds(resolved.queue.visibilityTimeoutSeconds),
       consumerTimeout: executorTimeout,
+      ownQueueRoutes: isolated.map((r) => r.name),
     });
+    // Every queue the functions send work to: the shared one first, then the routes' own.
+    const workQueues = [work.queue, ...work.routeQueues.values()];
     // With several Regions the first replica's stack creates each route secret and Secrets
     // Manager replicates it to the others, so its value is set once and cannot drift (a Region
     // with a stale copy would answer every delivery 401). The others import their replica by name.
@@ -186,11 +201,14 @@ export class WebhookReceiver extends Construct {
     }
 
     // Stateless. No function reads the DLQ: dead-letter copies reach it through the work
-    // queue's redrive policy, and only the operator CLI lists it (from the DlqUrl output).
+    // queues' redrive policies, and only the operator CLI lists it (from the DlqUrl output).
+    // The routes' own queues only when there are any: without, the functions' environment is as it was.
+    const configValue = configEnvironmentValue(shipped);
     const shared = {
-      [ENV.config]: configEnvironmentValue(shipped),
+      [ENV.config]: configValue,
       [ENV.eventsTable]: eventsTable.tableName,
       [ENV.queueUrl]: work.queue.queueUrl,
+      ...(work.routeQueues.size === 0 ? {} : { [ENV.routeQueueUrls]: routeQueueUrlsValue(stack, configValue, namePrefix, work.routeQueues) }),
     };
     const { logRetentionDays, tracing } = resolved;
     // Each receiver's metrics in a namespace of its own, named like its resources: two
@@ -213,6 +231,7 @@ export class WebhookReceiver extends Construct {
       // its metric (RoutePaused, or BreakerTripped on an alerting route) tells the topic.
       environment: shared,
     });
+    const reserved = resolved.queue.maxConcurrency + isolated.reduce((sum, r) => sum + routeConcurrency(r, resolved), 0);
     const executor = new RetryproofFunction(this, 'Executor', {
       serviceName: SERVICE.executor,
       metricNamespace: metrics.namespace,
@@ -230,11 +249,23 @@ export class WebhookReceiver extends Construct {
       // Lambda Developer Guide, "Configuring scaling behavior for SQS event source mappings").
       // The reservation also guarantees that concurrency: no other function of the account
       // can starve the executor (it needs 100 unreserved executions left in the account).
-      reservedConcurrentExecutions: resolved.queue.maxConcurrency,
+      // With routes on their own queues it is the sum over the event sources: each has "a
+      // separate maximum concurrency setting", and the same guide page asks for a reserved
+      // concurrency of at least their total, or Lambda may throttle the messages.
+      reservedConcurrentExecutions: reserved,
       logRetentionDays,
       tracing,
       environment: shared,
     });
+    if (reserved > ACCOUNT_RESERVABLE_AT_DEFAULT_QUOTA) {
+      // A deploy would fail on an account still at the default quota; one with a raised quota is fine.
+      Annotations.of(executor).addWarningV2(
+        'retryproof:executor-reservation',
+        `the executor reserves ${reserved} concurrent executions (queue.maxConcurrency and each own queue's concurrency, summed): ` +
+          `an account at Lambda's default quota of 1,000 can reserve at most ${ACCOUNT_RESERVABLE_AT_DEFAULT_QUOTA}, since 100 must stay unreserved; ` +
+          'raise the account\'s concurrency quota first, or lower the concurrencies',
+      );
+    }
     const ledgers = new Map([...sources].flatMap(([name, s]) => (s.ledger === undefined ? [] : [[name, s.ledger] as const])));
     const reconciler = new RetryproofFunction(this, 'Reconciler', {
       serviceName: SERVICE.reconciler,
@@ -264,7 +295,8 @@ export class WebhookReceiver extends Construct {
     // UpdateItem); a capture replayed after its record expired takes back the generation it
     // just claimed (forgetReplay, a conditional DeleteItem). Only such routes need to delete.
     if (resolved.routes.some((r) => needsReplayMemory(r.signature.scheme))) eventItems.actions(ingest, 'dynamodb:DeleteItem');
-    work.queue.grant(ingest, 'sqs:SendMessage');
+    // Each new delivery goes to its route's queue (lambdas/queue/routed-work-queue.ts).
+    for (const queue of workQueues) queue.grant(ingest, 'sqs:SendMessage');
     for (const route of resolved.routes) {
       const secret = secrets.byRoute.get(route.name);
       if (secret === undefined) throw new Error(`route ${route.name} has no secret`);
@@ -293,18 +325,25 @@ export class WebhookReceiver extends Construct {
     // Route state, read also right after parking (GetItem), claim, parking and fenced writes
     // (UpdateItem), the execution log (PutItem). No transaction: MRSC refuses them.
     eventItems.actions(executor, 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem');
-    // Dead-letter copies go to the WORK queue and reach the DLQ through its redrive policy, so
-    // that every DLQ message has a source queue and the console's "redrive to source" works.
+    // Dead-letter copies go to the route's WORK queue and reach the DLQ through its redrive
+    // policy, so that every DLQ message has a source queue and the console's "redrive to source"
+    // works; a rate-limited route's deferred wake-ups (DelaySeconds) go to its queue too.
     // The executor cannot write to the DLQ at all.
-    work.queue.grant(executor, 'sqs:SendMessage');
-    executor.addEventSource(
-      new SqsEventSource(work.queue, {
+    for (const queue of workQueues) queue.grant(executor, 'sqs:SendMessage');
+    // One event source per work queue, alike but for the concurrency: a route's own caps its
+    // share of the executor (`concurrency`), so a slow or failing route never holds up the others.
+    // The event source grants the polling calls on its queue (ReceiveMessage, DeleteMessage,
+    // ChangeMessageVisibility, GetQueueAttributes, GetQueueUrl): the executor hands a message
+    // back on the queue its record names (eventSourceARN).
+    const eventSourceOf = (queue: IQueue, maxConcurrency: number) =>
+      new SqsEventSource(queue, {
         reportBatchItemFailures: true,
         batchSize: resolved.queue.batchSize,
         maxBatchingWindow: Duration.seconds(resolved.queue.maxBatchingWindowSeconds),
-        maxConcurrency: resolved.queue.maxConcurrency,
-      }),
-    );
+        maxConcurrency,
+      });
+    executor.addEventSource(eventSourceOf(work.queue, resolved.queue.maxConcurrency));
+    for (const route of isolated) executor.addEventSource(eventSourceOf(routeQueueOf(work, route.name), routeConcurrency(route, resolved)));
 
     // Route state and a record to re-send (GetItem), the window's open records, read whole
     // (BatchGetItem), the correction log (PutItem), resends, unparking and the retry partition
@@ -316,7 +355,7 @@ export class WebhookReceiver extends Construct {
       actions: ['dynamodb:Query'],
       resourceArns: [EVENTS_TABLE.byTimeIndex.name, EVENTS_TABLE.parkedIndex.name].map((index) => `${eventsTable.tableArn}/index/${index}`),
     });
-    work.queue.grant(reconciler, 'sqs:SendMessage');
+    for (const queue of workQueues) queue.grant(reconciler, 'sqs:SendMessage');
     // Several Regions: an MRSC table has no TTL, so the reconciler sweeps expired items
     // (expiry-sweep.ts): a record's partition and its key chunks (Query on the table), one
     // conditional DeleteItem each.
@@ -338,6 +377,7 @@ export class WebhookReceiver extends Construct {
       reconcileScheduleGroup: schedule.group,
       reconcileEveryMinutes: resolved.reconciliation.everyMinutes,
       queue: work.queue,
+      routeQueues: work.routeQueues,
       deadLetterQueue: work.deadLetterQueue,
       api: api.api,
       alarmTopic: alarms.topic,
@@ -377,6 +417,7 @@ export class WebhookReceiver extends Construct {
             region: stack.region,
             apiUrl: api.webhookBaseUrl,
             queueUrl: work.queue.queueUrl,
+            ...(work.routeQueues.size === 0 ? {} : { routeQueueUrls: mapRecord(work.routeQueues, (q) => q.queueUrl) }),
             dlqUrl: work.deadLetterQueue.queueUrl,
             eventsTable: eventsTable.tableName,
             ...(this.#ledgerTableName === undefined ? {} : { ledgerTable: this.#ledgerTableName }),
@@ -404,6 +445,7 @@ export class WebhookReceiver extends Construct {
     this.url = api.webhookBaseUrl;
     this.table = eventsTable;
     this.queue = work.queue;
+    this.routeQueues = work.routeQueues;
     this.deadLetterQueue = work.deadLetterQueue;
     this.ingestFunction = ingest;
     this.executorFunction = executor;
@@ -442,23 +484,25 @@ export class WebhookReceiver extends Construct {
   }
 
   /**
-   * Lets a person or a tool move dead letters back to the work queue, as `retryproof dlq redrive`
+   * Lets a person or a tool move dead letters back to the work queues, as `retryproof dlq redrive`
    * and the console's "Start DLQ redrive" do: list them (receive and release, ConsumeMessages),
    * start and follow an SQS message move task from the DLQ (sqs:StartMessageMoveTask and
-   * sqs:ListMessageMoveTasks on the DLQ, the task's source), into the work queue (SendMessage,
-   * which a move task needs on its destination, and which the local receive-send-delete uses).
+   * sqs:ListMessageMoveTasks on the DLQ, the task's source), into the work queues (SendMessage,
+   * which a move task needs on its destination, and which the local receive-send-delete uses;
+   * the console's redrive returns each message to its own source queue, a route's own queue included).
    * These are the calls cli/operations/dead-letters.ts makes; StartMessageMoveTask is authorised
    * on its source queue (SQS API Reference, StartMessageMoveTask: "the source queue is the DLQ"),
    * and the task itself receives, deletes and sends the messages as the caller. And what
    * `retryproof redrive` needs: Query on the table's indexes (the sparse `failed` and `parked`
    * ones), GetItem of a route's state, UpdateItem for the redrive and unpark transitions, and
-   * SendMessage to the work queue (lambdas/routes/bulk-redrive.ts).
+   * SendMessage to the work queues, each route's work to its own (lambdas/routes/bulk-redrive.ts).
    */
   grantRedrive(grantee: IGrantable): void {
     this.table.grant(grantee, 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem');
     this.deadLetterQueue.grantConsumeMessages(grantee);
     this.deadLetterQueue.grant(grantee, 'sqs:StartMessageMoveTask', 'sqs:ListMessageMoveTasks');
     this.queue.grantSendMessages(grantee);
+    for (const queue of this.routeQueues.values()) queue.grantSendMessages(grantee);
   }
 }
 
@@ -512,6 +556,32 @@ function defaultNamePrefix(stackName: string, id: string): string {
 
 function mapValues<V, W>(map: ReadonlyMap<string, V>, fn: (value: V) => W): Map<string, W> {
   return new Map([...map].map(([key, value]) => [key, fn(value)]));
+}
+
+function mapRecord<V, W>(map: ReadonlyMap<string, V>, fn: (value: V) => W): Record<string, W> {
+  return Object.fromEntries([...map].map(([key, value]) => [key, fn(value)]));
+}
+
+/** The event source's maxConcurrency on a route's own queue: its `concurrency`, else the shared queue's. */
+function routeConcurrency(route: ResolvedRoute, resolved: ResolvedConfig): number {
+  return route.concurrency ?? resolved.queue.maxConcurrency;
+}
+
+function routeQueueOf(work: WorkQueue, route: string): IQueue {
+  const queue = work.routeQueues.get(route);
+  if (queue === undefined) throw new Error(`route ${route} has no queue of its own`);
+  return queue;
+}
+
+/**
+ * The value of RETRYPROOF_ROUTE_QUEUE_URLS: JSON `{ "<route>": "<queue URL>" }`, which
+ * CloudFormation completes with each queue's URL at deploy.
+ * @throws Error when, with the longest URLs these queue names can have, the configuration and
+ *   this variable together would pass the budget Lambda's 4 KB of environment leaves them
+ */
+function routeQueueUrlsValue(stack: Stack, configValue: string, namePrefix: string, queues: ReadonlyMap<string, IQueue>): string {
+  assertRouteQueueUrlsFit(configValue, new Map([...queues.keys()].map((route) => [route, routeQueueName(namePrefix, route)])));
+  return stack.toJsonString(mapRecord(queues, (q) => q.queueUrl));
 }
 
 /**

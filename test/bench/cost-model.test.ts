@@ -3,7 +3,19 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { costInputsOf, costTable } from '../../bench/cost.ts';
-import { committedLogFigures, DEFAULT_INPUTS, failedRecordBytes, PRICES, priceMonth, retryproofReadUnits, tiered, tracesRecorded } from '../../bench/cost-model.ts';
+import {
+  committedLogFigures,
+  COST_COMMAND_DEFAULTS,
+  DEFAULT_INPUTS,
+  deferredRecordBytes,
+  failedRecordBytes,
+  IDLE_POLLS_PER_QUEUE_MONTH,
+  PRICES,
+  priceMonth,
+  retryproofReadUnits,
+  tiered,
+  tracesRecorded,
+} from '../../bench/cost-model.ts';
 import { UsageError } from '../../bench/flags.ts';
 import { logBytesPerDelivery } from '../../bench/log-figures.ts';
 
@@ -87,6 +99,7 @@ describe('the cost model', () => {
       'CloudWatch Logs storage',
       'CloudWatch custom metrics',
       'CloudWatch alarms',
+      'CloudWatch alarms, route queues',
       'CloudWatch dashboard',
       'X-Ray traces',
       'KMS',
@@ -109,7 +122,7 @@ describe('the cost model', () => {
   it('gives each peer what a team operating it pays, no less and no more: Lambda\'s lines, one Powertools line per invocation, the access log, and 5 alarm metrics', () => {
     const report = priceMonth(AT_10M);
     const peerLine = (item: string) => report.lines.find((l) => l.item === item);
-    for (const item of ['CloudWatch custom metrics', 'CloudWatch dashboard', 'X-Ray traces', 'KMS', 'Secrets Manager', 'EventBridge Scheduler']) {
+    for (const item of ['CloudWatch custom metrics', 'CloudWatch alarms, route queues', 'CloudWatch dashboard', 'X-Ray traces', 'KMS', 'Secrets Manager', 'EventBridge Scheduler']) {
       expect(peerLine(item)).toMatchObject({ powertools: 0, powertoolsHttp: 0 });
     }
     expect(peerLine('CloudWatch alarms')).toMatchObject({ powertools: 0.5, powertoolsHttp: 0.5 });
@@ -149,13 +162,90 @@ describe('the cost model', () => {
     // Act: the command as a user runs it.
     const script = fileURLToPath(new URL('../../bench/cost.ts', import.meta.url));
     const { stdout } = await run(process.execPath, [script, '--deliveries-per-month', '10000000', '--duplicate-share', '0.05', '--json']);
-    const json = JSON.parse(stdout) as { totals: { retryproof: number; powertools: number; powertoolsHttp: number }; observability: { retryproof: number } };
-    // Assess
-    const report = priceMonth(AT_10M);
+    const json = JSON.parse(stdout) as {
+      totals: { retryproof: number; powertools: number; powertoolsHttp: number };
+      observability: { retryproof: number };
+      isolation: { queues: number; gate: { admissions: number } };
+    };
+    // Assess: the command prices one isolated, rate-limited route unless told otherwise.
+    const report = priceMonth({ ...AT_10M, ...COST_COMMAND_DEFAULTS });
     expect(json.totals.retryproof).toBeCloseTo(report.totals.retryproof, 6);
     expect(json.totals.powertools).toBeCloseTo(report.totals.powertools, 6);
     expect(json.totals.powertoolsHttp).toBeCloseTo(report.totals.powertoolsHttp, 6);
     expect(json.observability.retryproof).toBeCloseTo(report.observability.retryproof, 6);
     expect(json.totals.powertoolsHttp).toBeLessThan(json.totals.powertools);
+    expect(json.isolation.queues).toBe(1);
+    expect(json.isolation.gate.admissions).toBeCloseTo(10_000_000 * 0.95 * 0.01, 6);
+  });
+});
+
+describe('the cost model of per-route isolation (issue 23)', () => {
+  const ISOLATION_LINES = ['SQS route queues', 'Rate gate', 'CloudWatch alarms, route queues'] as const;
+  const linesOf = (inputs: Partial<typeof AT_10M>) => {
+    const report = priceMonth({ ...AT_10M, ...inputs });
+    return Object.fromEntries(ISOLATION_LINES.map((item) => [item, report.lines.find((l) => l.item === item)]));
+  };
+
+  it('prices nothing without isolated routes or deliveries on a rate-limited route, and changes no other line', () => {
+    const none = linesOf({});
+    for (const item of ISOLATION_LINES) expect(none[item], item).toMatchObject({ retryproof: 0, powertools: 0, powertoolsHttp: 0 });
+    const without = priceMonth(AT_10M);
+    const withOne = priceMonth({ ...AT_10M, ...COST_COMMAND_DEFAULTS });
+    const others = (r: typeof without) => r.lines.filter((l) => !(ISOLATION_LINES as readonly string[]).includes(l.item)).map((l) => [l.item, l.retryproof, l.powertools]);
+    expect(others(withOne)).toEqual(others(without));
+    expect(withOne.totals.powertools).toBe(without.totals.powertools);
+  });
+
+  it('prices each route queue\'s polling all month: 5 pollers with maximum concurrency set, 3 long polls of 20 s a minute each, in step with the queues', () => {
+    expect(IDLE_POLLS_PER_QUEUE_MONTH).toBe(5 * 3 * 60 * 24 * 30.4375);
+    const one = linesOf({ isolatedRoutes: 1 })['SQS route queues']!.retryproof;
+    expect(one).toBeCloseTo(IDLE_POLLS_PER_QUEUE_MONTH * PRICES.sqsRequests.usd, 9);
+    expect(one).toBeCloseTo(0.263, 3);
+    expect(linesOf({ isolatedRoutes: 3 })['SQS route queues']!.retryproof).toBeCloseTo(3 * one, 9);
+  });
+
+  it('prices the route queues\' alarms: 1 metric for each oldest-message alarm, 3 for each rate-limited route\'s backlog alarm', () => {
+    expect(linesOf({ isolatedRoutes: 2, rateLimitedRoutes: 0 })['CloudWatch alarms, route queues']!.retryproof).toBeCloseTo(2 * 0.1, 9);
+    expect(linesOf({ isolatedRoutes: 2, rateLimitedRoutes: 1 })['CloudWatch alarms, route queues']!.retryproof).toBeCloseTo(5 * 0.1, 9);
+    expect(linesOf({ isolatedRoutes: 2, rateLimitedRoutes: 1 })['CloudWatch alarms, route queues']!.observability).toBe(true);
+  });
+
+  it('prices the rate gate: a write unit per run, and per refusal the failed gate write, the record\'s defer and a delayed send, in step with the share and the deferrals', () => {
+    // Prepare: 1% of the 9.5 M new deliveries on a rate-limited route.
+    const runs = 10_000_000 * 0.95 * 0.01;
+    const report = (rateLimitedShare: number, deferralsPerRun: number) => priceMonth({ ...AT_10M, isolatedRoutes: 1, rateLimitedRoutes: 1, rateLimitedShare, deferralsPerRun });
+    // Act
+    const under = report(0.01, 0);
+    const once = report(0.01, 1);
+    // Assess: under its limit a run pays its admission only.
+    expect(under.isolation.gate.writeUnits).toBeCloseTo(runs, 6);
+    expect(under.lines.find((l) => l.item === 'Rate gate')!.retryproof).toBeCloseTo(runs * PRICES.dynamoWriteUnit.usd, 9);
+    // The record without its body is under 1 KB: its defer is 1 unit, so a refusal writes 2.
+    expect(deferredRecordBytes(2048)).toBeLessThan(1024);
+    expect(once.isolation.gate).toMatchObject({ admissions: runs, refusals: runs, deferUnits: 1, delayedSends: runs });
+    expect(once.isolation.gate.writeUnits).toBeCloseTo(runs * 3, 6);
+    const refusal = (once.isolation.gate.usd - under.isolation.gate.usd) / runs;
+    expect(refusal).toBeGreaterThan(2 * PRICES.dynamoWriteUnit.usd + PRICES.sqsRequests.usd);
+    const gate = (share: number, deferrals: number) => report(share, deferrals).lines.find((l) => l.item === 'Rate gate')!.retryproof;
+    expect(gate(0.02, 1)).toBeCloseTo(2 * gate(0.01, 1), 9);
+    expect(gate(0.01, 3) - gate(0.01, 2)).toBeCloseTo(gate(0.01, 2) - gate(0.01, 1), 9);
+    expect(gate(0, 1)).toBe(0);
+  });
+
+  it('npm run cost prices one isolated, rate-limited route by default, none with --isolated-routes 0, and refuses flags that contradict', () => {
+    const base = ['--deliveries-per-month', '10000000', '--duplicate-share', '0.05'];
+    expect(costInputsOf(base).inputs).toMatchObject({ isolatedRoutes: 1, rateLimitedRoutes: 1, rateLimitedShare: 0.01, deferralsPerRun: 1 });
+    expect(costInputsOf([...base, '--isolated-routes', '0']).inputs).toMatchObject({ isolatedRoutes: 0, rateLimitedRoutes: 0, rateLimitedShare: 0 });
+    expect(costInputsOf([...base, '--isolated-routes', '3', '--rate-limited-share', '0.2', '--deferrals-per-run', '0']).inputs).toMatchObject({
+      isolatedRoutes: 3,
+      rateLimitedRoutes: 1,
+      rateLimitedShare: 0.2,
+      deferralsPerRun: 0,
+    });
+    expect(() => costInputsOf([...base, '--isolated-routes', '1', '--rate-limited-routes', '2'])).toThrow(/--rate-limited-routes must be at most --isolated-routes/);
+    expect(() => costInputsOf([...base, '--isolated-routes', '0', '--rate-limited-share', '0.1'])).toThrow(/needs a rate-limited route/);
+    expect(() => costInputsOf([...base, '--isolated-routes', '1.5'])).toThrow(/whole number/);
+    const table = costTable(priceMonth(costInputsOf(base).inputs));
+    for (const item of ['SQS route queues', 'Rate gate', '* CloudWatch alarms, route queues']) expect(table).toContain(item);
   });
 });

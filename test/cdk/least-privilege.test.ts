@@ -8,9 +8,11 @@
  * checked against the SDK commands its modules import (test/iam/sdk-imports.ts).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
 import type { RetryproofConfig } from '../../lambdas/config/route-config.ts';
 import { DEMO_ACTION_SOURCE } from '../../lambdas/demo/demo-environment.ts';
 import { demoConfig as config } from './fixtures/demo-config.ts';
+import { isolationConfig } from './fixtures/isolation-config.ts';
 import { exerciseFunctions, FUNCTIONS, RESOURCE } from '../iam/exercise-functions.ts';
 import type { Exercise, FunctionName } from '../iam/exercise-functions.ts';
 import type { RecordedCall } from '../iam/recorded-calls.ts';
@@ -23,6 +25,8 @@ const FUNCTION_ROLES = Object.values(ROLE);
 const ALARM_TOPIC = 'alarm topic';
 const ALARM_TOPIC_KEY = 'alarm topic key';
 const logsOf = (fn: FunctionName): string => `${fn} logs`;
+/** A route's own work queue (issue 23), named as a grant line names it. */
+const routeQueueOf = (route: string): string => `${RESOURCE.workQueue} of route ${route}`;
 
 /** A grant as one line: `dynamodb:GetItem on events table`. */
 type GrantLine = string;
@@ -41,7 +45,7 @@ const PLATFORM: Readonly<Record<FunctionName, readonly { readonly grants: readon
         ? [
             {
               grants: ['ReceiveMessage', 'DeleteMessage', 'ChangeMessageVisibility', 'GetQueueAttributes', 'GetQueueUrl'].map((a) => `sqs:${a} on ${RESOURCE.workQueue}`),
-              why: "the SQS event source mapping polls the work queue as the executor's role (CDK's SqsEventSource grants these)",
+              why: "the SQS event source mapping polls the work queue as the executor's role (CDK's SqsEventSource grants these; one event source per work queue)",
             },
           ]
         : []),
@@ -87,6 +91,7 @@ function grantedTo(built: SynthesizedApp, fn: FunctionName): Set<GrantLine> {
   const names = new Map<string, string>([
     [id('Events/Table'), RESOURCE.eventsTable],
     [id('Work/Queue'), RESOURCE.workQueue],
+    ...[...built.stack.receiver.routeQueues.keys()].map((route) => [id(`Work/RouteQueue-${route}`), routeQueueOf(route)] as const),
     [id('Work/DeadLetterQueue'), RESOURCE.deadLetterQueue],
     [id('Alarms/Topic'), ALARM_TOPIC],
     [id('Alarms/Key'), ALARM_TOPIC_KEY],
@@ -195,6 +200,50 @@ describe('IAM of the retryproof functions', () => {
       `lambda:InvokeFunction on ${reconciler}`,
       `lambda:InvokeFunction on ${reconciler}:*`,
     ]);
+  });
+});
+
+/**
+ * What a function's role must allow once routes have queues of their own, from what it does
+ * with every route on the shared queue: a route's own queue is a work queue like the shared one,
+ * and its route's work goes there (lambdas/queue/routed-work-queue.ts), so each call a function
+ * makes on the work queue it makes on each route's own queue too, and the event source polls each.
+ * The scenarios run on the demo's routes; the ingest reads each added route's secret as it reads theirs.
+ */
+function requiredWithOwnQueues(fn: FunctionName, calls: readonly RecordedCall[], ownQueueRoutes: readonly string[], addedRoutes: readonly string[]): Set<GrantLine> {
+  const onShared = requiredFor(fn, calls);
+  const needed = new Set(onShared);
+  for (const line of onShared) {
+    const [action, resource] = line.split(' on ');
+    if (resource === RESOURCE.workQueue) for (const route of ownQueueRoutes) needed.add(`${action ?? ''} on ${routeQueueOf(route)}`);
+  }
+  const secretCalls = [...onShared].filter((line) => line.startsWith('secretsmanager:GetSecretValue on '));
+  if (secretCalls.length > 0) for (const route of addedRoutes) needed.add(`secretsmanager:GetSecretValue on ${RESOURCE.secretOf(route)}`);
+  return needed;
+}
+
+describe('IAM of the retryproof functions with routes on queues of their own', () => {
+  const resolved = resolveConfig(isolationConfig);
+  const own = resolved.routes.filter((r) => r.ownQueue).map((r) => r.name);
+  const added = resolved.routes.map((r) => r.name).filter((name) => !config.routes.some((r) => r.name === name));
+  let built: SynthesizedApp;
+
+  beforeAll(() => {
+    built = synthesize(isolationConfig);
+  });
+
+  it('has two routes on queues of their own, both added to the demo\'s', () => {
+    expect(own).toEqual(['orders', 'shipments']);
+    expect(added).toEqual(own);
+  });
+
+  it.each(FUNCTIONS)('allows the %s on each route queue exactly what it does on the shared one, and nothing else more', (fn) => {
+    expect(compare(grantedTo(built, fn), requiredWithOwnQueues(fn, exercise.calls[fn], own, added))).toEqual({ unused: [], ungranted: [] });
+  });
+
+  it('lets no function touch the DLQ, which only the work queues\' redrive policies feed', () => {
+    const dlq = logicalIdOf(built, 'Work/DeadLetterQueue');
+    for (const role of FUNCTION_ROLES) expect(grantsOf(built, role).filter((g) => g.resource === dlq), role).toEqual([]);
   });
 });
 
