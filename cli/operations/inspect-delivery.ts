@@ -22,6 +22,13 @@ export interface RecordView {
   /** Runs in all, across redrives. */
   readonly runs: number;
   readonly redrives: number;
+  /** Times its run waited for its route's rate limit; none spent an attempt. */
+  readonly deferrals: number;
+  /**
+   * Set while the work waits for its route's rate limit: when its delayed wake-up comes back
+   * (RECEIVED, its last deferral's lastEnqueuedAt still ahead).
+   */
+  readonly waitingUntil?: number;
   readonly receivedAt: number;
   readonly expiresAt: number;
   readonly answerStatus: number;
@@ -89,6 +96,8 @@ export async function inspectDelivery(
       attempts: r.attempts,
       runs: r.runs,
       redrives: r.redrives,
+      deferrals: r.deferrals ?? 0,
+      ...((r.deferrals ?? 0) > 0 && r.status === 'RECEIVED' && r.lastEnqueuedAt !== undefined && r.lastEnqueuedAt > now ? { waitingUntil: r.lastEnqueuedAt } : {}),
       receivedAt: r.receivedAt,
       expiresAt: r.expiresAt,
       answerStatus: r.answer.status,

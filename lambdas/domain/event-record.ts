@@ -79,6 +79,8 @@ export interface EventRecord {
   readonly runs: number;
   /** A person's redrives of this record so far. */
   readonly redrives: number;
+  /** Times its run waited for its route's rate limit (deferForRate): none spent an attempt. @default 0 */
+  readonly deferrals?: number;
   /**
    * Epoch milliseconds of the last time a live message was known to exist: a send, or a
    * hand-back to RECEIVED. A resend first moves it forward with a conditional write.

@@ -115,6 +115,7 @@ export function fromRecordItem(item: RecordItem): EventRecord {
     breakerTrippedAt: optNum(item, 'breakerTrippedAt'),
     runs: optNum(item, 'runs') ?? optNum(item, 'attempts') ?? 0,
     redrives: optNum(item, 'redrives') ?? 0,
+    deferrals: optNum(item, 'deferrals'),
     leaseSeconds: optNum(item, 'leaseSeconds'),
     leaseToken: optStr(item, 'leaseToken'),
     result: optStr(item, 'result'),
