@@ -226,7 +226,7 @@ describe('a misspelt or unknown key', () => {
     expect(refusal(withStripe({ colour: 'red' }))).toBe(
       'route "stripe": colour is not a known key (the keys are: name, signature, secretName, importSecret, key, ttlSeconds, ' +
         'senderRetryWindowSeconds, actionTimeSeconds, actionTime, maxAttempts, action, keepHeaders, breakerThreshold, breakerReaction, ' +
-        'duplicateAnswer, maxBodyBytes)',
+        'duplicateAnswer, maxBodyBytes, rateLimit, concurrency, ownQueue)',
     );
   });
 
@@ -410,5 +410,27 @@ describe('the other sections', () => {
       alarms: { duplicateStormShare: 0.5, duplicateStormMinDeliveries: 20 },
       logRetentionDays: 30,
     });
+  });
+});
+
+describe("a route's rate limit and isolation", () => {
+  it('resolves one limit to an interval, and gives the route a queue of its own by default', () => {
+    const [, stripe] = resolveConfig(withStripe({ rateLimit: { perMinute: 4 }, concurrency: 3 })).routes;
+    expect(stripe).toMatchObject({ rateLimit: { count: 4, perSeconds: 60, intervalMs: 15_000, text: '4 per minute' }, concurrency: 3, ownQueue: true });
+    const [orders] = resolveConfig(withStripe({})).routes;
+    expect(orders).toMatchObject({ rateLimit: undefined, concurrency: undefined, ownQueue: false });
+    const [, shared] = resolveConfig(withStripe({ rateLimit: { perHour: 2 }, ownQueue: false })).routes;
+    expect(shared).toMatchObject({ rateLimit: { intervalMs: 1_800_000 }, ownQueue: false });
+  });
+
+  it('refuses two units, none, a limit above one item\'s write rate, and a concurrency without a queue of its own', () => {
+    expect(refusal(withStripe({ rateLimit: { perSecond: 1, perMinute: 60 } }))).toContain('must give exactly one of perSecond, perMinute and perHour');
+    expect(refusal(withStripe({ rateLimit: {} }))).toContain('must give exactly one of perSecond, perMinute and perHour');
+    expect(resolveConfig(withStripe({ rateLimit: { perSecond: 200 } })).routes[1]?.rateLimit?.intervalMs).toBe(5);
+    expect(refusal(withStripe({ rateLimit: { perSecond: 201 } }))).toContain('route "stripe": rateLimit.perSecond must be an integer from 1 to 200');
+    expect(refusal(withStripe({ concurrency: 1 }))).toContain('concurrency must be an integer from 2 to 1000');
+    expect(refusal(withStripe({ concurrency: 4, ownQueue: false }))).toBe(
+      'route "stripe": concurrency 4 needs the route\'s own queue (its event source\'s maxConcurrency); drop ownQueue: false',
+    );
   });
 });
