@@ -4,59 +4,16 @@
  * its end) and after it (the last attempt's), in text and in --json. The records are made by
  * the real executor on DynamoDB Local; the command reads them as it reads a stack's.
  */
-import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
-import { sdkClients } from '../../cli/aws-clients.ts';
-import { afterAll, describe, expect, it, inject } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Action } from '../../lambdas/actions/action.ts';
-import type { CommandContext } from '../../cli/command.ts';
-import { inspectCommand } from '../../cli/commands/inspect.ts';
 import { formatTime } from '../../cli/output.ts';
-import type { Target } from '../../cli/target.ts';
-import { localDynamoClient, localSqsClient } from '../../local/aws-clients.ts';
 import { executorHarness } from '../executor/executor-harness.ts';
 import type { ExecutorHarness } from '../executor/executor-harness.ts';
+import { inspectOnTestTable } from '../support/inspect-on-test-table.ts';
 
-const ROUTE = 'standard-webhooks';
-
-const dynamo = localDynamoClient(inject('dynamoEndpoint'));
-const sqs = localSqsClient(inject('sqsEndpoint'));
-afterAll(() => {
-  dynamo.destroy();
-  sqs.destroy();
-});
-
-/** The events table of the tests, as a stack without a ledger the CLI can read. */
-const target: Target = {
-  kind: 'aws',
-  description: 'the test table',
-  dynamo,
-  sqs,
-  eventsTable: inject('eventsTable'),
-  ledgerTable: undefined,
-  queueUrl: inject('queueUrl'),
-  dlqUrl: inject('dlqUrl'),
-  config: resolveConfig({ routes: [{ name: ROUTE, signature: { scheme: 'standard-webhooks' }, secretName: 'x', action: 'payout', actionTimeSeconds: 1 }], demo: true }),
-  routes: [ROUTE],
-  queueArn: () => Promise.resolve('arn:aws:sqs:us-east-1:000000000000:retryproof'),
-  close: () => undefined,
-};
-
+const run = inspectOnTestTable();
 /** Runs `retryproof inspect ROUTE key` (with --json when asked) and returns what it printed. */
-async function inspect(key: string, json = false): Promise<string> {
-  let out = '';
-  const ctx: CommandContext = {
-    json,
-    target: () => Promise.resolve(target),
-    print: (text) => (out += text),
-    progress: () => undefined,
-    now: Date.now,
-    env: {},
-    flags: {},
-    aws: sdkClients({}),
-  };
-  await inspectCommand.run(ctx, { values: {}, positionals: [ROUTE, key] });
-  return out;
-}
+const inspect = (key: string, json = false): Promise<string> => run(key, { json });
 
 describe('retryproof inspect on a route with an action time per destination', () => {
   it("shows each record's own lease while it runs, with its end, and after it, in text and in --json", async () => {

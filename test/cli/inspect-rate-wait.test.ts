@@ -4,55 +4,13 @@
  * records are made by the real executor on DynamoDB Local; the command reads them as it reads a
  * stack's.
  */
-import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
-import { sdkClients } from '../../cli/aws-clients.ts';
-import { afterAll, describe, expect, it, inject } from 'vitest';
-import type { CommandContext } from '../../cli/command.ts';
-import { inspectCommand } from '../../cli/commands/inspect.ts';
+import { describe, expect, it } from 'vitest';
 import { formatTime } from '../../cli/output.ts';
-import type { Target } from '../../cli/target.ts';
-import { localDynamoClient, localSqsClient } from '../../local/aws-clients.ts';
 import { executorHarness } from '../executor/executor-harness.ts';
+import { inspectOnTestTable } from '../support/inspect-on-test-table.ts';
 
-const ROUTE = 'standard-webhooks';
-
-const dynamo = localDynamoClient(inject('dynamoEndpoint'));
-const sqs = localSqsClient(inject('sqsEndpoint'));
-afterAll(() => {
-  dynamo.destroy();
-  sqs.destroy();
-});
-
-const target: Target = {
-  kind: 'aws',
-  description: 'the test table',
-  dynamo,
-  sqs,
-  eventsTable: inject('eventsTable'),
-  ledgerTable: undefined,
-  queueUrl: inject('queueUrl'),
-  dlqUrl: inject('dlqUrl'),
-  config: resolveConfig({ routes: [{ name: ROUTE, signature: { scheme: 'standard-webhooks' }, secretName: 'x', action: 'payout', actionTimeSeconds: 1 }], demo: true }),
-  routes: [ROUTE],
-  queueArn: () => Promise.resolve('arn:aws:sqs:us-east-1:000000000000:retryproof'),
-  close: () => undefined,
-};
-
-async function inspect(key: string, now: number, json = false): Promise<string> {
-  let out = '';
-  const ctx: CommandContext = {
-    json,
-    target: () => Promise.resolve(target),
-    print: (text) => (out += text),
-    progress: () => undefined,
-    now: () => now,
-    env: {},
-    flags: {},
-    aws: sdkClients({}),
-  };
-  await inspectCommand.run(ctx, { values: {}, positionals: [ROUTE, key] });
-  return out;
-}
+const run = inspectOnTestTable();
+const inspect = (key: string, now: number, json = false): Promise<string> => run(key, { now, json });
 
 describe('retryproof inspect on a rate-limited route', () => {
   it('shows waiting work with when it comes back and no attempt spent, then how often it waited', async () => {
