@@ -62,7 +62,9 @@ export function coldInitEnv(): Record<string, string> {
         name,
         name === ENV.config
           ? JSON.stringify(benchConfig())
-          : name.endsWith('_URL')
+          : name === ENV.routeQueueUrls
+            ? '{}'
+            : name.endsWith('_URL')
             ? 'http://127.0.0.1:9/000000000000/bench'
             : name.endsWith('_ARN')
               ? 'arn:aws:sns:us-east-1:000000000000:bench'
