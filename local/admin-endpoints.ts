@@ -6,7 +6,7 @@
  *   POST /_local/restart-executor  kill the executor's event source mid-run, start a new one
  *   POST /_local/reconcile         one reconciliation now: {settleSeconds, stuckAfterSeconds, fromMs, toMs}
  *   POST /_local/ledger            the entries of every ledger the stack's actions declare: {fromMs, toMs}
- *   GET  /_local/status            the queues' depths and the executor's counters
+ *   GET  /_local/status            the queues' depths and the executor's counters (each route queue's too)
  *
  * Each Region of a stack of several serves these on its own gateway, about its own executor and
  * queues; a reconcile there re-enqueues onto its queue. The table and the ledgers are every Region's.
@@ -32,6 +32,12 @@ export interface AdminTargets {
   readonly stuckAfterSeconds: number;
   readonly sqs: SQSClient;
   readonly queues: QueuePair;
+  /** The routes' own queues, each with its event source's counters. @default - none */
+  readonly routeQueues?: readonly {
+    readonly route: string;
+    readonly queueUrl: string;
+    readonly executor: () => (PollerStats & { readonly batchesInFlight: number }) | undefined;
+  }[];
   readonly executor: () => PollerStats & { readonly batchesInFlight: number };
 }
 
@@ -100,7 +106,11 @@ export function adminEndpoints(targets: AdminTargets): ReadonlyMap<string, Admin
           region: targets.region,
           queue: await depth(targets.sqs, targets.queues.queueUrl),
           dlq: await depth(targets.sqs, targets.queues.dlqUrl),
+          // Every event source's counters summed; each route queue's own below.
           executor: targets.executor(),
+          routeQueues: await Promise.all(
+            (targets.routeQueues ?? []).map(async (q) => ({ route: q.route, queueUrl: q.queueUrl, ...(await depth(targets.sqs, q.queueUrl)), executor: q.executor() })),
+          ),
         },
       }),
     ],

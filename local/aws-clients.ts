@@ -133,3 +133,28 @@ export async function ensureQueuePair(
   );
   return { queueUrl, dlqUrl, queueArn: await arnOf(queueUrl), dlqArn, created: false };
 }
+
+/**
+ * A route's own queue (route-queues.ts), kept across restarts as {@link ensureQueuePair} keeps
+ * the shared one: the shared queue's visibility timeout and a redrive policy to the Region's one
+ * DLQ at the same maxReceiveCount, as the construct gives every route queue.
+ */
+export async function ensureRouteQueue(
+  client: SQSClient,
+  endpoint: string,
+  name: string,
+  options: { dlqArn: string; maxReceiveCount: number; visibilityTimeoutSeconds: number },
+): Promise<{ queueUrl: string; queueArn: string; created: boolean }> {
+  const queueUrl = `${endpoint}/000000000000/${name}`;
+  const attributes = {
+    VisibilityTimeout: String(options.visibilityTimeoutSeconds),
+    RedrivePolicy: JSON.stringify({ deadLetterTargetArn: options.dlqArn, maxReceiveCount: options.maxReceiveCount }),
+  };
+  const created = !(await queueExists(client, name));
+  if (created) await client.send(new CreateQueueCommand({ QueueName: name, Attributes: attributes }));
+  else await client.send(new SetQueueAttributesCommand({ QueueUrl: queueUrl, Attributes: attributes }));
+  const out = await client.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }));
+  const queueArn = out.Attributes?.QueueArn;
+  if (queueArn === undefined) throw new Error(`queue ${queueUrl} has no ARN`);
+  return { queueUrl, queueArn, created };
+}

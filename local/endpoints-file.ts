@@ -13,7 +13,7 @@ import type { ResolvedConfig } from '../lambdas/config/resolve-config.ts';
 import type { SignatureConfig } from '../lambdas/config/route-config.ts';
 import { LOCAL_REGION } from './local-credentials.ts';
 import { DEFAULT_LOCAL_REGION } from './local-regions.ts';
-import type { QueuePair } from './local-services.ts';
+import type { QueuePair, RouteQueue } from './local-services.ts';
 import { DEFAULT_LOCAL_DIR, LOCAL_ENV, SettingsError } from './local-settings.ts';
 import type { LocalSettings } from './local-settings.ts';
 import type { LocalEndpointUrls } from './sdk-environment.ts';
@@ -41,6 +41,11 @@ export interface LocalRegionEndpoint {
   readonly dlqUrl: string;
   readonly queueArn: string;
   readonly dlqArn: string;
+  /**
+   * The queue of each of its routes with one of its own (ownQueue), by route; each dead-letters
+   * to `dlqUrl`. Absent (none) from the file of a stack older than route queues.
+   */
+  readonly routeQueueUrls?: Readonly<Record<string, string>>;
 }
 
 export interface LocalEndpoints {
@@ -63,6 +68,8 @@ export interface LocalEndpoints {
   readonly dlqUrl: string;
   readonly queueArn: string;
   readonly dlqArn: string;
+  /** The first Region's routes' own queues, by route, as a deployed receiver's descriptor has them. */
+  readonly routeQueueUrls?: Readonly<Record<string, string>>;
   /** Every Region, the first one first. Absent from the file of a stack older than Regions: see {@link localRegionsIn}. */
   readonly regions?: readonly LocalRegionEndpoint[];
   readonly routes: readonly LocalRouteEndpoint[];
@@ -86,6 +93,8 @@ export interface RunningRegion {
   readonly name: string;
   readonly httpUrl: string;
   readonly queues: QueuePair;
+  /** Its routes' own queues, by route. @default - none */
+  readonly routeQueues?: ReadonlyMap<string, RouteQueue>;
 }
 
 /**
@@ -112,7 +121,8 @@ export function localEndpointsOf(
     eventsTable: tables.eventsTable,
     ...(tables.ledgerTable === undefined ? {} : { ledgerTable: tables.ledgerTable }),
     ...first.queues,
-    regions: at.regions.map((r) => ({ name: r.name, httpUrl: r.httpUrl, adminUrl: r.httpUrl, ...r.queues })),
+    routeQueueUrls: routeQueueUrlsOf(first),
+    regions: at.regions.map((r) => ({ name: r.name, httpUrl: r.httpUrl, adminUrl: r.httpUrl, ...r.queues, routeQueueUrls: routeQueueUrlsOf(r) })),
     routes: config.routes.map((r) => ({
       name: r.name,
       signature: r.signature,
@@ -132,6 +142,10 @@ export function localEndpointsOf(
   };
 }
 
+function routeQueueUrlsOf(region: RunningRegion): Record<string, string> {
+  return Object.fromEntries([...(region.routeQueues ?? new Map<string, RouteQueue>())].map(([route, q]) => [route, q.queueUrl]));
+}
+
 /** A Region the local stack does not run was asked for. Its message lists the Regions it runs. */
 export class UnknownRegionError extends Error {
   readonly region: string;
@@ -147,8 +161,8 @@ export class UnknownRegionError extends Error {
 /** Every Region of the stack, the first one first; the single Region of a file written before `regions` existed. */
 export function localRegionsIn(endpoints: LocalEndpoints): readonly LocalRegionEndpoint[] {
   if (endpoints.regions !== undefined && endpoints.regions.length > 0) return endpoints.regions;
-  const { httpUrl, queueUrl, dlqUrl, queueArn, dlqArn } = endpoints;
-  return [{ name: DEFAULT_LOCAL_REGION, httpUrl, adminUrl: httpUrl, queueUrl, dlqUrl, queueArn, dlqArn }];
+  const { httpUrl, queueUrl, dlqUrl, queueArn, dlqArn, routeQueueUrls } = endpoints;
+  return [{ name: DEFAULT_LOCAL_REGION, httpUrl, adminUrl: httpUrl, queueUrl, dlqUrl, queueArn, dlqArn, ...(routeQueueUrls === undefined ? {} : { routeQueueUrls }) }];
 }
 
 /**

@@ -21,6 +21,13 @@ export interface PollerOptions {
   readonly idleMs?: number;
   /** A receive or delete failed (the handler's own failures never reach here). */
   readonly onError?: (error: unknown) => void;
+  /**
+   * While the queue is empty, one worker polls and the others wait for it to find work, then all
+   * poll again. A route's own event source runs up to its `concurrency` (25, 100) workers: polling
+   * an empty queue with each of them would take a core of this machine doing nothing.
+   * @default false: every worker polls (the shared queue's few workers, as they always have)
+   */
+  readonly parkIdleWorkers?: boolean;
 }
 
 export interface PollerStats {
@@ -80,7 +87,38 @@ export function startPoller(options: PollerOptions): Poller {
   const handling = new Set<{ readonly messages: number; readonly context: Context }>();
   // A function, not the field itself: the loop's own check would narrow the field to false.
   const isStopping = (): boolean => stopping.signal.aborted;
+  // parkIdleWorkers: the worker that polls the empty queue, and the others' wake-ups.
+  let idlePoller: number | undefined;
+  const parked = new Set<() => void>();
+  const wakeAll = (): void => {
+    for (const wake of parked) wake();
+    parked.clear();
+  };
+  stopping.signal.addEventListener('abort', wakeAll, { once: true });
+  const park = (): Promise<void> =>
+    new Promise((resolve) => {
+      if (isStopping()) resolve();
+      else parked.add(resolve);
+    });
+  /** After a round that found nothing: sleep and poll again, or (parking) wait for the one that polls. */
+  const idle = async (id: number): Promise<void> => {
+    if (options.parkIdleWorkers !== true) {
+      await sleep(options.idleMs ?? 100, stopping.signal);
+      return;
+    }
+    idlePoller ??= id;
+    if (idlePoller === id) await sleep(options.idleMs ?? 100, stopping.signal);
+    else await park();
+  };
+  /** After a round that found work: the others may find more. */
+  const busy = (id: number): void => {
+    if (options.parkIdleWorkers !== true) return;
+    if (idlePoller === id) idlePoller = undefined;
+    wakeAll();
+  };
+  let nextId = 0;
   const worker = async (): Promise<void> => {
+    const id = nextId++;
     while (!stopping.signal.aborted) {
       let received = 0;
       running++;
@@ -93,6 +131,7 @@ export function startPoller(options: PollerOptions): Poller {
           context: options.context,
           signal: killed.signal,
           onInvoke: (messages, context) => {
+            busy(id);
             const batch = { messages, context };
             handling.add(batch);
             return () => handling.delete(batch);
@@ -109,7 +148,7 @@ export function startPoller(options: PollerOptions): Poller {
       } finally {
         running--;
       }
-      if (received === 0) await sleep(options.idleMs ?? 100, stopping.signal);
+      if (received === 0) await idle(id);
     }
   };
   const workers = Array.from({ length: Math.max(1, options.concurrency) }, () => worker());
@@ -165,6 +204,35 @@ export function restartablePoller(start: () => Poller): RestartablePoller {
     status: () => ({ ...current.stats, batchesInFlight: current.inFlight() }),
     stop: async (mode) => {
       await Promise.all([current.stop(mode), ...killed]);
+    },
+  };
+}
+
+/**
+ * Several event sources as one (a Region's shared queue and each of its routes' own queues):
+ * a restart kills and replaces every one, the work and the counters are their sums.
+ */
+export function pollerGroup(pollers: readonly RestartablePoller[]): RestartablePoller {
+  return {
+    restart: () => pollers.reduce((sum, p) => sum + p.restart(), 0),
+    running: () => {
+      const each = pollers.map((p) => p.running());
+      return { messages: each.reduce((sum, w) => sum + w.messages, 0), atMostMs: Math.max(0, ...each.map((w) => w.atMostMs)) };
+    },
+    status: () => {
+      const total = { batches: 0, received: 0, deleted: 0, handedBack: 0, batchesInFlight: 0 };
+      for (const p of pollers) {
+        const s = p.status();
+        total.batches += s.batches;
+        total.received += s.received;
+        total.deleted += s.deleted;
+        total.handedBack += s.handedBack;
+        total.batchesInFlight += s.batchesInFlight;
+      }
+      return total;
+    },
+    stop: async (mode) => {
+      await Promise.all(pollers.map((p) => p.stop(mode)));
     },
   };
 }

@@ -10,7 +10,11 @@ import { SqsMessageVisibility } from '../lambdas/queue/sqs-message-visibility.ts
 /** Seconds a "release" hides the message on fauxqs; 0 would lose it. */
 export const FAUXQS_RELEASE_SECONDS = 1;
 
-/** SqsMessageVisibility with fauxqs' safe minimum. */
-export function localMessageVisibility(client: SQSClient, queueUrl: string): SqsMessageVisibility {
-  return new SqsMessageVisibility(client, queueUrl, FAUXQS_RELEASE_SECONDS);
+/**
+ * SqsMessageVisibility with fauxqs' safe minimum.
+ * @param queueUrls the Region's work queue, or it first and then its routes' own queues: the
+ *   message's source queue (its record's eventSourceARN) picks the one asked, as deployed
+ */
+export function localMessageVisibility(client: SQSClient, queueUrls: string | readonly string[]): SqsMessageVisibility {
+  return new SqsMessageVisibility(client, queueUrls, FAUXQS_RELEASE_SECONDS);
 }

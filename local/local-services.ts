@@ -1,14 +1,15 @@
 /**
  * The local stand-ins for the deployed stack's stateful resources: DynamoDB Local and
  * fauxqs, their data in the stack's folder so a restart keeps it, holding the events table,
- * the demo's ledger table while the demo is on, and a work queue with its DLQ per Region. One
+ * the demo's ledger table while the demo is on, and a work queue with its DLQ per Region (and
+ * a queue per isolated route beside it, dead-lettering into that DLQ: route-queues.ts). One
  * fauxqs serves every Region's queues: queues of different names are as apart as queues of
  * different Regions, and the executors find each other's messages no more than across Regions.
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AwsClients } from '../lambdas/config/deployment.ts';
-import { ensureQueuePair, ensureTables, localDynamoClient, localSqsClient } from './aws-clients.ts';
+import { ensureQueuePair, ensureRouteQueue, ensureTables, localDynamoClient, localSqsClient } from './aws-clients.ts';
 import { startLocalDynamo, startLocalSqs } from './local-aws.ts';
 import type { LocalDynamo, LocalSqs } from './local-aws.ts';
 import type { LocalEndpointUrls } from './sdk-environment.ts';
@@ -19,6 +20,11 @@ export interface LocalResources {
   readonly ledgerTable?: string | undefined;
   /** The work queues' names, one per Region; each one's DLQ is named `<queue>-dlq`. */
   readonly queues: readonly string[];
+  /**
+   * The routes' own queues (route-queues.ts), by their Region's work queue, then by route: each
+   * dead-letters into that work queue's DLQ. @default - none: every route's work is on its Region's work queue
+   */
+  readonly routeQueues?: ReadonlyMap<string, ReadonlyMap<string, string>>;
   readonly maxReceiveCount: number;
   readonly visibilityTimeoutSeconds: number;
 }
@@ -30,11 +36,19 @@ export interface QueuePair {
   readonly dlqArn: string;
 }
 
+/** A route's own queue. */
+export interface RouteQueue {
+  readonly queueUrl: string;
+  readonly queueArn: string;
+}
+
 export interface RunningServices extends LocalEndpointUrls {
   /** Clients on both services, for the stack's own functions. */
   readonly clients: AwsClients;
   /** Each work queue with its DLQ, by the queue's name. */
   readonly queues: ReadonlyMap<string, QueuePair>;
+  /** The routes' own queues, by their Region's work queue, then by route; empty when no route has one. */
+  readonly routeQueues: ReadonlyMap<string, ReadonlyMap<string, RouteQueue>>;
   /** Destroys the clients, then stops both services. */
   stop(): Promise<void>;
 }
@@ -76,7 +90,22 @@ async function withResources(dynamo: LocalDynamo, sqs: LocalSqs, resources: Loca
       });
       queues.set(name, { queueUrl, dlqUrl, queueArn, dlqArn });
     }
-    return { dynamoEndpoint: dynamo.endpoint, sqsEndpoint: sqs.endpoint, clients, queues, stop };
+    const routeQueues = new Map<string, ReadonlyMap<string, RouteQueue>>();
+    for (const [regionQueue, byRoute] of resources.routeQueues ?? new Map<string, ReadonlyMap<string, string>>()) {
+      const pair = queues.get(regionQueue);
+      if (pair === undefined) throw new Error(`route queues for ${regionQueue}, which is not one of the work queues`);
+      const own = new Map<string, RouteQueue>();
+      for (const [route, name] of byRoute) {
+        const { queueUrl, queueArn } = await ensureRouteQueue(clients.sqs, sqs.endpoint, name, {
+          dlqArn: pair.dlqArn,
+          maxReceiveCount: resources.maxReceiveCount,
+          visibilityTimeoutSeconds: resources.visibilityTimeoutSeconds,
+        });
+        own.set(route, { queueUrl, queueArn });
+      }
+      routeQueues.set(regionQueue, own);
+    }
+    return { dynamoEndpoint: dynamo.endpoint, sqsEndpoint: sqs.endpoint, clients, queues, routeQueues, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -17,6 +17,7 @@ import type { ConfigFile } from './config-file.ts';
 import { DEFAULT_CONFIG_FILE, DEMO_ROUTE, LOCAL_ENV, readLocalSettings, SettingsError } from './local-settings.ts';
 import type { LocalSettings } from './local-settings.ts';
 import { LocalSetupError } from './local-setup.ts';
+import { localRouteQueueName, ownQueueRoutes } from './route-queues.ts';
 import { PortInUseError, startLocalStack } from './stack.ts';
 import type { LocalStack } from './stack.ts';
 
@@ -105,6 +106,13 @@ function banner(settings: LocalSettings, file: ConfigFile): void {
     // A route with a time per destination leases each record for its own; the longest bounds them.
     const lease = route.actionTime === undefined ? `${route.leaseSeconds} s` : `up to ${route.leaseSeconds} s by ${route.actionTime.pointer}`;
     out(`route ${route.name} (${route.signature.scheme}, lease ${lease}): ${secret}`);
+  }
+  // Where each isolated route's work waits, and how much of it runs at once.
+  const [firstRegion] = settings.regions;
+  for (const route of ownQueueRoutes(settings.config)) {
+    const concurrency = route.concurrency === undefined ? "the shared queue's concurrency" : `concurrency ${route.concurrency}`;
+    const limit = route.rateLimit === undefined ? '' : `, ${route.rateLimit.text}`;
+    out(`route ${route.name}: its own queue ${localRouteQueueName(firstRegion?.queue ?? '', route.name)} (${concurrency}${limit}), dead-lettering into the one DLQ`);
   }
 }
 

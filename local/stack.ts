@@ -13,12 +13,20 @@
  * of them share the one events table and the demo's ledger, as Regions share one MRSC global
  * table. The reconcile timer runs in the first Region only: one run over the one table covers
  * every Region's records (the other Regions reconcile when asked, through their admin calls).
+ *
+ * Routes with a queue of their own (`ownQueue`, route-queues.ts): each Region gets one fauxqs
+ * queue per such route beside its work queue, dead-lettering into the Region's DLQ, and an event
+ * source of its own on it whose concurrency is the route's (`concurrency`); the functions get the
+ * URLs as the deployed ones get RETRYPROOF_ROUTE_QUEUE_URLS (Deployment.routeQueueUrls), so every
+ * sender puts a route's work on its queue, and a message's visibility changes on the queue it
+ * came from.
  */
 import { DEMO_LEDGER_TABLE_ENV } from '../lambdas/demo/demo-environment.ts';
 import { prepareRoutes } from '../lambdas/ingest/prepared-route.ts';
 import { SERVICE } from '../lambdas/observability/metric-catalogue.ts';
 import { createReconciler } from '../lambdas/reconciler/create-reconciler.ts';
 import type { ReconcileReport } from '../lambdas/reconciler/reconcile.ts';
+import { workQueueUrls } from '../lambdas/config/deployment.ts';
 import type { Deployment } from '../lambdas/config/deployment.ts';
 import { wireExecutor } from '../lambdas/executor/wire-executor.ts';
 import { wireIngest } from '../lambdas/ingest/wire-ingest.ts';
@@ -28,7 +36,7 @@ import type { ImportedActions } from './action-imports.ts';
 import { adminEndpoints } from './admin-endpoints.ts';
 import { localEndpointsOf, refuseSecondStack, removeEndpoints, writeEndpoints } from './endpoints-file.ts';
 import type { LocalEndpoints } from './endpoints-file.ts';
-import { restartablePoller, startPoller } from './executor-poller.ts';
+import { pollerGroup, restartablePoller, startPoller } from './executor-poller.ts';
 import type { RunningWork } from './executor-poller.ts';
 import { lambdaContext } from './http-api-event.ts';
 import { LOCAL_REGION } from './local-credentials.ts';
@@ -46,7 +54,8 @@ import { StaticSecretSource } from './static-secret-source.ts';
 import { deliveryLines, executorLogger, regionTerminal } from './terminal-output.ts';
 import type { LocalRegion } from './local-regions.ts';
 import type { StackGateway } from './stack-gateway.ts';
-import type { QueuePair } from './local-services.ts';
+import type { QueuePair, RouteQueue } from './local-services.ts';
+import { localRouteConcurrency, regionQueueNames } from './route-queues.ts';
 import type { ReconcileRuns } from './reconcile-runs.ts';
 import type { RestartablePoller } from './executor-poller.ts';
 
@@ -162,6 +171,8 @@ interface RegionParts {
   readonly name: string;
   readonly gateway: StackGateway;
   readonly queues: QueuePair;
+  /** Its routes' own queues, by route. */
+  readonly routeQueues: ReadonlyMap<string, RouteQueue>;
   readonly reconcile: ReconcileRuns;
   readonly executorSource: RestartablePoller;
   readonly restartExecutor: () => Promise<{ abandonedBatches: number }>;
@@ -171,6 +182,7 @@ interface RegionParts {
 function startRegion(
   open: OpenRegion,
   queues: QueuePair,
+  routeQueues: ReadonlyMap<string, RouteQueue>,
   context: {
     readonly settings: LocalSettings;
     readonly services: RunningServices;
@@ -185,7 +197,9 @@ function startRegion(
   const { config } = settings;
   const { clients } = services;
   const { terminal, lines, gateway } = open;
-  const deployment: Deployment = { config, eventsTable, queueUrl: queues.queueUrl };
+  // What the construct sets as RETRYPROOF_QUEUE_URL and RETRYPROOF_ROUTE_QUEUE_URLS.
+  const routeQueueUrls = Object.fromEntries([...routeQueues].map(([route, q]) => [route, q.queueUrl]));
+  const deployment: Deployment = { config, eventsTable, queueUrl: queues.queueUrl, routeQueueUrls };
 
   const ingest = wireIngest(deployment, clients, {
     secrets: new StaticSecretSource(Object.fromEntries(settings.secrets.map((s) => [s.secretName, s.secret]))),
@@ -202,7 +216,8 @@ function startRegion(
   const executor = wireExecutor(deployment, clients, {
     actions: imported.actions,
     // Released after 1 s, not 0: see local-message-visibility.ts (a fauxqs bug loses the message).
-    visibility: localMessageVisibility(clients.sqs, queues.queueUrl),
+    // On the queue each message came from (its record's eventSourceARN), as deployed.
+    visibility: localMessageVisibility(clients.sqs, workQueueUrls(deployment)),
     logger: executorLogger(terminal),
   });
   const reconcile = startReconcileRuns({
@@ -210,27 +225,40 @@ function startRegion(
     everySeconds: context.timed ? settings.reconcileEverySeconds : 0,
     terminal,
     reconcilerFor: (runConfig) =>
-      createReconciler({ ...clients, eventsTable, ledgers: imported.ledgers, queueUrl: queues.queueUrl, config: runConfig }),
+      createReconciler({ ...clients, eventsTable, ledgers: imported.ledgers, queueUrl: queues.queueUrl, routeQueueUrls, config: runConfig }),
   });
 
-  const executorSource = restartablePoller(() =>
-    startPoller({
-      handler: executor,
-      sqs: clients.sqs,
-      queueUrl: queues.queueUrl,
-      queueArn: queues.queueArn,
-      batchSize: config.queue.batchSize,
-      concurrency: Math.min(config.queue.maxConcurrency, MAX_LOCAL_CONCURRENCY),
-      context: () => {
-        // Each batch gets the function's timeout, as a Lambda invocation does.
-        const deadline = Date.now() + config.executorTimeoutSeconds * 1000;
-        return { ...lambdaContext(SERVICE.executor), getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()) };
-      },
-      onError: (error) => {
-        terminal.err(`event source error: ${(error as Error).message}`);
-      },
-    }),
+  const sharedConcurrency = Math.min(config.queue.maxConcurrency, MAX_LOCAL_CONCURRENCY);
+  const eventSource = (queueUrl: string, queueArn: string, concurrency: number, own: boolean): RestartablePoller =>
+    restartablePoller(() =>
+      startPoller({
+        handler: executor,
+        sqs: clients.sqs,
+        queueUrl,
+        queueArn,
+        batchSize: config.queue.batchSize,
+        concurrency,
+        // A route's event source may run 25 or 100 workers: one of them polls while its queue is empty.
+        parkIdleWorkers: own,
+        context: () => {
+          // Each batch gets the function's timeout, as a Lambda invocation does.
+          const deadline = Date.now() + config.executorTimeoutSeconds * 1000;
+          return { ...lambdaContext(SERVICE.executor), getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()) };
+        },
+        onError: (error) => {
+          terminal.err(`event source error: ${(error as Error).message}`);
+        },
+      }),
+    );
+  const routeSources = new Map(
+    config.routes
+      .filter((route) => routeQueues.has(route.name))
+      .map((route) => {
+        const own = routeQueues.get(route.name) as RouteQueue;
+        return [route.name, eventSource(own.queueUrl, own.queueArn, localRouteConcurrency(route, sharedConcurrency), true)] as const;
+      }),
   );
+  const executorSource = pollerGroup([eventSource(queues.queueUrl, queues.queueArn, sharedConcurrency, false), ...routeSources.values()]);
   const restartExecutor = (): Promise<{ abandonedBatches: number }> => {
     const abandonedBatches = executorSource.restart();
     terminal.out(`${new Date().toISOString().slice(11, 23)} executor event source restarted (${abandonedBatches} batches abandoned in flight)`);
@@ -248,10 +276,11 @@ function startRegion(
       stuckAfterSeconds: config.reconciliation.stuckAfterSeconds,
       sqs: clients.sqs,
       queues,
+      routeQueues: [...routeQueues].map(([route, q]) => ({ route, queueUrl: q.queueUrl, executor: () => routeSources.get(route)?.status() })),
       executor: () => executorSource.status(),
     }),
   });
-  return { name: open.region.name, gateway, queues, reconcile, executorSource, restartExecutor };
+  return { name: open.region.name, gateway, queues, routeQueues, reconcile, executorSource, restartExecutor };
 }
 
 /**
@@ -268,6 +297,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   await refuseSecondStack(dir);
 
   const routes = prepareRoutes(config.routes);
+  // Checked before any port or service: a clash of queue names is a setting to change.
+  const queueNames = regionQueueNames(settings.regions.map((r) => r.queue), config);
   const opened = await openGateways(settings, routes, terminal);
   const closeGateways = async (): Promise<void> => {
     await Promise.all(opened.map((o) => o.gateway.close()));
@@ -279,6 +310,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     services = await startLocalServices(dir, {
       ...tables,
       queues: settings.regions.map((r) => r.queue),
+      routeQueues: new Map(queueNames.map((q) => [q.queue, q.routeQueues])),
       maxReceiveCount: config.queue.maxReceiveCount,
       visibilityTimeoutSeconds: config.queue.visibilityTimeoutSeconds,
     });
@@ -294,14 +326,18 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     if (pair === undefined) throw new Error(`the queue ${region.queue} of region ${region.name} was not created`);
     return pair;
   };
+  const routeQueuesOf = (region: LocalRegion): ReadonlyMap<string, RouteQueue> => running.routeQueues.get(region.queue) ?? new Map<string, RouteQueue>();
 
   const endpoints = localEndpointsOf(
     settings,
-    { regions: opened.map((o) => ({ name: o.region.name, httpUrl: o.gateway.url, queues: queuesOf(o.region) })), services },
+    {
+      regions: opened.map((o) => ({ name: o.region.name, httpUrl: o.gateway.url, queues: queuesOf(o.region), routeQueues: routeQueuesOf(o.region) })),
+      services,
+    },
     tables,
   );
   const parts = opened.map((open, i) =>
-    startRegion(open, queuesOf(open.region), { settings, services: running, imported, routes, eventsTable: tables.eventsTable, timed: i === 0 }),
+    startRegion(open, queuesOf(open.region), routeQueuesOf(open.region), { settings, services: running, imported, routes, eventsTable: tables.eventsTable, timed: i === 0 }),
   );
   await writeEndpoints(dir, endpoints);
 
