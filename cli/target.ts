@@ -46,7 +46,13 @@ export interface Target {
   readonly sqs: SQSClient;
   readonly eventsTable: string;
   readonly ledgerTable: string | undefined;
+  /** The shared work queue: every route without a queue of its own. */
   readonly queueUrl: string;
+  /**
+   * The queue of each route with one of its own (ownQueue), by route; each dead-letters into
+   * `dlqUrl`. @default - none: no route has one (or the receiver predates route queues)
+   */
+  readonly routeQueueUrls?: Readonly<Record<string, string>>;
   readonly dlqUrl: string;
   /** The configuration the receiver runs, resolved (see the module comment). */
   readonly config: ResolvedConfig;
@@ -131,6 +137,7 @@ async function localTarget(flags: TargetFlags, env: NodeJS.ProcessEnv): Promise<
       eventsTable: endpoints.eventsTable,
       ledgerTable: endpoints.ledgerTable,
       queueUrl: region.queueUrl,
+      routeQueueUrls: region.routeQueueUrls ?? {},
       dlqUrl: region.dlqUrl,
       config: endpoints.config,
       routes: endpoints.config.routes.map((r) => r.name),
@@ -168,6 +175,7 @@ async function deployedTarget(stackName: string, flags: TargetFlags, aws: AwsCli
     eventsTable: descriptor.eventsTable,
     ledgerTable: descriptor.ledgerTable,
     queueUrl: descriptor.queueUrl,
+    routeQueueUrls: descriptor.routeQueueUrls ?? {},
     dlqUrl: descriptor.dlqUrl,
     config,
     routes: config.routes.map((r) => r.name),
@@ -200,13 +208,15 @@ export async function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv =
   return deployedTarget(flags.stack, flags, aws);
 }
 
-/** What the operator verbs (route control, the bulk redrive) need of a receiver: its table, queue and routes. */
+/** What the operator verbs (route control, the bulk redrive) need of a receiver: its table, queues and routes. */
 export function operatorOptionsOf(target: Target, now: () => number): RouteControlOptions {
   return {
     dynamo: target.dynamo,
     eventsTable: target.eventsTable,
     sqs: target.sqs,
     queueUrl: target.queueUrl,
+    // Re-enqueued work goes to its route's own queue, as every sender's does.
+    routeQueueUrls: target.routeQueueUrls ?? {},
     config: target.config,
     routes: target.routes,
     now,

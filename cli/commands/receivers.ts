@@ -16,7 +16,8 @@ or only those of --stack NAME. A stack's receivers are the outputs that hold a r
 descriptor, whatever the construct's id; the ID column is what --receiver takes when a
 stack has several. --local lists the local stack's one receiver.
 
-JSON: [{"stack", "receiver", "namePrefix", "region", "apiUrl", "queueUrl", "dlqUrl", "eventsTable", "ledgerTable"?}]`;
+JSON: [{"stack", "receiver", "namePrefix", "region", "apiUrl", "queueUrl", "routeQueueUrls"?, "dlqUrl", "eventsTable", "ledgerTable"?}]
+      (routeQueueUrls: {"<route>": "<queue URL>"} of the routes with a queue of their own, when any)`;
 
 interface ReceiverRow {
   readonly stack: string;
@@ -25,9 +26,15 @@ interface ReceiverRow {
   readonly region: string;
   readonly apiUrl: string;
   readonly queueUrl: string;
+  readonly routeQueueUrls?: Readonly<Record<string, string>>;
   readonly dlqUrl: string;
   readonly eventsTable: string;
   readonly ledgerTable?: string;
+}
+
+/** The routes' own queues, when there are any: a receiver without them lists as it always did. */
+function routeQueuesOf(urls: Readonly<Record<string, string>> | undefined): { routeQueueUrls?: Readonly<Record<string, string>> } {
+  return urls === undefined || Object.keys(urls).length === 0 ? {} : { routeQueueUrls: urls };
 }
 
 function rowOf({ stackName, descriptor: d }: FoundReceiver): ReceiverRow {
@@ -38,6 +45,7 @@ function rowOf({ stackName, descriptor: d }: FoundReceiver): ReceiverRow {
     region: d.region,
     apiUrl: d.apiUrl,
     queueUrl: d.queueUrl,
+    ...routeQueuesOf(d.routeQueueUrls),
     dlqUrl: d.dlqUrl,
     eventsTable: d.eventsTable,
     ...(d.ledgerTable === undefined ? {} : { ledgerTable: d.ledgerTable }),
@@ -77,6 +85,7 @@ export const receiversCommand: Command = {
           region: region.name,
           apiUrl: `${region.httpUrl}/webhooks/`,
           queueUrl: region.queueUrl,
+          ...routeQueuesOf(region.routeQueueUrls),
           dlqUrl: region.dlqUrl,
           eventsTable: endpoints.eventsTable,
           ...(endpoints.ledgerTable === undefined ? {} : { ledgerTable: endpoints.ledgerTable }),

@@ -84,6 +84,7 @@ export const reconcileCommand: Command = {
             ...(target.ledgerTable === undefined ? {} : { ledgers: demoLedgers(target.dynamo, target.ledgerTable) }),
             sqs: target.sqs,
             queueUrl: target.queueUrl,
+            routeQueueUrls: target.routeQueueUrls ?? {},
             config: target.config,
             now: ctx.now,
           }).run({

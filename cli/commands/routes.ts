@@ -2,6 +2,7 @@
 import { createRouteControl } from '../../lambdas/routes/route-control.ts';
 import type { RouteControl } from '../../lambdas/routes/route-control.ts';
 import type { Command, CommandContext } from '../command.ts';
+import { queueDepths } from '../operations/queue-depths.ts';
 import { formatTime, table } from '../output.ts';
 import { operatorOptionsOf, unknownRouteError } from '../target.ts';
 
@@ -17,27 +18,53 @@ async function known(ctx: CommandContext, route: string): Promise<void> {
 
 export const routesListCommand: Command = {
   name: 'routes list',
-  summary: 'each route and whether it is active or paused (and why)',
-  usage: `retryproof routes list (--local | --stack NAME) [--json]
+  summary: 'each route, whether it is active or paused (and why), and the work waiting in each queue',
+  usage: `retryproof routes list (--local [--region R] | --stack NAME) [--json]
 
-JSON: [{"route", "state": "active" | "paused", "reason"?, "key"?, "pausedAt"?, "pausedBy"?, "resumedAt"?, "repeats"?, "threshold"?, "whatNow"?}]`,
+Lists each route's state and queue, then the depth of every queue: the shared work queue,
+each route's own queue (a route with rateLimit, concurrency or ownQueue), and the one DLQ.
+Visible waits to run, in flight is running (or held), delayed is rate-limited work waiting
+for its wake-up. Locally, --region R shows R's queues (default: the first Region's).
+
+JSON: [{"route", "state": "active" | "paused", "reason"?, "key"?, "pausedAt"?, "pausedBy"?, "resumedAt"?, "repeats"?, "threshold"?, "whatNow"?,
+        "queue": {"queue", "kind": "shared" | "route", "visible", "inFlight", "delayed"}}]`,
   options: {},
   args: [],
   async run(ctx) {
+    // The states first: a role that cannot read the table is told so before anything else.
     const states = await (await control(ctx)).list();
+    const depths = await queueDepths(await ctx.target());
+    const queueOf = (route: string) => depths.find((d) => d.kind !== 'dlq' && d.routes.includes(route));
     if (ctx.json) {
-      ctx.print(`${JSON.stringify(states, null, 2)}\n`);
+      const rows = states.map((s) => {
+        const q = queueOf(s.route);
+        return q === undefined ? s : { ...s, queue: { queue: q.queue, kind: q.kind, visible: q.visible, inFlight: q.inFlight, delayed: q.delayed } };
+      });
+      ctx.print(`${JSON.stringify(rows, null, 2)}\n`);
       return 0;
     }
     ctx.print(
       `${table(
-        ['route', 'state', 'since', 'by', 'reason'],
+        ['route', 'state', 'since', 'by', 'reason', 'queue'],
         states.map((s) => [
           s.route,
           s.state,
           s.state === 'paused' ? formatTime(s.pausedAt) : formatTime(s.resumedAt),
           s.state === 'paused' ? (s.pausedBy ?? '') : '',
           s.state === 'paused' ? (s.reason ?? '') : '',
+          queueOf(s.route)?.kind === 'route' ? 'own' : 'shared',
+        ]),
+      )}\n\n`,
+    );
+    ctx.print(
+      `${table(
+        ['queue', 'carries', 'visible', 'in flight', 'delayed'],
+        depths.map((d) => [
+          d.queue,
+          d.kind === 'dlq' ? 'dead letters (DLQ)' : d.kind === 'route' ? `${d.routes.join(', ')} (own queue)` : d.routes.length === 0 ? '(no route)' : d.routes.join(', '),
+          String(d.visible),
+          String(d.inFlight),
+          String(d.delayed),
         ]),
       )}\n`,
     );

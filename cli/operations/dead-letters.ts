@@ -8,10 +8,15 @@
  * count; that moves nothing, because the DLQ has no redrive policy of its own, and a
  * redrive sends each body to the work queue as a new message whose count starts again.
  *
- * Redriving: on AWS, StartMessageMoveTask from the DLQ to the work queue. The destination
+ * Redriving: on AWS, StartMessageMoveTask from the DLQ. With one work queue the destination
  * is named rather than left to "the original source", so a message that reached the DLQ
- * some other way (sent there by hand, or by an older executor) goes back all the same.
- * Locally (fauxqs has no move tasks) the same is done by hand: receive, send, delete.
+ * some other way (sent there by hand, or by an older executor) goes back all the same. With
+ * routes on queues of their own (ownQueue) it is left out: the task then returns each message
+ * "back to their respective original source queues" (SQS API Reference, StartMessageMoveTask,
+ * DestinationArn), its route's own queue or the shared one, since every dead letter leaves
+ * through its route's queue (lambdas/queue/routed-work-queue.ts).
+ * Locally (fauxqs has no move tasks) the same is done by hand: receive, send to the queue of
+ * the message's route (its own, else the shared one), delete.
  * A message sent but not deleted (a crash in between) is a duplicate, which the
  * executor's claim absorbs: nothing is lost, nothing runs twice.
  */
@@ -25,6 +30,7 @@ import {
   StartMessageMoveTaskCommand,
 } from '@aws-sdk/client-sqs';
 import type { Message } from '@aws-sdk/client-sqs';
+import { queueNameOf } from '../../lambdas/queue/sqs-message-visibility.ts';
 import { FAUXQS_RELEASE_SECONDS } from '../../local/index.ts';
 import { CliError } from '../errors.ts';
 import type { Target } from '../target.ts';
@@ -152,6 +158,13 @@ export interface RedriveResult {
   readonly mode: 'move-task' | 'receive-send-delete';
   readonly moved: number;
   /**
+   * Locally: the messages moved, by the name of the queue they went to (the shared work queue,
+   * or a route's own). A move task reports no such split.
+   */
+  readonly byQueue?: Readonly<Record<string, number>>;
+  /** Move tasks: where the task sends messages: the shared queue's ARN, or "source queues". */
+  readonly destination?: string;
+  /**
    * Messages whose route the running configuration does not have. Locally they stay in the DLQ,
    * each with a reason that says so (the executor would only send them back, with their old
    * reason); on AWS the move task takes them too, and they are listed before it starts.
@@ -201,15 +214,20 @@ async function moveTask(target: Target, options: RedriveOptions): Promise<Redriv
   const unrunnable = (await peekDeadLetters(target, { max: 1000 })).filter((row) => unrunnableReason(target, row, Date.now()) !== undefined);
   for (const row of unrunnable) options.onUnrunnable?.(row);
   const sourceArn = await target.queueArn(target.dlqUrl);
-  const destinationArn = await target.queueArn(target.queueUrl);
+  // Several work queues: each message back to the one it came from (see the module comment).
+  const toSources = Object.keys(target.routeQueueUrls ?? {}).length > 0;
+  const destinationArn = toSources ? undefined : await target.queueArn(target.queueUrl);
+  const destination = destinationArn ?? SOURCE_QUEUES;
   let taskHandle: string | undefined;
   try {
-    const started = await target.sqs.send(new StartMessageMoveTaskCommand({ SourceArn: sourceArn, DestinationArn: destinationArn }));
+    const started = await target.sqs.send(
+      new StartMessageMoveTaskCommand({ SourceArn: sourceArn, ...(destinationArn === undefined ? {} : { DestinationArn: destinationArn }) }),
+    );
     taskHandle = started.TaskHandle;
   } catch (err) {
     throw new CliError(`could not start the DLQ redrive: ${(err as Error).name}: ${(err as Error).message}`, { cause: err });
   }
-  if (options.detach === true) return { mode: 'move-task', moved: 0, unrunnable, ...(taskHandle === undefined ? {} : { taskHandle }), status: 'RUNNING' };
+  if (options.detach === true) return { mode: 'move-task', moved: 0, unrunnable, destination, ...(taskHandle === undefined ? {} : { taskHandle }), status: 'RUNNING' };
   const until = Date.now() + (options.timeoutMs ?? 15 * 60_000);
   for (;;) {
     const list = await target.sqs.send(new ListMessageMoveTasksCommand({ SourceArn: sourceArn, MaxResults: 10 }));
@@ -222,6 +240,7 @@ async function moveTask(target: Target, options: RedriveOptions): Promise<Redriv
         mode: 'move-task',
         moved,
         unrunnable,
+        destination,
         ...(taskHandle === undefined ? {} : { taskHandle }),
         status,
         ...(task?.FailureReason === undefined ? {} : { failureReason: task.FailureReason }),
@@ -231,8 +250,17 @@ async function moveTask(target: Target, options: RedriveOptions): Promise<Redriv
   }
 }
 
+/** A move task's destination when it has none: each message's source queue. */
+export const SOURCE_QUEUES = 'source queues';
+
+/** The queue a dead letter of `route` goes back to: the route's own, else the shared work queue. */
+function redriveQueueOf(target: Target, route: string): string {
+  return target.routeQueueUrls?.[route] ?? target.queueUrl;
+}
+
 async function receiveSendDelete(target: Target, options: RedriveOptions): Promise<RedriveResult> {
   const sleep = options.sleep ?? defaultSleep;
+  const byQueue = new Map<string, number>();
   const start = await queueDepth(target, target.dlqUrl);
   const total = start.visible + start.hidden;
   const until = Date.now() + (options.timeoutMs ?? 60_000);
@@ -278,23 +306,33 @@ async function receiveSendDelete(target: Target, options: RedriveOptions): Promi
       if (received.length === 0) await sleep(250);
       continue;
     }
-    const sent = await target.sqs.send(
-      new SendMessageBatchCommand({
-        QueueUrl: target.queueUrl,
-        Entries: messages.map((m, i) => ({
-          Id: String(i),
-          MessageBody: m.Body ?? '',
-          ...(m.MessageAttributes === undefined ? {} : { MessageAttributes: m.MessageAttributes }),
-        })),
-      }),
-    );
-    const ok = new Set((sent.Successful ?? []).map((s) => s.Id));
-    const done = messages.filter((_, i) => ok.has(String(i)));
-    if (done.length > 0) await deleteAll(target, done);
-    if ((sent.Failed ?? []).length > 0) {
-      throw new CliError(`the work queue refused ${(sent.Failed ?? []).length} messages: ${sent.Failed?.[0]?.Message ?? ''}; ${moved + done.length} moved so far`);
+    // Each message to its route's queue: one batch per queue.
+    const byDestination = new Map<string, Message[]>();
+    for (const m of messages) {
+      const url = redriveQueueOf(target, deadLetterRowOf(m).route);
+      byDestination.set(url, [...(byDestination.get(url) ?? []), m]);
     }
-    moved += done.length;
+    for (const [url, batch] of byDestination) {
+      const sent = await target.sqs.send(
+        new SendMessageBatchCommand({
+          QueueUrl: url,
+          Entries: batch.map((m, i) => ({
+            Id: String(i),
+            MessageBody: m.Body ?? '',
+            ...(m.MessageAttributes === undefined ? {} : { MessageAttributes: m.MessageAttributes }),
+          })),
+        }),
+      );
+      const ok = new Set((sent.Successful ?? []).map((s) => s.Id));
+      const done = batch.filter((_, i) => ok.has(String(i)));
+      if (done.length > 0) await deleteAll(target, done);
+      moved += done.length;
+      const name = queueNameOf(url);
+      if (done.length > 0) byQueue.set(name, (byQueue.get(name) ?? 0) + done.length);
+      if ((sent.Failed ?? []).length > 0) {
+        throw new CliError(`the work queue ${name} refused ${(sent.Failed ?? []).length} messages: ${sent.Failed?.[0]?.Message ?? ''}; ${moved} moved so far`);
+      }
+    }
     options.onProgress?.(moved, Math.max(total, moved + kept.size), kept.size);
   }
   const keptList = [...kept.values()];
@@ -315,7 +353,7 @@ async function receiveSendDelete(target: Target, options: RedriveOptions): Promi
     await deleteAll(target, batch.filter((_, n) => ok.has(String(n))).map((k) => k.message));
   }
   if (keptList.length > 0) options.onProgress?.(moved, Math.max(total, moved + kept.size), kept.size);
-  return { mode: 'receive-send-delete', moved, unrunnable: keptList.map((k) => k.row) };
+  return { mode: 'receive-send-delete', moved, byQueue: Object.fromEntries(byQueue), unrunnable: keptList.map((k) => k.row) };
 }
 
 async function deleteAll(target: Target, messages: readonly Message[]): Promise<void> {
