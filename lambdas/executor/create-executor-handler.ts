@@ -21,6 +21,7 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { MessageVisibility } from '../ports/message-visibility.ts';
 import type { RouteStateStore } from '../ports/route-state-store.ts';
 import { executeMessage } from './execute-message.ts';
+import { StartLead } from './start-lead.ts';
 import type { ExecutorDeps } from './execute-message.ts';
 import { recordExecutions } from './executor-metrics.ts';
 import type { ExecutionReport } from './execute-message.ts';
@@ -53,6 +54,8 @@ export class HandBack extends Error {
 
 export function createExecutorHandler(deps: ExecutorHandlerDeps) {
   const { logger, metrics } = deps;
+  // One for the instance: each rate-limited run's writes teach the next its lead (start-lead.ts).
+  const startLead = deps.startLead ?? new StartLead();
   return middy<SQSEvent, SQSBatchResponse>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(logMetrics(metrics))
@@ -79,7 +82,7 @@ export function createExecutorHandler(deps: ExecutorHandlerDeps) {
         let report;
         try {
           report = await executeMessage(
-            { ...deps, remainingMs: () => context.getRemainingTimeInMillis(), requestId: context.awsRequestId, isPaused },
+            { ...deps, startLead, remainingMs: () => context.getRemainingTimeInMillis(), requestId: context.awsRequestId, isPaused },
             { messageId: record.messageId, body: record.body, receiveCount, ...(Number.isFinite(sentAt) && sentAt > 0 ? { sentAt } : {}) },
           );
         } catch (error) {

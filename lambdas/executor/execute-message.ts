@@ -16,9 +16,11 @@
  */
 import { Buffer } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
+import { setTimeout } from 'node:timers/promises';
 import type { ResolvedRoute } from '../config/resolve-config.ts';
 import { DEAD_LETTER_SEND_SECONDS, SQS_MAX_DELAY_SECONDS } from '../config/route-config.ts';
 import { recordLease } from '../config/route-lease.ts';
+import type { LeaseTimes } from '../config/route-lease.ts';
 import { PermanentActionError } from '../actions/action.ts';
 import type { ActionResult } from '../actions/action.ts';
 import type { ActionRegistry } from '../actions/action-registry.ts';
@@ -29,9 +31,11 @@ import { needsReplayMemory } from '../domain/idempotency-key.ts';
 import { operationFingerprint } from '../domain/operation-fingerprint.ts';
 import { DEAD_LETTER_REASON_MAX_CHARS, LAST_ERROR_MAX_CHARS, cut } from '../domain/queue-limits.ts';
 import type { ExecutionStore, LeaseOutcome } from '../ports/execution-store.ts';
-import type { RateGate } from '../ports/rate-gate.ts';
+import { RATE_START_TOLERANCE_MS, RATE_WAIT_MAX_MS } from '../ports/rate-gate.ts';
+import type { RateGate, SlotWindow } from '../ports/rate-gate.ts';
 import type { WorkQueue } from '../ports/work-queue.ts';
 import { TAKEOVER_MARGIN_MS, keepUntilSeconds } from '../store/record-transitions.ts';
+import { StartLead } from './start-lead.ts';
 
 /** What a record that stands in the way of a write before the lease can be. */
 type BlockedOutcome = Exclude<LeaseOutcome, { kind: 'leased' } | { kind: 'exhausted' }>;
@@ -72,6 +76,13 @@ export interface ExecutorDeps {
    * deferred, not run. @default - no gate: rate limits are not enforced (tests of other paths)
    */
   readonly rateGate?: RateGate;
+  /**
+   * Learns how far ahead a rate-limited run asks for its start slot (start-lead.ts): one per
+   * executor instance. @default - a fresh one per message
+   */
+  readonly startLead?: StartLead;
+  /** Waits for a rate-limited run's start slot. @default setTimeout */
+  readonly sleep?: (ms: number) => Promise<void>;
   /** True while the route is paused: its work is parked, not run. @default - never paused */
   readonly isPaused?: (route: string) => Promise<boolean>;
   /** Spreads hand-backs of locked work over a second or two. @default Math.random */
@@ -283,9 +294,19 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
     if (parked.kind !== 'route-active') return inTheWay(parked);
   }
 
+  // This record's own lease: on a route with a time per destination, the one its body picks.
+  // The body is the record's (the lease write refuses any other fingerprint), so no message can
+  // choose a lease its record would not get.
+  const own = recordLease(route, payload.body, payload.bodyEncoding);
+
+  /** A rate-limited run's start slot, when the gate gave one: the action starts there or not at all. */
+  let slot: { readonly startAtMs: number; readonly askedAtMs: number; readonly lead: StartLead } | undefined;
   if (route.rateLimit !== undefined && deps.rateGate !== undefined) {
-    const decision = await deps.rateGate.admit(work.route, route.rateLimit, deps.now());
-    if (!decision.admitted) {
+    const lead = deps.startLead ?? new StartLead();
+    const askedAtMs = deps.now();
+    const decision = await deps.rateGate.admit(work.route, route.rateLimit, askedAtMs, slotWindow(own, lead.ms()));
+    if (decision.admitted) slot = { startAtMs: decision.startAtMs, askedAtMs, lead };
+    else {
       // Over the limit: the work waits in the queue, not in this invocation and not on a
       // hand-back. A hand-back would count toward maxReceiveCount (every receive does: Lambda
       // Developer Guide, "Using Lambda with Amazon SQS") and dead-letter work that only waited.
@@ -309,10 +330,6 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
   // added past the lease (leaseUntil = this + the lease).
   const startedAt = deps.now();
   const token = newId();
-  // This record's own lease: on a route with a time per destination, the one its body picks.
-  // The body is the record's (the lease write refuses any other fingerprint), so no message can
-  // choose a lease its record would not get.
-  const own = recordLease(route, payload.body, payload.bodyEncoding);
   const lease = await deps.store.acquireLease({
     ...ref,
     nowMs: startedAt,
@@ -389,6 +406,9 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
     // Its answer can be late too (the SDK sets no timeout): the action is never called past its
     // deadline, when another worker may hold the lease (simulation seed 128), and its signal
     // fires at the deadline itself, not that write's time after it.
+    // A rate-limited run starts at its slot, never later than the tolerance after it: else its
+    // start could fall within a unit of its limit's others (ports/rate-gate.ts).
+    if (slot !== undefined) await startAtSlot(slot, deps);
     const leftMs = deadline - deps.now();
     if (leftMs < 1) throw new LeaseTooSlowError(deadline - deadlineFrom, remembers ? 'the lease and replay-memory writes' : 'the lease write');
     result = await action({
@@ -402,6 +422,17 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
       signal: AbortSignal.timeout(leftMs),
     });
   } catch (error) {
+    if (error instanceof SlotMissedError) {
+      // Nothing ran: the lease's attempt goes back, and a wake-up comes back in a moment
+      // to ask the gate again. A failed write or send throws: the message goes back, and it is
+      // still the record's wake-up call (its lease ends, and the next worker takes it over).
+      const nowMs = deps.now();
+      const owned = await deps.store.deferLeased({ ...fence, receivedAt: record.receivedAt, nowMs, untilMs: nowMs + SLOT_MISSED_RETRY_SECONDS * 1000 });
+      if (!owned) return fencedOut(attempt);
+      const { deadLetterId: _id, reason: _reason, attempts: _attempts, lastError: _lastError, ...wakeUp } = work;
+      await deps.workQueue.send(wakeUp, { delaySeconds: SLOT_MISSED_RETRY_SECONDS });
+      return { ...base, attempt, outcome: EXECUTION_OUTCOME.rateLimited, ack: true };
+    }
     const described = describeError(error);
     const errorText = lastErrorOf(described);
     const permanent = error instanceof PermanentActionError;
@@ -458,6 +489,41 @@ class LeaseTooSlowError extends Error {
     super(`${what} took longer than the action's ${Math.max(0, deadlineMs)} ms deadline; not run`);
     this.name = 'LeaseTooSlowError';
   }
+}
+
+/** A rate-limited run ready too late for its slot comes back this soon to ask the gate again. */
+const SLOT_MISSED_RETRY_SECONDS = 1;
+
+/** The writes before the action ended past the run's start slot and its tolerance: the slot is given up, nothing runs. */
+class SlotMissedError extends Error {
+  constructor(lateMs: number) {
+    super(`ready ${lateMs} ms after its rate-limit slot (at most ${RATE_START_TOLERANCE_MS} ms late); not run`);
+    this.name = 'SlotMissedError';
+  }
+}
+
+/**
+ * Where a run's slot may fall: its lead ahead, and no further than it can wait in its
+ * invocation without cutting its action's time. The action's deadline counts from the lease's
+ * start, a margin before the lease's end, so the room is what the deadline leaves past the
+ * declared action time (LEASE_FACTOR makes it large); at least the lead, at most RATE_WAIT_MAX_MS.
+ */
+function slotWindow(own: LeaseTimes, leadMs: number): SlotWindow {
+  const roomMs = (own.actionDeadlineSeconds - own.actionTimeSeconds) * 1000;
+  return { leadMs, maxWaitMs: Math.min(RATE_WAIT_MAX_MS, Math.max(leadMs, roomMs)) };
+}
+
+/**
+ * Waits for the run's start slot and returns at it; throws SlotMissedError when the run was
+ * ready (or woke) more than RATE_START_TOLERANCE_MS past it. The time from asking the gate to
+ * being ready teaches the instance's lead.
+ */
+async function startAtSlot(slot: { readonly startAtMs: number; readonly askedAtMs: number; readonly lead: StartLead }, deps: ExecutorDeps): Promise<void> {
+  slot.lead.observe(deps.now() - slot.askedAtMs);
+  const sleep = deps.sleep ?? ((ms: number) => setTimeout(ms));
+  for (let now = deps.now(); now < slot.startAtMs; now = deps.now()) await sleep(slot.startAtMs - now);
+  const lateMs = deps.now() - slot.startAtMs;
+  if (lateMs > RATE_START_TOLERANCE_MS) throw new SlotMissedError(lateMs);
 }
 
 /**

@@ -121,6 +121,12 @@ export interface ExecutionStore {
    * `deferred`, or what stood in the way, as a lease would see it.
    */
   deferForRate(request: RecordRef & { readonly nowMs: number; readonly untilMs: number; readonly fingerprint: string }): Promise<DeferOutcome>;
+  /**
+   * Back to RECEIVED from this token's lease, nothing run: the run was ready too late for its
+   * rate-limit slot. The attempt the lease spent is handed back (not the run it counted), and the record
+   * waits for a wake-up message at `untilMs` (record-transitions.ts, deferLeased).
+   */
+  deferLeased(write: FencedWrite & { readonly receivedAt: number; readonly untilMs: number }): Promise<boolean>;
   /** PARKED, with the sparse `parked` index keys, unless the record is done, failed or leased. Nothing runs. */
   park(request: RecordRef & { readonly nowMs: number; readonly ttlSeconds: number; readonly payload: Payload; readonly fingerprint: string }): Promise<ParkResult>;
 }

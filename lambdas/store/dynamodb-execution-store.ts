@@ -26,7 +26,7 @@ import { documentClient } from './dynamodb-event-store.ts';
 import { fromRecordItem } from './record-item.ts';
 import { RECORD_SK, recordPk } from './record-keys.ts';
 import { rememberTaken, seenKey } from './replay-memory.ts';
-import { TAKEOVER_MARGIN_MS, acquireLease, clockMargins, complete, deferForRate, fail, failExhausted, markDeadLettered, park, redrive, release, unpark } from './record-transitions.ts';
+import { TAKEOVER_MARGIN_MS, acquireLease, clockMargins, complete, deferForRate, deferLeased, fail, failExhausted, markDeadLettered, park, redrive, release, unpark } from './record-transitions.ts';
 import type { ClockMargins, Transition } from './record-transitions.ts';
 import { CLOCK_SKEW_SECONDS } from '../config/route-config.ts';
 
@@ -122,6 +122,10 @@ export class DynamoDbExecutionStore implements ExecutionStore {
 
   async release(write: FencedWrite & { readonly error: string }): Promise<boolean> {
     return (await this.#apply(write.route, write.key, release(write))).ok;
+  }
+
+  async deferLeased(write: FencedWrite & { readonly receivedAt: number; readonly untilMs: number }): Promise<boolean> {
+    return (await this.#apply(write.route, write.key, deferLeased(write))).ok;
   }
 
   async fail(write: FencedWrite & DeadLetterWrite & { readonly receivedAt: number }): Promise<boolean> {

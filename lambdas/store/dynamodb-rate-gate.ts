@@ -1,35 +1,43 @@
 /**
  * The rate gate of a route (ports/rate-gate.ts) on the events table: one item per route, pk
- * ROUTE#<route>, sk RATE, beside the route's state. It is GCRA without a burst: `nextAt` is the
- * earliest instant the next run may start, and an admission is one conditional UpdateItem,
+ * ROUTE#<route>, sk RATE, beside the route's state. It is GCRA without a burst that hands out
+ * start slots: `nextAt` is the earliest slot not yet given, and slots are `step` apart
+ * (rateSlotStepMs: the limit's interval plus a share of the start tolerance). An admission is one
+ * conditional UpdateItem:
  *
- *   nextAt <= now  ->  nextAt = now + interval
+ *   idle:  nextAt <= earliest         ->  slot = earliest, nextAt = earliest + step
+ *   busy:  nextAt = seen <= latest    ->  slot = seen,     nextAt = seen + step
  *
- * so two admissions are always at least the interval apart by the admitting workers' clocks. The
- * clocks of two Lambdas may differ (Amazon Time Sync keeps them within milliseconds; the
- * protocol's safety margins assume the much larger configured bound): the spacing in true time
- * is the interval less their difference. A rate limit protects a downstream's throughput, not an
- * invariant of money, so it takes the clocks as they are rather than widening every interval by
- * twice the bound.
+ * where earliest and latest are the caller's window (its clock plus the lead its lease needs,
+ * plus the longest it waits in its invocation). The first write tries the idle form and, when
+ * the gate is busy, returns the item as it stood (ALL_OLD), which gives the busy form its `seen`.
+ * The executor starts the run at its slot and never later than RATE_START_TOLERANCE_MS after it
+ * (else it gives the slot up), so starts, not only admissions, are spaced: at most n of them in
+ * any window of the limit's unit, by the workers' clocks. The clocks of two Lambdas may differ
+ * (Amazon Time Sync keeps them within milliseconds; the protocol's safety margins assume the
+ * much larger configured bound): the spacing in true time is the step less their difference. A
+ * rate limit protects a downstream's throughput, not an invariant of money, so it takes the
+ * clocks as they are rather than widening every step by twice the bound.
  *
- * A refusal returns the item as it stood (ALL_OLD), and the refused work reserves a return slot,
- * `returnAt`: its delayed wake-up comes back then, one interval after the slot before it, so a
- * backlog of n waiting runs comes back spread over n intervals instead of all at once at
- * `nextAt` (where all but one would be refused again). The slot is a hint, not a promise: the
- * run that comes back asks the gate again. A slot past SQS's longest delay (900 s) is not
- * reserved: that work comes back after the longest delay and reserves its slot then.
+ * A slot past the caller's window is refused, and the refused work reserves a return slot,
+ * `returnAt`: its delayed wake-up comes back then, one step after the slot before it, so a
+ * backlog of n waiting runs comes back spread over n steps instead of all at once at `nextAt`
+ * (where all but one would be refused again). The slot is a hint, not a promise: the run that
+ * comes back asks the gate again. A slot past SQS's longest delay (900 s) is not reserved: that
+ * work comes back after the longest delay and reserves its slot then.
  *
  * Every admission carries the write nonce (conditional-write.ts): the SDK's retry of an
- * admission that committed and lost its answer meets its own write and counts as admitted. A
- * write on one item takes at most 1,000 write units a second (DynamoDB Developer Guide, "Best
- * practices for designing and using partition keys effectively"), which bounds the limit a
- * route may set (MAX_RATE_PER_SECOND).
+ * admission that committed and lost its answer meets its own write and counts as admitted, at
+ * the slot it computed. A write on one item takes at most 1,000 write units a second (DynamoDB
+ * Developer Guide, "Best practices for designing and using partition keys effectively"), which
+ * bounds the limit a route may set (MAX_RATE_PER_SECOND).
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ResolvedRateLimit } from '../config/resolve-config.ts';
 import { SQS_MAX_DELAY_SECONDS } from '../config/route-config.ts';
-import type { RateDecision, RateGate } from '../ports/rate-gate.ts';
+import { rateSlotStepMs } from '../ports/rate-gate.ts';
+import type { RateDecision, RateGate, SlotWindow } from '../ports/rate-gate.ts';
 import { WRITE_ID, WRITE_ID_VALUE, conditionalUpdate, newWriteId } from './conditional-write.ts';
 import { documentClient } from './dynamodb-event-store.ts';
 import { routeStatePk } from './dynamodb-route-state-store.ts';
@@ -51,17 +59,43 @@ export class DynamoDbRateGate implements RateGate {
     this.#random = random;
   }
 
-  async admit(route: string, limit: ResolvedRateLimit, nowMs: number): Promise<RateDecision> {
+  async admit(route: string, limit: ResolvedRateLimit, nowMs: number, window: SlotWindow): Promise<RateDecision> {
     const key = { pk: routeStatePk(route), sk: RATE_GATE_SK };
-    const admitted = await conditionalUpdate(this.#doc, {
-      TableName: this.#table,
-      Key: key,
-      ConditionExpression: 'attribute_not_exists(nextAt) OR nextAt <= :now',
-      UpdateExpression: `SET nextAt = :next, route = :route, ${WRITE_ID} = ${WRITE_ID_VALUE} ADD admissions :one`,
-      ExpressionAttributeValues: { ':now': nowMs, ':next': nowMs + limit.intervalMs, ':route': route, ':one': 1, [WRITE_ID_VALUE]: newWriteId() },
-    });
-    if (admitted.ok) return { admitted: true };
-    let stood = admitted.old;
+    const step = rateSlotStepMs(limit);
+    const earliest = nowMs + window.leadMs;
+    const latest = nowMs + Math.max(window.leadMs, window.maxWaitMs);
+    const take = async (condition: string, slot: number, seen?: number) => {
+      const out = await conditionalUpdate(this.#doc, {
+        TableName: this.#table,
+        Key: key,
+        ConditionExpression: condition,
+        UpdateExpression: `SET nextAt = :next, route = :route, ${WRITE_ID} = ${WRITE_ID_VALUE} ADD admissions :one`,
+        ExpressionAttributeValues: {
+          ':next': slot + step,
+          ':route': route,
+          ':one': 1,
+          [WRITE_ID_VALUE]: newWriteId(),
+          ...(seen === undefined ? { ':earliest': earliest } : { ':seen': seen }),
+        },
+      });
+      return out.ok ? ({ ok: true } as const) : ({ ok: false, old: out.old } as const);
+    };
+    const idle = await take('attribute_not_exists(nextAt) OR nextAt <= :earliest', earliest);
+    if (idle.ok) return { admitted: true, startAtMs: earliest };
+    let stood = idle.old;
+    for (let tries = 0; tries < RESERVE_TRIES; tries++) {
+      const seen = numberOr(stood?.nextAt, earliest);
+      if (seen > latest) break;
+      const busy = await take('nextAt = :seen', Math.max(seen, earliest), seen);
+      if (busy.ok) return { admitted: true, startAtMs: Math.max(seen, earliest) };
+      stood = busy.old;
+    }
+    return this.#refuse(key, step, nowMs, stood);
+  }
+
+  /** A refusal: the work reserves its return slot, one step after the last one reserved. */
+  async #refuse(key: Record<string, string>, step: number, nowMs: number, current: Record<string, unknown> | undefined): Promise<RateDecision> {
+    let stood = current;
     for (let tries = 0; tries < RESERVE_TRIES; tries++) {
       const nextAt = numberOr(stood?.nextAt, nowMs);
       const seen = stood?.returnAt;
@@ -73,7 +107,7 @@ export class DynamoDbRateGate implements RateGate {
         Key: key,
         ConditionExpression: seen === undefined ? 'attribute_not_exists(returnAt)' : 'returnAt = :seen',
         UpdateExpression: 'SET returnAt = :after ADD refusals :one',
-        ExpressionAttributeValues: { ':after': slot + limit.intervalMs, ':one': 1, ...(seen === undefined ? {} : { ':seen': seen }) },
+        ExpressionAttributeValues: { ':after': slot + step, ':one': 1, ...(seen === undefined ? {} : { ':seen': seen }) },
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       });
       if (reserved.ok) return { admitted: false, retryAtMs: slot };
@@ -81,7 +115,7 @@ export class DynamoDbRateGate implements RateGate {
     }
     // Every try lost to another refused run: come back somewhere in the next few intervals.
     const nextAt = numberOr(stood?.nextAt, nowMs);
-    return { admitted: false, retryAtMs: Math.max(nextAt, numberOr(stood?.returnAt, 0)) + this.#random() * RESERVE_TRIES * limit.intervalMs };
+    return { admitted: false, retryAtMs: Math.max(nextAt, numberOr(stood?.returnAt, 0)) + this.#random() * RESERVE_TRIES * step };
   }
 }
 

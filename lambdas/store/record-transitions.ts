@@ -33,6 +33,12 @@
  *                                                                                     back, deferrals + 1; no attempt
  *                                                                                     spent; expiry at least
  *                                                                                     MESSAGE_COVER_SECONDS on)
+ *   deferLeased     EXECUTING under this lease token, the run ready
+ *                   only after its rate-limit start slot                -> RECEIVED    (executor; nothing ran: the
+ *                                                                                     lease's attempt is handed back,
+ *                                                                                     deferrals + 1, lastEnqueuedAt
+ *                                                                                     = when the delayed wake-up comes
+ *                                                                                     back; expiry as deferForRate's)
  *   redrive         FAILED, this copy's id, and the copy stamped by SQS
  *                   after every copy of ours was (a person made it)    -> RECEIVED    (executor, a person's redrive;
  *                                                                                     expiry at least MESSAGE_COVER_SECONDS on;
@@ -378,6 +384,27 @@ export function release(p: { token: string; nowMs: number; error: string }): Tra
     'SET #status = :received, lastError = :error, lastErrorAt = :now, lastEnqueuedAt = :now REMOVE leaseUntil, leaseToken',
     { ':received': S.received, ':error': p.error },
   );
+}
+
+/**
+ * EXECUTING (this token) -> RECEIVED, nothing run: a rate-limited run was ready only after its
+ * start slot (RATE_START_TOLERANCE_MS past it: the lease write was slow) and gives the slot up
+ * rather than start over the limit. It hands back the attempt its lease spent, since nothing
+ * ran; `runs` keeps counting leases (it only grows: the latest lease is the one with the most),
+ * so the next run's number skips this one. It waits for a delayed wake-up message at `untilMs`,
+ * as work deferForRate refused waits: `lastEnqueuedAt` moves there, so no resend takes it for
+ * lost.
+ */
+export function deferLeased(p: { token: string; untilMs: number; receivedAt: number }): Transition {
+  return withNonce({
+    // fenced()'s condition: this token still holds the record.
+    ConditionExpression: 'leaseToken = :token AND #status = :executing',
+    UpdateExpression: 'SET #status = :received, lastEnqueuedAt = :until REMOVE leaseUntil, leaseToken ADD attempts :back, deferrals :one',
+    ExpressionAttributeNames: STATUS,
+    ExpressionAttributeValues: { ':token': p.token, ':executing': S.executing, ':received': S.received, ':until': p.untilMs, ':back': -1, ':one': 1 },
+    // The delayed message may wait 14 days in the queue once it is visible.
+    extendExpiry: { receivedAt: p.receivedAt, keepUntilSeconds: seconds(p.untilMs) + MESSAGE_COVER_SECONDS },
+  });
 }
 
 /**

@@ -114,6 +114,11 @@ export async function executorHarness(options: {
     workQueue: capture(sent),
     maxReceiveCount: MAX_RECEIVE_COUNT,
     now: () => clock,
+    // A run waiting for its rate-limit slot moves the harness's clock on.
+    sleep: (ms) => {
+      clock += ms;
+      return Promise.resolve();
+    },
     random: () => 0,
     // The gate's item is the route's; tests share the table and the route names, so each
     // harness gates under a name of its own.
@@ -181,11 +186,12 @@ export function withLease(
     appendLog: (e) => store.appendLog(e),
     park: (r) => store.park(r),
     deferForRate: (r) => store.deferForRate(r),
+    deferLeased: (w) => store.deferLeased(w),
   };
 }
 
 /** A gate whose items are this harness's alone: the route's name with a suffix of its own. */
 function ownGate(gate: RateGate): RateGate {
   const suffix = randomUUID().slice(0, 8);
-  return { admit: (route, limit, nowMs) => gate.admit(`${route}~${suffix}`, limit, nowMs) };
+  return { admit: (route, limit, nowMs, window) => gate.admit(`${route}~${suffix}`, limit, nowMs, window) };
 }

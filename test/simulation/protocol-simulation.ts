@@ -184,11 +184,13 @@ export function scheduleOf(seed: number, length: number): Op[] {
 }
 
 /**
- * The pay route's rate limits a seed may draw: an admission every 15, 60 or 120 s, against
- * actions of up to 15 s, or every 30 minutes, past SQS's longest delay (900 s), where waiting
- * work comes back and is deferred again several times before its turn.
+ * The pay route's rate limits a seed may draw: a start every 0.5 s (slots within the window a
+ * run waits in its invocation, so most wait there, and a slow write or a clock leap makes one
+ * late), every 15, 60 or 120 s, against actions of up to 15 s, or every 30 minutes, past SQS's
+ * longest delay (900 s), where waiting work comes back and is deferred again several times
+ * before its turn.
  */
-const RATE_LIMITS: readonly RateLimit[] = [{ perMinute: 4 }, { perMinute: 1 }, { perHour: 30 }, { perHour: 2 }];
+const RATE_LIMITS: readonly RateLimit[] = [{ perSecond: 2 }, { perMinute: 4 }, { perMinute: 1 }, { perHour: 30 }, { perHour: 2 }];
 
 /** Per-run settings drawn from the seed: some runs have a visibility timeout shorter than the lease, as the local stack does. */
 export interface RunShape {
@@ -321,6 +323,8 @@ export interface RunStats {
   /** The rate gate's admissions, and the runs it deferred (a delayed wake-up each). */
   rateAdmissions: number;
   rateDeferrals: number;
+  /** Admitted runs ready too late for their start slot, which gave it up (deferLeased). */
+  rateSlotsMissed: number;
   /** A person's bulk redrives (`retryproof redrive`), and the records they took back. */
   bulkRedrives: number;
   bulkRedriven: number;
@@ -411,6 +415,7 @@ export function emptyStats(): RunStats {
     ownQueueRuns: 0,
     rateAdmissions: 0,
     rateDeferrals: 0,
+    rateSlotsMissed: 0,
     bulkRedrives: 0,
     bulkRedriven: 0,
     outages: 0,
@@ -1007,13 +1012,13 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
           const tokenAtCall = arg.route === undefined || arg.key === undefined ? undefined : keys.get(workKey(arg.route, arg.key))?.leaseToken;
           // A fenced write's own commit must count as its own (defect 2): one that committed and
           // lost its answer meets itself on the SDK's retry, and the token fence refuses that retry.
-          const fencedCall = prop === 'complete' || prop === 'release' || prop === 'fail' || prop === 'failExhausted';
+          const fencedCall = prop === 'complete' || prop === 'release' || prop === 'fail' || prop === 'failExhausted' || prop === 'deferLeased';
           const writer = sched.current()?.id;
           const call = ++portCalls;
           const ownWrite = fencedCall && writer !== undefined && arg.route !== undefined && arg.key !== undefined ? ownWriteOf(writer, recordPk(arg.route, arg.key), call) : undefined;
           // Waiting for a rate limit spends no attempt: across a deferral, attempts grow by no
           // more than the leases taken meanwhile (runs), whatever else interleaves.
-          const beforeDefer = prop === 'deferForRate' && arg.route !== undefined && arg.key !== undefined ? await observerStore.get(arg.route, arg.key) : undefined;
+          const beforeDefer = (prop === 'deferForRate' || prop === 'deferLeased') && arg.route !== undefined && arg.key !== undefined ? await observerStore.get(arg.route, arg.key) : undefined;
           let out: unknown;
           try {
             out = await callScope.run(call, () => method.apply(target, args));
@@ -1025,13 +1030,17 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
             throw error;
           }
           trace?.(`  store.${String(prop)} ${String(arg.key ?? args[1])} -> ${summaryOf(out)}`);
-          if ((out as { kind?: string } | undefined)?.kind === 'deferred' && arg.route !== undefined && arg.key !== undefined) {
+          const deferred = (out as { kind?: string } | undefined)?.kind === 'deferred' || (prop === 'deferLeased' && out === true);
+          if (prop === 'deferLeased' && out === true) stats.rateSlotsMissed++;
+          if (deferred && arg.route !== undefined && arg.key !== undefined) {
             const waiting = keys.get(workKey(arg.route, arg.key));
             if (waiting !== undefined) waiting.deferrals++;
           }
-          if (beforeDefer !== undefined && (out as { kind?: string }).kind === 'deferred') {
+          if (beforeDefer !== undefined && deferred) {
             const afterDefer = await observerStore.get(beforeDefer.route, beforeDefer.key);
-            if (afterDefer?.receivedAt === beforeDefer.receivedAt && afterDefer.attempts - beforeDefer.attempts > afterDefer.runs - beforeDefer.runs) {
+            // A slot given up (deferLeased) hands back the attempt its own lease spent: one fewer.
+            const handedBack = prop === 'deferLeased' ? 1 : 0;
+            if (afterDefer?.receivedAt === beforeDefer.receivedAt && afterDefer.attempts - beforeDefer.attempts > afterDefer.runs - beforeDefer.runs - handedBack) {
               violations.push(`${beforeDefer.key}: a deferral for the rate limit spent an attempt (attempts ${beforeDefer.attempts} -> ${afterDefer.attempts}, leases ${beforeDefer.runs} -> ${afterDefer.runs})`);
             }
           }
@@ -1114,7 +1123,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
             // when the write set out. (Judged then, not at its answer: a write's answer may come
             // back after a later lease's, which took the record once the write had released it;
             // seed 42.)
-            const fencedWrite = prop === 'complete' || prop === 'release' || prop === 'fail';
+            const fencedWrite = prop === 'complete' || prop === 'release' || prop === 'fail' || prop === 'deferLeased';
             if (fencedWrite && out === true && (arg as { token?: string }).token !== tokenAtCall) {
               violations.push(`${k.key}: ${prop} landed under lease token ${String((arg as { token?: string }).token)}, not the latest lease's`);
             }
@@ -1140,7 +1149,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       k.protocolKeys.add(ctx.key);
       if (k.failed) violations.push(`${ctx.key}: a FAILED record ran again without a redrive (run ${ctx.attempt})`);
       k.runsInBudget++;
-      if (ctx.route === routeNames.pay) payRuns++;
+      if (ctx.route === routeNames.pay) payStarts.push({ trueMs: nowMs, ownMs: now() });
       if (k.runsInBudget > MAX_ATTEMPTS) violations.push(`${ctx.key}: ${k.runsInBudget} runs in one budget, above maxAttempts ${MAX_ATTEMPTS}`);
       const run: ActionRun = { attempt: ctx.attempt, actor: sched.current()?.id ?? 0 };
       k.runs.push(run);
@@ -1231,25 +1240,36 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     // client, its every admission noted at the true instant its caller read its clock for it.
     const realGate = sched.gate(perRegion((table) => new DynamoDbRateGate(clientOf.executor, table, random)), 'rateGate');
     const rateGate: RateGate = {
-      admit: async (route, limit, callerNowMs) => {
-        const trueAtMs = nowMs - (sched.now() - callerNowMs);
-        const decision = await realGate.admit(route, limit, callerNowMs);
+      admit: async (route, limit, callerNowMs, window) => {
+        const decision = await realGate.admit(route, limit, callerNowMs, window);
         if (decision.admitted) {
-          admissions.push(trueAtMs);
+          admissions++;
           stats.rateAdmissions++;
         } else stats.rateDeferrals++;
         return decision;
       },
     };
+    /**
+     * A rate-limited run waiting for its start slot in its invocation: the strand parks, and
+     * goes on by its own timer once true time reaches the slot (other actors may have moved
+     * the clock past it meanwhile: it then finds itself late). Stepped before that, it is the
+     * machine that waited: time moves on to the slot.
+     */
+    const sleep = async (ms: number): Promise<void> => {
+      const dueMs = nowMs + ms;
+      await sched.yieldPoint('executor.rate-wait', () => (nowMs >= dueMs ? dueMs : undefined));
+      if (nowMs < dueMs) setNow(dueMs);
+    };
 
-    /** The pay route's admissions by its gate, at the true instants their callers read their clocks; and its runs. */
-    const admissions: number[] = [];
-    let payRuns = 0;
+    /** The pay route's admissions by its gate; and its runs' starts: the true instant each action began, and its worker's clock then. */
+    let admissions = 0;
+    const payStarts: { readonly trueMs: number; readonly ownMs: number }[] = [];
     const handler = createExecutorHandler({
       routes,
       actions: new Map([['simpay', action]]),
       store: executionStore,
       rateGate,
+      sleep,
       routeState: routeStateOf(clientOf.executor),
       workQueue: gatedQueue,
       visibility,
@@ -2335,7 +2355,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     if (shape.rate !== undefined) {
       stats.rateLimitedRuns = 1;
       stats.ownQueueRuns = shape.rate.ownQueue ? 1 : 0;
-      checkRateLimit(routes.get(routeNames.pay)?.rateLimit, admissions, payRuns, skewBoundMs, violations);
+      checkRateLimit(routes.get(routeNames.pay)?.rateLimit, admissions, payStarts, skewBoundMs, violations);
     }
     await checkInvariants({
       tables,
@@ -2361,25 +2381,45 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
 }
 
 /**
- * The pay route's rate limit, kept: admissions at least an interval apart by the admitting
- * workers' clocks, so at least the interval less twice the clock bound apart in true time
- * (dynamodb-rate-gate.ts), and no run of its action without an admission of its own.
+ * The pay route's rate limit, kept where the downstream feels it: no n + 1 starts of its action
+ * within one unit of its limit of n per unit. The gate's slots are a step apart and each run
+ * starts by its own clock at its slot, at most the tolerance after it (ports/rate-gate.ts): by
+ * the starting workers' clocks, n + 1 starts span at least the unit, exactly; in true time, at
+ * least the unit less twice the clock bound. And no run of its action without an admission.
  */
-function checkRateLimit(limit: ResolvedRateLimit | undefined, admissions: readonly number[], runs: number, skewBoundMs: number, violations: string[]): void {
+function checkRateLimit(
+  limit: ResolvedRateLimit | undefined,
+  admissions: number,
+  starts: readonly { readonly trueMs: number; readonly ownMs: number }[],
+  skewBoundMs: number,
+  violations: string[],
+): void {
   if (limit === undefined) {
     violations.push('the pay route was drawn a rate limit, but its configuration has none');
     return;
   }
-  const sorted = [...admissions].sort((x, y) => x - y);
-  const least = limit.intervalMs - 2 * skewBoundMs;
-  for (let i = 1; i < sorted.length; i++) {
-    const gap = (sorted[i] as number) - (sorted[i - 1] as number);
-    if (gap < least) {
-      violations.push(`pay: two runs admitted ${gap} ms apart under its limit of ${limit.text} (at least ${least} ms with the clock bound)`);
-      break;
+  const unitMs = limit.perSeconds * 1000;
+  const spans = (instants: readonly number[], least: number, clock: string): void => {
+    const sorted = [...instants].sort((x, y) => x - y);
+    for (let i = limit.count; i < sorted.length; i++) {
+      const span = (sorted[i] as number) - (sorted[i - limit.count] as number);
+      if (span < least) {
+        violations.push(`pay: ${limit.count + 1} runs started within ${span} ms ${clock} under its limit of ${limit.text} (at least ${least} ms)`);
+        return;
+      }
     }
-  }
-  if (runs > sorted.length) violations.push(`pay: ${runs} runs of its action, but only ${sorted.length} admitted by its rate gate`);
+  };
+  spans(
+    starts.map((s) => s.ownMs),
+    unitMs,
+    "by their workers' clocks",
+  );
+  spans(
+    starts.map((s) => s.trueMs),
+    unitMs - 2 * skewBoundMs,
+    'in true time, with the clock bound',
+  );
+  if (starts.length > admissions) violations.push(`pay: ${starts.length} runs of its action, but only ${admissions} admitted by its rate gate`);
 }
 
 function contextOf(deadlineMs: number, now: () => number): Context {
