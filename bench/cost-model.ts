@@ -11,6 +11,7 @@ import { toRecordItem } from '../lambdas/store/record-item.ts';
 import { logSortKey } from '../lambdas/store/dynamodb-execution-store.ts';
 import { seenKey } from '../lambdas/store/replay-memory.ts';
 import { EVENTS_TABLE } from '../lambdas/store/table-schema.ts';
+import { RATE_WAIT_MAX_MS } from '../lambdas/ports/rate-gate.ts';
 import { customMetricCount, LOG_FIGURE_FILES, logBytesPerDelivery, readLogFigures } from './log-figures.ts';
 import type { LogBytesMeasurement, LogBytesPerDelivery, StackInventory, TrafficShape } from './log-figures.ts';
 
@@ -567,23 +568,33 @@ export interface IsolationCost {
   };
 }
 
+/** What an admitted run of an idle gate waits for its slot: its lead (lambdas/executor/start-lead.ts). */
+const IDLE_SLOT_WAIT_MS = 100;
+
 /**
- * The rate gate as the executor runs it: an admission is one conditional UpdateItem of the
- * route's gate item (1 unit: the item is tiny); a refusal is that update failing (still 1 unit:
- * DynamoDB charges a write whose condition fails), one conditional UpdateItem deferring the
- * record (by the record's size), and one SendMessage with DelaySeconds of the wake-up, which later
- * comes back through the event source (its share of a receive, a delete and an invocation, in
- * batches of batchFill, each invocation as long as a refusal: 2 DynamoDB calls and a send).
+ * The rate gate as the executor runs it (lambdas/store/dynamodb-rate-gate.ts). Under its limit a
+ * run's admission is one conditional UpdateItem of the route's gate item (1 unit: the item is
+ * tiny), and the run waits its lead for its slot (~100 ms). A route with a backlog (deferrals
+ * above 0) has a busy gate: an admission is the idle form failing (still 1 unit: DynamoDB
+ * charges a write whose condition fails) and the busy form taking the slot (1), and the run waits
+ * in its invocation for its slot, half the 2 s window on average; a refusal is the idle form
+ * failing (1), the return slot's reservation (1), one conditional UpdateItem deferring the record
+ * (by the record's size), and one SendMessage with DelaySeconds of the wake-up, which later comes
+ * back through the event source (its share of a receive, a delete and an invocation, in batches
+ * of batchFill, each invocation as long as a refusal: 3 DynamoDB calls and a send). A slot
+ * given up (deferLeased: a lease write answered past it) is rare and not priced.
  */
 function isolationOf(inputs: CostInputs, fresh: number, gbs: (invocations: number, durationMs: number) => number): IsolationCost {
   const admissions = fresh * inputs.rateLimitedShare;
   const refusals = admissions * inputs.deferralsPerRun;
+  const busy = inputs.deferralsPerRun > 0;
   const deferUnits = units(deferredRecordBytes(inputs.bodyBytes));
-  const writeUnits = admissions + refusals * (1 + deferUnits);
+  const writeUnits = admissions * (busy ? 2 : 1) + refusals * (2 + deferUnits);
   const delayedSends = refusals;
   const wakeUpSqsCalls = (2 * refusals) / inputs.batchFill;
   const executorInvocations = refusals / inputs.batchFill;
-  const executorGbSeconds = gbs(executorInvocations, inputs.overheadMs + 2 * inputs.dynamoMs + inputs.sqsMs);
+  const slotWaitMs = busy ? RATE_WAIT_MAX_MS / 2 : IDLE_SLOT_WAIT_MS;
+  const executorGbSeconds = gbs(executorInvocations, inputs.overheadMs + 3 * inputs.dynamoMs + inputs.sqsMs) + gbs(admissions, slotWaitMs);
   const usd =
     writeUnits * PRICES.dynamoWriteUnit.usd +
     (delayedSends + wakeUpSqsCalls) * PRICES.sqsRequests.usd +
@@ -846,8 +857,8 @@ export function priceMonth(inputs: CostInputs, figures: LogFigures = committedLo
       powertools: 0,
       basis:
         `${(inputs.rateLimitedShare * 100).toFixed(1)}% of new deliveries on rate-limited routes (${Math.round(isolation.gate.admissions).toLocaleString('en-US')} runs), ` +
-        `${inputs.deferralsPerRun} refusal${inputs.deferralsPerRun === 1 ? '' : 's'} per run: each run 1 write unit (the gate's conditional update), each refusal ` +
-        `1 (the gate's failed update, charged) + ${isolation.gate.deferUnits} (the record's defer, ${deferredRecordBytes(inputs.bodyBytes)} B, no index copy) write units, ` +
+        `${inputs.deferralsPerRun} refusal${inputs.deferralsPerRun === 1 ? '' : 's'} per run: each run ${inputs.deferralsPerRun > 0 ? '2 write units (the idle form failing, charged, and the busy form taking its slot) and a wait of 1 s for its slot' : '1 write unit (the gate\'s conditional update) and a wait of its lead for its slot'}, each refusal ` +
+        `2 (the gate's failed update, charged, and the return slot's reservation) + ${isolation.gate.deferUnits} (the record's defer, ${deferredRecordBytes(inputs.bodyBytes)} B, no index copy) write units, ` +
         `1 delayed SendMessage and its wake-up's share of receive+delete and of an executor invocation (batches of ${inputs.batchFill}): ` +
         `${Math.round(isolation.gate.writeUnits).toLocaleString('en-US')} write units, ${Math.round(isolation.gate.delayedSends).toLocaleString('en-US')} delayed sends; peers none`,
     },

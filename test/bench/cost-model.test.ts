@@ -210,7 +210,7 @@ describe('the cost model of per-route isolation (issue 23)', () => {
     expect(linesOf({ isolatedRoutes: 2, rateLimitedRoutes: 1 })['CloudWatch alarms, route queues']!.observability).toBe(true);
   });
 
-  it('prices the rate gate: a write unit per run, and per refusal the failed gate write, the record\'s defer and a delayed send, in step with the share and the deferrals', () => {
+  it('prices the rate gate: a write unit per run under its limit, two on a busy gate, and per refusal the failed gate write, the reservation, the record\'s defer and a delayed send, in step with the share and the deferrals', () => {
     // Prepare: 1% of the 9.5 M new deliveries on a rate-limited route.
     const runs = 10_000_000 * 0.95 * 0.01;
     const report = (rateLimitedShare: number, deferralsPerRun: number) => priceMonth({ ...AT_10M, isolatedRoutes: 1, rateLimitedRoutes: 1, rateLimitedShare, deferralsPerRun });
@@ -219,13 +219,19 @@ describe('the cost model of per-route isolation (issue 23)', () => {
     const once = report(0.01, 1);
     // Assess: under its limit a run pays its admission only.
     expect(under.isolation.gate.writeUnits).toBeCloseTo(runs, 6);
-    expect(under.lines.find((l) => l.item === 'Rate gate')!.retryproof).toBeCloseTo(runs * PRICES.dynamoWriteUnit.usd, 9);
-    // The record without its body is under 1 KB: its defer is 1 unit, so a refusal writes 2.
+    // ... and its lead's wait in its invocation (100 ms of GB-seconds), a little more than the write.
+    const underUsd = under.lines.find((l) => l.item === 'Rate gate')!.retryproof;
+    expect(underUsd).toBeGreaterThan(runs * PRICES.dynamoWriteUnit.usd);
+    expect(underUsd).toBeLessThan(runs * PRICES.dynamoWriteUnit.usd * 3);
+    // The record without its body is under 1 KB: its defer is 1 unit, so a refusal writes 3, and
+    // a run on a busy gate 2 (the idle form failing, the busy form taking its slot).
     expect(deferredRecordBytes(2048)).toBeLessThan(1024);
     expect(once.isolation.gate).toMatchObject({ admissions: runs, refusals: runs, deferUnits: 1, delayedSends: runs });
-    expect(once.isolation.gate.writeUnits).toBeCloseTo(runs * 3, 6);
+    expect(once.isolation.gate.writeUnits).toBeCloseTo(runs * 5, 6);
+    // A run on a busy gate waits for its slot in its invocation: more GB-seconds than under the limit.
+    expect(once.isolation.gate.executorGbSeconds).toBeGreaterThan(under.isolation.gate.executorGbSeconds);
     const refusal = (once.isolation.gate.usd - under.isolation.gate.usd) / runs;
-    expect(refusal).toBeGreaterThan(2 * PRICES.dynamoWriteUnit.usd + PRICES.sqsRequests.usd);
+    expect(refusal).toBeGreaterThan(4 * PRICES.dynamoWriteUnit.usd + PRICES.sqsRequests.usd);
     const gate = (share: number, deferrals: number) => report(share, deferrals).lines.find((l) => l.item === 'Rate gate')!.retryproof;
     expect(gate(0.02, 1)).toBeCloseTo(2 * gate(0.01, 1), 9);
     expect(gate(0.01, 3) - gate(0.01, 2)).toBeCloseTo(gate(0.01, 2) - gate(0.01, 1), 9);
