@@ -403,12 +403,12 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
     // before any effect (store/replay-memory.ts). Its failure is a retryable one, with no effect.
     const remembers = needsReplayMemory(route.signature.scheme);
     if (remembers) await deps.store.rememberTaken(work.route, record.fingerprint, record.receivedAt);
-    // Its answer can be late too (the SDK sets no timeout): the action is never called past its
-    // deadline, when another worker may hold the lease (simulation seed 128), and its signal
-    // fires at the deadline itself, not that write's time after it.
     // A rate-limited run starts at its slot, never later than the tolerance after it: else its
     // start could fall within a unit of its limit's others (ports/rate-gate.ts).
     if (slot !== undefined) await startAtSlot(slot, deps);
+    // Its answer can be late too (the SDK sets no timeout): the action is never called past its
+    // deadline, when another worker may hold the lease (simulation seed 128), and its signal
+    // fires at the deadline itself, not that write's time after it.
     const leftMs = deadline - deps.now();
     if (leftMs < 1) throw new LeaseTooSlowError(deadline - deadlineFrom, remembers ? 'the lease and replay-memory writes' : 'the lease write');
     result = await action({
