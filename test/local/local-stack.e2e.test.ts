@@ -15,6 +15,7 @@ import { freePort } from '../../local/free-port.ts';
 import type { StormReport } from '../../scripts/storm/storm-report.ts';
 import { runScript, shutDown, stackEnv, startStack, until, withLocalTarget } from './stack-process.ts';
 import type { StackProcess } from './stack-process.ts';
+import { STORM_ACTION_TIME } from './stack-process.ts';
 
 const MAX_ATTEMPTS = 3;
 const MAX_RECEIVE_COUNT = 8;
@@ -36,7 +37,11 @@ describe('the local stack, end to end', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'retryproof-e2e-'));
-    env = await stackEnv(dir, { RETRYPROOF_MAX_ATTEMPTS: String(MAX_ATTEMPTS), RETRYPROOF_MAX_RECEIVE_COUNT: String(MAX_RECEIVE_COUNT) });
+    env = await stackEnv(dir, {
+      RETRYPROOF_MAX_ATTEMPTS: String(MAX_ATTEMPTS),
+      RETRYPROOF_MAX_RECEIVE_COUNT: String(MAX_RECEIVE_COUNT),
+      ...STORM_ACTION_TIME,
+    });
     stack = await startStack(env);
   }, 120_000);
 

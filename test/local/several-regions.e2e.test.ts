@@ -12,7 +12,7 @@ import { EXIT } from '../../cli/errors.ts';
 import type { LocalEndpoints } from '../../local/endpoints-file.ts';
 import { newKey, sampleBody, signSample, webhookUrl } from '../../local/sample-delivery.ts';
 import type { StormReport } from '../../scripts/storm/storm-report.ts';
-import { freePortRun, runScript, shutDown, stackEnv, startStack, until } from './stack-process.ts';
+import { STORM_ACTION_TIME, freePortRun, runScript, shutDown, stackEnv, startStack, until } from './stack-process.ts';
 import type { RunResult, StackProcess } from './stack-process.ts';
 
 /** What `retryproof inspect --json` prints, as far as these tests read it. */
@@ -34,7 +34,7 @@ describe('npm start -- --regions 2', () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'retryproof-regions-'));
     port = await freePortRun(2);
-    env = await stackEnv(dir, { PORT: String(port) });
+    env = await stackEnv(dir, { PORT: String(port), ...STORM_ACTION_TIME });
     stack = await startStack(env, { args: ['--regions', '2'] });
     endpoints = JSON.parse(await readFile(join(dir, 'endpoints.json'), 'utf8')) as LocalEndpoints;
   }, 120_000);
