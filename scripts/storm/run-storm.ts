@@ -123,7 +123,15 @@ export async function runStorm(o: StormOptions): Promise<StormReport> {
   const routes: RouteControl | undefined =
     target === undefined
       ? undefined
-      : createRouteControl({ dynamo: target.dynamo, eventsTable: target.eventsTable, sqs: target.sqs, queueUrl: target.queueUrl, config: target.config });
+      : createRouteControl({
+          dynamo: target.dynamo,
+          eventsTable: target.eventsTable,
+          sqs: target.sqs,
+          queueUrl: target.queueUrl,
+          // A route with a queue of its own gets its parked work back there on resume.
+          ...(target.routeQueueUrls === undefined ? {} : { routeQueueUrls: target.routeQueueUrls }),
+          config: target.config,
+        });
   const paused = async (): Promise<{ reason?: string } | undefined> => {
     const state = (await routes?.list())?.find((r) => r.route === o.route.name);
     return state?.state === 'paused' ? { ...(state.reason === undefined ? {} : { reason: state.reason }) } : undefined;

@@ -34,22 +34,26 @@ export async function readRecords(target: Target, route: string, keys: readonly 
   return found;
 }
 
-/** A work queue to watch: a Region's. */
-export type WatchedQueue = Pick<Target, 'sqs' | 'queueUrl'>;
+/** A Region's work queues to watch: its shared queue and its routes' own. */
+export type WatchedQueue = Pick<Target, 'sqs' | 'queueUrl' | 'routeQueueUrls'>;
 
+/** Messages waiting, in flight or delayed on every work queue of a Region: the shared one and each route's own. */
 async function queueBusy(target: WatchedQueue): Promise<number> {
-  const out = await target.sqs.send(
-    new GetQueueAttributesCommand({
-      QueueUrl: target.queueUrl,
-      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'],
-    }),
-  );
-  const a = out.Attributes ?? {};
-  return (
-    Number(a.ApproximateNumberOfMessages ?? 0) +
-    Number(a.ApproximateNumberOfMessagesNotVisible ?? 0) +
-    Number(a.ApproximateNumberOfMessagesDelayed ?? 0)
-  );
+  let busy = 0;
+  for (const queueUrl of [target.queueUrl, ...Object.values(target.routeQueueUrls ?? {})]) {
+    const out = await target.sqs.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: queueUrl,
+        AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'],
+      }),
+    );
+    const a = out.Attributes ?? {};
+    busy +=
+      Number(a.ApproximateNumberOfMessages ?? 0) +
+      Number(a.ApproximateNumberOfMessagesNotVisible ?? 0) +
+      Number(a.ApproximateNumberOfMessagesDelayed ?? 0);
+  }
+  return busy;
 }
 
 export interface SettleResult {
