@@ -87,15 +87,9 @@ describe('the rate gate (DynamoDbRateGate on DynamoDB Local)', () => {
 describe('the executor on a rate-limited route', () => {
   it('starts each run at its slot: three at once on a route limited to 2 a second start a step apart, each waiting in its invocation', async () => {
     // Prepare: three deliveries at once on a route limited to 2 a second.
-    let clock = 0;
-    const work = noted(() => clock);
-    const h = await executorHarness({
-      action: (ctx) => {
-        clock = h.now();
-        return work.action(ctx);
-      },
-      rateLimit: { perSecond: 2 },
-    });
+    // The action notes the harness's clock (read when it runs, once the harness exists).
+    const work = noted(() => h.now());
+    const h = await executorHarness({ action: work.action, rateLimit: { perSecond: 2 } });
     const t0 = h.now();
     const deliveries = [await h.deliver({ amount: 1 }), await h.deliver({ amount: 2 }), await h.deliver({ amount: 3 })];
     // Act: all three are received in the same instant.
@@ -130,13 +124,9 @@ describe('the executor on a rate-limited route', () => {
   it('gives its slot up when the lease write answers past it: nothing runs, the attempt is handed back, a wake-up comes in a second', async () => {
     // Prepare: the lease write takes 400 ms, past the 200 ms lead and its 50 ms tolerance.
     let slow = true;
-    let clock = 0;
-    const work = noted(() => clock);
+    const work = noted(() => h.now());
     const h = await executorHarness({
-      action: (ctx) => {
-        clock = h.now();
-        return work.action(ctx);
-      },
+      action: work.action,
       rateLimit: { perSecond: 1 },
       store: (store) =>
         withLease(store, async (request, inner) => {
