@@ -6,6 +6,7 @@
 import * as v from 'valibot';
 import { perRetryTemplateHeaders } from '../domain/idempotency-key.ts';
 import { parseKeyTemplate } from '../domain/key-template.ts';
+import { CLAIM_CHECK_ABOVE_BYTES } from '../domain/body-object.ts';
 import { must, objectMessage, perRetryMessage, shown } from './config-issues.ts';
 import {
   COMPLETION_MARGIN_SECONDS,
@@ -178,7 +179,8 @@ const route = strict(
     breakerThreshold: v.optional(integer(2), 3),
     breakerReaction: v.optional(oneOf(['pause', 'alert']), 'pause'),
     duplicateAnswer: v.optional(oneOf(['replay', 'strict-409']), 'replay'),
-    maxBodyBytes: v.optional(integer(1, HARD_MAX_BODY_BYTES), 128 * 1024),
+    maxBodyBytes: v.optional(integer(1, HARD_MAX_BODY_BYTES), HARD_MAX_BODY_BYTES),
+    claimCheckAboveBytes: v.optional(integer(0, CLAIM_CHECK_ABOVE_BYTES), CLAIM_CHECK_ABOVE_BYTES),
     rateLimit: v.optional(rateLimit),
     // The SQS event source's own lower bound is 2.
     concurrency: v.optional(integer(2, 1000)),

@@ -6,6 +6,7 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { ENV, requireEnv } from './env.ts';
 import { loadConfigFromEnv } from './load-config.ts';
 import type { ResolvedConfig } from './resolve-config.ts';
@@ -17,12 +18,16 @@ export interface Deployment {
   readonly queueUrl: string;
   /** The queue of each route with one (ownQueue), by route name. @default - none */
   readonly routeQueueUrls?: Readonly<Record<string, string>>;
+  /** The bucket of large bodies in this Region (the S3 claim check). @default - none: bodies above claimCheckAboveBytes are refused */
+  readonly bodyBucket?: string;
 }
 
 /** The AWS clients a function calls through. */
 export interface AwsClients {
   readonly dynamo: DynamoDBClient;
   readonly sqs: SQSClient;
+  /** With the deployment's bodyBucket: the bucket of large bodies. @default - none */
+  readonly s3?: S3Client;
 }
 
 /**
@@ -38,7 +43,14 @@ export function deploymentFromEnv(env: NodeJS.ProcessEnv = process.env): Deploym
       throw new Error(`environment variable ${ENV.routeQueueUrls} names no queue for route "${route.name}", which has a queue of its own`);
     }
   }
-  return { config, eventsTable: requireEnv(ENV.eventsTable, env), queueUrl: requireEnv(ENV.queueUrl, env), routeQueueUrls };
+  const bodyBucket = env[ENV.bodyBucket];
+  return {
+    config,
+    eventsTable: requireEnv(ENV.eventsTable, env),
+    queueUrl: requireEnv(ENV.queueUrl, env),
+    routeQueueUrls,
+    ...(bodyBucket === undefined || bodyBucket === '' ? {} : { bodyBucket }),
+  };
 }
 
 /** The routes' own queues from their variable: absent or empty is none. */

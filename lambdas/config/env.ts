@@ -12,6 +12,8 @@ export const ENV = {
    * every other route's work goes to RETRYPROOF_QUEUE_URL. Absent means none.
    */
   routeQueueUrls: 'RETRYPROOF_ROUTE_QUEUE_URLS',
+  /** The bucket of large bodies (the S3 claim check). Absent means none: large bodies are refused. */
+  bodyBucket: 'RETRYPROOF_BODY_BUCKET',
 } as const;
 
 /**

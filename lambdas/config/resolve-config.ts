@@ -64,6 +64,8 @@ export interface ResolvedRoute {
   readonly breakerReaction: BreakerReaction;
   readonly duplicateAnswer: DuplicateAnswer;
   readonly maxBodyBytes: number;
+  /** Bodies above this many bytes go to the receiver's bucket (the S3 claim check). */
+  readonly claimCheckAboveBytes: number;
   /** The route's rate limit, or undefined for none. */
   readonly rateLimit: ResolvedRateLimit | undefined;
   /** The event source's maxConcurrency for the route's own queue, or undefined on the shared queue. */
@@ -254,6 +256,7 @@ function resolveRoute(route: ParsedRoute, windowSeconds: number, regions: readon
     breakerReaction: route.breakerReaction,
     duplicateAnswer: route.duplicateAnswer,
     maxBodyBytes: route.maxBodyBytes,
+    claimCheckAboveBytes: route.claimCheckAboveBytes,
     ...isolationOf(route, where),
   };
 }

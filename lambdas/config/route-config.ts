@@ -4,6 +4,7 @@
  * local stack. It is plain data: no AWS SDK, no CDK, no middy.
  */
 
+import { MAX_BODY_BYTES } from '../domain/body-object.ts';
 import type { SignatureConfig, SignatureSchemeName } from '../domain/signatures/signature-config.ts';
 
 export { SIGNATURE_SCHEMES } from '../domain/signatures/signature-config.ts';
@@ -74,8 +75,18 @@ export interface RouteConfig {
   readonly breakerReaction?: BreakerReaction;
   /** @default 'replay' */
   readonly duplicateAnswer?: DuplicateAnswer;
-  /** Largest accepted body in bytes. @default 131072 (128 KiB) */
+  /**
+   * Largest accepted body in bytes, at most MAX_BODY_BYTES (4,694,016: what Lambda's 6 MB request
+   * limit leaves, domain/body-object.ts); a larger one gets 413 with the limit in its detail.
+   * @default 4694016
+   */
   readonly maxBodyBytes?: number;
+  /**
+   * Bodies above this many bytes are kept in the receiver's bucket and travel as a pointer (the
+   * S3 claim check, docs/large-payloads.md); at most 131072, as the work message must carry the
+   * rest. 0 keeps every body out of the queues and the DLQ. @default 131072 (128 KiB)
+   */
+  readonly claimCheckAboveBytes?: number;
   /**
    * The most runs of the action a second, minute or hour: exactly one of the three. Runs are
    * spaced evenly (one every unit / n), so no window of the unit ever holds more than n. Work
@@ -271,8 +282,12 @@ export const VISIBILITY_TO_TIMEOUT_FACTOR = 6;
 export const LAMBDA_MAX_TIMEOUT_SECONDS = 900;
 /** SQS's ceiling on a visibility timeout. */
 export const SQS_MAX_VISIBILITY_SECONDS = 12 * 3600;
-/** The record (DynamoDB, 400 KB an item) and the SQS message (256 KiB) both carry the body, base64 for binary. */
-export const HARD_MAX_BODY_BYTES = 160 * 1024;
+/**
+ * The largest body a route may accept: what Lambda's request limit leaves (domain/body-object.ts).
+ * A body above claimCheckAboveBytes travels through the bucket, so neither the record (DynamoDB,
+ * 400 KB an item) nor the message (SQS, 256 KiB) carries it.
+ */
+export const HARD_MAX_BODY_BYTES = MAX_BODY_BYTES;
 /** Seconds the executor keeps after an action's deadline for its completion write. */
 export const COMPLETION_MARGIN_SECONDS = 10;
 /**

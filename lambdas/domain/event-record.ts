@@ -31,9 +31,15 @@ export interface StoredAnswer {
   readonly body: string;
 }
 
-/** A delivery's payload: what its action runs on. */
+/**
+ * A delivery's payload: what its action runs on. A large body is kept in the receiver's bucket
+ * (the S3 claim check, domain/body-object.ts): then `bodyObject` points to it and `body` is empty
+ * until the executor reads it back.
+ */
 export interface Payload {
   readonly body: string;
+  /** `s3://<bucket>/<name>` of the body's object, when the bucket keeps it. @default - the body is inline */
+  readonly bodyObject?: string;
   readonly bodyEncoding: 'utf8' | 'base64';
   /** The headers the route keeps for its action (lowercase names). */
   readonly headers: Readonly<Record<string, string>>;
@@ -57,6 +63,8 @@ export interface EventRecord {
   readonly bodyBytes?: number;
   /** The payload, when the record keeps it (see above). */
   readonly body?: string;
+  /** A large body's object (Payload.bodyObject), kept with the payload. */
+  readonly bodyObject?: string;
   readonly bodyEncoding?: 'utf8' | 'base64';
   readonly headers?: Readonly<Record<string, string>>;
   /** Epoch milliseconds. */
@@ -123,7 +131,10 @@ export interface WorkMessage {
   readonly key: string;
   readonly fingerprint: string;
   readonly receivedAt: number;
+  /** The body; empty when `bodyObject` points to it. */
   readonly body: string;
+  /** A large body's object in the receiver's bucket (Payload.bodyObject). @default - the body is inline */
+  readonly bodyObject?: string;
   readonly bodyEncoding: 'utf8' | 'base64';
   readonly headers: Readonly<Record<string, string>>;
   /** Filled in on a dead-letter copy: why the work needs a person, after how many attempts. */
@@ -156,12 +167,22 @@ export function hourBucket(epochMs: number): string {
 /** The payload a record keeps, or undefined when it keeps none (its work message carries it). */
 export function keptPayloadOf(record: EventRecord): Payload | undefined {
   if (record.body === undefined) return undefined;
-  return { body: record.body, bodyEncoding: record.bodyEncoding ?? 'utf8', headers: record.headers ?? {} };
+  return {
+    body: record.body,
+    ...(record.bodyObject === undefined ? {} : { bodyObject: record.bodyObject }),
+    bodyEncoding: record.bodyEncoding ?? 'utf8',
+    headers: record.headers ?? {},
+  };
 }
 
 /** The payload a work message carries. */
 export function payloadOfMessage(message: WorkMessage): Payload {
-  return { body: message.body, bodyEncoding: message.bodyEncoding, headers: message.headers };
+  return {
+    body: message.body,
+    ...(message.bodyObject === undefined ? {} : { bodyObject: message.bodyObject }),
+    bodyEncoding: message.bodyEncoding,
+    headers: message.headers,
+  };
 }
 
 /** Builds the message for a record and its payload, as ingest sends it and the reconciler re-sends it. */
@@ -173,6 +194,7 @@ export function workMessageOf(record: EventRecord, payload: Payload): WorkMessag
     fingerprint: record.fingerprint,
     receivedAt: record.receivedAt,
     body: payload.body,
+    ...(payload.bodyObject === undefined ? {} : { bodyObject: payload.bodyObject }),
     bodyEncoding: payload.bodyEncoding,
     headers: payload.headers,
   };

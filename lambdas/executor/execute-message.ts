@@ -30,6 +30,8 @@ import { fingerprint } from '../domain/fingerprint.ts';
 import { needsReplayMemory } from '../domain/idempotency-key.ts';
 import { operationFingerprint } from '../domain/operation-fingerprint.ts';
 import { DEAD_LETTER_REASON_MAX_CHARS, LAST_ERROR_MAX_CHARS, cut } from '../domain/queue-limits.ts';
+import { bodyObjectRenewAfterSeconds, longestTtlSeconds, renewalDue } from '../domain/body-object.ts';
+import type { BodyObjects } from '../ports/body-objects.ts';
 import type { ExecutionStore, LeaseOutcome } from '../ports/execution-store.ts';
 import { RATE_START_TOLERANCE_MS, RATE_WAIT_MAX_MS } from '../ports/rate-gate.ts';
 import type { RateGate, SlotWindow } from '../ports/rate-gate.ts';
@@ -63,6 +65,12 @@ export interface ExecutorDeps {
    * until the queue's redrive policy moves it to the DLQ (see WorkMessage.deadLetterId).
    */
   readonly workQueue: WorkQueue;
+  /**
+   * The bucket of large bodies (the S3 claim check): a message that points to a body is run on
+   * the bytes read back from it. @default - none: such a message is our misconfiguration, and
+   * goes back to the queue
+   */
+  readonly bodies?: BodyObjects;
   /** The queue's redrive policy: a dead-letter copy's receive number this high is its last before the DLQ. */
   readonly maxReceiveCount: number;
   readonly now: () => number;
@@ -105,6 +113,8 @@ export const EXECUTION_OUTCOME = {
   unreadable: 'unreadable-message',
   /** The body is not the one the record was accepted with: nothing runs, a copy goes to people. */
   forged: 'forged-body',
+  /** The message points to a body object that is not there: nothing runs, a copy goes to people. */
+  bodyMissing: 'body-missing',
   parked: 'parked',
   /** Over the route's rate limit: a delayed wake-up message was sent, the record waits RECEIVED. */
   rateLimited: 'rate-limited',
@@ -146,6 +156,9 @@ const COMPLETION_MARGIN_MS = 2_000;
 const LOCKED_JITTER_SECONDS = 2;
 /** The reason of a message whose body does not hash to its record's fingerprint. */
 const FORGED_REASON = "the body does not match the delivery's fingerprint (SHA-256): it was not sent by retryproof";
+
+/** The reason of a message whose body object is gone. */
+const BODY_MISSING_REASON = "the delivery's body object is not in the bucket (expired, or never stored): nothing ran";
 
 /** Reads a work message; undefined when it is not one. */
 export function parseWorkMessage(body: string): WorkMessage | undefined {
@@ -208,9 +221,14 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
   // The message is the payload's carrier: the work runs on it, and the paths that may have to
   // send it again from the table keep it on the record. Only a body the record was accepted
   // with (its SHA-256 the record's fingerprint) runs or is kept: every write that could run or
-  // keep it checks that in its condition.
-  const payload = payloadOfMessage(work);
+  // keep it checks that in its condition. A large body travels as a pointer (the S3 claim check):
+  // it runs on the bytes read back, and the record and every copy keep the pointer (`carried`).
+  const carried = payloadOfMessage(work);
+  const resolved = await resolveBody(deps, carried);
+  const payload = resolved?.payload ?? carried;
   const bodyFingerprint = fingerprintOf(payload);
+  // The executor's own sends (a wake-up, a dead-letter copy) know when the object was last written.
+  const sendHint = resolved?.writtenAtMs === undefined ? {} : { bodyWrittenAtMs: resolved.writtenAtMs };
   const route = deps.routes.get(work.route);
   const action = route === undefined ? undefined : deps.actions.get(route.action);
   /**
@@ -227,13 +245,13 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
     const { attempt, wonAtMs, ...fields } = extra;
     const copy: WorkMessage = { ...work, ...fields, reason: cut(reason, DEAD_LETTER_REASON_MAX_CHARS), deadLetterId: fields.deadLetterId ?? newId() };
     if (wonAtMs === undefined) {
-      await deps.workQueue.send(copy);
+      await deps.workQueue.send(copy, sendHint);
     } else {
       const leftMs = wonAtMs + DEAD_LETTER_SEND_SECONDS * 1000 - deps.now();
       // Too late already (the write itself took that long): the record is FAILED in the retry
       // partition, and the reconciler re-sends its copy.
       if (leftMs <= 0) throw new DeadLetterSendLateError(work.route, work.key);
-      await deps.workQueue.send(copy, { signal: AbortSignal.timeout(leftMs) });
+      await deps.workQueue.send(copy, { signal: AbortSignal.timeout(leftMs), ...sendHint });
     }
     return {
       ...base,
@@ -252,6 +270,14 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
     ack: false,
     ...(error === undefined ? {} : { error }),
   });
+  if (resolved === undefined) {
+    // The body object is gone: nothing can run. A dead-letter copy goes on to the DLQ as it is;
+    // any other message is handed to people with the reason (the record stays as it was).
+    if (work.deadLetterId !== undefined) {
+      return { ...base, outcome: EXECUTION_OUTCOME.toDeadLetterQueue, ack: false, visibilitySeconds: 0, deadLetterReason: BODY_MISSING_REASON };
+    }
+    return toPeople(BODY_MISSING_REASON, EXECUTION_OUTCOME.bodyMissing);
+  }
   if (work.deadLetterId !== undefined) {
     const copy = await deadLetterCopy(deps, work, message, bodyFingerprint, route === undefined || action === undefined);
     if (copy !== undefined) return copy;
@@ -289,7 +315,7 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
 
   if ((await deps.isPaused?.(work.route)) === true) {
     // The route is paused: keep the work, run nothing. Resuming the route re-enqueues it.
-    const parked = await deps.store.park({ ...ref, nowMs: deps.now(), ttlSeconds: route.ttlSeconds, payload, fingerprint: bodyFingerprint });
+    const parked = await deps.store.park({ ...ref, nowMs: deps.now(), ttlSeconds: route.ttlSeconds, payload: carried, fingerprint: bodyFingerprint });
     if (parked.kind === 'parked' || parked.kind === 'already-parked') return { ...base, outcome: EXECUTION_OUTCOME.parked, ack: true };
     if (parked.kind !== 'route-active') return inTheWay(parked);
   }
@@ -320,7 +346,7 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
       const { deadLetterId: _id, reason: _reason, attempts: _attempts, lastError: _lastError, ...wakeUp } = work;
       // A failed send throws: our dependency failed, and this message goes back (backed off)
       // and is still the record's wake-up call. Only a sent one lets it be acknowledged.
-      await deps.workQueue.send(wakeUp, { delaySeconds });
+      await deps.workQueue.send(wakeUp, { delaySeconds, ...sendHint });
       return { ...base, outcome: EXECUTION_OUTCOME.rateLimited, ack: true };
     }
   }
@@ -339,7 +365,7 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
     fingerprint: bodyFingerprint,
     // Not the first receive: the worker of an earlier one may have died, so keep the payload
     // where the reconciler finds it, should this message too be lost (the queue's backstop).
-    ...(message.receiveCount > 1 ? { payload } : {}),
+    ...(message.receiveCount > 1 ? { payload: carried } : {}),
   });
   switch (lease.kind) {
     case 'completed':
@@ -360,7 +386,7 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
         maxAttempts: route.maxAttempts,
         error: lastError,
         deadLetterId,
-        payload,
+        payload: carried,
         fingerprint: bodyFingerprint,
         // The copy may wait 14 days in the DLQ: the record outlives it.
         keepUntilSeconds: keepUntilSeconds(lease.record.expiresAt, failedAt),
@@ -430,7 +456,7 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
       const owned = await deps.store.deferLeased({ ...fence, receivedAt: record.receivedAt, nowMs, untilMs: nowMs + SLOT_MISSED_RETRY_SECONDS * 1000 });
       if (!owned) return fencedOut(attempt);
       const { deadLetterId: _id, reason: _reason, attempts: _attempts, lastError: _lastError, ...wakeUp } = work;
-      await deps.workQueue.send(wakeUp, { delaySeconds: SLOT_MISSED_RETRY_SECONDS });
+      await deps.workQueue.send(wakeUp, { delaySeconds: SLOT_MISSED_RETRY_SECONDS, ...sendHint });
       return { ...base, attempt, outcome: EXECUTION_OUTCOME.rateLimited, ack: true };
     }
     const described = describeError(error);
@@ -447,7 +473,7 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
         nowMs: endedAt,
         error: errorText,
         deadLetterId,
-        payload,
+        payload: carried,
         // The copy may wait 14 days in the DLQ: the record outlives it.
         keepUntilSeconds: keepUntilSeconds(record.expiresAt, endedAt),
       });
@@ -524,6 +550,30 @@ async function startAtSlot(slot: { readonly startAtMs: number; readonly askedAtM
   for (let now = deps.now(); now < slot.startAtMs; now = deps.now()) await sleep(slot.startAtMs - now);
   const lateMs = deps.now() - slot.startAtMs;
   if (lateMs > RATE_START_TOLERANCE_MS) throw new SlotMissedError(lateMs);
+}
+
+/**
+ * The body a message carries, read back from the bucket when it points to one (the S3 claim
+ * check). An object older than the renewal threshold is renewed here, at once: every message
+ * this receive may send for it (a wake-up, a dead-letter copy, whose send has 2 s at most) then
+ * points to an object with the whole pointer cover ahead (domain/body-object.ts). Undefined when
+ * the object is gone. S3's own failures throw: the message goes back and is tried again.
+ */
+async function resolveBody(deps: ExecutorDeps, carried: Payload): Promise<{ payload: Payload; writtenAtMs?: number } | undefined> {
+  const pointer = carried.bodyObject;
+  if (pointer === undefined) return { payload: carried };
+  if (deps.bodies === undefined) throw new Error('a work message points to a body object, and this executor has no bucket of bodies');
+  const stored = await deps.bodies.read(pointer);
+  if (stored === undefined) return undefined;
+  let writtenAtMs = stored.lastModifiedMs;
+  const renewAfterMs = bodyObjectRenewAfterSeconds(longestTtlSeconds(deps.routes.values())) * 1000;
+  const now = deps.now();
+  if (renewalDue(writtenAtMs, now, renewAfterMs, deps.takeoverMarginMs ?? TAKEOVER_MARGIN_MS)) {
+    if (!(await deps.bodies.renew(pointer))) return undefined;
+    writtenAtMs = now;
+  }
+  const body = carried.bodyEncoding === 'base64' ? stored.bytes.toString('base64') : stored.bytes.toString('utf8');
+  return { payload: { body, bodyEncoding: carried.bodyEncoding, headers: carried.headers }, writtenAtMs };
 }
 
 /**

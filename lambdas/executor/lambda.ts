@@ -6,6 +6,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { bodiesClient } from '../store/s3-body-objects.ts';
 import { actionRegistryOf } from '../actions/action-modules.ts';
 import type { ModulesByAction } from '../actions/action-modules.ts';
 import { assertActionsSupplied } from '../config/resolve-config.ts';
@@ -20,5 +21,6 @@ export function executorLambda(actionModules: ModulesByAction) {
   const deployment = deploymentFromEnv();
   const actions = actionRegistryOf(actionModules);
   assertActionsSupplied(deployment.config, [...actions.keys()]);
-  return wireExecutor(deployment, { dynamo: new DynamoDBClient({}), sqs: new SQSClient({}) }, { actions });
+  const s3 = deployment.bodyBucket === undefined ? {} : { s3: bodiesClient() };
+  return wireExecutor(deployment, { dynamo: new DynamoDBClient({}), sqs: new SQSClient({}), ...s3 }, { actions });
 }

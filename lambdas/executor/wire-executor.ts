@@ -9,6 +9,7 @@ import type { MessageVisibility } from '../ports/message-visibility.ts';
 import { SqsMessageVisibility } from '../queue/sqs-message-visibility.ts';
 import { sqsWorkQueueOf } from '../queue/routed-work-queue.ts';
 import { DynamoDbExecutionStore } from '../store/dynamodb-execution-store.ts';
+import { bodyObjectsOf } from '../store/s3-body-objects.ts';
 import { DynamoDbRateGate } from '../store/dynamodb-rate-gate.ts';
 import { DynamoDbRouteStateStore } from '../store/dynamodb-route-state-store.ts';
 import { workQueueUrls } from '../config/deployment.ts';
@@ -31,13 +32,15 @@ export interface ExecutorWiring {
 
 export function wireExecutor(deployment: Deployment, clients: AwsClients, wiring: ExecutorWiring) {
   const { config, eventsTable } = deployment;
+  const bodies = bodyObjectsOf(clients.s3, deployment.bodyBucket);
   return createExecutorHandler({
     routes: new Map(config.routes.map((r) => [r.name, r])),
     actions: wiring.actions,
     store: new DynamoDbExecutionStore(clients.dynamo, eventsTable, config.clockSkewSeconds),
     routeState: new DynamoDbRouteStateStore(clients.dynamo, eventsTable),
     rateGate: new DynamoDbRateGate(clients.dynamo, eventsTable),
-    workQueue: sqsWorkQueueOf(clients.sqs, deployment),
+    workQueue: sqsWorkQueueOf(clients.sqs, deployment, bodies === undefined ? undefined : { bodies, config }),
+    ...(bodies === undefined ? {} : { bodies }),
     visibility: wiring.visibility ?? new SqsMessageVisibility(clients.sqs, workQueueUrls(deployment)),
     maxReceiveCount: config.queue.maxReceiveCount,
     takeoverMarginMs: takeoverMarginMs(config.clockSkewSeconds),

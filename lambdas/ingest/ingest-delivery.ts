@@ -23,6 +23,8 @@ import {
   UnqueueableBodyError,
 } from '../domain/errors.ts';
 import { unqueueableReason } from '../domain/queue-limits.ts';
+import { bodyObjectName } from '../domain/body-object.ts';
+import type { BodyObjects } from '../ports/body-objects.ts';
 import { fingerprint } from '../domain/fingerprint.ts';
 import { InvalidSigningSecretError } from '../domain/signatures/signing-secret-error.ts';
 import { validateKey } from '../domain/idempotency-key.ts';
@@ -63,6 +65,11 @@ export interface IngestDeps {
   readonly store: IngestEventStore;
   readonly queue: WorkQueue;
   readonly secrets: SecretSource;
+  /**
+   * The bucket of large bodies (the S3 claim check, domain/body-object.ts). @default - none: a
+   * body above its route's claimCheckAboveBytes, or one SQS cannot carry, is refused
+   */
+  readonly bodies?: BodyObjects;
   readonly now: () => number;
   /**
    * A duplicate that finds the record RECEIVED this long after its last message re-sends
@@ -191,7 +198,7 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
 
   // The payload travels in the work message, not in the record the claim writes: no write on
   // the way to completion carries it (see domain/event-record.ts for where it is kept).
-  const payload: Payload = {
+  let payload: Payload = {
     body: delivery.bodyEncoding === 'base64' ? delivery.rawBody.toString('base64') : delivery.rawBody.toString('utf8'),
     bodyEncoding: delivery.bodyEncoding,
     headers: keptHeaders(delivery.headers, config.keepHeaders),
@@ -212,8 +219,23 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
     lastEnqueuedAt: now,
   };
 
+  // A body above the route's threshold, or one SQS cannot carry, goes to the bucket before the
+  // claim (the S3 claim check): the claim never points to an object that is not there. Every copy
+  // names the same object, and the write is conditional, so a retry neither duplicates nor
+  // overwrites it. A body that cannot be stored is our failure, a 503 the sender's retry heals.
+  let unqueueable = unqueueableReason(JSON.stringify(workMessageOf(record, payload)));
+  let bodyWrittenAtMs: number | undefined;
+  if (deps.bodies !== undefined && (delivery.rawBody.length > config.claimCheckAboveBytes || unqueueable !== undefined)) {
+    const bodies = deps.bodies;
+    const stored = await dependency('S3', () => bodies.store(bodyObjectName(config.name, key, bodyFingerprint), delivery.rawBody));
+    if (stored.created) bodyWrittenAtMs = now;
+    payload = { ...payload, body: '', bodyObject: stored.pointer };
+    unqueueable = unqueueableReason(JSON.stringify(workMessageOf(record, payload)));
+  } else if (deps.bodies === undefined && delivery.rawBody.length > config.claimCheckAboveBytes) {
+    // No bucket in this receiver: a large body has nowhere to go.
+    throw new PayloadTooLargeError(delivery.rawBody.length, config.claimCheckAboveBytes);
+  }
   // Refuse what SQS cannot carry before anything is written: a 503 on every retry would never heal.
-  const unqueueable = unqueueableReason(JSON.stringify(workMessageOf(record, payload)));
   if (unqueueable !== undefined) throw new UnqueueableBodyError(unqueueable);
 
   const claim: ClaimResult = await dependency('DynamoDB', () => deps.store.claimKey(record, now));
@@ -223,7 +245,9 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
       const takenAt = await replayedCapture(deps, record);
       if (takenAt !== undefined) return replayAfterExpiry(config, key, accepted, now, takenAt);
     }
-    await sendOrRecordFailure(deps, record, payload, false);
+    // An object this delivery did not write (a key re-sent after its record expired, or a retry
+    // of a claim that died before it) may be old: the send checks it (fresh-body-work-queue.ts).
+    await sendOrRecordFailure(deps, record, payload, false, bodyWrittenAtMs);
     const marked = await markAnswered(deps, record, delivery.timeLeftMs);
     return {
       kind: 'accepted',
@@ -399,9 +423,15 @@ function mayHaveLostItsMessage(record: EventRecord, nowMs: number, windowMs: num
  * keeps a 5xx answer, so the sender's retry re-sends at once, and keeps the payload, so the
  * reconciler re-sends RECEIVED work that nobody retries.
  */
-async function sendOrRecordFailure(deps: IngestDeps, record: EventRecord, payload: Payload, counting: boolean): Promise<void> {
+async function sendOrRecordFailure(
+  deps: IngestDeps,
+  record: EventRecord,
+  payload: Payload,
+  counting: boolean,
+  bodyWrittenAtMs?: number,
+): Promise<void> {
   try {
-    await deps.queue.send(workMessageOf(record, payload));
+    await deps.queue.send(workMessageOf(record, payload), bodyWrittenAtMs === undefined ? undefined : { bodyWrittenAtMs });
   } catch (sendError) {
     const failure = new DependencyError('SQS', { cause: sendError });
     await dependency('DynamoDB', () =>

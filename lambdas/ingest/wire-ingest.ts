@@ -10,6 +10,7 @@ import { createLogger, createMetrics } from '../observability/powertools.ts';
 import type { SecretSource } from '../ports/secret-source.ts';
 import { sqsWorkQueueOf } from '../queue/routed-work-queue.ts';
 import { DynamoDbEventStore } from '../store/dynamodb-event-store.ts';
+import { bodyObjectsOf } from '../store/s3-body-objects.ts';
 import { DynamoDbRouteStateStore } from '../store/dynamodb-route-state-store.ts';
 import type { AwsClients, Deployment } from '../config/deployment.ts';
 
@@ -33,10 +34,12 @@ export interface IngestWiring {
 
 export function wireIngest(deployment: Deployment, clients: AwsClients, wiring: IngestWiring) {
   const { config, eventsTable } = deployment;
+  const bodies = bodyObjectsOf(clients.s3, deployment.bodyBucket);
   return createIngestHandler({
     routes: wiring.routes ?? prepareRoutes(config.routes),
     store: new DynamoDbEventStore(clients.dynamo, eventsTable),
-    queue: sqsWorkQueueOf(clients.sqs, deployment),
+    queue: sqsWorkQueueOf(clients.sqs, deployment, bodies === undefined ? undefined : { bodies, config }),
+    ...(bodies === undefined ? {} : { bodies }),
     secrets: wiring.secrets,
     now: wiring.now ?? Date.now,
     resendAfterMs: config.queue.resendAfterSeconds * 1000,

@@ -9,6 +9,11 @@ export interface SendOptions {
    * work that waits for its route's rate limit. @default 0
    */
   readonly delaySeconds?: number;
+  /**
+   * The sender wrote the message's body object itself at this instant (the ingest, just before its
+   * claim): it is fresh, and S3 need not be asked (queue/fresh-body-work-queue.ts). @default - asked
+   */
+  readonly bodyWrittenAtMs?: number;
 }
 
 /**

@@ -7,6 +7,8 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { bodyObjectsOf } from '../store/s3-body-objects.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 import type { Ledger } from '../ledger/ledger.ts';
 import type { WorkQueue } from '../ports/work-queue.ts';
@@ -32,6 +34,9 @@ export interface ReconcilerOptions {
   readonly routeQueueUrls?: Readonly<Record<string, string>>;
   /** Another queue than SQS's (a benchmark's, which counts). @default - an SqsWorkQueue on sqs and queueUrl */
   readonly queue?: WorkQueue;
+  /** With bodyBucket: the bucket of large bodies, whose objects a re-send keeps alive. @default - none */
+  readonly s3?: S3Client;
+  readonly bodyBucket?: string;
   readonly config: ResolvedConfig;
   readonly now?: () => number;
   /**
@@ -93,11 +98,17 @@ export function defaultWindow(config: ResolvedConfig, nowMs: number): { fromMs: 
 function queueOf(options: ReconcilerOptions): WorkQueue {
   if (options.queue !== undefined) return options.queue;
   if (options.sqs === undefined || options.queueUrl === undefined) throw new Error('createReconciler: give a queue, or sqs and queueUrl');
-  return sqsWorkQueueOf(options.sqs, { queueUrl: options.queueUrl, ...(options.routeQueueUrls === undefined ? {} : { routeQueueUrls: options.routeQueueUrls }) });
+  const bodies = bodyObjectsOf(options.s3, options.bodyBucket);
+  return sqsWorkQueueOf(
+    options.sqs,
+    { queueUrl: options.queueUrl, ...(options.routeQueueUrls === undefined ? {} : { routeQueueUrls: options.routeQueueUrls }) },
+    bodies === undefined ? undefined : { bodies, config: options.config },
+  );
 }
 
 export function createReconciler(options: ReconcilerOptions): Reconciler {
   const now = options.now ?? Date.now;
+  const bodies = bodyObjectsOf(options.s3, options.bodyBucket);
   // An MRSC table (several Regions) has no TTL: the scheduled runs sweep its expired items.
   const regions = options.config.regions !== undefined;
   const deps: ScheduledRunDeps = {
@@ -109,6 +120,7 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
     routeState: new DynamoDbRouteStateStore(options.dynamo, options.eventsTable),
     now,
     clockSkewSeconds: options.config.clockSkewSeconds,
+    ...(bodies === undefined ? {} : { bodies }),
   };
   const settings = (window: ReconcileWindow | undefined) => ({
     budgetMs: window?.budgetMs ?? 240_000,

@@ -11,6 +11,7 @@
 import middy from '@middy/core';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { bodiesClient } from '../store/s3-body-objects.ts';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { ledgersOf } from '../actions/action-modules.ts';
@@ -30,7 +31,7 @@ interface ManualWindow {
 
 /** @param ledgerModules each ledger module, by the name of the action it belongs to */
 export function reconcilerLambda(ledgerModules: ModulesByAction) {
-  const { config, eventsTable, queueUrl, routeQueueUrls } = deploymentFromEnv();
+  const { config, eventsTable, queueUrl, routeQueueUrls, bodyBucket } = deploymentFromEnv();
   const logger = createLogger(SERVICE.reconciler);
   const metrics = createMetrics(SERVICE.reconciler);
   const reconciler = createReconciler({
@@ -40,6 +41,7 @@ export function reconcilerLambda(ledgerModules: ModulesByAction) {
     sqs: new SQSClient({}),
     queueUrl,
     ...(routeQueueUrls === undefined ? {} : { routeQueueUrls }),
+    ...(bodyBucket === undefined ? {} : { s3: bodiesClient(), bodyBucket }),
     config,
   });
   return middy<ManualWindow | undefined, ReconcileReport>()

@@ -56,6 +56,7 @@
  * (RECEIVED, EXECUTING, PARKED) is left for a later run: the run that will complete it may be
  * the one whose entry must stay.
  */
+import type { BodyObjects } from '../ports/body-objects.ts';
 import { createHash, randomInt } from 'node:crypto';
 import type { ResolvedRoute } from '../config/resolve-config.ts';
 import { CLOCK_SKEW_SECONDS, DEAD_LETTER_SEND_SECONDS, takeoverMarginMs } from '../config/route-config.ts';
@@ -88,6 +89,11 @@ export interface ReconcileDeps {
   readonly routeState?: RouteStateStore;
   /** The deployment's clock bound (ResolvedConfig.clockSkewSeconds), in seconds. @default CLOCK_SKEW_SECONDS */
   readonly clockSkewSeconds?: number;
+  /**
+   * The bucket of large bodies: a parked record kept a whole TTL more gets its body object renewed
+   * first. @default - none (a deployment without the bucket has no body objects)
+   */
+  readonly bodies?: BodyObjects;
 }
 
 export interface ReconcileOptions {
@@ -446,7 +452,13 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
       }
       return;
     }
-    if (record.expiresAt < keepUntilSeconds) await deps.store.keepParked(record, now, route.ttlSeconds, keepUntilSeconds);
+    if (record.expiresAt < keepUntilSeconds) {
+      // A paused route's work sends no message, so no send keeps its body object alive: the
+      // object is renewed here, before its record is given a whole TTL more (domain/body-object.ts).
+      // One that is gone stays gone: the record is kept all the same, for people to see.
+      if (record.bodyObject !== undefined && deps.bodies !== undefined) await deps.bodies.renew(record.bodyObject);
+      await deps.store.keepParked(record, now, route.ttlSeconds, keepUntilSeconds);
+    }
     counts.parked++;
     flag(record, 'parked', active ? 'left for the next run: the per-run re-enqueue bound was reached' : undefined);
   };

@@ -23,8 +23,8 @@ import type { FailedRecords, FailedSelection } from '../ports/failed-records.ts'
 import type { ParkedRecords } from '../ports/parked-records.ts';
 import type { RouteStateStore } from '../ports/route-state-store.ts';
 import type { WorkQueue } from '../ports/work-queue.ts';
+import { sentQueueOf } from './route-control.ts';
 import type { RouteControlOptions } from './route-control.ts';
-import { sqsWorkQueueOf } from '../queue/routed-work-queue.ts';
 import { DynamoDbFailedRecords } from '../store/dynamodb-failed-records.ts';
 import { DynamoDbParkedRecords } from '../store/dynamodb-parked-records.ts';
 import { DynamoDbRouteStateStore } from '../store/dynamodb-route-state-store.ts';
@@ -238,7 +238,7 @@ export function createBulkRedrive(options: BulkRedriveOptions): BulkRedrive {
     failed: new DynamoDbFailedRecords(options.dynamo, options.eventsTable, options.config.clockSkewSeconds),
     parked: new DynamoDbParkedRecords(options.dynamo, options.eventsTable),
     states: new DynamoDbRouteStateStore(options.dynamo, options.eventsTable),
-    queue: sqsWorkQueueOf(options.sqs, options),
+    queue: sentQueueOf(options),
     routes: options.routes ?? options.config.routes.map((r) => r.name),
     now: options.now ?? Date.now,
   });

@@ -10,6 +10,8 @@ import type { ParkedRecords } from '../ports/parked-records.ts';
 import type { RouteState, RouteStateStore } from '../ports/route-state-store.ts';
 import type { WorkQueue } from '../ports/work-queue.ts';
 import { sqsWorkQueueOf } from '../queue/routed-work-queue.ts';
+import { bodyObjectsOf } from '../store/s3-body-objects.ts';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { DynamoDbParkedRecords } from '../store/dynamodb-parked-records.ts';
 import { DynamoDbRouteStateStore } from '../store/dynamodb-route-state-store.ts';
 
@@ -77,6 +79,9 @@ export interface RouteControlOptions {
   readonly queueUrl: string;
   /** The queue of each route with one (ownQueue), by route. @default - none */
   readonly routeQueueUrls?: Readonly<Record<string, string>>;
+  /** With bodyBucket: the bucket of large bodies, whose objects a re-send keeps alive. @default - none */
+  readonly s3?: S3Client;
+  readonly bodyBucket?: string;
   readonly config: ResolvedConfig;
   /**
    * The routes the stack really serves, when they differ from the configuration's (the local
@@ -87,12 +92,18 @@ export interface RouteControlOptions {
   readonly now?: () => number;
 }
 
+/** The work queue of a person's tools: a re-send keeps the body object it points to alive (fresh-body-work-queue.ts). */
+export function sentQueueOf(options: RouteControlOptions): WorkQueue {
+  const bodies = bodyObjectsOf(options.s3, options.bodyBucket);
+  return sqsWorkQueueOf(options.sqs, options, bodies === undefined ? undefined : { bodies, config: options.config });
+}
+
 /** Route control over DynamoDB and SQS, for the CLI, the local stack and the storm. */
 export function createRouteControl(options: RouteControlOptions): RouteControl {
   return routeControl({
     states: new DynamoDbRouteStateStore(options.dynamo, options.eventsTable),
     parked: new DynamoDbParkedRecords(options.dynamo, options.eventsTable),
-    queue: sqsWorkQueueOf(options.sqs, options),
+    queue: sentQueueOf(options),
     routes: options.routes ?? options.config.routes.map((r) => r.name),
     now: options.now ?? Date.now,
   });

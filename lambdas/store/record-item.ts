@@ -92,7 +92,12 @@ function repeatsOf(item: RecordItem, hits: number, answerStatus: number): number
 
 /** The attributes a record keeps its payload in. */
 export function payloadAttributes(payload: Payload): RecordItem {
-  return { body: payload.body, bodyEncoding: payload.bodyEncoding, headers: payload.headers };
+  return {
+    body: payload.body,
+    ...(payload.bodyObject === undefined ? {} : { bodyObject: payload.bodyObject }),
+    bodyEncoding: payload.bodyEncoding,
+    headers: payload.headers,
+  };
 }
 
 /** Reads a whole record item back: its summary, and the payload when it keeps one. Throws when a required attribute is missing. */
@@ -104,6 +109,7 @@ export function fromRecordItem(item: RecordItem): EventRecord {
     ...(typeof item.body === 'string'
       ? {
           body: item.body,
+          ...(typeof item.bodyObject === 'string' ? { bodyObject: item.bodyObject } : {}),
           bodyEncoding: optStr(item, 'bodyEncoding') === 'base64' ? ('base64' as const) : ('utf8' as const),
           headers: (item.headers ?? {}) as Record<string, string>,
         }

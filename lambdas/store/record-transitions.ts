@@ -165,10 +165,17 @@ const PAYLOAD_NAMES = { '#body': 'body', '#bodyEncoding': 'bodyEncoding', '#head
 /** The SET clauses (each led by a comma) that keep a payload on the record, once: a kept one is never written again. */
 function keep(payload: Payload | undefined): { set: string; names: Record<string, string>; values: Record<string, unknown> } {
   if (payload === undefined) return { set: '', names: {}, values: {} };
-  return {
+  const kept = {
     set: ', #body = if_not_exists(#body, :body), #bodyEncoding = if_not_exists(#bodyEncoding, :bodyEncoding), #headers = if_not_exists(#headers, :headers)',
     names: PAYLOAD_NAMES,
     values: { ':body': payload.body, ':bodyEncoding': payload.bodyEncoding, ':headers': payload.headers },
+  };
+  if (payload.bodyObject === undefined) return kept;
+  // A large body's pointer (the S3 claim check), kept with the rest of its payload.
+  return {
+    set: `${kept.set}, #bodyObject = if_not_exists(#bodyObject, :bodyObject)`,
+    names: { ...kept.names, '#bodyObject': 'bodyObject' },
+    values: { ...kept.values, ':bodyObject': payload.bodyObject },
   };
 }
 

@@ -1,0 +1,112 @@
+/**
+ * The bucket of large bodies on S3 (ports/body-objects.ts). Only SDK calls and the translation of
+ * S3's answers live here; the rules are in domain/body-object.ts.
+ *
+ * The conditional write: PutObject with `If-None-Match: *` "uploads the object only if the object
+ * key name does not already exist in the bucket specified. Otherwise, Amazon S3 returns a 412
+ * Precondition Failed error. If a conflicting operation occurs during the upload S3 returns a 409
+ * ConditionalRequestConflict response" (Amazon S3 API Reference, PutObject, If-None-Match; User
+ * Guide, "How to prevent object overwrites with conditional writes"). The name carries the body's
+ * SHA-256, so a 412 means the same bytes are there: stored. A 409 is another copy of the same
+ * delivery writing at the same instant: the SDK's retry of it, or the sender's, meets a 412. The
+ * SDK's own retry of a put that committed and lost its answer meets its own object: a 412, stored.
+ *
+ * The renewal copies the object onto itself (CopyObject with MetadataDirective REPLACE, which S3
+ * requires of a copy onto the same key): a copy is a new object, so its lifecycle counts again
+ * from now. A body of at most 4.48 MiB copies in one request (CopyObject takes up to 5 GB).
+ *
+ * fauxqs, the local S3, ignores If-None-Match and overwrites: with the same bytes, as the name
+ * says, so nothing the local stack shows depends on it.
+ */
+import { CopyObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { S3Client as S3 } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { bodyObjectPointer, parseBodyObjectPointer } from '../domain/body-object.ts';
+import type { BodyObjects, StoredBody } from '../ports/body-objects.ts';
+
+/** An S3 error's HTTP status, or undefined. */
+function statusOf(error: unknown): number | undefined {
+  return (error as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata?.httpStatusCode;
+}
+
+function isMissing(error: unknown): boolean {
+  const name = (error as { name?: string } | undefined)?.name;
+  return name === 'NoSuchKey' || name === 'NotFound' || statusOf(error) === 404;
+}
+
+export class S3BodyObjects implements BodyObjects {
+  readonly bucket: string;
+  readonly #client: S3Client;
+
+  constructor(client: S3Client, bucket: string) {
+    this.#client = client;
+    this.bucket = bucket;
+  }
+
+  async store(name: string, bytes: Buffer): Promise<{ pointer: string; created: boolean }> {
+    const pointer = bodyObjectPointer(this.bucket, name);
+    try {
+      await this.#client.send(new PutObjectCommand({ Bucket: this.bucket, Key: name, Body: bytes, IfNoneMatch: '*', ContentLength: bytes.length }));
+      return { pointer, created: true };
+    } catch (error) {
+      if (statusOf(error) === 412) return { pointer, created: false };
+      throw error;
+    }
+  }
+
+  async read(pointer: string): Promise<StoredBody | undefined> {
+    const { bucket, name } = this.#parse(pointer);
+    try {
+      const got = await this.#client.send(new GetObjectCommand({ Bucket: bucket, Key: name }));
+      const bytes = Buffer.from((await got.Body?.transformToByteArray()) ?? new Uint8Array());
+      return { bytes, lastModifiedMs: got.LastModified?.getTime() ?? 0 };
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async lastWritten(pointer: string): Promise<number | undefined> {
+    const { bucket, name } = this.#parse(pointer);
+    try {
+      const head = await this.#client.send(new HeadObjectCommand({ Bucket: bucket, Key: name }));
+      return head.LastModified?.getTime() ?? 0;
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async renew(pointer: string): Promise<boolean> {
+    const { bucket, name } = this.#parse(pointer);
+    try {
+      await this.#client.send(
+        new CopyObjectCommand({ Bucket: bucket, Key: name, CopySource: `${bucket}/${name}`, MetadataDirective: 'REPLACE' }),
+      );
+      return true;
+    } catch (error) {
+      if (isMissing(error)) return false;
+      throw error;
+    }
+  }
+
+  #parse(pointer: string): { bucket: string; name: string } {
+    const parsed = parseBodyObjectPointer(pointer);
+    if (parsed === undefined) throw new Error(`not a body object pointer: ${pointer.slice(0, 120)}`);
+    return parsed;
+  }
+}
+
+/**
+ * The deployed functions' S3 client. A pointer may name another Region's bucket (a record accepted
+ * there, re-sent here by this Region's reconciler): the SDK follows S3's redirect to the bucket's
+ * own Region (followRegionRedirects).
+ */
+export function bodiesClient(): S3Client {
+  return new S3({ followRegionRedirects: true });
+}
+
+/** The bucket of large bodies, when the deployment has one and an S3 client is given. */
+export function bodyObjectsOf(s3: S3Client | undefined, bucket: string | undefined): S3BodyObjects | undefined {
+  return s3 === undefined || bucket === undefined ? undefined : new S3BodyObjects(s3, bucket);
+}
