@@ -44,8 +44,14 @@ export interface ActionContext {
    * between the effect and our completion write.
    */
   readonly idempotencyKey: string;
-  /** The parsed JSON body, or the raw text when the body is not JSON. */
+  /** The parsed JSON body, or the raw text when the body is not JSON (base64 text for a binary body). */
   readonly body: unknown;
+  /**
+   * The body's exact bytes, as the sender sent them and the ingest fingerprinted them (a large
+   * body read back from the receiver's bucket included): for an action that checks or forwards
+   * them unchanged.
+   */
+  readonly rawBody: Buffer;
   readonly headers: Readonly<Record<string, string>>;
   /**
    * The run number: 1 for the first run, counted across redrives. Put it on the ledger entries

@@ -204,9 +204,14 @@ function resultOf(result: ActionResult): string {
   return text.length <= RESULT_LIMIT ? text : JSON.stringify({ truncated: true, head: text.slice(0, RESULT_LIMIT - 40) });
 }
 
+/** The bytes of an inline payload's body, as the ingest received them. */
+function bytesOf(payload: Payload): Buffer {
+  return Buffer.from(payload.body, payload.bodyEncoding === 'base64' ? 'base64' : 'utf8');
+}
+
 /** SHA-256 of a payload's body, as the ingest fingerprinted the raw bytes it received. */
 export function fingerprintOf(payload: Payload): string {
-  return fingerprint(Buffer.from(payload.body, payload.bodyEncoding === 'base64' ? 'base64' : 'utf8'));
+  return fingerprint(bytesOf(payload));
 }
 
 /** Handles one message. Never throws for a problem of the message itself; only for our own dependencies. */
@@ -226,7 +231,8 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
   const carried = payloadOfMessage(work);
   const resolved = await resolveBody(deps, carried);
   const payload = resolved?.payload ?? carried;
-  const bodyFingerprint = fingerprintOf(payload);
+  const rawBody = resolved?.bytes ?? bytesOf(carried);
+  const bodyFingerprint = fingerprint(rawBody);
   // The executor's own sends (a wake-up, a dead-letter copy) know when the object was last written.
   const sendHint = resolved?.writtenAtMs === undefined ? {} : { bodyWrittenAtMs: resolved.writtenAtMs };
   const route = deps.routes.get(work.route);
@@ -442,6 +448,7 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
       key: work.key,
       idempotencyKey: deliveryId(work.route, work.key),
       body: parseBody(payload),
+      rawBody,
       headers: payload.headers,
       attempt,
       deadline,
@@ -559,7 +566,7 @@ async function startAtSlot(slot: { readonly startAtMs: number; readonly askedAtM
  * points to an object with the whole pointer cover ahead (domain/body-object.ts). Undefined when
  * the object is gone. S3's own failures throw: the message goes back and is tried again.
  */
-async function resolveBody(deps: ExecutorDeps, carried: Payload): Promise<{ payload: Payload; writtenAtMs?: number } | undefined> {
+async function resolveBody(deps: ExecutorDeps, carried: Payload): Promise<{ payload: Payload; bytes?: Buffer; writtenAtMs?: number } | undefined> {
   const pointer = carried.bodyObject;
   if (pointer === undefined) return { payload: carried };
   if (deps.bodies === undefined) throw new Error('a work message points to a body object, and this executor has no bucket of bodies');
@@ -573,7 +580,7 @@ async function resolveBody(deps: ExecutorDeps, carried: Payload): Promise<{ payl
     writtenAtMs = now;
   }
   const body = carried.bodyEncoding === 'base64' ? stored.bytes.toString('base64') : stored.bytes.toString('utf8');
-  return { payload: { body, bodyEncoding: carried.bodyEncoding, headers: carried.headers }, writtenAtMs };
+  return { payload: { body, bodyEncoding: carried.bodyEncoding, headers: carried.headers }, bytes: stored.bytes, writtenAtMs };
 }
 
 /**

@@ -60,7 +60,8 @@ describe('a route field', () => {
     ['breakerThreshold', 3, '3', 'route "stripe": breakerThreshold must be an integer >= 2, got "3" (at routes[1].breakerThreshold)'],
     ['breakerReaction', 'alert', 'stop', 'route "stripe": breakerReaction must be one of pause, alert, got "stop" (at routes[1].breakerReaction)'],
     ['duplicateAnswer', 'strict-409', '409', 'route "stripe": duplicateAnswer must be one of replay, strict-409, got "409" (at routes[1].duplicateAnswer)'],
-    ['maxBodyBytes', 160 * 1024, 160 * 1024 + 1, 'route "stripe": maxBodyBytes must be an integer from 1 to 163840, got 163841'],
+    ['maxBodyBytes', 4_694_016, 4_694_017, 'route "stripe": maxBodyBytes must be an integer from 1 to 4694016, got 4694017'],
+    ['claimCheckAboveBytes', 0, 131_073, 'route "stripe": claimCheckAboveBytes must be an integer from 0 to 131072, got 131073'],
     ['key', '{body:/id}', '{body:id}', 'route "stripe": key "{body:id}" is not a valid template: body pointer "id" must start with "/"'],
     ['key', 'k-{body:/id}', 7, 'route "stripe": key must be a key template, got 7 (at routes[1].key)'],
   ];
@@ -80,7 +81,8 @@ describe('a route field', () => {
       breakerThreshold: 3,
       breakerReaction: 'pause',
       duplicateAnswer: 'replay',
-      maxBodyBytes: 128 * 1024,
+      maxBodyBytes: 4_694_016,
+      claimCheckAboveBytes: 128 * 1024,
       signature: { scheme: 'stripe', toleranceSeconds: 300 },
     });
   });
@@ -226,7 +228,7 @@ describe('a misspelt or unknown key', () => {
     expect(refusal(withStripe({ colour: 'red' }))).toBe(
       'route "stripe": colour is not a known key (the keys are: name, signature, secretName, importSecret, key, ttlSeconds, ' +
         'senderRetryWindowSeconds, actionTimeSeconds, actionTime, maxAttempts, action, keepHeaders, breakerThreshold, breakerReaction, ' +
-        'duplicateAnswer, maxBodyBytes, rateLimit, concurrency, ownQueue)',
+        'duplicateAnswer, maxBodyBytes, claimCheckAboveBytes, rateLimit, concurrency, ownQueue)',
     );
   });
 

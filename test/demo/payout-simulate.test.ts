@@ -29,6 +29,7 @@ function ctx(route: string, body: unknown, attempt = 1): ActionContext {
     key: 'k1',
     idempotencyKey: `${route}/k1`,
     body,
+    rawBody: Buffer.from(JSON.stringify(body)),
     headers: {},
     attempt,
     deadline: Date.now() + 10_000,

@@ -38,7 +38,7 @@ let action: Action;
 let dir: string;
 
 function context(body: unknown, signal: AbortSignal = new AbortController().signal): ActionContext {
-  return { route: 'stripe', key: 'evt_1', idempotencyKey: 'stripe/evt_1', body, headers: {}, attempt: 1, deadline: Date.now() + 10_000, signal };
+  return { route: 'stripe', key: 'evt_1', idempotencyKey: 'stripe/evt_1', body, rawBody: Buffer.from(JSON.stringify(body)), headers: {}, attempt: 1, deadline: Date.now() + 10_000, signal };
 }
 
 const paid = { id: 'evt_1', type: 'checkout.session.completed', data: { object: { id: 'cs_1', payment_status: 'paid' } } };

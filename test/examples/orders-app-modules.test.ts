@@ -31,6 +31,7 @@ function contextFor(key: string, body: unknown, overrides: Partial<ActionContext
     key,
     idempotencyKey: `orders/${key}`,
     body,
+    rawBody: Buffer.from(JSON.stringify(body)),
     headers: {},
     attempt: 1,
     deadline: Date.now() + 10_000,

@@ -7,6 +7,7 @@
  * waiting for it; fauxqs' visibility runs on real time. Tests therefore wait for a condition
  * (a round that receives a message, an empty queue), never for a fixed time.
  */
+import type { BodyObjects } from '../../lambdas/ports/body-objects.ts';
 import { randomUUID } from 'node:crypto';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { inject } from 'vitest';
@@ -148,6 +149,8 @@ export async function executorFixture(
     ledgerTable?: string;
     breaker?: BreakerDeps;
     routes?: readonly RouteConfig[];
+    /** The bucket of large bodies, for the ingest and the executor alike. @default - none */
+    bodies?: BodyObjects;
   } = {},
 ): Promise<ExecutorFixture> {
   const ddb = localDynamoClient(inject('dynamoEndpoint'));
@@ -167,6 +170,7 @@ export async function executorFixture(
     routes,
     tableName: table,
     ...(options.breaker === undefined ? {} : { breaker: options.breaker }),
+    ...(options.bodies === undefined ? {} : { bodies: options.bodies }),
   });
   const config = resolveConfig(testConfig(routes, { queue: { maxReceiveCount: MAX_RECEIVE_COUNT } }));
   const ledgerClient = new DynamoDbLedger(ddb, options.ledgerTable ?? inject('ledgerTable'));
@@ -191,6 +195,7 @@ export async function executorFixture(
       store: new DynamoDbExecutionStore(ddb, table),
       routeState: new DynamoDbRouteStateStore(ddb, table),
       workQueue: new SqsWorkQueue(sqs, pair.queueUrl),
+      ...(options.bodies === undefined ? {} : { bodies: options.bodies }),
       visibility,
       maxReceiveCount: MAX_RECEIVE_COUNT,
       now: () => fx.now(),

@@ -123,7 +123,7 @@ export interface IngestFixture {
 
 /** Builds the real handler against the local services, with its own queue pair. */
 export async function ingestFixture(
-  overrides: Partial<Pick<IngestDeps, 'now' | 'resendAfterMs' | 'queue' | 'store' | 'breaker' | 'secrets'>> & {
+  overrides: Partial<Pick<IngestDeps, 'now' | 'resendAfterMs' | 'queue' | 'store' | 'breaker' | 'secrets' | 'bodies'>> & {
     /** @default - Powertools' logger, silent in tests */
     logger?: Logger;
     routes?: readonly RouteConfig[];
@@ -155,6 +155,7 @@ export async function ingestFixture(
     now: overrides.now ?? (() => Date.now() + advancedMs),
     ...(overrides.resendAfterMs === undefined ? {} : { resendAfterMs: overrides.resendAfterMs }),
     ...(overrides.breaker === undefined ? {} : { breaker: overrides.breaker }),
+    ...(overrides.bodies === undefined ? {} : { bodies: overrides.bodies }),
     logger: overrides.logger ?? createLogger('retryproof-ingest-test'),
     metrics: createMetrics('retryproof-ingest-test'),
   });
