@@ -104,7 +104,7 @@ describe('the ingest with a bucket of large bodies', () => {
     expect(Buffer.byteLength(over.body)).toBe(MAX_BODY_BYTES + 1);
     const answer = await fx.invoke(over);
     expect(answer.statusCode).toBe(413);
-    expect(JSON.parse(String(answer.body)).detail).toContain(String(MAX_BODY_BYTES));
+    expect((JSON.parse(String(answer.body)) as { detail: string }).detail).toContain(String(MAX_BODY_BYTES));
     expect(await bucket.names()).toEqual([]);
     expect(await fx.messagesInQueue()).toBe(0);
   });
@@ -145,6 +145,6 @@ describe('the ingest with a bucket of large bodies', () => {
     const fx = await ingestFixture();
     const answer = await fx.invoke(deliveryOf(uniqueKey(ROUTE), 140 * 1024));
     expect(answer.statusCode).toBe(413);
-    expect(JSON.parse(String(answer.body)).detail).toContain(String(CLAIM_CHECK_ABOVE_BYTES));
+    expect((JSON.parse(String(answer.body)) as { detail: string }).detail).toContain(String(CLAIM_CHECK_ABOVE_BYTES));
   });
 });
