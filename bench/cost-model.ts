@@ -12,6 +12,8 @@ import { logSortKey } from '../lambdas/store/dynamodb-execution-store.ts';
 import { seenKey } from '../lambdas/store/replay-memory.ts';
 import { EVENTS_TABLE } from '../lambdas/store/table-schema.ts';
 import { RATE_WAIT_MAX_MS } from '../lambdas/ports/rate-gate.ts';
+import { bodyObjectLifeDays, CLAIM_CHECK_ABOVE_BYTES } from '../lambdas/domain/body-object.ts';
+import { backstopReceiveCount, DEFAULT_MAX_ATTEMPTS } from '../lambdas/config/route-config.ts';
 import { customMetricCount, LOG_FIGURE_FILES, logBytesPerDelivery, readLogFigures } from './log-figures.ts';
 import type { LogBytesMeasurement, LogBytesPerDelivery, StackInventory, TrafficShape } from './log-figures.ts';
 
@@ -19,6 +21,8 @@ import type { LogBytesMeasurement, LogBytesPerDelivery, StackInventory, TrafficS
 export const PRICES_TAKEN = '2026-11-29';
 /** When the observability prices (issue 26) were looked up, through the search tool's stored pages. */
 export const OBSERVABILITY_PRICES_TAKEN = '2026-12-03';
+/** When the S3 prices of the claim check (issue 24) were written down: us-east-1, S3 Standard, as given with the issue. */
+export const CLAIM_CHECK_PRICES_TAKEN = '2026-12-04';
 
 /** A price with where it comes from. All us-east-1, list prices as the author knew them, free tiers left out. */
 export interface Price {
@@ -108,6 +112,24 @@ export const PRICES = {
   secret: { usd: 0.4, per: 'secret-month', source: 'https://aws.amazon.com/secrets-manager/pricing/' },
   secretsApiCall: { usd: 0.05 / 10_000, per: 'API call (GetSecretValue)', source: 'https://aws.amazon.com/secrets-manager/pricing/' },
   schedulerInvocation: { usd: 1 / 1e6, per: 'EventBridge Scheduler invocation (beyond the free 14 M)', source: 'https://aws.amazon.com/eventbridge/pricing/' },
+  // Issue 24, the S3 claim check: S3 Standard in us-east-1, written down 2026-12-04. A PUT that
+  // If-None-Match refuses (412, a duplicate's) is assumed billed as a PUT. Lifecycle expirations
+  // cost nothing, and no transfer is charged between the functions and a bucket of their own
+  // Region (the pricing page's data transfer section: transfer in is free, and so is transfer out
+  // to a service in the same Region). Storage is counted in byte-hours, GB = 2^30 bytes (S3 FAQ),
+  // and not after an object's expiration time even when the lifecycle deletes it later
+  // (https://repost.aws/knowledge-center/s3-lifecycle-rule-delay).
+  s3PutRequest: {
+    usd: 0.005 / 1000,
+    per: 'PUT, COPY, POST or LIST request (S3 Standard; a PUT refused 412 assumed billed as one)',
+    source: 'https://aws.amazon.com/s3/pricing/',
+  },
+  s3GetRequest: { usd: 0.0004 / 1000, per: 'GET, SELECT or other request, HEAD included (S3 Standard)', source: 'https://aws.amazon.com/s3/pricing/' },
+  s3Storage: {
+    usd: 0.023,
+    per: 'GB-month (S3 Standard, first 50 TB; billed by the byte-hour, no minimum duration, nothing after an object\'s expiration date)',
+    source: 'https://aws.amazon.com/s3/pricing/',
+  },
 } as const satisfies Record<string, Price | TieredPrice>;
 
 /**
@@ -247,6 +269,28 @@ export interface CostInputs {
    * again). @default 1
    */
   readonly deferralsPerRun: number;
+  // --- issue 24: the S3 claim check ---
+  /**
+   * Share of the deliveries (duplicates included) whose body is above the route's
+   * claimCheckAboveBytes (128 KiB by default): each copy PUTs it to the bucket, and each new one
+   * leaves an object there for the bucket's whole lifecycle. @default 0 (npm run cost: 0.02)
+   */
+  readonly largeBodyShare: number;
+  /** The average size of those bodies, in MiB (at most what the receiver accepts, about 4.48). @default 1 */
+  readonly largeBodyMib: number;
+  /**
+   * Share of the large bodies' objects renewed once (CopyObject onto itself) because their record
+   * lives past its TTL: parked, or failed and redriven late. Rare. @default 0.01
+   */
+  readonly largeRenewalShare: number;
+  /**
+   * One S3 PutObject or GetObject of a large body in-region, in the ingest's or the executor's
+   * invocation. S3 gives "median latencies ... often in the tens of milliseconds range" for
+   * requests under 512 KB ("Timeouts and Retries for Latency-Sensitive Applications", Best
+   * Practices Design Patterns: Optimizing Amazon S3 Performance); a 1 MiB body takes somewhat
+   * longer: an assumption, not a measurement. @default 50
+   */
+  readonly s3Ms: number;
 }
 
 export const DEFAULT_INPUTS: Omit<CostInputs, 'deliveriesPerMonth' | 'duplicateShare'> = {
@@ -270,13 +314,25 @@ export const DEFAULT_INPUTS: Omit<CostInputs, 'deliveriesPerMonth' | 'duplicateS
   rateLimitedRoutes: 0,
   rateLimitedShare: 0,
   deferralsPerRun: 1,
+  // The benchmarked receiver's bodies are 2 KB; `npm run cost` prices 2% large ones by default.
+  largeBodyShare: 0,
+  largeBodyMib: 1,
+  largeRenewalShare: 0.01,
+  s3Ms: 50,
 };
 
 /**
  * What `npm run cost` adds to DEFAULT_INPUTS unless told otherwise: one route on a queue of its
- * own, rate-limited, carrying 1% of the deliveries, each of its runs deferred once.
+ * own, rate-limited, carrying 1% of the deliveries, each of its runs deferred once; and 2% of the
+ * deliveries with a body large enough for the S3 claim check (1 MiB on average).
  */
-export const COST_COMMAND_DEFAULTS = { isolatedRoutes: 1, rateLimitedRoutes: 1, rateLimitedShare: 0.01, deferralsPerRun: 1 } as const satisfies Partial<CostInputs>;
+export const COST_COMMAND_DEFAULTS = {
+  isolatedRoutes: 1,
+  rateLimitedRoutes: 1,
+  rateLimitedShare: 0.01,
+  deferralsPerRun: 1,
+  largeBodyShare: 0.02,
+} as const satisfies Partial<CostInputs>;
 
 /** DynamoDB's item size rules, closely enough for write units: names and values in bytes. */
 export function itemBytes(value: unknown): number {
@@ -608,6 +664,102 @@ function isolationOf(inputs: CostInputs, fresh: number, gbs: (invocations: numbe
   };
 }
 
+/** What the S3 claim check adds to a month (issue 24): requests to the bucket, their time, and the objects' storage. */
+export interface ClaimCheckCost {
+  /** Deliveries with a large body, duplicates included: each copy makes one conditional PUT. */
+  readonly largeDeliveries: number;
+  /** Objects a month: one per new large delivery (a duplicate's PUT is refused 412 and writes none). */
+  readonly objects: number;
+  /** The average large body, in bytes. */
+  readonly bodyBytes: number;
+  /** The bucket's lifecycle at the TTL: bodyObjectLifeDays (lambdas/domain/body-object.ts). */
+  readonly lifeDays: number;
+  /** What an object is billed for: the lifecycle, and half a day for S3's rounding of its expiry to the next midnight UTC. */
+  readonly billedLifeDays: number;
+  readonly requests: { readonly put: number; readonly get: number; readonly head: number; readonly copy: number };
+  /** GB-months a month in steady state: the objects of billedLifeDays of traffic, renewals' longer lives included. */
+  readonly storedGb: number;
+  /** The ingest's PUTs and the executor's GETs, waited for in their invocations. */
+  readonly lambdaGbSeconds: number;
+  /** All in dollars a month; `requests` is put + get + head + copy + lambda. */
+  readonly usd: {
+    readonly put: number;
+    readonly get: number;
+    readonly head: number;
+    readonly copy: number;
+    readonly lambda: number;
+    readonly requests: number;
+    readonly storage: number;
+    readonly total: number;
+  };
+}
+
+const MIB = 1024 ** 2;
+/** Dollars in a line's basis: four decimals, so a part worth a fraction of a cent still shows. */
+const usd4 = (v: number): string => `$${v.toFixed(4)}`;
+/** S3 rounds an object's expiry up to the next midnight UTC: over a day's uploads, half a day on average. */
+const EXPIRY_ROUNDING_DAYS = 0.5;
+
+/**
+ * The S3 claim check as the code runs it (lambdas/domain/body-object.ts, store/s3-body-objects.ts,
+ * queue/fresh-body-work-queue.ts), for the receives and re-sends this model counts:
+ * - PUT: every copy of a large delivery, before its claim; the first creates the object, a
+ *   duplicate's is refused 412 (assumed billed as a PUT).
+ * - GET: every receive of a message that points to a body, before anything else: each new
+ *   delivery's first run, each rate-gate wake-up, and on a failure its further attempts (up to
+ *   maxAttempts), its dead-letter copy's receives until the queue moves it (handed back each
+ *   time, maxReceiveCount of them) and the receive of its redrive.
+ * - HEAD: a re-send by a sender that does not know the object's age. The ingest (which just wrote
+ *   it) and the executor (which just read it: its wake-ups and dead-letter copies) know it; of the
+ *   re-sends the model counts, that leaves the bulk redrive of each failure.
+ * - COPY: a renewal, for records that live past their TTL: a stated share of the objects, each
+ *   renewed once, living at most a whole lifecycle more (priced at that).
+ * - storage: each object for the bucket's lifecycle at the TTL, completed or not; expiry is free.
+ * SQS duplicates of messages, locked hand-backs, the reconciler's re-sends and a route's resume are
+ * not in the model's receives or re-sends, so not here either.
+ */
+function claimCheckOf(
+  inputs: CostInputs,
+  traffic: { readonly deliveries: number; readonly fresh: number; readonly refusals: number; readonly failures: number },
+  gbs: (invocations: number, durationMs: number) => number,
+): ClaimCheckCost {
+  const share = inputs.largeBodyShare;
+  const largeDeliveries = traffic.deliveries * share;
+  const objects = traffic.fresh * share;
+  const largeFailures = traffic.failures * share;
+  const failureReceives = DEFAULT_MAX_ATTEMPTS - 1 + backstopReceiveCount(DEFAULT_MAX_ATTEMPTS) + 1;
+  const requests = {
+    put: largeDeliveries,
+    get: objects + traffic.refusals * share + largeFailures * failureReceives,
+    head: largeFailures,
+    copy: objects * inputs.largeRenewalShare,
+  };
+  const bodyBytes = inputs.largeBodyMib * MIB;
+  const lifeDays = bodyObjectLifeDays(inputs.ttlDays * 86_400);
+  const billedLifeDays = lifeDays + EXPIRY_ROUNDING_DAYS;
+  const storedGb = ((objects + requests.copy) * (billedLifeDays / DAYS_PER_MONTH) * bodyBytes) / GB;
+  // A batch's records run concurrently: counting each GET's wait in full is an upper bound.
+  const lambdaGbSeconds = gbs(requests.put, inputs.s3Ms) + gbs(requests.get, inputs.s3Ms);
+  const put = requests.put * PRICES.s3PutRequest.usd;
+  const get = requests.get * PRICES.s3GetRequest.usd;
+  const head = requests.head * PRICES.s3GetRequest.usd;
+  const copy = requests.copy * PRICES.s3PutRequest.usd;
+  const lambda = tiered(PRICES.lambdaArmGbSecond, lambdaGbSeconds);
+  const storage = storedGb * PRICES.s3Storage.usd;
+  const requestsUsd = put + get + head + copy + lambda;
+  return {
+    largeDeliveries,
+    objects,
+    bodyBytes,
+    lifeDays,
+    billedLifeDays,
+    requests,
+    storedGb,
+    lambdaGbSeconds,
+    usd: { put, get, head, copy, lambda, requests: requestsUsd, storage, total: requestsUsd + storage },
+  };
+}
+
 export interface CostLine {
   readonly item: string;
   readonly retryproof: number;
@@ -660,6 +812,8 @@ export interface CostReport {
   readonly itemBytes: { readonly retryproofRecord: number; readonly retryproofLog: number; readonly powertoolsRecord: number };
   /** Issue 23: what route queues and rate limits add (their lines: SQS route queues, Rate gate, CloudWatch alarms, route queues). */
   readonly isolation: IsolationCost;
+  /** Issue 24: what the S3 claim check adds (its lines: S3 claim check requests, S3 claim check storage). */
+  readonly claimCheck: ClaimCheckCost;
 }
 
 /** The committed figures (bench/log-bytes.json and the figures from before the cut). */
@@ -772,6 +926,10 @@ export function priceMonth(inputs: CostInputs, figures: LogFigures = committedLo
   const sqsRequests = fresh + 2 * batches + inputs.idlePollsPerMonth;
   // Issue 23: what routes on queues of their own, and rate limits, add.
   const isolation = isolationOf(inputs, fresh, gbs);
+  // Issue 24: the S3 claim check of the large bodies.
+  const claimCheck = claimCheckOf(inputs, { deliveries: n, fresh, refusals: isolation.gate.refusals, failures }, gbs);
+  const largePercent = `${(inputs.largeBodyShare * 100).toFixed(1)}%`;
+  const largeSize = `${inputs.largeBodyMib.toFixed(2)} MiB`;
 
   const coreLines: Omit<CostLine, 'powertoolsHttp' | 'observability'>[] = [
     {
@@ -861,6 +1019,27 @@ export function priceMonth(inputs: CostInputs, figures: LogFigures = committedLo
         `2 (the gate's failed update, charged, and the return slot's reservation) + ${isolation.gate.deferUnits} (the record's defer, ${deferredRecordBytes(inputs.bodyBytes)} B, no index copy) write units, ` +
         `1 delayed SendMessage and its wake-up's share of receive+delete and of an executor invocation (batches of ${inputs.batchFill}): ` +
         `${Math.round(isolation.gate.writeUnits).toLocaleString('en-US')} write units, ${Math.round(isolation.gate.delayedSends).toLocaleString('en-US')} delayed sends; peers none`,
+    },
+    {
+      // Issue 24: the bucket's requests, and the ingest's and the executor's waits for them.
+      item: 'S3 claim check requests',
+      retryproof: claimCheck.usd.requests,
+      powertools: 0,
+      basis:
+        `${largePercent} of deliveries with a body above ${CLAIM_CHECK_ABOVE_BYTES / 1024} KiB (${largeSize} on average): ` +
+        `${Math.round(claimCheck.requests.put).toLocaleString('en-US')} PUTs (every copy, a duplicate's refused 412) ${usd4(claimCheck.usd.put)}, ` +
+        `${Math.round(claimCheck.requests.get).toLocaleString('en-US')} GETs (every receive: first runs, wake-ups, a failure's attempts, dead-letter hand-backs and redrive) ${usd4(claimCheck.usd.get)}, ` +
+        `${Math.round(claimCheck.requests.head).toLocaleString('en-US')} HEADs (redrives) ${usd4(claimCheck.usd.head)}, ` +
+        `${Math.round(claimCheck.requests.copy).toLocaleString('en-US')} renewal COPYs (${(inputs.largeRenewalShare * 100).toFixed(1)}% of objects) ${usd4(claimCheck.usd.copy)}, ` +
+        `Lambda waiting ${inputs.s3Ms} ms for each PUT and GET ${usd4(claimCheck.usd.lambda)}; in-Region transfer free; peers none (their work message carries at most SQS's 256 KiB: such a body needs a claim check of its own, not priced)`,
+    },
+    {
+      item: 'S3 claim check storage',
+      retryproof: claimCheck.usd.storage,
+      powertools: 0,
+      basis:
+        `${Math.round(claimCheck.objects).toLocaleString('en-US')} objects a month (one per new large delivery) of ${largeSize}, each kept the bucket's lifecycle of ` +
+        `${claimCheck.lifeDays} days at a ${inputs.ttlDays}-day TTL (+0.5 for S3's rounding to midnight UTC), completed or not: ${claimCheck.storedGb.toFixed(1)} GB-months, S3 Standard; expiry is free`,
     },
   ];
   const lines: CostLine[] = coreLines.map((l) => ({
@@ -1039,5 +1218,6 @@ export function priceMonth(inputs: CostInputs, figures: LogFigures = committedLo
     },
     itemBytes: { retryproofRecord: rec, retryproofLog: log, powertoolsRecord: pt },
     isolation,
+    claimCheck,
   };
 }

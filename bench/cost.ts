@@ -7,7 +7,8 @@
  * Prices are list prices (us-east-1) written down on PRICES_TAKEN and OBSERVABILITY_PRICES_TAKEN,
  * never fetched. Log bytes are bench/log-bytes.json's, measured by bench/log-bytes.ts.
  */
-import { COST_COMMAND_DEFAULTS, DEFAULT_INPUTS, OBSERVABILITY_PRICES_TAKEN, PRICES, PRICES_TAKEN, priceMonth } from './cost-model.ts';
+import { MAX_BODY_BYTES } from '../lambdas/domain/body-object.ts';
+import { CLAIM_CHECK_PRICES_TAKEN, COST_COMMAND_DEFAULTS, DEFAULT_INPUTS, OBSERVABILITY_PRICES_TAKEN, PRICES, PRICES_TAKEN, priceMonth } from './cost-model.ts';
 import type { CostInputs, CostReport } from './cost-model.ts';
 import { parseFlags, UsageError } from './flags.ts';
 
@@ -32,6 +33,10 @@ const USAGE = `usage: npm run cost -- --deliveries-per-month N --duplicate-share
   --rate-limited-routes R    of those, the rate-limited ones, each with a backlog alarm (default ${COST_COMMAND_DEFAULTS.rateLimitedRoutes}, at most N)
   --rate-limited-share S     share of new deliveries on rate-limited routes, 0 to 1 (default ${COST_COMMAND_DEFAULTS.rateLimitedShare} with a rate-limited route, else 0)
   --deferrals-per-run D      refusals per admitted run on a rate-limited route: 0 under the limit (default ${COST_COMMAND_DEFAULTS.deferralsPerRun})
+  --large-share S            share of deliveries with a body for the S3 claim check (above claimCheckAboveBytes), 0 to 1 (default ${COST_COMMAND_DEFAULTS.largeBodyShare})
+  --large-body-mib M         their average size in MiB, at most ${(MAX_BODY_BYTES / 2 ** 20).toFixed(2)} (default ${DEFAULT_INPUTS.largeBodyMib})
+  --large-renewal-share S    share of their objects renewed once, their record living past its TTL, 0 to 1 (default ${DEFAULT_INPUTS.largeRenewalShare})
+  --s3-ms T                  one S3 PUT or GET of such a body in-region (default ${DEFAULT_INPUTS.s3Ms})
   --json                     print the report as JSON`;
 
 const NUMBER_FLAGS = {
@@ -54,6 +59,10 @@ const NUMBER_FLAGS = {
   'rate-limited-routes': 'rateLimitedRoutes',
   'rate-limited-share': 'rateLimitedShare',
   'deferrals-per-run': 'deferralsPerRun',
+  'large-share': 'largeBodyShare',
+  'large-body-mib': 'largeBodyMib',
+  'large-renewal-share': 'largeRenewalShare',
+  's3-ms': 's3Ms',
 } as const satisfies Record<string, keyof CostInputs>;
 
 /** Flags that may be 0. */
@@ -65,6 +74,8 @@ const ZERO_ALLOWED: ReadonlySet<string> = new Set([
   'rate-limited-routes',
   'rate-limited-share',
   'deferrals-per-run',
+  'large-share',
+  'large-renewal-share',
 ]);
 
 /**
@@ -119,6 +130,11 @@ export function costInputsOf(argv: readonly string[]): { inputs: CostInputs; jso
   }
   if ((inputs.replayMemoryShare ?? 0) > 1) throw new UsageError(`--replay-memory-share must be from 0 to 1 (a share), got ${inputs.replayMemoryShare}`);
   if ((inputs.failureShare ?? 0) > 1) throw new UsageError(`--failure-share must be from 0 to 1 (a share), got ${inputs.failureShare}`);
+  if ((inputs.largeBodyShare ?? 0) > 1) throw new UsageError(`--large-share must be from 0 to 1 (a share), got ${inputs.largeBodyShare}`);
+  if ((inputs.largeRenewalShare ?? 0) > 1) throw new UsageError(`--large-renewal-share must be from 0 to 1 (a share), got ${inputs.largeRenewalShare}`);
+  if ((inputs.largeBodyMib ?? 0) * 2 ** 20 > MAX_BODY_BYTES) {
+    throw new UsageError(`--large-body-mib must be at most ${(MAX_BODY_BYTES / 2 ** 20).toFixed(2)} (the largest body the receiver accepts, ${MAX_BODY_BYTES} B), got ${inputs.largeBodyMib}`);
+  }
   const fill = inputs.batchFill ?? 0;
   if (fill < 1 || fill > 10) throw new UsageError(`--batch-fill must be from 1 to 10 (an SQS batch holds at most 10), got ${fill}`);
   return { inputs: inputs as unknown as CostInputs, json: flags.switches.has('json') };
@@ -169,6 +185,7 @@ export function costTable(report: CostReport): string {
     ),
   ];
   const peer = report.peerLogBytesPerDelivery;
+  const cc = report.claimCheck;
   const out = [
     `retryproof (HTTP API) against the Powertools receiver behind a REST API (REST+PT) and behind an HTTP API (HTTP+PT), each operated, us-east-1, a month:`,
     `${inputs.deliveriesPerMonth.toLocaleString('en-US')} deliveries, ${(inputs.duplicateShare * 100).toFixed(1)}% duplicates, ${inputs.bodyBytes} B bodies, ` +
@@ -184,6 +201,9 @@ export function costTable(report: CostReport): string {
       `the functions' own ${cut.before.logBytesPerDelivery.functionsOwn.toFixed(0)} -> ${cut.after.logBytesPerDelivery.functionsOwn.toFixed(0)} ` +
       `(${((cut.after.logBytesPerDelivery.functionsOwn / cut.before.logBytesPerDelivery.functionsOwn) * 100).toFixed(0)}%).`,
     `Observability is ${(report.observability.retryproofShare * 100).toFixed(0)}% of retryproof's bill (${usd(report.observability.retryproof)}; the lines marked *).`,
+    `The S3 claim check (issue 24): ${(inputs.largeBodyShare * 100).toFixed(1)}% of deliveries with a large body of ${inputs.largeBodyMib.toFixed(2)} MiB on average cost ` +
+      `${usd(cc.usd.total)} a month (requests ${usd(cc.usd.requests)}, storage ${usd(cc.usd.storage)} for ${cc.lifeDays} days an object); ` +
+      `with no large body it costs nothing and the bill is ${usd(report.totals.retryproof - cc.usd.total)}.`,
     '',
     line(header),
     ...rows.slice(1).map(line),
@@ -197,9 +217,10 @@ export function costTable(report: CostReport): string {
     ...report.hostedGateways.map((g) => `  ${g.name.padEnd(9)} ${g.usdPerMillion === undefined ? 'no price' : usd(g.usdPerMillion)}: ${g.basis} (${g.source})`),
     '',
     `Item sizes: retryproof record ${report.itemBytes.retryproofRecord} B, log entry ${report.itemBytes.retryproofLog} B; Powertools record ${report.itemBytes.powertoolsRecord} B.`,
-    `Prices: list prices for us-east-1 as known on ${PRICES_TAKEN} (observability ${OBSERVABILITY_PRICES_TAKEN}), not fetched; free tiers left out; check them before use:`,
+    `Prices: list prices for us-east-1 as known on ${PRICES_TAKEN} (observability ${OBSERVABILITY_PRICES_TAKEN}, S3 ${CLAIM_CHECK_PRICES_TAKEN}), not fetched; free tiers left out; check them before use:`,
     ...[...new Set(Object.values(PRICES).map((p) => p.source))].map((s) => `  ${s}`),
-    'Left out: data transfer, the action\'s own calls, SNS notifications, Logs Insights queries, and KMS requests.',
+    'Left out: data transfer, the action\'s own calls, SNS notifications, Logs Insights queries, and KMS requests; and, of large bodies, the HTTP API\'s metering in 512 KB increments ' +
+      '(a 1 MiB delivery counts as 3 requests, for the HTTP API peer too).',
   ];
   return out.join('\n');
 }

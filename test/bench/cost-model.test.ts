@@ -18,6 +18,8 @@ import {
 } from '../../bench/cost-model.ts';
 import { UsageError } from '../../bench/flags.ts';
 import { logBytesPerDelivery } from '../../bench/log-figures.ts';
+import { DEFAULT_TTL_SECONDS } from '../../lambdas/config/route-config.ts';
+import { bodyObjectLifeDays } from '../../lambdas/domain/body-object.ts';
 
 const run = promisify(execFile);
 const AT_10M = { ...DEFAULT_INPUTS, deliveriesPerMonth: 10_000_000, duplicateShare: 0.05 };
@@ -190,7 +192,8 @@ describe('the cost model of per-route isolation (issue 23)', () => {
     const none = linesOf({});
     for (const item of ISOLATION_LINES) expect(none[item], item).toMatchObject({ retryproof: 0, powertools: 0, powertoolsHttp: 0 });
     const without = priceMonth(AT_10M);
-    const withOne = priceMonth({ ...AT_10M, ...COST_COMMAND_DEFAULTS });
+    // The command's large bodies left out: this is isolation alone.
+    const withOne = priceMonth({ ...AT_10M, ...COST_COMMAND_DEFAULTS, largeBodyShare: 0 });
     const others = (r: typeof without) => r.lines.filter((l) => !(ISOLATION_LINES as readonly string[]).includes(l.item)).map((l) => [l.item, l.retryproof, l.powertools]);
     expect(others(withOne)).toEqual(others(without));
     expect(withOne.totals.powertools).toBe(without.totals.powertools);
@@ -253,5 +256,94 @@ describe('the cost model of per-route isolation (issue 23)', () => {
     expect(() => costInputsOf([...base, '--isolated-routes', '1.5'])).toThrow(/whole number/);
     const table = costTable(priceMonth(costInputsOf(base).inputs));
     for (const item of ['SQS route queues', 'Rate gate', '* CloudWatch alarms, route queues']) expect(table).toContain(item);
+  });
+});
+
+describe('the cost model of the S3 claim check (issue 24)', () => {
+  const CLAIM_CHECK_LINES = ['S3 claim check requests', 'S3 claim check storage'] as const;
+  const AT_2_PERCENT = { ...AT_10M, largeBodyShare: 0.02, largeBodyMib: 1 };
+  const lineOf = (report: ReturnType<typeof priceMonth>, item: (typeof CLAIM_CHECK_LINES)[number]) => report.lines.find((l) => l.item === item)!;
+
+  it('costs nothing at 0% large bodies, and at 2% adds its two lines to the whole bill and changes no other line', () => {
+    // Act
+    const none = priceMonth({ ...AT_2_PERCENT, largeBodyShare: 0 });
+    const some = priceMonth(AT_2_PERCENT);
+    // Assess
+    for (const item of CLAIM_CHECK_LINES) expect(lineOf(none, item), item).toMatchObject({ retryproof: 0, powertools: 0, powertoolsHttp: 0 });
+    expect(none.claimCheck.usd.total).toBe(0);
+    const others = (r: typeof none) => r.lines.filter((l) => !(CLAIM_CHECK_LINES as readonly string[]).includes(l.item)).map((l) => [l.item, l.retryproof, l.powertools]);
+    expect(others(some)).toEqual(others(none));
+    const added = lineOf(some, 'S3 claim check requests').retryproof + lineOf(some, 'S3 claim check storage').retryproof;
+    expect(added).toBeCloseTo(some.claimCheck.usd.total, 9);
+    expect(some.totals.retryproof - none.totals.retryproof).toBeCloseTo(added, 9);
+    expect(some.core.retryproof - none.core.retryproof).toBeCloseTo(added, 9);
+    expect(some.totals.powertools).toBe(none.totals.powertools);
+    expect(some.totals.powertoolsHttp).toBe(none.totals.powertoolsHttp);
+  });
+
+  it('keeps each new large delivery\'s object for the bucket\'s lifecycle at the TTL (66 days at 35), completed or not: GB-months = objects x size x days / the month', () => {
+    // Prepare: the lifecycle comes from the code, not from a literal.
+    expect(DEFAULT_INPUTS.ttlDays * 86_400).toBe(DEFAULT_TTL_SECONDS);
+    expect(bodyObjectLifeDays(DEFAULT_TTL_SECONDS)).toBe(66);
+    // Act
+    const cc = priceMonth(AT_2_PERCENT).claimCheck;
+    // Assess: 9.5 M new deliveries, 2% of them large; a renewed object (1%) lives a lifecycle more; S3 bills up to the midnight after expiry.
+    const objects = 10_000_000 * 0.95 * 0.02;
+    expect(cc.objects).toBeCloseTo(objects, 6);
+    expect(cc.lifeDays).toBe(66);
+    expect(cc.billedLifeDays).toBe(66.5);
+    const gbMonths = (objects * 1.01 * (66.5 / 30.4375) * 2 ** 20) / 2 ** 30;
+    expect(cc.storedGb).toBeCloseTo(gbMonths, 6);
+    expect(cc.usd.storage).toBeCloseTo(gbMonths * 0.023, 9);
+    expect(cc.usd.storage).toBeCloseTo(9.42, 2);
+    // Twice the size, twice the storage; the requests do not change with it (only the Lambda wait is per request).
+    const large = priceMonth({ ...AT_2_PERCENT, largeBodyMib: 2 }).claimCheck;
+    expect(large.usd.storage).toBeCloseTo(2 * cc.usd.storage, 9);
+    expect(large.usd.requests).toBeCloseTo(cc.usd.requests, 9);
+    // A shorter TTL, a shorter lifecycle.
+    expect(priceMonth({ ...AT_2_PERCENT, ttlDays: 3 }).claimCheck.lifeDays).toBe(bodyObjectLifeDays(3 * 86_400));
+  });
+
+  it('makes a PUT for every copy of a large delivery, duplicates included, a GET for every receive the model counts, and a HEAD only for a sender that does not know the object\'s age', () => {
+    // Act
+    const cc = priceMonth({ ...AT_2_PERCENT, isolatedRoutes: 1, rateLimitedRoutes: 1, rateLimitedShare: 0.01, deferralsPerRun: 1 }).claimCheck;
+    // Assess
+    const fresh = 10_000_000 * 0.95;
+    expect(cc.requests.put).toBeCloseTo(10_000_000 * 0.02, 6);
+    // First runs, the rate gate's wake-ups, and per failure 4 more attempts, 12 dead-letter hand-backs and the redrive's receive.
+    const failures = fresh * 0.001 * 0.02;
+    expect(cc.requests.get).toBeCloseTo(fresh * 0.02 + fresh * 0.01 * 0.02 + failures * (4 + 12 + 1), 6);
+    // The ingest and the executor know the age; the bulk redrive of a failure asks S3.
+    expect(cc.requests.head).toBeCloseTo(failures, 6);
+    expect(cc.requests.copy).toBeCloseTo(fresh * 0.02 * 0.01, 6);
+    expect(cc.usd.put).toBeCloseTo(200_000 * 0.005 / 1000, 9);
+    expect(cc.usd.get).toBeCloseTo(cc.requests.get * 0.0004 / 1000, 9);
+    expect(cc.usd.requests).toBeCloseTo(cc.usd.put + cc.usd.get + cc.usd.head + cc.usd.copy + cc.usd.lambda, 9);
+    // The ingest's PUT and the executor's GET are waited for: 50 ms at 512 MB each.
+    expect(cc.lambdaGbSeconds).toBeCloseTo(((cc.requests.put + cc.requests.get) * 50 * 512) / 1024 / 1000, 6);
+  });
+
+  it('doubles the requests with the share, and the storage with it', () => {
+    const at = (largeBodyShare: number) => priceMonth({ ...AT_2_PERCENT, largeBodyShare }).claimCheck.usd;
+    expect(at(0.04).requests).toBeCloseTo(2 * at(0.02).requests, 9);
+    expect(at(0.04).storage).toBeCloseTo(2 * at(0.02).storage, 9);
+    expect(at(0.02).requests).toBeGreaterThan(0);
+  });
+
+  it('npm run cost prices 2% large bodies of 1 MiB by default, takes --large-share and --large-body-mib, refuses bad ones, and prints the lines and the bill without them', () => {
+    const base = ['--deliveries-per-month', '10000000', '--duplicate-share', '0.05'];
+    expect(costInputsOf(base).inputs).toMatchObject({ largeBodyShare: 0.02, largeBodyMib: 1 });
+    expect(costInputsOf([...base, '--large-share', '0.05', '--large-body-mib', '2']).inputs).toMatchObject({ largeBodyShare: 0.05, largeBodyMib: 2 });
+    expect(costInputsOf([...base, '--large-share', '0']).inputs).toMatchObject({ largeBodyShare: 0 });
+    expect(() => costInputsOf([...base, '--large-share', '2'])).toThrow(/--large-share must be from 0 to 1/);
+    expect(() => costInputsOf([...base, '--large-body-mib', '5'])).toThrow(/--large-body-mib must be at most 4.48/);
+    expect(() => costInputsOf([...base, '--large-body-mib', '0'])).toThrow(/--large-body-mib must be above 0/);
+    const report = priceMonth(costInputsOf(base).inputs);
+    const table = costTable(report);
+    for (const item of CLAIM_CHECK_LINES) expect(table).toContain(item);
+    const dollars = (v: number) => `$${v.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+    const without = priceMonth({ ...costInputsOf(base).inputs, largeBodyShare: 0 }).totals.retryproof;
+    expect(table).toContain(`2.0% of deliveries with a large body of 1.00 MiB on average cost ${dollars(report.claimCheck.usd.total)} a month`);
+    expect(table).toContain(`with no large body it costs nothing and the bill is ${dollars(without)}`);
   });
 });
