@@ -183,6 +183,11 @@ async function main(argv: string[]): Promise<number> {
         rateAdmissions: t.rateAdmissions,
         rateDeferrals: t.rateDeferrals,
         rateSlotsMissed: t.rateSlotsMissed,
+        claimCheckAllRuns: t.claimCheckAllRuns,
+        bodyObjectsStored: t.bodyObjectsStored,
+        bodyReads: t.bodyReads,
+        bodyRenewals: t.bodyRenewals,
+        bodyFaults: t.bodyFaults,
         doubleEffects: t.doubleEffects,
         doubleCompletions: t.doubleCompletions,
         doubleClaims: t.doubleClaims,
@@ -197,7 +202,7 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write(
         `runs ${summary.runs} (seeds ${from}..${from + summary.runs - 1}), steps ${t.steps}, deliveries ${t.deliveries}, ` +
           `executions ${t.executions}, crashes injected ${t.crashes} (+${t.timeouts} Lambda timeouts), redrives ${t.redrives}, ` +
-          `reconciler runs ${t.reconcilerRuns} (${t.reconcilerResumes} resumed an unfinished window, ${t.reconcilerSkips} found it held), pauses ${t.pauses}, resumes ${t.resumes}, bulk redrives ${t.bulkRedrives} (${t.bulkRedriven} records taken back), runs with a rate-limited route ${t.rateLimitedRuns} (${t.ownQueueRuns} on a queue of its own; ${t.rateAdmissions} runs admitted, ${t.rateDeferrals} deferred, ${t.rateSlotsMissed} slots given up), SQS outages ${t.outages}, ` +
+          `reconciler runs ${t.reconcilerRuns} (${t.reconcilerResumes} resumed an unfinished window, ${t.reconcilerSkips} found it held), pauses ${t.pauses}, resumes ${t.resumes}, bulk redrives ${t.bulkRedrives} (${t.bulkRedriven} records taken back), runs with a rate-limited route ${t.rateLimitedRuns} (${t.ownQueueRuns} on a queue of its own; ${t.rateAdmissions} runs admitted, ${t.rateDeferrals} deferred, ${t.rateSlotsMissed} slots given up), large bodies through the bucket ${t.bodyObjectsStored} (runs sending every body there ${t.claimCheckAllRuns}; reads by workers ${t.bodyReads}, renewals ${t.bodyRenewals}, S3 failures met ${t.bodyFaults}), SQS outages ${t.outages}, ` +
           `clock jumps ${t.clockJumps}, stalls past a lease ${t.stalls}, ` +
           `ambiguous writes ${t.ambiguousWrites}, throttles ${t.throttles}, slow answers ${t.slowAnswers}, takeover edges ${t.edges}, lease writes answered late on purpose ${t.slowLeases}, workers killed between a ledger post and its effect ${t.cutsAfterPost}, redrives on a copy's last day ${t.lateRedrives}, SQS duplicates ${t.sqsDuplicates}, ` +
           `concurrent deliveries ${t.concurrentDeliveries}, unseen receives ${t.unseenReceives}, partial batches ${t.partialBatches}, ` +

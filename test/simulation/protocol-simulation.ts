@@ -26,12 +26,12 @@ import {
   CLOCK_SKEW_SECONDS,
   COMPLETION_MARGIN_SECONDS,
   DLQ_RETENTION_SECONDS,
-  HARD_MAX_BODY_BYTES,
   OUTAGE_HORIZON_SECONDS,
   backstopReceiveCount,
   dependencyBackoffSeconds,
   leaseMarginSeconds,
   outageReceiveCount,
+  takeoverMarginMs,
 } from '../../lambdas/config/route-config.ts';
 import { SQS_MAX_MESSAGE_BYTES, deadLetterReserveBytes } from '../../lambdas/domain/queue-limits.ts';
 import type { RateLimit, RouteConfig } from '../../lambdas/config/route-config.ts';
@@ -75,6 +75,10 @@ import type { SimLedgerEntry } from './sim-downstream.ts';
 import { SimTimers } from './sim-timers.ts';
 import type { Actor } from './scheduler.ts';
 import { SimInvalidParameterValue, SimMessageVisibility, SimWorkQueue, SimulatedQueue } from './simulated-sqs.ts';
+import { FreshBodyWorkQueue } from '../../lambdas/queue/fresh-body-work-queue.ts';
+import { bodyObjectLifeDays, bodyObjectRenewAfterSeconds, longestTtlSeconds } from '../../lambdas/domain/body-object.ts';
+import { SimBuckets } from './sim-body-objects.ts';
+import type { BodyFaultPlan } from './sim-body-objects.ts';
 import type { SimReceivedMessage } from './simulated-sqs.ts';
 import type { MessageVisibility } from '../../lambdas/ports/message-visibility.ts';
 import { RoutedWorkQueue } from '../../lambdas/queue/routed-work-queue.ts';
@@ -217,6 +221,11 @@ export interface RunShape {
   readonly regions: number;
   /** The eventually consistent control's replication lag, ms ("typically within a second"). */
   readonly replicationLagMs: number;
+  /**
+   * The S3 claim check (issue 24): every route sends every body to the bucket (`all`), or only
+   * bodies over 128 KiB and those SQS cannot carry; and S3's failures, per call.
+   */
+  readonly claimCheck: { readonly all: boolean; readonly faults: BodyFaultPlan };
 }
 
 /** A DynamoDB brownout: most attempts throttled, failing or slow, so some calls exhaust the SDK's attempts. */
@@ -252,7 +261,13 @@ export function shapeOf(seed: number): RunShape {
   // give it a queue of its own (issue 23).
   const rated = prng(seed ^ 0x7a7e);
   const rate = rated() < 0.5 ? { limit: RATE_LIMITS[Math.floor(rated() * RATE_LIMITS.length)] ?? { perMinute: 4 }, ownQueue: rated() < 0.5 } : undefined;
-  return { ...shape, dynamo: { ...shape.dynamo, slow, conflict }, regions, replicationLagMs, rate };
+  // The claim check from a stream of its own too (issue 24).
+  const checked = prng(seed ^ 0xb0d7);
+  const claimCheck = {
+    all: checked() < 0.5,
+    faults: { fails: [0, 0.02, 0.06][Math.floor(checked() * 3)] ?? 0, lostAnswer: [0, 0.02, 0.05][Math.floor(checked() * 3)] ?? 0 },
+  };
+  return { ...shape, dynamo: { ...shape.dynamo, slow, conflict }, regions, replicationLagMs, rate, claimCheck };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -325,6 +340,13 @@ export interface RunStats {
   rateDeferrals: number;
   /** Admitted runs ready too late for their start slot, which gave it up (deferLeased). */
   rateSlotsMissed: number;
+  /** Runs whose every route sends every body to the bucket (claimCheckAboveBytes 0) (1). */
+  claimCheckAllRuns: number;
+  /** Bodies stored in a bucket (the S3 claim check), reads of them by workers, renewals, and S3's failures met. */
+  bodyObjectsStored: number;
+  bodyReads: number;
+  bodyRenewals: number;
+  bodyFaults: number;
   /** A person's bulk redrives (`retryproof redrive`), and the records they took back. */
   bulkRedrives: number;
   bulkRedriven: number;
@@ -416,6 +438,11 @@ export function emptyStats(): RunStats {
     rateAdmissions: 0,
     rateDeferrals: 0,
     rateSlotsMissed: 0,
+    claimCheckAllRuns: 0,
+    bodyObjectsStored: 0,
+    bodyReads: 0,
+    bodyRenewals: 0,
+    bodyFaults: 0,
     bulkRedrives: 0,
     bulkRedriven: 0,
     outages: 0,
@@ -466,6 +493,12 @@ const SW_SECRET = `whsec_${Buffer.from('sim-standard-webhooks-secret').toString(
 const HMAC = { scheme: 'hmac-sha256', header: 'x-signature', encoding: 'hex' } as const;
 /** The alerting route's body limit: bodies just under, at and over it are sent. */
 const SMALL_BODY_LIMIT = 2048;
+/**
+ * The pay route's body limit: over the claim check's 128 KiB, so its bodies at the limit go to
+ * the bucket while those at SQS's edge may stay in the message (the receiver's hard maximum,
+ * 4.5 MiB, would only make the runs slower, not the protocol's paths more).
+ */
+const PAY_BODY_LIMIT = 160 * 1024;
 const ACTION_TIME_SECONDS = 5;
 /**
  * The Stripe route's action time by destination: a lease of 6, 15 or (any other, or none) 9 s.
@@ -697,7 +730,12 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     // every retry with a fresh timestamp: Standard Webhooks (key: the webhook-id header, which
     // proxies may pad with whitespace) and Stripe (key: the body's id).
     const routeNames = { pay: 'pay', alt: 'alt', sw: 'sw', st: 'st' };
-    const common = { action: 'simpay', actionTimeSeconds: ACTION_TIME_SECONDS, maxAttempts: MAX_ATTEMPTS } as const;
+    const common = {
+      action: 'simpay',
+      actionTimeSeconds: ACTION_TIME_SECONDS,
+      maxAttempts: MAX_ATTEMPTS,
+      ...(shape.claimCheck.all ? { claimCheckAboveBytes: 0 } : {}),
+    } as const;
     const { actionTimeSeconds: _one, ...untimed } = common;
     const routeConfigs: RouteConfig[] = [
       // The body signs the order id, so the key comes from it (a header would be unsigned).
@@ -709,7 +747,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         secretName: 'sim/pay',
         breakerThreshold: 6,
         breakerReaction: 'pause',
-        maxBodyBytes: HARD_MAX_BODY_BYTES,
+        maxBodyBytes: PAY_BODY_LIMIT,
         ...(shape.rate === undefined ? {} : { rateLimit: shape.rate.limit, ownQueue: shape.rate.ownQueue }),
       },
       // The alerting route trips on a third delivery, so outages and repeats often meet there.
@@ -965,7 +1003,24 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       return byRegion(regionTables.map((table) => made.get(table) ?? made.set(table, make(table)).get(table) as T));
     };
     const routeStateOf = (client: DynamoDBClient): DynamoDbRouteStateStore => sched.gate(perRegion((table) => new DynamoDbRouteStateStore(client, table)), 'routeState');
-    const gatedQueue = sched.gate(workQueue, 'sqs');
+    // The S3 claim check (issue 24): each Region's bucket of large bodies, with the lifecycle the
+    // construct gives it, S3's failures as the seed draws them, and a check on every read and
+    // every check before a send: the object a message points to is there (sim-body-objects.ts).
+    const buckets = new SimBuckets({
+      now: () => nowMs,
+      random: prng(seed ^ 0xb0d1e5),
+      faults: shape.claimCheck.faults,
+      lifeDays: bodyObjectLifeDays(longestTtlSeconds(config.routes)),
+      onMissing: (pointer, what, detail) => violations.push(`the body object ${pointer} was gone when ${what} (${detail}): a message still pointed to it`),
+      stats,
+    });
+    const bodies = sched.gate(byRegion(regionQueues.map((_, r) => buckets.bucket(`sim-bodies-r${r}`))), 's3');
+    // Every sender keeps a message's body object alive first, as sqsWorkQueueOf wires it.
+    const gatedQueue = new FreshBodyWorkQueue(sched.gate(workQueue, 'sqs'), bodies, {
+      renewAfterMs: bodyObjectRenewAfterSeconds(longestTtlSeconds(config.routes)) * 1000,
+      clockMarginMs: takeoverMarginMs(config.clockSkewSeconds),
+      now,
+    });
     // A receipt handle is only good on its own queue: the record's source ARN picks it (SqsMessageVisibility).
     const visibility = sched.gate(
       byRegion(
@@ -1147,6 +1202,8 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       const k = typeof order === 'string' ? keysByOrder.get(order) : undefined;
       if (k === undefined || k.route !== ctx.route) throw new PermanentActionError('unknown order');
       k.protocolKeys.add(ctx.key);
+      // The exact bytes the sender sent, whether the message carried them or the bucket kept them.
+      if (!ctx.rawBody.equals(k.body)) violations.push(`${ctx.key}: run ${ctx.attempt} got a body of ${ctx.rawBody.length} B that is not the ${k.body.length} B the sender sent`);
       if (k.failed) violations.push(`${ctx.key}: a FAILED record ran again without a redrive (run ${ctx.attempt})`);
       k.runsInBudget++;
       if (ctx.route === routeNames.pay) payStarts.push({ trueMs: nowMs, ownMs: now() });
@@ -1272,6 +1329,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       sleep,
       routeState: routeStateOf(clientOf.executor),
       workQueue: gatedQueue,
+      bodies,
       visibility,
       maxReceiveCount: config.queue.maxReceiveCount,
       // As deployed (wire-executor.ts): a receive our own dependency failed on hands its message
@@ -1375,6 +1433,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       routes: prepareRoutes(config.routes),
       store: sched.gate(observedEventStore, 'events'),
       queue: gatedQueue,
+      bodies,
       secrets: new StaticSecretSource(Object.fromEntries(config.routes.map((r) => [r.secretName, secretOf(r)]))),
       now,
       resendAfterMs,
@@ -1439,7 +1498,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
           ? bodyOf(order, sizeClassOf(keyRandom()))
           : route === routeNames.alt
             ? bodyOf(order, smallSizeClassOf(keyRandom()), SMALL_BODY_LIMIT)
-            : bodyOf(order, 'small', HARD_MAX_BODY_BYTES, route === routeNames.st ? destinationOf(i) : {});
+            : bodyOf(order, 'small', PAY_BODY_LIMIT, route === routeNames.st ? destinationOf(i) : {});
       pending.push({
         route,
         key,
@@ -1708,6 +1767,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
             queue: gatedQueue,
             routes,
             routeState: reconcilerRouteState,
+            bodies,
             now,
             ...(expiryStore === undefined ? {} : { expiry: expiryStore }),
           },
@@ -2352,6 +2412,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     stats.slowAnswers = dynamoStats.slowAnswers;
     for (const client of faultClients) client.destroy();
     stats.horizonDays = (nowMs - startMs) / DAY;
+    stats.claimCheckAllRuns = shape.claimCheck.all ? 1 : 0;
     if (shape.rate !== undefined) {
       stats.rateLimitedRuns = 1;
       stats.ownQueueRuns = shape.rate.ownQueue ? 1 : 0;
@@ -2489,7 +2550,7 @@ function smallSizeClassOf(roll: number): SizeClass {
  * escapes again, sized so that the escaped body plus the largest dead-letter copy's fields
  * (queue-limits.ts, deadLetterReserveBytes) comes within a few hundred bytes of SQS's limit.
  */
-function bodyOf(order: string, size: SizeClass, routeLimit = HARD_MAX_BODY_BYTES, extra: Readonly<Record<string, unknown>> = {}): Buffer {
+function bodyOf(order: string, size: SizeClass, routeLimit = PAY_BODY_LIMIT, extra: Readonly<Record<string, unknown>> = {}): Buffer {
   const base = { order, id: order, amount: 100, ...extra };
   const padded = (pad: string): Buffer => Buffer.from(JSON.stringify({ ...base, pad }));
   if (size === 'small') return padded('');

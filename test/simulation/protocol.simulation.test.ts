@@ -46,6 +46,9 @@ describe('the execution protocol under simulated faults', () => {
     expect(summary.totals.rateLimitedRuns).toBeGreaterThan(0);
     expect(summary.totals.ownQueueRuns).toBeGreaterThan(0);
     expect(summary.totals.rateDeferrals).toBeGreaterThan(0);
+    // Large bodies went through the bucket and were read back by the workers that ran them.
+    expect(summary.totals.bodyObjectsStored).toBeGreaterThan(0);
+    expect(summary.totals.bodyReads).toBeGreaterThan(0);
   }, TIMEOUT_MS);
 
   it('holds at the clock bound and breaks at twice it: two runs of one key at once once clocks are off by more than the margins allow', async () => {
