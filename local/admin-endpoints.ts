@@ -6,13 +6,16 @@
  *   POST /_local/restart-executor  kill the executor's event source mid-run, start a new one
  *   POST /_local/reconcile         one reconciliation now: {settleSeconds, stuckAfterSeconds, fromMs, toMs}
  *   POST /_local/ledger            the entries of every ledger the stack's actions declare: {fromMs, toMs}
- *   GET  /_local/status            the queues' depths and the executor's counters (each route queue's too)
+ *   GET  /_local/status            the queues' depths and the executor's counters (each route queue's too),
+ *                                  and the bucket of large bodies with the objects in it
  *
  * Each Region of a stack of several serves these on its own gateway, about its own executor and
  * queues; a reconcile there re-enqueues onto its queue. The table and the ledgers are every Region's.
  */
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import type { SQSClient } from '@aws-sdk/client-sqs';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { ledgerEntries as entriesOf } from '../lambdas/ledger/ledger.ts';
 import type { Ledger, LedgerEntry } from '../lambdas/ledger/ledger.ts';
 import type { ReconcileReport } from '../lambdas/reconciler/reconcile.ts';
@@ -32,6 +35,9 @@ export interface AdminTargets {
   readonly stuckAfterSeconds: number;
   readonly sqs: SQSClient;
   readonly queues: QueuePair;
+  /** With bodyBucket: the Region's bucket of large bodies. @default - none */
+  readonly s3?: S3Client;
+  readonly bodyBucket?: string;
   /** The routes' own queues, each with its event source's counters. @default - none */
   readonly routeQueues?: readonly {
     readonly route: string;
@@ -57,6 +63,21 @@ async function depth(sqs: SQSClient, queueUrl: string): Promise<{ visible: numbe
     inFlight: Number(a.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0),
     delayed: Number(a.Attributes?.ApproximateNumberOfMessagesDelayed ?? 0),
   };
+}
+
+/**
+ * The objects in a bucket, counted page by page (ListObjectsV2 names at most 1,000 a call: S3 API
+ * Reference, ListObjectsV2, MaxKeys). A local bucket holds the large bodies of a laptop's runs.
+ */
+async function objectCount(s3: S3Client, bucket: string): Promise<number> {
+  let count = 0;
+  let token: string | undefined;
+  do {
+    const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, ...(token === undefined ? {} : { ContinuationToken: token }) }));
+    count += page.KeyCount ?? page.Contents?.length ?? 0;
+    token = page.IsTruncated === true ? page.NextContinuationToken : undefined;
+  } while (token !== undefined);
+  return count;
 }
 
 /** Every entry of the ledgers in [fromMs, toMs), once each: actions may share a ledger. */
@@ -111,6 +132,9 @@ export function adminEndpoints(targets: AdminTargets): ReadonlyMap<string, Admin
           routeQueues: await Promise.all(
             (targets.routeQueues ?? []).map(async (q) => ({ route: q.route, queueUrl: q.queueUrl, ...(await depth(targets.sqs, q.queueUrl)), executor: q.executor() })),
           ),
+          ...(targets.s3 === undefined || targets.bodyBucket === undefined
+            ? {}
+            : { bodyBucket: { name: targets.bodyBucket, objects: await objectCount(targets.s3, targets.bodyBucket) } }),
         },
       }),
     ],

@@ -1,5 +1,6 @@
 /** Clients and resources on the local AWS parts, for tests, benchmarks and the local stack. */
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand, GetQueueUrlCommand, QueueDoesNotExist, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { EVENTS_TABLE, eventsTableDefinition, ledgerTableDefinition } from '../lambdas/store/table-schema.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-credentials.ts';
@@ -11,6 +12,14 @@ export function localDynamoClient(endpoint: string): DynamoDBClient {
 /** fauxqs hands out queue URLs on a host that does not resolve; the explicit endpoint wins. */
 export function localSqsClient(endpoint: string): SQSClient {
   return new SQSClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, useQueueUrlAsEndpoint: false });
+}
+
+/**
+ * fauxqs serves S3 on the SQS endpoint too. Path-style addressing (`<endpoint>/<bucket>/<key>`):
+ * the SDK's default, the bucket as a subdomain, would call a host that does not resolve.
+ */
+export function localS3Client(endpoint: string): S3Client {
+  return new S3Client({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, forcePathStyle: true });
 }
 
 /** Creates the events table from the shared schema, with TTL on, and returns its name. */
@@ -157,4 +166,37 @@ export async function ensureRouteQueue(
   const queueArn = out.Attributes?.QueueArn;
   if (queueArn === undefined) throw new Error(`queue ${queueUrl} has no ARN`);
   return { queueUrl, queueArn, created };
+}
+
+/** An S3 error's HTTP status, or undefined. */
+function httpStatusOf(error: unknown): number | undefined {
+  return (error as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata?.httpStatusCode;
+}
+
+async function bucketExists(client: S3Client, name: string): Promise<boolean> {
+  try {
+    await client.send(new HeadBucketCommand({ Bucket: name }));
+    return true;
+  } catch (err) {
+    // HeadBucket has no body, so no error code either: "404 Not Found" is the whole answer (S3 API Reference, HeadBucket).
+    if ((err as Error).name === 'NotFound' || (err as Error).name === 'NoSuchBucket' || httpStatusOf(err) === 404) return false;
+    throw err;
+  }
+}
+
+/**
+ * A bucket of large bodies, kept across restarts: created when absent. AWS answers a CreateBucket
+ * on a bucket one already owns with BucketAlreadyOwnedByYou (409) outside us-east-1 (S3 API
+ * Reference, CreateBucket, Errors); fauxqs 2.4 answers 200 and changes nothing
+ * (dist/s3/s3Store.js, createBucket). Either is the bucket there: created false.
+ */
+export async function ensureBucket(client: S3Client, name: string): Promise<{ created: boolean }> {
+  if (await bucketExists(client, name)) return { created: false };
+  try {
+    await client.send(new CreateBucketCommand({ Bucket: name }));
+    return { created: true };
+  } catch (err) {
+    if ((err as Error).name === 'BucketAlreadyOwnedByYou') return { created: false };
+    throw err;
+  }
 }

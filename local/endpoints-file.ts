@@ -6,6 +6,8 @@
  * `regions` lists every Region the stack runs (local-regions.ts), each with its gateway and its
  * queues; the top-level `httpUrl` and queue fields are the first Region's, as a single-Region
  * stack wrote them before `regions` existed, so readers that know nothing of Regions still work.
+ * Each Region's bucket of large bodies (`bodyBucket`) is on fauxqs's S3, at `s3Endpoint` (its SQS
+ * endpoint); both are absent from the file of a stack older than the S3 claim check.
  */
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -46,6 +48,8 @@ export interface LocalRegionEndpoint {
    * to `dlqUrl`. Absent (none) from the file of a stack older than route queues.
    */
   readonly routeQueueUrls?: Readonly<Record<string, string>>;
+  /** Its bucket of large bodies (the S3 claim check). Absent from the file of an older stack. */
+  readonly bodyBucket?: string;
 }
 
 export interface LocalEndpoints {
@@ -60,6 +64,8 @@ export interface LocalEndpoints {
   readonly region: string;
   readonly dynamoEndpoint: string;
   readonly sqsEndpoint: string;
+  /** fauxqs's S3 (path-style addressing): its SQS endpoint. Absent from the file of an older stack. */
+  readonly s3Endpoint?: string;
   readonly eventsTable: string;
   /** The demo's ledger table; absent while the demo is off. */
   readonly ledgerTable?: string;
@@ -70,6 +76,8 @@ export interface LocalEndpoints {
   readonly dlqArn: string;
   /** The first Region's routes' own queues, by route, as a deployed receiver's descriptor has them. */
   readonly routeQueueUrls?: Readonly<Record<string, string>>;
+  /** The first Region's bucket of large bodies, as a deployed receiver's descriptor has it. */
+  readonly bodyBucket?: string;
   /** Every Region, the first one first. Absent from the file of a stack older than Regions: see {@link localRegionsIn}. */
   readonly regions?: readonly LocalRegionEndpoint[];
   readonly routes: readonly LocalRouteEndpoint[];
@@ -95,6 +103,8 @@ export interface RunningRegion {
   readonly queues: QueuePair;
   /** Its routes' own queues, by route. @default - none */
   readonly routeQueues?: ReadonlyMap<string, RouteQueue>;
+  /** Its bucket of large bodies. @default - none */
+  readonly bodyBucket?: string;
 }
 
 /**
@@ -103,7 +113,7 @@ export interface RunningRegion {
  */
 export function localEndpointsOf(
   settings: LocalSettings,
-  at: { readonly regions: readonly RunningRegion[]; readonly services: LocalEndpointUrls },
+  at: { readonly regions: readonly RunningRegion[]; readonly services: LocalEndpointUrls & { readonly s3Endpoint?: string } },
   tables: { readonly eventsTable: string; readonly ledgerTable?: string | undefined },
 ): LocalEndpoints {
   const { config } = settings;
@@ -118,11 +128,20 @@ export function localEndpointsOf(
     region: LOCAL_REGION,
     dynamoEndpoint: at.services.dynamoEndpoint,
     sqsEndpoint: at.services.sqsEndpoint,
+    ...(at.services.s3Endpoint === undefined ? {} : { s3Endpoint: at.services.s3Endpoint }),
     eventsTable: tables.eventsTable,
     ...(tables.ledgerTable === undefined ? {} : { ledgerTable: tables.ledgerTable }),
     ...first.queues,
     routeQueueUrls: routeQueueUrlsOf(first),
-    regions: at.regions.map((r) => ({ name: r.name, httpUrl: r.httpUrl, adminUrl: r.httpUrl, ...r.queues, routeQueueUrls: routeQueueUrlsOf(r) })),
+    ...bodyBucketOf(first),
+    regions: at.regions.map((r) => ({
+      name: r.name,
+      httpUrl: r.httpUrl,
+      adminUrl: r.httpUrl,
+      ...r.queues,
+      routeQueueUrls: routeQueueUrlsOf(r),
+      ...bodyBucketOf(r),
+    })),
     routes: config.routes.map((r) => ({
       name: r.name,
       signature: r.signature,
@@ -140,6 +159,10 @@ export function localEndpointsOf(
       settleSeconds: config.reconciliation.settleSeconds,
     },
   };
+}
+
+function bodyBucketOf(region: RunningRegion): { bodyBucket?: string } {
+  return region.bodyBucket === undefined ? {} : { bodyBucket: region.bodyBucket };
 }
 
 function routeQueueUrlsOf(region: RunningRegion): Record<string, string> {
@@ -161,8 +184,20 @@ export class UnknownRegionError extends Error {
 /** Every Region of the stack, the first one first; the single Region of a file written before `regions` existed. */
 export function localRegionsIn(endpoints: LocalEndpoints): readonly LocalRegionEndpoint[] {
   if (endpoints.regions !== undefined && endpoints.regions.length > 0) return endpoints.regions;
-  const { httpUrl, queueUrl, dlqUrl, queueArn, dlqArn, routeQueueUrls } = endpoints;
-  return [{ name: DEFAULT_LOCAL_REGION, httpUrl, adminUrl: httpUrl, queueUrl, dlqUrl, queueArn, dlqArn, ...(routeQueueUrls === undefined ? {} : { routeQueueUrls }) }];
+  const { httpUrl, queueUrl, dlqUrl, queueArn, dlqArn, routeQueueUrls, bodyBucket } = endpoints;
+  return [
+    {
+      name: DEFAULT_LOCAL_REGION,
+      httpUrl,
+      adminUrl: httpUrl,
+      queueUrl,
+      dlqUrl,
+      queueArn,
+      dlqArn,
+      ...(routeQueueUrls === undefined ? {} : { routeQueueUrls }),
+      ...(bodyBucket === undefined ? {} : { bodyBucket }),
+    },
+  ];
 }
 
 /**

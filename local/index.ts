@@ -15,7 +15,7 @@ export {
   UnknownRegionError,
 } from './endpoints-file.ts';
 export type { LocalEndpoints, LocalRegionEndpoint } from './endpoints-file.ts';
-export { localDynamoClient, localSqsClient } from './aws-clients.ts';
+export { localDynamoClient, localS3Client, localSqsClient } from './aws-clients.ts';
 export { FAUXQS_RELEASE_SECONDS } from './local-message-visibility.ts';
 // The stack itself has its own entry point, local/run-local-stack.ts: `retryproof start`
 // (cli/commands/start.ts) loads it on demand, so no other command loads DynamoDB Local,

@@ -21,6 +21,8 @@ export interface LocalRegion {
   readonly port: number;
   /** Its work queue's name; the DLQ is `<queue>-dlq`. */
   readonly queue: string;
+  /** Its bucket of large bodies (the S3 claim check), on fauxqs's S3. */
+  readonly bodyBucket: string;
 }
 
 /** At most this many Regions run locally: each is a gateway, a queue pair and an executor on this one machine. */
@@ -34,6 +36,15 @@ export const DEFAULT_LOCAL_REGION = 'local-1';
  * --regions finds the messages its first Region left. The others get `<this>-<name>`.
  */
 export const FIRST_REGION_QUEUE = 'retryproof-work';
+
+/**
+ * The first Region's bucket of large bodies; the others get `<this>-<name>`, as their queues do.
+ * The deployed construct leaves its bucket's name to CloudFormation (bucket names are global), so
+ * the local names are the stack's own. Every one is a valid S3 name: lowercase letters, digits and
+ * hyphens, 3 to 63 characters ("General purpose bucket naming rules", Amazon S3 User Guide); a
+ * Region's name adds at most 33 to these 17.
+ */
+export const FIRST_REGION_BODY_BUCKET = 'retryproof-bodies';
 
 /** A Region's name: lowercase letters, digits and hyphens, from a letter to a letter or digit, as AWS names its Regions. */
 const REGION_NAME = /^[a-z](?:[a-z0-9-]{0,30}[a-z0-9])?$/;
@@ -95,5 +106,10 @@ export function localRegionsOf(names: readonly string[], port: number): LocalReg
       `${names.length} regions need the ports ${port} to ${last}, past 65535: start with PORT=${65_536 - names.length} or lower`,
     );
   }
-  return names.map((name, i) => ({ name, port: port + i, queue: i === 0 ? FIRST_REGION_QUEUE : `${FIRST_REGION_QUEUE}-${name}` }));
+  return names.map((name, i) => ({
+    name,
+    port: port + i,
+    queue: i === 0 ? FIRST_REGION_QUEUE : `${FIRST_REGION_QUEUE}-${name}`,
+    bodyBucket: i === 0 ? FIRST_REGION_BODY_BUCKET : `${FIRST_REGION_BODY_BUCKET}-${name}`,
+  }));
 }

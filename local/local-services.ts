@@ -2,14 +2,21 @@
  * The local stand-ins for the deployed stack's stateful resources: DynamoDB Local and
  * fauxqs, their data in the stack's folder so a restart keeps it, holding the events table,
  * the demo's ledger table while the demo is on, and a work queue with its DLQ per Region (and
- * a queue per isolated route beside it, dead-lettering into that DLQ: route-queues.ts). One
- * fauxqs serves every Region's queues: queues of different names are as apart as queues of
- * different Regions, and the executors find each other's messages no more than across Regions.
+ * a queue per isolated route beside it, dead-lettering into that DLQ: route-queues.ts), and a
+ * bucket of large bodies per Region (the S3 claim check) on fauxqs's S3, which it serves on its SQS
+ * endpoint. One fauxqs serves every Region's queues and buckets: queues of different names are as
+ * apart as queues of different Regions, and the executors find each other's messages no more than
+ * across Regions.
+ *
+ * fauxqs keeps its S3 buckets and objects in the same SQLite file as its queues when it has a
+ * `dataDir` (fauxqs README, "Persistence": "S3 buckets ..., objects with metadata"), so a restart
+ * on the same folder finds the bodies its records point to, as it finds their messages.
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { AwsClients } from '../lambdas/config/deployment.ts';
-import { ensureQueuePair, ensureRouteQueue, ensureTables, localDynamoClient, localSqsClient } from './aws-clients.ts';
+import { ensureBucket, ensureQueuePair, ensureRouteQueue, ensureTables, localDynamoClient, localS3Client, localSqsClient } from './aws-clients.ts';
 import { startLocalDynamo, startLocalSqs } from './local-aws.ts';
 import type { LocalDynamo, LocalSqs } from './local-aws.ts';
 import type { LocalEndpointUrls } from './sdk-environment.ts';
@@ -25,6 +32,8 @@ export interface LocalResources {
    * dead-letters into that work queue's DLQ. @default - none: every route's work is on its Region's work queue
    */
   readonly routeQueues?: ReadonlyMap<string, ReadonlyMap<string, string>>;
+  /** The buckets of large bodies, one per Region. @default - none */
+  readonly bodyBuckets?: readonly string[];
   readonly maxReceiveCount: number;
   readonly visibilityTimeoutSeconds: number;
 }
@@ -43,8 +52,12 @@ export interface RouteQueue {
 }
 
 export interface RunningServices extends LocalEndpointUrls {
-  /** Clients on both services, for the stack's own functions. */
-  readonly clients: AwsClients;
+  /** Clients on both services (S3 on fauxqs's), for the stack's own functions. */
+  readonly clients: AwsClients & { readonly s3: S3Client };
+  /** Where fauxqs serves S3: its SQS endpoint. */
+  readonly s3Endpoint: string;
+  /** The buckets of large bodies, as created or found. */
+  readonly bodyBuckets: readonly string[];
   /** Each work queue with its DLQ, by the queue's name. */
   readonly queues: ReadonlyMap<string, QueuePair>;
   /** The routes' own queues, by their Region's work queue, then by route; empty when no route has one. */
@@ -74,10 +87,11 @@ export async function startLocalServices(dir: string, resources: LocalResources)
 }
 
 async function withResources(dynamo: LocalDynamo, sqs: LocalSqs, resources: LocalResources, stopServices: () => Promise<void>): Promise<RunningServices> {
-  const clients: AwsClients = { dynamo: localDynamoClient(dynamo.endpoint), sqs: localSqsClient(sqs.endpoint) };
+  const clients = { dynamo: localDynamoClient(dynamo.endpoint), sqs: localSqsClient(sqs.endpoint), s3: localS3Client(sqs.endpoint) };
   const stop = async (): Promise<void> => {
     clients.dynamo.destroy();
     clients.sqs.destroy();
+    clients.s3.destroy();
     await stopServices();
   };
   try {
@@ -105,7 +119,9 @@ async function withResources(dynamo: LocalDynamo, sqs: LocalSqs, resources: Loca
       }
       routeQueues.set(regionQueue, own);
     }
-    return { dynamoEndpoint: dynamo.endpoint, sqsEndpoint: sqs.endpoint, clients, queues, routeQueues, stop };
+    const bodyBuckets = resources.bodyBuckets ?? [];
+    for (const bucket of bodyBuckets) await ensureBucket(clients.s3, bucket);
+    return { dynamoEndpoint: dynamo.endpoint, sqsEndpoint: sqs.endpoint, s3Endpoint: sqs.endpoint, clients, queues, routeQueues, bodyBuckets, stop };
   } catch (error) {
     await stop();
     throw error;

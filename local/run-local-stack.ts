@@ -11,6 +11,7 @@
  * second Ctrl-C), or a third Ctrl-C.
  */
 import { relative, resolve } from 'node:path';
+import { CLAIM_CHECK_ABOVE_BYTES, MAX_BODY_BYTES } from '../lambdas/domain/body-object.ts';
 import { assertActionFiles } from './action-imports.ts';
 import { loadConfigFile } from './config-file.ts';
 import type { ConfigFile } from './config-file.ts';
@@ -107,6 +108,12 @@ function banner(settings: LocalSettings, file: ConfigFile): void {
     const lease = route.actionTime === undefined ? `${route.leaseSeconds} s` : `up to ${route.leaseSeconds} s by ${route.actionTime.pointer}`;
     out(`route ${route.name} (${route.signature.scheme}, lease ${lease}): ${secret}`);
   }
+  // Where large bodies wait (the S3 claim check), as the queues hold the rest.
+  const buckets = settings.regions.length === 1 ? `the bucket ${settings.regions[0]?.bodyBucket ?? ''}` : `each region's bucket (${settings.regions.map((r) => `${r.name} ${r.bodyBucket}`).join(', ')})`;
+  out(
+    `retryproof local: bodies over a route's claimCheckAboveBytes (${CLAIM_CHECK_ABOVE_BYTES / 1024} KiB by default) are kept in ${buckets} ` +
+      `on fauxqs's S3 (a body has at most ${MAX_BODY_BYTES} bytes, or its route's smaller maxBodyBytes)`,
+  );
   // Where each isolated route's work waits, and how much of it runs at once.
   const [firstRegion] = settings.regions;
   for (const route of ownQueueRoutes(settings.config)) {

@@ -20,6 +20,12 @@
  * URLs as the deployed ones get RETRYPROOF_ROUTE_QUEUE_URLS (Deployment.routeQueueUrls), so every
  * sender puts a route's work on its queue, and a message's visibility changes on the queue it
  * came from.
+ *
+ * Large bodies (the S3 claim check, docs/large-payloads.md): each Region gets a bucket on fauxqs's
+ * S3 (LocalRegion.bodyBucket), as a deployed Region gets its own; its functions get it as the
+ * deployed ones get RETRYPROOF_BODY_BUCKET (Deployment.bodyBucket), with an S3 client on fauxqs,
+ * so a body above its route's claimCheckAboveBytes is stored there before its claim and read back
+ * by the executor; the reconciler's re-sends keep its object alive as deployed.
  */
 import { DEMO_LEDGER_TABLE_ENV } from '../lambdas/demo/demo-environment.ts';
 import { prepareRoutes } from '../lambdas/ingest/prepared-route.ts';
@@ -199,7 +205,9 @@ function startRegion(
   const { terminal, lines, gateway } = open;
   // What the construct sets as RETRYPROOF_QUEUE_URL and RETRYPROOF_ROUTE_QUEUE_URLS.
   const routeQueueUrls = Object.fromEntries([...routeQueues].map(([route, q]) => [route, q.queueUrl]));
-  const deployment: Deployment = { config, eventsTable, queueUrl: queues.queueUrl, routeQueueUrls };
+  // And RETRYPROOF_BODY_BUCKET: this Region's bucket of large bodies.
+  const { bodyBucket } = open.region;
+  const deployment: Deployment = { config, eventsTable, queueUrl: queues.queueUrl, routeQueueUrls, bodyBucket };
 
   const ingest = wireIngest(deployment, clients, {
     secrets: new StaticSecretSource(Object.fromEntries(settings.secrets.map((s) => [s.secretName, s.secret]))),
@@ -225,7 +233,7 @@ function startRegion(
     everySeconds: context.timed ? settings.reconcileEverySeconds : 0,
     terminal,
     reconcilerFor: (runConfig) =>
-      createReconciler({ ...clients, eventsTable, ledgers: imported.ledgers, queueUrl: queues.queueUrl, routeQueueUrls, config: runConfig }),
+      createReconciler({ ...clients, bodyBucket, eventsTable, ledgers: imported.ledgers, queueUrl: queues.queueUrl, routeQueueUrls, config: runConfig }),
   });
 
   const sharedConcurrency = Math.min(config.queue.maxConcurrency, MAX_LOCAL_CONCURRENCY);
@@ -276,6 +284,8 @@ function startRegion(
       stuckAfterSeconds: config.reconciliation.stuckAfterSeconds,
       sqs: clients.sqs,
       queues,
+      s3: clients.s3,
+      bodyBucket,
       routeQueues: [...routeQueues].map(([route, q]) => ({ route, queueUrl: q.queueUrl, executor: () => routeSources.get(route)?.status() })),
       executor: () => executorSource.status(),
     }),
@@ -311,6 +321,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ...tables,
       queues: settings.regions.map((r) => r.queue),
       routeQueues: new Map(queueNames.map((q) => [q.queue, q.routeQueues])),
+      bodyBuckets: settings.regions.map((r) => r.bodyBucket),
       maxReceiveCount: config.queue.maxReceiveCount,
       visibilityTimeoutSeconds: config.queue.visibilityTimeoutSeconds,
     });
@@ -331,7 +342,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const endpoints = localEndpointsOf(
     settings,
     {
-      regions: opened.map((o) => ({ name: o.region.name, httpUrl: o.gateway.url, queues: queuesOf(o.region), routeQueues: routeQueuesOf(o.region) })),
+      regions: opened.map((o) => ({
+        name: o.region.name,
+        httpUrl: o.gateway.url,
+        queues: queuesOf(o.region),
+        routeQueues: routeQueuesOf(o.region),
+        bodyBucket: o.region.bodyBucket,
+      })),
       services,
     },
     tables,

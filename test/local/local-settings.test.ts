@@ -121,18 +121,28 @@ describe('readLocalSettings', () => {
 });
 
 describe('readLocalSettings: the local Regions', () => {
-  it('runs one Region, local-1, on PORT with the single-Region queue, without --regions', () => {
+  it('runs one Region, local-1, on PORT with the single-Region queue and bucket, without --regions', () => {
     const s = readLocalSettings({}, config, '/work');
-    expect(s.regions).toEqual([{ name: 'local-1', port: 3000, queue: 'retryproof-work' }]);
+    expect(s.regions).toEqual([{ name: 'local-1', port: 3000, queue: 'retryproof-work', bodyBucket: 'retryproof-bodies' }]);
   });
 
-  it('names a count local-1 ... local-N, on consecutive ports, the first keeping the single-Region queue', () => {
+  it('names a count local-1 ... local-N, on consecutive ports, the first keeping the single-Region queue and bucket', () => {
     const s = readLocalSettings({ PORT: '4100' }, config, '/work', undefined, { regions: '3' });
     expect(s.regions).toEqual([
-      { name: 'local-1', port: 4100, queue: 'retryproof-work' },
-      { name: 'local-2', port: 4101, queue: 'retryproof-work-local-2' },
-      { name: 'local-3', port: 4102, queue: 'retryproof-work-local-3' },
+      { name: 'local-1', port: 4100, queue: 'retryproof-work', bodyBucket: 'retryproof-bodies' },
+      { name: 'local-2', port: 4101, queue: 'retryproof-work-local-2', bodyBucket: 'retryproof-bodies-local-2' },
+      { name: 'local-3', port: 4102, queue: 'retryproof-work-local-3', bodyBucket: 'retryproof-bodies-local-3' },
     ]);
+  });
+
+  it('gives every Region a valid S3 bucket name, the longest Region name included', () => {
+    // Prepare: a Region name of the 32 characters local names may have.
+    const longest = `r${'x'.repeat(30)}1`;
+    // Act
+    const s = readLocalSettings({}, config, '/work', undefined, { regions: `us-east-1,${longest}` });
+    // Assess: 3 to 63 lowercase letters, digits and hyphens, from a letter or digit to one (S3's naming rules).
+    for (const region of s.regions) expect(region.bodyBucket).toMatch(/^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$/);
+    expect(s.regions.map((r) => r.bodyBucket)).toEqual(['retryproof-bodies', `retryproof-bodies-${longest}`]);
   });
 
   it('takes a list of names as given, in its order', () => {
