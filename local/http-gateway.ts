@@ -4,6 +4,11 @@
  * headers, method and raw body bytes. Every other path gets a 404 problem+json, as the
  * deployed HTTP API has no other route. `/_local/...` holds the local stack's own admin
  * calls; the server listens on loopback only and refuses them from anywhere else.
+ *
+ * Large requests meet two limits, as deployed: API Gateway's payload quota (10 MB), then Lambda's
+ * synchronous request limit (6 MB for the whole event, the body JSON-escaped or base64-encoded in
+ * it). A body between the receiver's own limit (MAX_BODY_BYTES) and Lambda's reaches the ingest,
+ * which answers 413 naming its limit; one whose event is over Lambda's never reaches it.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -11,9 +16,24 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { PROBLEM_CONTENT_TYPE } from '../lambdas/edge/problem-json.ts';
+import { LAMBDA_SYNC_REQUEST_BYTES, MAX_BODY_BYTES } from '../lambdas/domain/body-object.ts';
 
-/** API Gateway's own payload limit. The ingest applies each route's smaller one. */
+/**
+ * API Gateway's own payload limit: "Payload size: 10 MB", not adjustable (API Gateway Developer
+ * Guide, "Quotas for configuring and running an HTTP API"). The service counts it in MiB: over it,
+ * it answers 413 "HTTP content length exceeded 10485760 bytes." itself (measured and quoted in
+ * koki-develop/lgtm-generator#10, 2021). The ingest applies each route's smaller limit.
+ */
 export const GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+/**
+ * The bytes of the request Lambda gets for an event: the event as JSON, which is what API Gateway
+ * sends to Invoke ("the JSON that you want to provide to your Lambda function as input", Lambda
+ * API Reference, Invoke, Payload).
+ */
+export function lambdaRequestBytes(event: APIGatewayProxyEventV2): number {
+  return Buffer.byteLength(JSON.stringify(event), 'utf8');
+}
 
 const ROUTE_KEY = 'POST /webhooks/{route}';
 const WEBHOOK_PATH = /^\/webhooks\/([^/]+)$/;
@@ -140,6 +160,25 @@ function problem(res: ServerResponse, status: number, title: string, detail: str
   res.end(JSON.stringify({ type: 'about:blank', title, status, detail, ...(instance === undefined ? {} : { instance }) }));
 }
 
+/** A problem+json answer in the form a Lambda returns one, for the delivery lines. */
+function problemAnswer(status: number, title: string, detail: string): APIGatewayProxyStructuredResultV2 {
+  return {
+    statusCode: status,
+    headers: { 'content-type': PROBLEM_CONTENT_TYPE, 'cache-control': 'no-store' },
+    body: JSON.stringify({ type: 'about:blank', title, status, detail }),
+  };
+}
+
+/** Writes a function's answer as API Gateway does: its status, headers, cookies and body. */
+function send(res: ServerResponse, answer: APIGatewayProxyStructuredResultV2): void {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(answer.headers ?? {})) headers[name] = String(value);
+  if (answer.cookies !== undefined && answer.cookies.length > 0) res.setHeader('set-cookie', answer.cookies);
+  const text = answer.body ?? '';
+  res.writeHead(answer.statusCode ?? 200, headers);
+  res.end(answer.isBase64Encoded === true ? Buffer.from(text, 'base64') : text);
+}
+
 /**
  * A whole problem+json answer as raw bytes, for a socket the HTTP server no longer answers
  * through: a request its parser refused, or a CONNECT. Node would otherwise answer a bare
@@ -185,7 +224,7 @@ export function createGateway(options: GatewayOptions): Server {
     const path = targetUrl(req.url ?? '/')?.pathname ?? req.url ?? '/';
     const body = await readBody(req, GATEWAY_MAX_BODY_BYTES);
     if (body === undefined) {
-      problem(res, 413, 'Payload Too Large', `The body is over API Gateway's ${GATEWAY_MAX_BODY_BYTES} bytes.`);
+      problem(res, 413, 'Request Entity Too Large', `The body is over the ${GATEWAY_MAX_BODY_BYTES} bytes API Gateway takes (its 10 MB payload quota).`);
       return;
     }
     if (path.startsWith('/_local/')) {
@@ -221,13 +260,32 @@ export function createGateway(options: GatewayOptions): Server {
       problem(res, 503, 'Service Unavailable', 'The local stack is starting; retry shortly.');
       return;
     }
+    const eventBytes = lambdaRequestBytes(event);
+    if (eventBytes > LAMBDA_SYNC_REQUEST_BYTES) {
+      // Lambda refuses an invocation whose request is over 6 MB ("6 MB each for request and response
+      // (synchronous)", Lambda Developer Guide, "Lambda quotas") with RequestTooLargeException, HTTP
+      // 413 ("The request payload exceeded the Invoke request body JSON input quota", Lambda API
+      // Reference, Invoke, Errors), and the function never runs. The API Gateway guide names no answer
+      // of its own for that case that we found: its troubleshooting page says only that an API whose Lambda
+      // integration fails answers 500 {"message":"Internal Server Error"}, the cause in
+      // $context.integrationErrorMessage ("Troubleshooting issues with HTTP API Lambda
+      // integrations"). The service was measured passing Lambda's 413 on, as 413 {"message": "Request
+      // Too Long"} (koki-develop/lgtm-generator#10, 2021, a REST API in front of Lambda). Here: 413,
+      // as that measurement and Lambda's own status say, in the problem+json every other refusal of
+      // this gateway has. A sender retries it as it would the 500, and no retry can succeed.
+      const answer = problemAnswer(
+        413,
+        'Request Entity Too Large',
+        `The invocation event would be ${eventBytes} bytes, over Lambda's ${LAMBDA_SYNC_REQUEST_BYTES} for a synchronous request: ` +
+          `API Gateway's call to the function is refused, and the function never runs (a text body travels JSON-escaped in the event, ` +
+          `a binary one base64-encoded; a binary body of at most ${MAX_BODY_BYTES} bytes always fits).`,
+      );
+      send(res, answer);
+      options.onAnswer?.(event, answer, performance.now() - started);
+      return;
+    }
     const answer = await options.invoke(event);
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(answer.headers ?? {})) headers[name] = String(value);
-    if (answer.cookies !== undefined && answer.cookies.length > 0) res.setHeader('set-cookie', answer.cookies);
-    const text = answer.body ?? '';
-    res.writeHead(answer.statusCode ?? 200, headers);
-    res.end(answer.isBase64Encoded === true ? Buffer.from(text, 'base64') : text);
+    send(res, answer);
     options.onAnswer?.(event, answer, performance.now() - started);
   };
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {

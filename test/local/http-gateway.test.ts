@@ -1,7 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { createGateway, listen, webhookEventOf } from '../../local/http-gateway.ts';
+import { createGateway, GATEWAY_MAX_BODY_BYTES, lambdaRequestBytes, listen, webhookEventOf } from '../../local/http-gateway.ts';
+import { LAMBDA_SYNC_REQUEST_BYTES, MAX_BODY_BYTES } from '../../lambdas/domain/body-object.ts';
 
 describe('webhookEventOf', () => {
   it('builds an HTTP API v2 event with the real method, headers and raw body', () => {
@@ -97,6 +98,59 @@ describe('the local gateway server', () => {
       expect(answer.status).toBe(404);
       expect(answer.headers.get('content-type')).toBe('application/problem+json');
     }
+    expect(seen.length).toBe(before);
+  });
+
+  it('hands a binary body of the receiver\'s whole limit to the function: its base64 event fits Lambda\'s 6 MB', async () => {
+    // Prepare
+    ready = true;
+    const body = Buffer.alloc(MAX_BODY_BYTES, 0xab);
+    // Act
+    const answer = await fetch(`${base}/webhooks/demo`, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body });
+    // Assess
+    expect(answer.status).toBe(202);
+    const event = seen.at(-1);
+    expect(event?.isBase64Encoded).toBe(true);
+    expect(Buffer.from(event?.body ?? '', 'base64').equals(body)).toBe(true);
+    expect(lambdaRequestBytes(event!)).toBeLessThanOrEqual(LAMBDA_SYNC_REQUEST_BYTES);
+  });
+
+  it('answers 413 itself, without calling the function, for a body whose event is over Lambda\'s 6 MB', async () => {
+    // Prepare: under API Gateway's 10 MiB, but 5 MiB of binary is about 6.7 MB as base64.
+    ready = true;
+    const before = seen.length;
+    const body = Buffer.alloc(5 * 1024 * 1024, 0xcd);
+    // Act
+    const answer = await fetch(`${base}/webhooks/demo`, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body });
+    // Assess
+    expect(answer.status).toBe(413);
+    expect(answer.headers.get('content-type')).toBe('application/problem+json');
+    const problem = (await answer.json()) as { status: number; title: string; detail: string };
+    expect(problem).toMatchObject({ status: 413, title: 'Request Entity Too Large' });
+    expect(problem.detail).toContain(String(LAMBDA_SYNC_REQUEST_BYTES));
+    expect(seen.length).toBe(before);
+  });
+
+  it('answers 413 for a text body over Lambda\'s 6 MB once JSON-escaped, though its bytes are fewer', async () => {
+    // Prepare: 3.5 MB of quotes, each escaped to two characters in the event.
+    ready = true;
+    const before = seen.length;
+    // Act
+    const answer = await fetch(`${base}/webhooks/demo`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '"'.repeat(3_500_000) });
+    // Assess
+    expect(answer.status).toBe(413);
+    expect(seen.length).toBe(before);
+  });
+
+  it('answers 413 for a body over API Gateway\'s 10 MiB, without calling the function', async () => {
+    // Prepare
+    ready = true;
+    const before = seen.length;
+    // Act
+    const answer = await fetch(`${base}/webhooks/demo`, { method: 'POST', body: Buffer.alloc(GATEWAY_MAX_BODY_BYTES + 1, 0x20) });
+    // Assess
+    expect(answer.status).toBe(413);
+    expect(((await answer.json()) as { detail: string }).detail).toContain(String(GATEWAY_MAX_BODY_BYTES));
     expect(seen.length).toBe(before);
   });
 
