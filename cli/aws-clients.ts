@@ -16,6 +16,7 @@
  */
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { UsageError } from './errors.ts';
 
@@ -25,6 +26,11 @@ export interface AwsClients {
   cloudFormation(region: string): CloudFormationClient;
   dynamo(region: string): DynamoDBClient;
   sqs(region: string): SQSClient;
+  /**
+   * The receiver's bucket of large bodies. A body pointer may name another Region's bucket (a
+   * record accepted there): the client follows S3's redirect to it (followRegionRedirects).
+   */
+  s3(region: string): S3Client;
 }
 
 /** The profile the SDK will use: AWS_PROFILE, else `default` (getProfileName in @smithy/core/config). */
@@ -52,6 +58,7 @@ export function sdkClients(env: NodeJS.ProcessEnv): AwsClients {
     cloudFormation: (region) => new CloudFormationClient({ ...profile, region }),
     dynamo: (region) => new DynamoDBClient({ ...profile, region }),
     sqs: (region) => new SQSClient({ ...profile, region }),
+    s3: (region) => new S3Client({ ...profile, region, followRegionRedirects: true }),
   };
 }
 

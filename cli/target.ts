@@ -8,10 +8,15 @@
  * RETRYPROOF_SETTLE_S and the others, applied); deployed, the RETRYPROOF_CONFIG of the
  * function the receiver's descriptor names, in the deployed template. Never a configuration
  * file of this checkout, which may not be what runs.
+ *
+ * The receiver's bucket of large bodies (the S3 claim check) comes the same way: locally from
+ * endpoints.json (each Region's bucket on fauxqs's S3), deployed from the descriptor's `bodyBucket`.
+ * A receiver without one (a stack older than the claim check) has none: its bodies all travel inline.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { ResolvedConfig } from '../lambdas/config/resolve-config.ts';
 import type { ReceiverDescriptor } from '../lambdas/config/receiver-descriptor.ts';
 import type { RouteControlOptions } from '../lambdas/routes/route-control.ts';
@@ -19,6 +24,7 @@ import {
   localDir,
   localDynamoClient,
   localRegionIn,
+  localS3Client,
   localSqsClient,
   readRunningEndpoints,
   StackNotRunningError,
@@ -54,6 +60,12 @@ export interface Target {
    */
   readonly routeQueueUrls?: Readonly<Record<string, string>>;
   readonly dlqUrl: string;
+  /**
+   * The receiver's bucket of large bodies (locally the Region's), and a client on it.
+   * @default - none: the receiver has no bucket (or predates the S3 claim check)
+   */
+  readonly bodyBucket?: string;
+  readonly s3?: S3Client;
   /** The configuration the receiver runs, resolved (see the module comment). */
   readonly config: ResolvedConfig;
   /** The names of `config`'s routes. */
@@ -127,6 +139,8 @@ async function localTarget(flags: TargetFlags, env: NodeJS.ProcessEnv): Promise<
   }
   const dynamo = localDynamoClient(endpoints.dynamoEndpoint);
   const sqs = localSqsClient(endpoints.sqsEndpoint);
+  // fauxqs serves S3 on its SQS endpoint, with the same local credentials.
+  const s3 = region.bodyBucket === undefined ? undefined : localS3Client(endpoints.s3Endpoint ?? endpoints.sqsEndpoint);
   return withArns(
     {
       kind: 'local',
@@ -139,16 +153,27 @@ async function localTarget(flags: TargetFlags, env: NodeJS.ProcessEnv): Promise<
       queueUrl: region.queueUrl,
       routeQueueUrls: region.routeQueueUrls ?? {},
       dlqUrl: region.dlqUrl,
+      ...(region.bodyBucket === undefined || s3 === undefined ? {} : { bodyBucket: region.bodyBucket, s3 }),
       config: endpoints.config,
       routes: endpoints.config.routes.map((r) => r.name),
       localUrl: region.adminUrl,
       close: () => {
         dynamo.destroy();
         sqs.destroy();
+        s3?.destroy();
       },
     },
     { [region.queueUrl]: region.queueArn, [region.dlqUrl]: region.dlqArn },
   );
+}
+
+/**
+ * The descriptor's bucket of large bodies: a descriptor written before the S3 claim check has
+ * none, and one of another shape is read as none rather than trusted.
+ */
+function bodyBucketOf(descriptor: ReceiverDescriptor): string | undefined {
+  const value: unknown = (descriptor as { readonly bodyBucket?: unknown }).bodyBucket;
+  return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
 async function deployedTarget(stackName: string, flags: TargetFlags, aws: AwsClients): Promise<Target> {
@@ -166,6 +191,8 @@ async function deployedTarget(stackName: string, flags: TargetFlags, aws: AwsCli
   // The receiver's own Region (a stack's receivers all share it; a replica's is its own).
   const dynamo = aws.dynamo(descriptor.region);
   const sqs = aws.sqs(descriptor.region);
+  const bodyBucket = bodyBucketOf(descriptor);
+  const s3 = bodyBucket === undefined ? undefined : aws.s3(descriptor.region);
   return withArns({
     kind: 'aws',
     description: flags.receiver === undefined ? `stack ${stackName}` : `receiver ${descriptor.receiver} of stack ${stackName}`,
@@ -177,11 +204,13 @@ async function deployedTarget(stackName: string, flags: TargetFlags, aws: AwsCli
     queueUrl: descriptor.queueUrl,
     routeQueueUrls: descriptor.routeQueueUrls ?? {},
     dlqUrl: descriptor.dlqUrl,
+    ...(bodyBucket === undefined || s3 === undefined ? {} : { bodyBucket, s3 }),
     config,
     routes: config.routes.map((r) => r.name),
     close: () => {
       dynamo.destroy();
       sqs.destroy();
+      s3?.destroy();
     },
   });
 }
@@ -208,7 +237,7 @@ export async function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv =
   return deployedTarget(flags.stack, flags, aws);
 }
 
-/** What the operator verbs (route control, the bulk redrive) need of a receiver: its table, queues and routes. */
+/** What the operator verbs (route control, the bulk redrive) need of a receiver: its table, queues, bucket and routes. */
 export function operatorOptionsOf(target: Target, now: () => number): RouteControlOptions {
   return {
     dynamo: target.dynamo,
@@ -217,6 +246,8 @@ export function operatorOptionsOf(target: Target, now: () => number): RouteContr
     queueUrl: target.queueUrl,
     // Re-enqueued work goes to its route's own queue, as every sender's does.
     routeQueueUrls: target.routeQueueUrls ?? {},
+    // A re-send of work whose body is in the bucket keeps its object alive first, as every sender's does.
+    ...(target.s3 === undefined || target.bodyBucket === undefined ? {} : { s3: target.s3, bodyBucket: target.bodyBucket }),
     config: target.config,
     routes: target.routes,
     now,

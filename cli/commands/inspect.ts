@@ -13,6 +13,8 @@ Exit code 1 when the stack has no record of the key (never received, or expired)
                 The table keeps a body only where work may have to be sent again from it (a failed
                 send, parked or failed work, a retried run); otherwise it lives in the work message
                 until the work is done, and in the DLQ's copy for 14 days if the work failed.
+                A large body (over its route's claimCheckAboveBytes) is kept in the receiver's
+                bucket instead: its pointer is shown, and the body read back from the bucket.
 
 JSON: {"record": {status, hits, attempts, receivedAt, leaseSeconds, leaseUntil, ...} | null, "log": [...], "ledger": [...]}`;
 
@@ -22,16 +24,29 @@ JSON: {"record": {status, hits, attempts, receivedAt, leaseSeconds, leaseUntil, 
  */
 function bodyBlock(r: RecordView): string[] {
   let shown = r.body ?? '';
-  let note = `${r.bodyBytes} bytes`;
+  const fromBucket = r.bodySource === 'bucket';
+  let note = fromBucket ? `${Buffer.byteLength(shown, 'base64')} bytes, read from the bucket` : `${r.bodyBytes} bytes`;
   if (r.bodyEncoding === 'base64') {
     try {
       shown = new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(shown, 'base64'));
-      note += ', stored as base64, shown decoded';
+      note += fromBucket ? ', shown as text' : ', stored as base64, shown decoded';
     } catch {
       note += ', binary, shown as base64';
     }
   }
   return [`----- body of ${r.route}/${r.key} (${note}) -----`, ...(shown === '' ? [] : [shown.replace(/\n$/, '')]), '----- end of body -----'];
+}
+
+/** What `--with-body` prints: the body between marker lines, and where a large one is kept. */
+function bodyLines(r: RecordView): string[] {
+  if (r.bodyObject !== undefined) {
+    const where = `  body       ${r.bodyBytes} bytes, in the receiver's bucket: ${r.bodyObject}`;
+    if (r.bodySource === 'bucket') return [where, ...bodyBlock(r)];
+    if (r.bodySource === 'missing') return [where, '             the object is gone (expired, or never stored): the body cannot be shown'];
+    return [where, '             no client on the bucket here: the body is not read'];
+  }
+  if (r.body === undefined) return [`  body       ${r.bodyBytes} bytes, not kept in the table (it travels in the work message)`];
+  return bodyBlock(r);
 }
 
 /**
@@ -82,7 +97,7 @@ export const inspectCommand: Command = {
           ...leaseLines(r),
           ...(r.lastError === undefined ? [] : [`  last error ${r.lastError}`]),
           `  expires    ${formatTime(r.expiresAt * 1000)}`,
-          ...(values['with-body'] !== true ? [] : r.body === undefined ? [`  body       ${r.bodyBytes} bytes, not kept in the table (it travels in the work message)`] : bodyBlock(r)),
+          ...(values['with-body'] !== true ? [] : bodyLines(r)),
           '',
         ].join('\n'),
       );

@@ -85,6 +85,8 @@ export const reconcileCommand: Command = {
             sqs: target.sqs,
             queueUrl: target.queueUrl,
             routeQueueUrls: target.routeQueueUrls ?? {},
+            // A re-send of work whose body is in the bucket keeps its object alive first.
+            ...(target.s3 === undefined || target.bodyBucket === undefined ? {} : { s3: target.s3, bodyBucket: target.bodyBucket }),
             config: target.config,
             now: ctx.now,
           }).run({

@@ -2,6 +2,10 @@
  * Everything known about one delivery: its record, its execution log (attempts and
  * reconciler corrections) and its ledger entries. The body is left out unless asked
  * for: operators share this output, and bodies carry customer data.
+ *
+ * A large body (the S3 claim check) lives in the receiver's bucket: a record that keeps its payload
+ * keeps only the object's pointer then, and one that keeps none still names it, by its route, key
+ * and fingerprint (domain/body-object.ts). With the body asked for, the object is read back.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { historyOf, readLogItems } from '../../lambdas/store/execution-history.ts';
@@ -11,6 +15,8 @@ import { documentClient } from '../../lambdas/store/dynamodb-event-store.ts';
 import { fromRecordItem } from '../../lambdas/store/record-item.ts';
 import type { Target } from '../target.ts';
 import { ledgerWindow } from './ledger-entries.ts';
+import { bodyObjectName, bodyObjectPointer } from '../../lambdas/domain/body-object.ts';
+import { S3BodyObjects } from '../../lambdas/store/s3-body-objects.ts';
 
 export interface RecordView {
   readonly route: string;
@@ -50,6 +56,17 @@ export interface RecordView {
   /** With `withBody` only: the body as stored, in `bodyEncoding`. */
   readonly body?: string;
   readonly bodyEncoding?: 'utf8' | 'base64';
+  /**
+   * `s3://<bucket>/<name>` of the body's object when the receiver's bucket keeps it: as the record
+   * keeps it, or (with `withBody`) found in the target's bucket under the delivery's object name.
+   */
+  readonly bodyObject?: string;
+  /**
+   * With `withBody` and a bodyObject: where `body` came from. `bucket`: read back from the object
+   * (`body` is then its bytes, base64); `missing`: no object of that name (expired, or never
+   * stored); `no-bucket-client`: the target has no client on the bucket (no `body`).
+   */
+  readonly bodySource?: 'bucket' | 'missing' | 'no-bucket-client';
 }
 
 export interface Inspection {
@@ -69,6 +86,31 @@ function parseResult(result: string | undefined): unknown {
   } catch {
     return result;
   }
+}
+
+/**
+ * The body of a record from the receiver's bucket: at the pointer the record keeps, else, for a
+ * record that keeps no payload, at the delivery's object name in the target's bucket when an
+ * object is there (a body at most claimCheckAboveBytes long travelled inline, and has none).
+ */
+async function bodyFromBucket(
+  target: Target,
+  record: RecordView,
+  kept: string | undefined,
+): Promise<Pick<RecordView, 'body' | 'bodyEncoding' | 'bodyObject' | 'bodySource'>> {
+  const bodies = target.s3 === undefined || target.bodyBucket === undefined ? undefined : new S3BodyObjects(target.s3, target.bodyBucket);
+  let pointer = kept;
+  if (pointer === undefined) {
+    if (record.bodyKept || bodies === undefined) return {};
+    const named = bodyObjectPointer(bodies.bucket, bodyObjectName(record.route, record.key, record.fingerprint));
+    if ((await bodies.lastWritten(named)) === undefined) return {};
+    pointer = named;
+  }
+  if (bodies === undefined) return { bodyObject: pointer, bodySource: 'no-bucket-client' };
+  // The pointer names its own bucket, which may be another Region's: the client reads it there.
+  const stored = await bodies.read(pointer);
+  if (stored === undefined) return { bodyObject: pointer, bodySource: 'missing' };
+  return { bodyObject: pointer, bodySource: 'bucket', body: stored.bytes.toString('base64'), bodyEncoding: 'base64' };
 }
 
 /** Reads one delivery's record, log and ledger entries; `record` is null when there is none. */
@@ -110,8 +152,10 @@ export async function inspectDelivery(
       ...(r.lastError === undefined ? {} : { lastError: r.lastError }),
       ...(r.completedAt === undefined ? {} : { completedAt: r.completedAt }),
       ...(r.result === undefined ? {} : { result: parseResult(r.result) }),
-      ...(options.withBody === true && r.body !== undefined ? { body: r.body, bodyEncoding: r.bodyEncoding ?? 'utf8' } : {}),
+      ...(options.withBody === true && r.body !== undefined && r.bodyObject === undefined ? { body: r.body, bodyEncoding: r.bodyEncoding ?? 'utf8' } : {}),
+      ...(r.bodyObject === undefined ? {} : { bodyObject: r.bodyObject }),
     };
+    if (options.withBody === true) record = { ...record, ...(await bodyFromBucket(target, record, r.bodyObject)) };
   }
   // Keys and bookkeeping of the table are not part of the entry.
   const hidden: ReadonlySet<string> = new Set(['pk', 'sk', 'route', 'key', 'expiresAt']);

@@ -130,6 +130,8 @@ export async function runStorm(o: StormOptions): Promise<StormReport> {
           queueUrl: target.queueUrl,
           // A route with a queue of its own gets its parked work back there on resume.
           ...(target.routeQueueUrls === undefined ? {} : { routeQueueUrls: target.routeQueueUrls }),
+          // Parked work whose body is in the bucket gets its object kept alive before it is re-sent.
+          ...(target.s3 === undefined || target.bodyBucket === undefined ? {} : { s3: target.s3, bodyBucket: target.bodyBucket }),
           config: target.config,
         });
   const paused = async (): Promise<{ reason?: string } | undefined> => {

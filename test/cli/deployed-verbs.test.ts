@@ -14,7 +14,7 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import type { AwsClients } from '../../cli/aws-clients.ts';
 import { EXIT } from '../../cli/errors.ts';
 import { runCli } from '../../cli/main.ts';
-import { createEventsTable, createLedgerTable, createQueuePair, localDynamoClient, localSqsClient } from '../../local/aws-clients.ts';
+import { createEventsTable, createLedgerTable, createQueuePair, localDynamoClient, localS3Client, localSqsClient } from '../../local/aws-clients.ts';
 import { logicalIdOf, synthesize } from '../cdk/stack-fixture.ts';
 import { cloudFormationStub, deployedStack, receiverIds } from './cloudformation-stub.ts';
 
@@ -68,6 +68,7 @@ const aws: AwsClients = {
   cloudFormation: () => cloudFormationStub([STACK]),
   dynamo: () => localDynamoClient(inject('dynamoEndpoint')),
   sqs: () => withMoveTasks(localSqsClient(inject('sqsEndpoint')), () => dlqDepth),
+  s3: () => localS3Client(inject('sqsEndpoint')),
 };
 
 async function cli(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {

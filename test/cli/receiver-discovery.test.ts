@@ -7,6 +7,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { S3Client } from '@aws-sdk/client-s3';
 import { App, CfnOutput, Stack } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import type { AwsClients } from '../../cli/aws-clients.ts';
@@ -61,6 +62,7 @@ function stubAws(calls?: StubCalls): AwsClients {
     cloudFormation: () => cloudFormationStub(STACKS, calls === undefined ? {} : { calls }),
     dynamo: (region) => new DynamoDBClient({ region, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }),
     sqs: (region) => new SQSClient({ region, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }),
+    s3: (region) => new S3Client({ region, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }),
   };
 }
 
