@@ -16,8 +16,9 @@ or only those of --stack NAME. A stack's receivers are the outputs that hold a r
 descriptor, whatever the construct's id; the ID column is what --receiver takes when a
 stack has several. --local lists the local stack's one receiver.
 
-JSON: [{"stack", "receiver", "namePrefix", "region", "apiUrl", "queueUrl", "routeQueueUrls"?, "dlqUrl", "eventsTable", "ledgerTable"?}]
-      (routeQueueUrls: {"<route>": "<queue URL>"} of the routes with a queue of their own, when any)`;
+JSON: [{"stack", "receiver", "namePrefix", "region", "apiUrl", "queueUrl", "routeQueueUrls"?, "dlqUrl", "eventsTable", "ledgerTable"?, "bodyBucket"?}]
+      (routeQueueUrls: {"<route>": "<queue URL>"} of the routes with a queue of their own, when any;
+      bodyBucket: the bucket of large bodies, when the receiver has one)`;
 
 interface ReceiverRow {
   readonly stack: string;
@@ -30,6 +31,12 @@ interface ReceiverRow {
   readonly dlqUrl: string;
   readonly eventsTable: string;
   readonly ledgerTable?: string;
+  readonly bodyBucket?: string;
+}
+
+/** The bucket of large bodies, when the receiver has one (a descriptor written before the S3 claim check has none). */
+function bodyBucketOf(bucket: unknown): { bodyBucket?: string } {
+  return typeof bucket === 'string' && bucket !== '' ? { bodyBucket: bucket } : {};
 }
 
 /** The routes' own queues, when there are any: a receiver without them lists as it always did. */
@@ -49,6 +56,7 @@ function rowOf({ stackName, descriptor: d }: FoundReceiver): ReceiverRow {
     dlqUrl: d.dlqUrl,
     eventsTable: d.eventsTable,
     ...(d.ledgerTable === undefined ? {} : { ledgerTable: d.ledgerTable }),
+    ...bodyBucketOf((d as { readonly bodyBucket?: unknown }).bodyBucket),
   };
 }
 
@@ -89,6 +97,7 @@ export const receiversCommand: Command = {
           dlqUrl: region.dlqUrl,
           eventsTable: endpoints.eventsTable,
           ...(endpoints.ledgerTable === undefined ? {} : { ledgerTable: endpoints.ledgerTable }),
+          ...bodyBucketOf(region.bodyBucket),
         },
       ];
       where = `the local stack in ${dir}`;

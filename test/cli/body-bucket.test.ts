@@ -89,6 +89,19 @@ describe('a deployed receiver\'s bucket of large bodies, from its descriptor', (
     expect(operatorOptionsOf(target, Date.now)).toMatchObject({ s3: target.s3, bodyBucket: 'withbucket-bodies-1a2b3c' });
   });
 
+  it('lists the bucket with `receivers`, and none for a descriptor written before the claim check', async () => {
+    // Act
+    let stdout = '';
+    const code = await runCli(['receivers', '--json'], { stdout: (t) => (stdout += t), stderr: () => undefined, stderrIsTty: false, env: {}, aws });
+    // Assess
+    expect(code).toBe(0);
+    const rows = JSON.parse(stdout) as { stack: string; bodyBucket?: string }[];
+    expect(rows.map((r) => [r.stack, r.bodyBucket])).toEqual([
+      ['Older', undefined],
+      ['WithBucket', 'withbucket-bodies-1a2b3c'],
+    ]);
+  });
+
   it('has no bucket and makes no S3 client for a descriptor written before the claim check', async () => {
     // Prepare
     s3Regions.length = 0;
@@ -159,6 +172,12 @@ describe('the local stack\'s bucket of large bodies, from endpoints.json', () =>
     dynamo.destroy();
     await new Promise((resolve) => admin.close(resolve));
     await rm(dir, { recursive: true, force: true });
+  });
+
+  it('lists the Region\'s bucket with `receivers --local`', async () => {
+    const listed = await cli('receivers', '--json');
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ stack: 'local', bodyBucket: BUCKET })]);
   });
 
   it('carries the Region\'s bucket and a client on fauxqs\'s S3, and hands both to the operator verbs', async () => {
