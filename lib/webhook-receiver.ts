@@ -11,6 +11,8 @@ import { Grant } from 'aws-cdk-lib/aws-iam';
 import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { Bucket, BucketGrants } from 'aws-cdk-lib/aws-s3';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
@@ -21,6 +23,7 @@ import { RECEIVER_DESCRIPTOR_VERSION, RECEIVER_OUTPUT_DESCRIPTION, RECEIVER_OUTP
 import type { ReceiverDescriptor } from '../lambdas/config/receiver-descriptor.ts';
 import { ConfigError, assertActionsSupplied, resolveConfig } from '../lambdas/config/resolve-config.ts';
 import { needsReplayMemory } from '../lambdas/domain/idempotency-key.ts';
+import { longestTtlSeconds } from '../lambdas/domain/body-object.ts';
 import type { ResolvedConfig, ResolvedRoute } from '../lambdas/config/resolve-config.ts';
 import type { ActionSource, RetryproofConfig } from '../lambdas/config/route-config.ts';
 import { SERVICE } from '../lambdas/observability/metric-catalogue.ts';
@@ -30,6 +33,7 @@ import { defaultPolicyOf, nagResource } from './nag.ts';
 import { regionalPlacement } from './regional-placement.ts';
 import type { RegionalPlacement } from './regional-placement.ts';
 import { AlarmTopic } from './stateful/alarm-topic.ts';
+import { BODY_OBJECTS_KEY_PATTERN, BodyBucket, bodyBucketName, grantKeepBodies } from './stateful/body-bucket.ts';
 import { EventsTable } from './stateful/events-table.ts';
 import { RouteSecrets, createdSecretName } from './stateful/route-secrets.ts';
 import { WorkQueue, routeQueueName } from './stateful/work-queue.ts';
@@ -110,6 +114,12 @@ export class WebhookReceiver extends Construct {
   readonly routeQueues: ReadonlyMap<string, IQueue>;
   /** Work for people: redrive it from the SQS console once its cause is fixed. */
   readonly deadLetterQueue: IQueue;
+  /**
+   * The bucket of large bodies in this Region (the S3 claim check): bodies above a route's
+   * `claimCheckAboveBytes`, named `bodies/<route>/<sha256(key)>/<fingerprint>`, each expiring
+   * a while after the longest TTL. Its name is fixed, {@link bodyBucketName}.
+   */
+  readonly bodyBucket: IBucket;
   readonly ingestFunction: RetryproofFunction;
   /** Runs your actions: grant it what they call, and set the environment they read. */
   readonly executorFunction: RetryproofFunction;
@@ -133,6 +143,8 @@ export class WebhookReceiver extends Construct {
    */
   readonly placement: RegionalPlacement | undefined;
   #ledgerTableName: string | undefined;
+  /** This Region's bucket of bodies, then, with several Regions, every other Region's, by name. */
+  readonly #bodyBuckets: readonly IBucket[];
 
   constructor(scope: Construct, id: string, props: WebhookReceiverProps) {
     super(scope, id);
@@ -175,6 +187,18 @@ export class WebhookReceiver extends Construct {
     });
     // Every queue the functions send work to: the shared one first, then the routes' own.
     const workQueues = [work.queue, ...work.routeQueues.values()];
+    // Named by the prefix, the account and the Region, so that another Region's functions find it
+    // by name: a record accepted here may be re-sent by another Region's reconciler onto that
+    // Region's queue, and its executor then reads (and renews) the body here.
+    const bodies = new BodyBucket(this, 'Bodies', {
+      bucketName: bodyBucketName(namePrefix, stack.account, stack.region),
+      longestTtlSeconds: longestTtlSeconds(resolved.routes),
+    });
+    // The other Regions' buckets, by the same rule: their stacks create them (no resource here).
+    const otherBodyBuckets = (placement?.otherReplicas ?? []).map((region) =>
+      Bucket.fromBucketName(this, `BodiesIn-${region}`, bodyBucketName(namePrefix, stack.account, region)),
+    );
+    const bodyBuckets = [bodies.bucket, ...otherBodyBuckets];
     // With several Regions the first replica's stack creates each route secret and Secrets
     // Manager replicates it to the others, so its value is set once and cannot drift (a Region
     // with a stale copy would answer every delivery 401). The others import their replica by name.
@@ -208,6 +232,7 @@ export class WebhookReceiver extends Construct {
       [ENV.config]: configValue,
       [ENV.eventsTable]: eventsTable.tableName,
       [ENV.queueUrl]: work.queue.queueUrl,
+      [ENV.bodyBucket]: bodies.bucket.bucketName,
       ...(work.routeQueues.size === 0 ? {} : { [ENV.routeQueueUrls]: routeQueueUrlsValue(stack, configValue, namePrefix, work.routeQueues) }),
     };
     const { logRetentionDays, tracing } = resolved;
@@ -321,6 +346,15 @@ export class WebhookReceiver extends Construct {
     }
     // An imported secret under a customer-managed key: without this, every delivery is a 503.
     secretsKey?.grantDecrypt(ingest);
+    // Large bodies, in this Region's bucket only (the ingest names no other): PutObject stores one
+    // before its claim (conditional, If-None-Match). GetObject because a body that was there
+    // already (a key re-claimed after its record expired, or a retry of a claim that failed after
+    // its put) is checked before the message is sent, HeadObject, which S3 authorises as GetObject,
+    // and renewed when old, a copy onto itself: GetObject on the source, PutObject on the copy
+    // (lambdas/queue/fresh-body-work-queue.ts). Never ListBucket: the ingest asks only about an
+    // object S3 has just told it is there.
+    BucketGrants.fromBucket(bodies.bucket).actionsOnObjectKeys(ingest, BODY_OBJECTS_KEY_PATTERN, 's3:GetObject', 's3:PutObject');
+    acknowledgeBodyObjects(this, ingest, [bodies.bucket]);
 
     // Route state, read also right after parking (GetItem), claim, parking and fenced writes
     // (UpdateItem), the execution log (PutItem). No transaction: MRSC refuses them.
@@ -344,6 +378,12 @@ export class WebhookReceiver extends Construct {
       });
     executor.addEventSource(eventSourceOf(work.queue, resolved.queue.maxConcurrency));
     for (const route of isolated) executor.addEventSource(eventSourceOf(routeQueueOf(work, route.name), routeConcurrency(route, resolved)));
+    // A message's body, read back from the bucket its pointer names: this Region's, or, with
+    // several Regions, the one of the Region that accepted it. Reading alone would run the work,
+    // but the executor also renews an old object before any message of its own points to it (a
+    // copy onto itself), which S3 authorises as PutObject on the copy (grantKeepBodies).
+    for (const bucket of bodyBuckets) grantKeepBodies(bucket, executor);
+    acknowledgeBodyObjects(this, executor, bodyBuckets);
 
     // Route state and a record to re-send (GetItem), the window's open records, read whole
     // (BatchGetItem), the correction log (PutItem), resends, unparking and the retry partition
@@ -360,6 +400,11 @@ export class WebhookReceiver extends Construct {
     // (expiry-sweep.ts): a record's partition and its key chunks (Query on the table), one
     // conditional DeleteItem each.
     if (resolved.regions !== undefined) eventItems.actions(reconciler, 'dynamodb:Query', 'dynamodb:DeleteItem');
+    // A re-send keeps the body it points to alive (HeadObject, and a copy onto itself when old),
+    // and a parked record kept a TTL more has its body renewed first: in any Region's bucket, since
+    // the reconciler re-sends every open record of the one table (grantKeepBodies).
+    for (const bucket of bodyBuckets) grantKeepBodies(bucket, reconciler);
+    acknowledgeBodyObjects(this, reconciler, bodyBuckets);
 
     const api = new WebhookApi(this, 'Webhooks', {
       apiName: namePrefix,
@@ -420,6 +465,7 @@ export class WebhookReceiver extends Construct {
             ...(work.routeQueues.size === 0 ? {} : { routeQueueUrls: mapRecord(work.routeQueues, (q) => q.queueUrl) }),
             dlqUrl: work.deadLetterQueue.queueUrl,
             eventsTable: eventsTable.tableName,
+            bodyBucket: bodies.bucket.bucketName,
             ...(this.#ledgerTableName === undefined ? {} : { ledgerTable: this.#ledgerTableName }),
             configResource: stack.getLogicalId(reconciler.node.defaultChild as CfnElement),
           };
@@ -447,6 +493,8 @@ export class WebhookReceiver extends Construct {
     this.queue = work.queue;
     this.routeQueues = work.routeQueues;
     this.deadLetterQueue = work.deadLetterQueue;
+    this.bodyBucket = bodies.bucket;
+    this.#bodyBuckets = bodyBuckets;
     this.ingestFunction = ingest;
     this.executorFunction = executor;
     this.reconcilerFunction = reconciler;
@@ -484,6 +532,19 @@ export class WebhookReceiver extends Construct {
   }
 
   /**
+   * Lets a person or a tool read the large bodies (`retryproof inspect --body` of a delivery whose
+   * body is in a bucket): GetObject on `bodies/*` of every Region's body bucket, and ListBucket on
+   * each, so that an expired object reads as missing (404) rather than as refused (403). Bodies
+   * carry customer data: {@link grantReadRecords} does not include this.
+   */
+  grantReadBodies(grantee: IGrantable): void {
+    for (const bucket of this.#bodyBuckets) {
+      BucketGrants.fromBucket(bucket).actionsOnObjectKeys(grantee, BODY_OBJECTS_KEY_PATTERN, 's3:GetObject');
+      Grant.addToPrincipal({ grantee, actions: ['s3:ListBucket'], resourceArns: [bucket.bucketArn] });
+    }
+  }
+
+  /**
    * Lets a person or a tool move dead letters back to the work queues, as `retryproof dlq redrive`
    * and the console's "Start DLQ redrive" do: list them (receive and release, ConsumeMessages),
    * start and follow an SQS message move task from the DLQ (sqs:StartMessageMoveTask and
@@ -496,6 +557,9 @@ export class WebhookReceiver extends Construct {
    * `retryproof redrive` needs: Query on the table's indexes (the sparse `failed` and `parked`
    * ones), GetItem of a route's state, UpdateItem for the redrive and unpark transitions, and
    * SendMessage to the work queues, each route's work to its own (lambdas/routes/bulk-redrive.ts).
+   * A re-send of a large body keeps its object alive first, as every sender does: GetObject,
+   * PutObject and ListBucket on the body buckets of every Region (lambdas/routes/route-control.ts,
+   * sentQueueOf; lib/stateful/body-bucket.ts, grantKeepBodies).
    */
   grantRedrive(grantee: IGrantable): void {
     this.table.grant(grantee, 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem');
@@ -503,6 +567,7 @@ export class WebhookReceiver extends Construct {
     this.deadLetterQueue.grant(grantee, 'sqs:StartMessageMoveTask', 'sqs:ListMessageMoveTasks');
     this.queue.grantSendMessages(grantee);
     for (const queue of this.routeQueues.values()) queue.grantSendMessages(grantee);
+    for (const bucket of this.#bodyBuckets) grantKeepBodies(bucket, grantee);
   }
 }
 
@@ -546,6 +611,19 @@ function adoptedEventsTable(scope: Construct, placement: RegionalPlacement | und
     throw new ConfigError(`existingEventsTable: ${existing} is in ${String(region)}, not in this stack's Region ${stack.region}; a receiver reads its table in its own Region`);
   }
   return TableV2.fromTableAttributes(scope, 'Events', { tableArn: existing, grantIndexPermissions: true });
+}
+
+/**
+ * cdk-nag's AwsSolutions-IAM5 names each grant on `bodies/*` of a bucket: the objects' names are
+ * made per delivery (route, key hash, fingerprint), so no narrower resource can name them.
+ */
+function acknowledgeBodyObjects(scope: Construct, fn: RetryproofFunction, buckets: readonly IBucket[]): void {
+  for (const bucket of buckets) {
+    Validations.of(defaultPolicyOf(fn.serviceRole)).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${nagResource(scope, `${bucket.bucketArn}/${BODY_OBJECTS_KEY_PATTERN}`)}]`,
+      reason: `each large body is an object named per delivery under ${BODY_OBJECTS_KEY_PATTERN} (route, key hash, fingerprint); the grant covers that prefix of a body bucket of this receiver's and nothing else of it`,
+    });
+  }
 }
 
 /** The stack's name, then the id unless it is `Default`, with what names refuse replaced by dashes. */

@@ -38,6 +38,12 @@ export interface ReceiverDescriptor {
   readonly routeQueueUrls?: Readonly<Record<string, string>>;
   readonly dlqUrl: string;
   readonly eventsTable: string;
+  /**
+   * The bucket of large bodies in the receiver's Region (the S3 claim check), which the operator
+   * tools pass on so that a re-send keeps a body object alive. @default - none (a descriptor
+   * written before the receiver had a bucket)
+   */
+  readonly bodyBucket?: string;
   /** The demo's ledger table, only with `demo: true`. */
   readonly ledgerTable?: string;
   /**
@@ -68,6 +74,7 @@ export function parseReceiverDescriptor(value: string | undefined): ReceiverDesc
     if (typeof record[field] !== 'string' || record[field] === '') return undefined;
   }
   if (record.ledgerTable !== undefined && typeof record.ledgerTable !== 'string') return undefined;
+  if (record.bodyBucket !== undefined && typeof record.bodyBucket !== 'string') return undefined;
   const own = record.routeQueueUrls;
   if (own !== undefined && (typeof own !== 'object' || own === null || Object.values(own).some((url) => typeof url !== 'string'))) return undefined;
   return record as unknown as ReceiverDescriptor;

@@ -20,7 +20,8 @@ describe('the app built from retryproof.config.ts', () => {
     ].sort();
     // Added since then, none replacing anything: the CLI's receiver descriptor; the route
     // secret ensured by name at deploy (a custom resource, its policy, and CDK's one provider
-    // function and role: lib/stateful/route-secrets.ts); the route's signature-rejection alarm.
+    // function and role: lib/stateful/route-secrets.ts); the route's signature-rejection alarm;
+    // the bucket of large bodies.
     const added = [
       'Output Receiver',
       'AWS::IAM::Policy SecretsEnsureRetryproofstripeedbf787fCustomResourcePolicyBB410FD5',
@@ -29,6 +30,9 @@ describe('the app built from retryproof.config.ts', () => {
       'Custom::RetryproofRouteSecret SecretsEnsureRetryproofstripeedbf787fE0C27617',
       // The stripe route's alarm on its share of 401s (lib/stateless/signature-rejection-alarm.ts).
       'AWS::CloudWatch::Alarm ObservabilitySignatureRejectionsstripeB2E1C603',
+      // The bucket of large bodies and its TLS-only policy (lib/stateful/body-bucket.ts).
+      'AWS::S3::Bucket BodiesBucket7CDFEDE9',
+      'AWS::S3::BucketPolicy BodiesBucketPolicyCBAE75E1',
     ];
     // Removed, and nothing stateful deleted with them:
     // - the demo (its route's two alarms, and the ledger table): the shipped configuration deploys

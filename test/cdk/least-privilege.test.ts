@@ -54,6 +54,20 @@ const PLATFORM: Readonly<Record<FunctionName, readonly { readonly grants: readon
 ) as Record<FunctionName, { grants: GrantLine[]; why: string }[]>;
 
 /**
+ * What a role must allow that is no call at all: S3 answers a missing object 404 only to a caller
+ * allowed s3:ListBucket on the bucket, and 403 to anyone else ("If you don't have the
+ * s3:ListBucket permission, Amazon S3 returns an HTTP status code 403", Amazon S3 API Reference,
+ * GetObject and HeadObject, Permissions). The executor and the reconciler read a 404 as a body
+ * gone (lambdas/store/s3-body-objects.ts) and hand its delivery to people; a 403 would be S3's
+ * failure, retried for good. The ingest asks only about an object S3 has just said is there.
+ */
+const BEYOND_CALLS: Readonly<Record<FunctionName, readonly GrantLine[]>> = {
+  ingest: [],
+  executor: [`s3:ListBucket on ${RESOURCE.bodyBucket}`],
+  reconciler: [`s3:ListBucket on ${RESOURCE.bodyBucket}`],
+};
+
+/**
  * The operations a function's modules import but never send, each with why: the module is
  * shared, and this function calls only part of it.
  */
@@ -61,13 +75,23 @@ const FORGET_REPLAY = "DynamoDbEventStore's forgetReplay (the ingest's), for rou
 const IMPORTED_NOT_SENT: Readonly<Record<FunctionName, Readonly<Record<string, string>>>> = {
   // retryproof.config.ts has no such route (demo and stripe sign a timestamp), and its ingest is
   // granted no DeleteItem; webhook-receiver.test.ts checks the grant for a route that needs it.
-  ingest: { 'dynamodb:DeleteItem': `${FORGET_REPLAY}: this configuration has none` },
+  ingest: {
+    'dynamodb:DeleteItem': `${FORGET_REPLAY}: this configuration has none`,
+    's3:GetObject': "S3BodyObjects' read, the executor's: the ingest stores and checks bodies, and never reads one back",
+    // What a copy needs (GetObject and PutObject on bodies/*) the ingest's check and put need already.
+    's3:CopyObject':
+      "S3BodyObjects' renew: the ingest renews only an object older than the renewal age, and judges the age by the real clock " +
+      '(lambdas/queue/fresh-body-work-queue.ts), which no scenario can move on as it moves the executor\'s and the reconciler\'s',
+  },
   executor: {
     'dynamodb:Query': "the demo ledger module's listWindow, which only the reconciler calls",
     'dynamodb:DeleteItem': FORGET_REPLAY,
+    's3:PutObject': "S3BodyObjects' store, the ingest's",
   },
   reconciler: {
     'dynamodb:DeleteItem': FORGET_REPLAY,
+    's3:PutObject': "S3BodyObjects' store, the ingest's",
+    's3:GetObject': "S3BodyObjects' read, the executor's: the reconciler checks (HeadObject) and renews (CopyObject) bodies, and never reads one back",
   },
 };
 
@@ -82,6 +106,7 @@ const ENTRIES: Readonly<Record<FunctionName, readonly string[]>> = {
 function requiredFor(fn: FunctionName, calls: readonly RecordedCall[]): Set<GrantLine> {
   const needed = new Set(calls.flatMap((c) => c.needs.map((n) => `${n.action} on ${n.resource}`)));
   for (const platform of PLATFORM[fn]) for (const g of platform.grants) needed.add(g);
+  for (const g of BEYOND_CALLS[fn]) needed.add(g);
   return needed;
 }
 
@@ -93,6 +118,7 @@ function grantedTo(built: SynthesizedApp, fn: FunctionName): Set<GrantLine> {
     [id('Work/Queue'), RESOURCE.workQueue],
     ...[...built.stack.receiver.routeQueues.keys()].map((route) => [id(`Work/RouteQueue-${route}`), routeQueueOf(route)] as const),
     [id('Work/DeadLetterQueue'), RESOURCE.deadLetterQueue],
+    [id('Bodies/Bucket'), RESOURCE.bodyBucket],
     [id('Alarms/Topic'), ALARM_TOPIC],
     [id('Alarms/Key'), ALARM_TOPIC_KEY],
     ...FUNCTIONS.map((f) => [id(`${f[0]!.toUpperCase()}${f.slice(1)}Logs`), logsOf(f)] as const),

@@ -53,6 +53,8 @@ describe('the receiver descriptor output', () => {
     expect(typeof resources[reconciler]?.Properties.Environment?.Variables?.RETRYPROOF_CONFIG).toBe('string');
     expect(d.ledgerTable).toMatch(/^<Ref:LedgerTable[0-9A-F]{8}>$/);
     expect(d.eventsTable).toMatch(/^<Ref:EventsTable[0-9A-F]{8}>$/);
+    // The bucket of large bodies, which the CLI's tools read and keep alive (the S3 claim check).
+    expect(d.bodyBucket).toBe(`<Ref:${built.stack.getLogicalId(built.stack.receiver.bodyBucket.node.defaultChild as never)}>`);
   });
 
   it('two receivers of one stack, one with the id Webhooks, each have their own, told apart by their path', () => {
@@ -71,6 +73,9 @@ describe('the receiver descriptor output', () => {
   it('parseReceiverDescriptor keeps only its own version and shape', () => {
     const good = { retryproof: 1, receiver: 'R', namePrefix: 'p', region: 'r', apiUrl: 'a', queueUrl: 'q', dlqUrl: 'd', eventsTable: 't', configResource: 'c' };
     expect(parseReceiverDescriptor(JSON.stringify(good))).toEqual(good);
+    // bodyBucket is optional: a descriptor written before the S3 claim check has none.
+    expect(parseReceiverDescriptor(JSON.stringify({ ...good, bodyBucket: 'b' }))).toEqual({ ...good, bodyBucket: 'b' });
+    expect(parseReceiverDescriptor(JSON.stringify({ ...good, bodyBucket: 7 }))).toBeUndefined();
     expect(parseReceiverDescriptor(JSON.stringify({ ...good, retryproof: 2 }))).toBeUndefined();
     expect(parseReceiverDescriptor(JSON.stringify({ ...good, queueUrl: '' }))).toBeUndefined();
     expect(parseReceiverDescriptor('https://example.com')).toBeUndefined();

@@ -13,8 +13,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
+import { CreateBucketCommand, DeleteObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { ChangeMessageVisibilityCommand, DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { actionRegistryOf, ledgersOf } from '../../lambdas/actions/action-modules.ts';
 import { DEMO_ACTION, resolveConfig } from '../../lambdas/config/resolve-config.ts';
 import type { ResolvedRoute } from '../../lambdas/config/resolve-config.ts';
@@ -22,6 +23,8 @@ import type { RetryproofConfig } from '../../lambdas/config/route-config.ts';
 import { DynamoDbLedger } from '../../lambdas/demo/dynamodb-ledger.ts';
 import { payoutAction } from '../../lambdas/demo/payout.ts';
 import { RECORD_STATUS } from '../../lambdas/domain/event-record.ts';
+import { bodyObjectName, bodyObjectRenewAfterSeconds, longestTtlSeconds } from '../../lambdas/domain/body-object.ts';
+import { fingerprint } from '../../lambdas/domain/fingerprint.ts';
 import { createReconciler } from '../../lambdas/reconciler/create-reconciler.ts';
 import type { ReconcileReport } from '../../lambdas/reconciler/reconcile.ts';
 import { SecretsManagerSource } from '../../lambdas/secrets/secrets-manager-source.ts';
@@ -34,6 +37,7 @@ import { wireExecutor } from '../../lambdas/executor/wire-executor.ts';
 import { wireIngest } from '../../lambdas/ingest/wire-ingest.ts';
 import { createEventsTable, createLedgerTable, createQueuePair, localDynamoClient, localSqsClient } from '../../local/aws-clients.ts';
 import { httpApiEvent, lambdaContext } from '../../local/http-api-event.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/local-aws.ts';
 import { sampleBody, signSample } from '../../local/sample-delivery.ts';
 import { pollOnce } from '../../local/sqs-event-source.ts';
 import { waitFor } from '../support/executor-fixture.ts';
@@ -51,6 +55,7 @@ export const RESOURCE = {
   ledgerTable: 'ledger table',
   workQueue: 'work queue',
   deadLetterQueue: 'dead-letter queue',
+  bodyBucket: 'body bucket',
   secretOf: (route: string) => `secret of route ${route}`,
 } as const;
 
@@ -63,6 +68,37 @@ export interface Exercise {
 
 /** The reconciler runs an hour ahead, so every record of this run is in its window and long stuck. */
 const RECONCILER_AHEAD_MS = 3_600_000;
+
+/** A body above the routes' claimCheckAboveBytes (128 KiB by default): it goes to the bucket. */
+const LARGE = { pad: 'x'.repeat(140 * 1024) } as const;
+
+/** fauxqs's S3, on its SQS endpoint (path-style), as the tests' body bucket uses it. */
+function localS3Client(endpoint: string): S3Client {
+  return new S3Client({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, forcePathStyle: true });
+}
+
+/**
+ * S3's conditional put, which fauxqs ignores (it overwrites: lambdas/store/s3-body-objects.ts): a
+ * PutObject with `If-None-Match: *` on a name taken answers 412 Precondition Failed, as S3 does.
+ * Added after the recording, so the put is recorded either way.
+ */
+function conditionalPuts(client: S3Client, plain: S3Client): S3Client {
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const input = args.input as { Bucket?: string; Key?: string; IfNoneMatch?: string };
+      if (context.commandName === 'PutObjectCommand' && input.IfNoneMatch === '*') {
+        const taken = await plain.send(new HeadObjectCommand({ Bucket: input.Bucket, Key: input.Key })).then(
+          () => true,
+          () => false,
+        );
+        if (taken) throw Object.assign(new Error('At least one of the pre-conditions you specified did not hold'), { name: 'PreconditionFailed', $metadata: { httpStatusCode: 412 } });
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: 'fauxqsIfNoneMatch' },
+  );
+  return client;
+}
 
 function secretFor(route: ResolvedRoute): string {
   // Standard Webhooks secrets are base64 behind whsec_; every other scheme takes any string.
@@ -97,31 +133,36 @@ export async function exerciseFunctions(config: RetryproofConfig): Promise<Exerc
     maxReceiveCount: resolved.queue.maxReceiveCount,
     visibilityTimeoutSeconds: 1,
   });
+  const s3 = localS3Client(sqsEndpoint);
+  const bodyBucket = `iam-bodies-${suffix}`;
+  await s3.send(new CreateBucketCommand({ Bucket: bodyBucket }));
   const secrets = new Map(resolved.routes.map((r) => [r.secretName, secretFor(r)]));
   const names: ResourceNames = new Map([
     [eventsTable, RESOURCE.eventsTable],
     [ledgerTable, RESOURCE.ledgerTable],
     [queue.queueUrl, RESOURCE.workQueue],
     [queue.dlqUrl, RESOURCE.deadLetterQueue],
+    [bodyBucket, RESOURCE.bodyBucket],
     ...resolved.routes.map((r) => [r.secretName, RESOURCE.secretOf(r.name)] as const),
   ]);
 
   // Each function's own clients, recording into its own log.
   const calls: Record<FunctionName, RecordedCall[]> = { ingest: [], executor: [], reconciler: [] };
-  const made: { destroy(): void }[] = [ddb, sqs];
+  const made: { destroy(): void }[] = [ddb, sqs, s3];
   const recorded = <C extends Parameters<typeof recordCalls>[0]>(fn: FunctionName, client: C): C => {
     made.push(client);
     return recordCalls(client, calls[fn], names);
   };
   const dynamoOf = (fn: FunctionName) => recorded(fn, localDynamoClient(dynamoEndpoint));
   const sqsOf = (fn: FunctionName) => recorded(fn, localSqsClient(sqsEndpoint));
-  const deployment: Deployment = { config: resolved, eventsTable, queueUrl: queue.queueUrl };
+  const s3Of = (fn: FunctionName) => conditionalPuts(recorded(fn, localS3Client(sqsEndpoint)), s3);
+  const deployment: Deployment = { config: resolved, eventsTable, queueUrl: queue.queueUrl, bodyBucket };
 
   // The ingest's clock, moved on as a sender waits before it repeats (tripDelivery below).
   let senderWaitedMs = 0;
   const ingest = wireIngest(
     deployment,
-    { dynamo: dynamoOf('ingest'), sqs: sqsOf('ingest') },
+    { dynamo: dynamoOf('ingest'), sqs: sqsOf('ingest'), s3: s3Of('ingest') },
     {
       secrets: new SecretsManagerSource(new SecretsProvider({ awsSdkV3Client: recorded('ingest', offlineSecretsManager(secrets)) })),
       now: () => Date.now() + senderWaitedMs,
@@ -130,24 +171,31 @@ export async function exerciseFunctions(config: RetryproofConfig): Promise<Exerc
   // The action and the ledger as the app bundles them (lambdas/demo/payout-action.ts and
   // payout-ledger.ts), each over a client of its function: those modules make their own
   // DynamoDBClient, which no middleware could be added to.
-  const executor = wireExecutor(
-    deployment,
-    { dynamo: dynamoOf('executor'), sqs: sqsOf('executor') },
-    { actions: actionRegistryOf({ [DEMO_ACTION]: { default: payoutAction(new DynamoDbLedger(dynamoOf('executor'), ledgerTable)) } }) },
-  );
-  const reconciler = createReconciler({
-    dynamo: dynamoOf('reconciler'),
-    eventsTable,
-    ledgers: ledgersOf({ [DEMO_ACTION]: { default: new DynamoDbLedger(dynamoOf('reconciler'), ledgerTable) } }),
-    sqs: sqsOf('reconciler'),
-    queueUrl: queue.queueUrl,
-    config: resolved,
-    now: () => Date.now() + RECONCILER_AHEAD_MS,
-  });
+  const executorClients = { dynamo: dynamoOf('executor'), sqs: sqsOf('executor'), s3: s3Of('executor') };
+  const executorActions = actionRegistryOf({ [DEMO_ACTION]: { default: payoutAction(new DynamoDbLedger(dynamoOf('executor'), ledgerTable)) } });
+  const executor = wireExecutor(deployment, executorClients, { actions: executorActions });
+  const reconcilerOf = (aheadMs: number) =>
+    createReconciler({
+      dynamo: dynamoOf('reconciler'),
+      eventsTable,
+      ledgers: ledgersOf({ [DEMO_ACTION]: { default: new DynamoDbLedger(dynamoOf('reconciler'), ledgerTable) } }),
+      sqs: sqsOf('reconciler'),
+      queueUrl: queue.queueUrl,
+      s3: s3Of('reconciler'),
+      bodyBucket,
+      config: resolved,
+      now: () => Date.now() + aheadMs,
+    });
+  const reconciler = reconcilerOf(RECONCILER_AHEAD_MS);
+  // Past the age at which a body object is renewed: S3's Last-Modified cannot be moved back on
+  // fauxqs, so the clock of the function that decides is moved on (its own `now`).
+  const pastRenewalMs = bodyObjectRenewAfterSeconds(longestTtlSeconds(resolved.routes)) * 1000 + 86_400_000;
 
   // Acting on the deployment: deliveries, event-source rounds, and reading back.
+  const bodyOf = (route: ResolvedRoute, key: string, payload: Record<string, unknown> = {}): string =>
+    sampleBody(route, key, { amount: 1250, currency: 'EUR', ...payload });
   const deliver = async (route: ResolvedRoute, key: string, payload: Record<string, unknown> = {}): Promise<number | undefined> => {
-    const body = sampleBody(route, key, { amount: 1250, currency: 'EUR', ...payload });
+    const body = bodyOf(route, key, payload);
     const signed = signSample(route, secrets.get(route.secretName) ?? '', key, body, Math.floor(Date.now() / 1000));
     const answer = await ingest(httpApiEvent({ route: route.name, body: signed.body, headers: signed.headers }), lambdaContext('retryproof-ingest'));
     return answer.statusCode;
@@ -176,6 +224,28 @@ export async function exerciseFunctions(config: RetryproofConfig): Promise<Exerc
   const duplicate = newKey();
   await deliver(other, duplicate);
   reached['ingest answers a duplicate from its record'] = (await deliver(other, duplicate)) === 202 && (await item(other, duplicate)).hits === 2;
+
+  // The S3 claim check: a large body is stored before its claim, and the executor runs the bytes read back.
+  const large = newKey();
+  /** Whether the bucket holds the object of a delivery's body, under the name the ingest gives it. */
+  const stored = (route: ResolvedRoute, key: string, payload: Record<string, unknown>): Promise<boolean> =>
+    s3.send(new HeadObjectCommand({ Bucket: bodyBucket, Key: bodyObjectName(route.name, key, fingerprint(Buffer.from(bodyOf(route, key, payload)))) })).then(
+      () => true,
+      () => false,
+    );
+  reached['ingest stores a large body in the bucket before its claim'] =
+    (await deliver(other, large, LARGE)) === 202 && operations('ingest').includes('s3:PutObject') && (await stored(other, large, LARGE));
+  await runExecutorUntil('the large body run', async () => (await statusOf(other, large)) === RECORD_STATUS.completed);
+  reached['executor runs a large body read back from the bucket'] = operations('executor').includes('s3:GetObject');
+  // A claim that failed after its body was stored (as a Lambda timed out between the two): the
+  // sender's retry finds the object there, and the send checks its age before pointing to it.
+  const reclaimed = newKey();
+  await deliver(other, reclaimed, LARGE);
+  await doc.send(new DeleteCommand({ TableName: eventsTable, Key: { pk: recordPk(other.name, reclaimed), sk: RECORD_SK } }));
+  const headsBefore = operations('ingest').filter((o) => o === 's3:HeadObject').length;
+  reached['ingest checks a body object that was there already before its message points to it'] =
+    (await deliver(other, reclaimed, LARGE)) === 202 && operations('ingest').filter((o) => o === 's3:HeadObject').length > headsBefore;
+  await runExecutorUntil('the re-claimed large body run', async () => (await statusOf(other, reclaimed)) === RECORD_STATUS.completed);
 
   // Executor, locked: another worker holds the record's lease, so the message is hidden until it ends.
   const locked = newKey();
@@ -245,6 +315,10 @@ export async function exerciseFunctions(config: RetryproofConfig): Promise<Exerc
   await deliver(other, stuck);
   await deliver(other, stuck);
   reached['ingest keeps the payload for a copy that found the work not yet taken'] = typeof (await item(other, stuck)).body === 'string';
+  // The same with a large body: the record keeps the pointer, and the re-send checks the object first.
+  const stuckLarge = newKey();
+  await deliver(other, stuckLarge, LARGE);
+  await deliver(other, stuckLarge, LARGE);
   const report: ReconcileReport = await reconciler.run();
   reached['reconciler unparks the work of a resumed route'] =
     (await statusOf(demo, first)) === RECORD_STATUS.received && (await statusOf(demo, second)) === RECORD_STATUS.received;
@@ -252,6 +326,35 @@ export async function exerciseFunctions(config: RetryproofConfig): Promise<Exerc
   const stranded = await item(demo, permanent);
   reached['reconciler re-sends a stranded record\'s dead-letter copy'] = stranded.resends === 1 && stranded.gsi2pk === undefined;
   reached['reconciler reverses a duplicate effect in the ledger'] = report.reversals.some((r) => r.key === completed);
+  reached['reconciler checks the body object of work it re-sends'] =
+    (await item(other, stuckLarge)).resends === 1 && operations('reconciler').includes('s3:HeadObject');
+
+  // The last scenarios leave the queue and the records as nothing above needs them.
+  // Executor, body object gone (expired, say): nothing runs, and the copy for people is sent
+  // after a check of the object, which finds none.
+  const gone = newKey();
+  await deliver(other, gone, LARGE);
+  await s3.send(new DeleteObjectCommand({ Bucket: bodyBucket, Key: bodyObjectName(other.name, gone, fingerprint(Buffer.from(bodyOf(other, gone, LARGE)))) }));
+  await runExecutorUntil('the delivery without its body handed to people', () => Promise.resolve(operations('executor').includes('s3:HeadObject')));
+  reached['executor hands a delivery whose body object is gone to people'] = (await statusOf(other, gone)) !== RECORD_STATUS.completed;
+
+  // Reconciler, a paused route's parked work kept longer: its body object is renewed first, by a
+  // run a day past the record's expiry (which keeping it longer averts).
+  await routeState.pause(demo.name, { reason: 'least-privilege scenario', at: Date.now(), by: 'operator' });
+  const parkedLarge = newKey();
+  await deliver(demo, parkedLarge, LARGE);
+  await runExecutorUntil('the large body parked', async () => (await statusOf(demo, parkedLarge)) === RECORD_STATUS.parked);
+  const expiresAtMs = Number((await item(demo, parkedLarge)).expiresAt) * 1000;
+  await reconcilerOf(expiresAtMs - Date.now() + 86_400_000).run();
+  reached['reconciler renews the body object of parked work it keeps'] = operations('reconciler').includes('s3:CopyObject');
+
+  // Executor, a body object past its renewal age: renewed (copied onto itself) before it runs.
+  const aheadExecutor = wireExecutor(deployment, executorClients, { actions: executorActions, now: () => Date.now() + pastRenewalMs });
+  await deliver(other, newKey(), LARGE);
+  reached['executor renews an old body object before it runs'] = await waitFor('an old body object renewed', async () => {
+    await pollOnce(aheadExecutor, { sqs, queueUrl: queue.queueUrl, context: () => lambdaContext('retryproof-executor') });
+    return operations('executor').includes('s3:CopyObject') ? true : undefined;
+  });
 
   for (const client of made) client.destroy();
   return { calls, reached };

@@ -6,6 +6,7 @@
  * each function's role in the synthesized template.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { SNSClient } from '@aws-sdk/client-sns';
 import type { SQSClient } from '@aws-sdk/client-sqs';
@@ -26,7 +27,7 @@ export interface RecordedCall {
 }
 
 /** The clients a function's code may call through. */
-type RecordableClient = DynamoDBClient | SQSClient | SNSClient | SecretsManagerClient;
+type RecordableClient = DynamoDBClient | SQSClient | SNSClient | SecretsManagerClient | S3Client;
 
 /** The IAM prefix of each client's service. */
 const SERVICE_OF_CLIENT: Readonly<Record<string, string>> = {
@@ -34,6 +35,7 @@ const SERVICE_OF_CLIENT: Readonly<Record<string, string>> = {
   SQSClient: 'sqs',
   SNSClient: 'sns',
   SecretsManagerClient: 'secretsmanager',
+  S3Client: 's3',
 };
 
 /** The IAM action each kind of transaction item is checked as. */
@@ -88,8 +90,46 @@ function needsOf(service: string, operation: string, input: Input, names: Resour
       return [{ action, resource: nameOf(names, input.TopicArn ?? input.TargetArn) }];
     case 'secretsmanager':
       return [{ action, resource: nameOf(names, input.SecretId) }];
+    case 's3':
+      return s3Needs(operation, input, names);
     default:
       throw new Error(`no resource rule for ${action}`);
+  }
+}
+
+/**
+ * An object call is checked on the object's ARN; the grants name a key prefix (`bodies/*`), so
+ * an object is named by its bucket's role and its name's first segment: `body bucket/bodies/*`.
+ */
+function objectOf(names: ResourceNames, bucket: unknown, key: unknown): string {
+  return `${nameOf(names, bucket)}/${String(key).split('/')[0] ?? ''}/*`;
+}
+
+/**
+ * What IAM checks for each S3 call the functions make: HeadObject as s3:GetObject ("To use HEAD,
+ * you must have the s3:GetObject permission", Amazon S3 API Reference, HeadObject), and
+ * CopyObject as s3:GetObject on its source and s3:PutObject on its destination (Amazon S3 API
+ * Reference, CopyObject, Permissions).
+ */
+function s3Needs(operation: string, input: Input, names: ResourceNames): NeededGrant[] {
+  const object = objectOf(names, input.Bucket, input.Key);
+  switch (operation) {
+    case 'PutObject':
+      return [{ action: 's3:PutObject', resource: object }];
+    case 'GetObject':
+    case 'HeadObject':
+      return [{ action: 's3:GetObject', resource: object }];
+    case 'CopyObject': {
+      // `<bucket>/<key>`, as lambdas/store/s3-body-objects.ts writes it.
+      const source = String(input.CopySource);
+      const slash = source.indexOf('/');
+      return [
+        { action: 's3:GetObject', resource: objectOf(names, source.slice(0, slash), source.slice(slash + 1)) },
+        { action: 's3:PutObject', resource: object },
+      ];
+    }
+    default:
+      throw new Error(`s3:${operation}: teach test/iam/recorded-calls.ts what IAM checks it on`);
   }
 }
 

@@ -18,6 +18,7 @@ const SERVICE_OF_PACKAGE: Readonly<Record<string, string>> = {
   '@aws-sdk/client-sqs': 'sqs',
   '@aws-sdk/client-sns': 'sns',
   '@aws-sdk/client-secrets-manager': 'secretsmanager',
+  '@aws-sdk/client-s3': 's3',
 };
 
 /** The document client's commands, by the low-level operation each one sends. */
