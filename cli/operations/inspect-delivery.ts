@@ -91,7 +91,9 @@ function parseResult(result: string | undefined): unknown {
 /**
  * The body of a record from the receiver's bucket: at the pointer the record keeps, else, for a
  * record that keeps no payload, at the delivery's object name in the target's bucket when an
- * object is there (a body at most claimCheckAboveBytes long travelled inline, and has none).
+ * object is there. A body of at most its route's claimCheckAboveBytes travelled inline and is not
+ * looked for: a HEAD of a missing object answers 403, not 404, to a caller without s3:ListBucket
+ * (S3 API Reference, HeadObject), and inspect of a small body must not need that permission.
  */
 async function bodyFromBucket(
   target: Target,
@@ -102,6 +104,8 @@ async function bodyFromBucket(
   let pointer = kept;
   if (pointer === undefined) {
     if (record.bodyKept || bodies === undefined) return {};
+    const inline = target.config.routes.find((r) => r.name === record.route)?.claimCheckAboveBytes ?? 0;
+    if (record.bodyBytes <= inline) return {};
     const named = bodyObjectPointer(bodies.bucket, bodyObjectName(record.route, record.key, record.fingerprint));
     if ((await bodies.lastWritten(named)) === undefined) return {};
     pointer = named;

@@ -33,9 +33,16 @@ import { cloudFormationStub } from './cloudformation-stub.ts';
 import type { DeployedStack } from './cloudformation-stub.ts';
 
 const run = randomUUID().slice(0, 8);
+/** A route that keeps every body in the bucket (claimCheckAboveBytes 0), and one that keeps those over 128 KiB. */
 const ROUTE = `large-${run}`;
+const INLINE = `inline-${run}`;
 const BUCKET = `cli-bodies-${run}`;
-const CONFIG: RetryproofConfig = { routes: [{ name: ROUTE, signature: { scheme: 'standard-webhooks' }, secretName: 'large', action: 'a', actionTimeSeconds: 5 }] };
+const CONFIG: RetryproofConfig = {
+  routes: [
+    { name: ROUTE, signature: { scheme: 'standard-webhooks' }, secretName: 'large', action: 'a', actionTimeSeconds: 5, claimCheckAboveBytes: 0 },
+    { name: INLINE, signature: { scheme: 'standard-webhooks' }, secretName: 'inline', action: 'a', actionTimeSeconds: 5 },
+  ],
+};
 
 const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
 
@@ -126,13 +133,13 @@ describe('the local stack\'s bucket of large bodies, from endpoints.json', () =>
     res.end(JSON.stringify({ ledgers: 0, entries: [] }));
   });
 
-  /** A record of ROUTE as the claim check leaves it, written straight to the run's table. */
-  const putRecord = async (key: string, body: Buffer, extra: Parameters<typeof sampleRecord>[3] = {}): Promise<void> => {
-    const record = sampleRecord(ROUTE, key, Date.now() - 60_000, { fingerprint: sha256(body), bodyBytes: body.length, ...extra });
+  /** A record as the claim check leaves it, written straight to the run's table. */
+  const putRecord = async (key: string, body: Buffer, extra: Parameters<typeof sampleRecord>[3] = {}, route = ROUTE): Promise<void> => {
+    const record = sampleRecord(route, key, Date.now() - 60_000, { fingerprint: sha256(body), bodyBytes: body.length, ...extra });
     await documentClient(dynamo).send(new PutCommand({ TableName: inject('eventsTable'), Item: toRecordItem(record) }));
   };
-  const putObject = (key: string, body: Buffer): Promise<unknown> =>
-    s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: bodyObjectName(ROUTE, key, sha256(body)), Body: body }));
+  const putObject = (key: string, body: Buffer, route = ROUTE): Promise<unknown> =>
+    s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: bodyObjectName(route, key, sha256(body)), Body: body }));
 
   async function cli(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
     let stdout = '';
@@ -228,6 +235,20 @@ describe('the local stack\'s bucket of large bodies, from endpoints.json', () =>
     expect(lines).toContain(`  body       ${body.length} bytes, in the receiver's bucket: ${bodyObjectPointer(BUCKET, bodyObjectName(ROUTE, key, sha256(body)))}`);
     const start = lines.indexOf(`----- body of ${ROUTE}/${key} (${body.length} bytes, read from the bucket, binary, shown as base64) -----`);
     expect(lines[start + 1]).toBe(body.toString('base64'));
+  });
+
+  it('inspect --with-body does not look in the bucket for a body its route keeps inline', async () => {
+    // Prepare: an object under the name, which a body of 14 bytes on a 128 KiB route never gets.
+    const key = `small-${run}`;
+    const body = Buffer.from('{"small":true}');
+    await putObject(key, body, INLINE);
+    await putRecord(key, body, { status: 'COMPLETED', body: undefined, completedAt: Date.now() }, INLINE);
+    // Act
+    const shown = await cli('inspect', INLINE, key, '--with-body');
+    // Assess
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain(`  body       ${body.length} bytes, not kept in the table (it travels in the work message)\n`);
+    expect(shown.stdout).not.toContain('bucket');
   });
 
   it('inspect --with-body says so when the object a record points to is gone, and shows no body', async () => {
