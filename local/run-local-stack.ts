@@ -96,6 +96,12 @@ function banner(settings: LocalSettings, file: ConfigFile): void {
         settings.reconcileEverySeconds > 0 ? `every ${settings.reconcileEverySeconds} s` : 'timer off'
       } (settle ${reconciliation.settleSeconds} s, stuck after ${reconciliation.stuckAfterSeconds} s)`,
   );
+  // Where large bodies wait (the S3 claim check), as the queues hold the rest.
+  const buckets = settings.regions.length === 1 ? `the bucket ${settings.regions[0]?.bodyBucket ?? ''}` : `each region's bucket (${settings.regions.map((r) => `${r.name} ${r.bodyBucket}`).join(', ')})`;
+  out(
+    `retryproof local: bodies over a route's claimCheckAboveBytes (${CLAIM_CHECK_ABOVE_BYTES / 1024} KiB by default) are kept in ${buckets} ` +
+      `on fauxqs's S3 (a body has at most ${MAX_BODY_BYTES} bytes, or its route's smaller maxBodyBytes)`,
+  );
   for (const route of settings.config.routes) {
     const local = settings.secrets.find((s) => s.route === route.name);
     if (route.name === DEMO_ROUTE || local === undefined) continue;
@@ -108,12 +114,6 @@ function banner(settings: LocalSettings, file: ConfigFile): void {
     const lease = route.actionTime === undefined ? `${route.leaseSeconds} s` : `up to ${route.leaseSeconds} s by ${route.actionTime.pointer}`;
     out(`route ${route.name} (${route.signature.scheme}, lease ${lease}): ${secret}`);
   }
-  // Where large bodies wait (the S3 claim check), as the queues hold the rest.
-  const buckets = settings.regions.length === 1 ? `the bucket ${settings.regions[0]?.bodyBucket ?? ''}` : `each region's bucket (${settings.regions.map((r) => `${r.name} ${r.bodyBucket}`).join(', ')})`;
-  out(
-    `retryproof local: bodies over a route's claimCheckAboveBytes (${CLAIM_CHECK_ABOVE_BYTES / 1024} KiB by default) are kept in ${buckets} ` +
-      `on fauxqs's S3 (a body has at most ${MAX_BODY_BYTES} bytes, or its route's smaller maxBodyBytes)`,
-  );
   // Where each isolated route's work waits, and how much of it runs at once.
   const [firstRegion] = settings.regions;
   for (const route of ownQueueRoutes(settings.config)) {
