@@ -9,7 +9,7 @@
  * across Regions.
  *
  * fauxqs keeps its S3 buckets and objects in the same SQLite file as its queues when it has a
- * `dataDir` (fauxqs README, "Persistence": "S3 buckets ..., objects with metadata"), so a restart
+ * `dataDir` (the fauxqs package's readme, under Persistence: "S3 buckets ..., objects with metadata"), so a restart
  * on the same folder finds the bodies its records point to, as it finds their messages.
  */
 import { mkdir } from 'node:fs/promises';
