@@ -38,13 +38,21 @@ export const DEFAULT_LOCAL_REGION = 'local-1';
 export const FIRST_REGION_QUEUE = 'retryproof-work';
 
 /**
- * The first Region's bucket of large bodies; the others get `<this>-<name>`, as their queues do.
- * The deployed construct leaves its bucket's name to CloudFormation (bucket names are global), so
- * the local names are the stack's own. Every one is a valid S3 name: lowercase letters, digits and
- * hyphens, 3 to 63 characters ("General purpose bucket naming rules", Amazon S3 User Guide); a
- * Region's name adds at most 33 to these 17.
+ * The account the local services name (fauxqs's queue URLs and ARNs, the gateway's events).
  */
-export const FIRST_REGION_BODY_BUCKET = 'retryproof-bodies';
+export const LOCAL_ACCOUNT = '000000000000';
+
+/**
+ * A Region's bucket of large bodies, named as the construct names a receiver's
+ * (lib/stateful/body-bucket.ts, bodyBucketName: `<prefix>-bodies-<account>-<region>`) with the
+ * prefix `retryproof`, as the first Region's queue is the construct's `<prefix>-work`, and the
+ * local account: `retryproof-bodies-000000000000-local-1`. Every one is a valid S3 name (lowercase
+ * letters, digits and hyphens, 3 to 63 characters: "General purpose bucket naming rules", Amazon S3
+ * User Guide): the 31 characters before the Region's name leave room for its 32.
+ */
+export function localBodyBucketName(region: string): string {
+  return `retryproof-bodies-${LOCAL_ACCOUNT}-${region}`;
+}
 
 /** A Region's name: lowercase letters, digits and hyphens, from a letter to a letter or digit, as AWS names its Regions. */
 const REGION_NAME = /^[a-z](?:[a-z0-9-]{0,30}[a-z0-9])?$/;
@@ -110,6 +118,6 @@ export function localRegionsOf(names: readonly string[], port: number): LocalReg
     name,
     port: port + i,
     queue: i === 0 ? FIRST_REGION_QUEUE : `${FIRST_REGION_QUEUE}-${name}`,
-    bodyBucket: i === 0 ? FIRST_REGION_BODY_BUCKET : `${FIRST_REGION_BODY_BUCKET}-${name}`,
+    bodyBucket: localBodyBucketName(name),
   }));
 }

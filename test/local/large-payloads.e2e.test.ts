@@ -70,6 +70,9 @@ interface Run {
   readonly via: string;
 }
 
+/** The first Region's bucket, named as the construct names a receiver's: prefix, account, Region. */
+const BUCKET = 'retryproof-bodies-000000000000-local-1';
+
 const KIB = 1024;
 const MIB = 1024 * KIB;
 
@@ -127,12 +130,12 @@ describe('large payloads on the local stack (the S3 claim check)', () => {
   }, 90_000);
 
   it('names the Region\'s bucket in endpoints.json, /_local/status and the banner', async () => {
-    expect(endpoints.bodyBucket).toBe('retryproof-bodies');
-    expect(endpoints.regions?.[0]?.bodyBucket).toBe('retryproof-bodies');
+    expect(endpoints.bodyBucket).toBe(BUCKET);
+    expect(endpoints.regions?.[0]?.bodyBucket).toBe(BUCKET);
     expect(endpoints.s3Endpoint).toBe(endpoints.sqsEndpoint);
     const status = (await (await fetch(`${endpoints.httpUrl}/_local/status`)).json()) as { bodyBucket?: { name: string; objects: number } };
-    expect(status.bodyBucket).toEqual({ name: 'retryproof-bodies', objects: expect.any(Number) as number });
-    expect(stack!.lines.some((l) => l.includes('are kept in the bucket retryproof-bodies on fauxqs\'s S3'))).toBe(true);
+    expect(status.bodyBucket).toEqual({ name: BUCKET, objects: expect.any(Number) as number });
+    expect(stack!.lines.some((l) => l.includes(`are kept in the bucket ${BUCKET} on fauxqs's S3`))).toBe(true);
   });
 
   it.each([
@@ -160,7 +163,7 @@ describe('large payloads on the local stack (the S3 claim check)', () => {
     expect(run).toMatchObject({ length: bytes, sha256: sha256(body), attempt: 1 });
     // It travelled through the Region's bucket: the object its name gives holds it.
     const object = await withLocalTarget(env, (target) =>
-      target.s3!.send(new HeadObjectCommand({ Bucket: 'retryproof-bodies', Key: bodyObjectName('large', key, sha256(body)) })),
+      target.s3!.send(new HeadObjectCommand({ Bucket: BUCKET, Key: bodyObjectName('large', key, sha256(body)) })),
     );
     expect(object.ContentLength).toBe(bytes);
   }, 60_000);
@@ -198,7 +201,7 @@ describe('large payloads on the local stack (the S3 claim check)', () => {
     // The pointer, then the body between the marker lines.
     expect(shown.code, shown.stderr).toBe(0);
     const lines = shown.stdout.split('\n');
-    expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^ {2}body {7}${body.length} bytes, in the receiver's bucket: s3://retryproof-bodies/bodies/large/[0-9a-f]{64}/${sha256(body)}$`)));
+    expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^ {2}body {7}${body.length} bytes, in the receiver's bucket: s3://${BUCKET}/bodies/large/[0-9a-f]{64}/${sha256(body)}$`)));
     const start = lines.findIndex((l) => l === `----- body of large/${key} (${body.length} bytes, read from the bucket, shown as text) -----`);
     expect(start).toBeGreaterThan(-1);
     expect(lines[start + 1]).toBe(body.toString('utf8'));

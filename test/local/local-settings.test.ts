@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { RetryproofConfig } from '../../lambdas/config/route-config.ts';
 import { DEMO_ACTION_SOURCE } from '../../lambdas/demo/demo-environment.ts';
 import { config } from '../../retryproof.config.ts';
+import { bodyBucketName } from '../../lib/stateful/body-bucket.ts';
 import {
   DEFAULT_LOCAL_VISIBILITY_SECONDS,
   LOCAL_DEMO_SECRET,
@@ -121,17 +122,17 @@ describe('readLocalSettings', () => {
 });
 
 describe('readLocalSettings: the local Regions', () => {
-  it('runs one Region, local-1, on PORT with the single-Region queue and bucket, without --regions', () => {
+  it('runs one Region, local-1, on PORT with the single-Region queue and its bucket, without --regions', () => {
     const s = readLocalSettings({}, config, '/work');
-    expect(s.regions).toEqual([{ name: 'local-1', port: 3000, queue: 'retryproof-work', bodyBucket: 'retryproof-bodies' }]);
+    expect(s.regions).toEqual([{ name: 'local-1', port: 3000, queue: 'retryproof-work', bodyBucket: 'retryproof-bodies-000000000000-local-1' }]);
   });
 
-  it('names a count local-1 ... local-N, on consecutive ports, the first keeping the single-Region queue and bucket', () => {
+  it('names a count local-1 ... local-N, on consecutive ports, the first keeping the single-Region queue, each a bucket named as the construct names one', () => {
     const s = readLocalSettings({ PORT: '4100' }, config, '/work', undefined, { regions: '3' });
     expect(s.regions).toEqual([
-      { name: 'local-1', port: 4100, queue: 'retryproof-work', bodyBucket: 'retryproof-bodies' },
-      { name: 'local-2', port: 4101, queue: 'retryproof-work-local-2', bodyBucket: 'retryproof-bodies-local-2' },
-      { name: 'local-3', port: 4102, queue: 'retryproof-work-local-3', bodyBucket: 'retryproof-bodies-local-3' },
+      { name: 'local-1', port: 4100, queue: 'retryproof-work', bodyBucket: 'retryproof-bodies-000000000000-local-1' },
+      { name: 'local-2', port: 4101, queue: 'retryproof-work-local-2', bodyBucket: 'retryproof-bodies-000000000000-local-2' },
+      { name: 'local-3', port: 4102, queue: 'retryproof-work-local-3', bodyBucket: 'retryproof-bodies-000000000000-local-3' },
     ]);
   });
 
@@ -142,7 +143,9 @@ describe('readLocalSettings: the local Regions', () => {
     const s = readLocalSettings({}, config, '/work', undefined, { regions: `us-east-1,${longest}` });
     // Assess: 3 to 63 lowercase letters, digits and hyphens, from a letter or digit to one (S3's naming rules).
     for (const region of s.regions) expect(region.bodyBucket).toMatch(/^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$/);
-    expect(s.regions.map((r) => r.bodyBucket)).toEqual(['retryproof-bodies', `retryproof-bodies-${longest}`]);
+    expect(s.regions.map((r) => r.bodyBucket)).toEqual(['retryproof-bodies-000000000000-us-east-1', `retryproof-bodies-000000000000-${longest}`]);
+    // The construct's name for a receiver with the prefix `retryproof` in us-east-1, the account the local services name.
+    expect(bodyBucketName('retryproof', '000000000000', 'us-east-1')).toBe(s.regions[0]?.bodyBucket);
   });
 
   it('takes a list of names as given, in its order', () => {
