@@ -3,6 +3,7 @@
  * constant, and no unknown key anywhere (a typo would otherwise leave a default in force
  * without a word). Checks that read two fields at once run after it, in resolve-config.ts.
  */
+import { entitySourceFor } from '../domain/entity-order.ts';
 import * as v from 'valibot';
 import { perRetryTemplateHeaders } from '../domain/idempotency-key.ts';
 import { parseKeyTemplate } from '../domain/key-template.ts';
@@ -82,6 +83,19 @@ const signature = v.variant('scheme', [hmacSignature, timestampedSignature, plai
   issue.path === undefined
     ? `must be an object with a scheme, got ${shown(issue.input)}`
     : `must be one of ${SIGNATURE_SCHEMES.join(', ')}, got ${shown(issue.input)}`,
+);
+
+/** An `orderBy` template: the key template language over the body's fields only (domain/entity-order.ts). */
+const orderTemplate = v.pipe(
+  v.string(must('an ordering template such as "{body:/data/object/customer}"')),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    try {
+      entitySourceFor(dataset.value);
+    } catch (err) {
+      addIssue({ message: `${shown(dataset.value)} is not a valid ordering template: ${(err as Error).message}` });
+    }
+  }),
 );
 
 const keyTemplate = v.pipe(
@@ -185,6 +199,7 @@ const route = strict(
     // The SQS event source's own lower bound is 2.
     concurrency: v.optional(integer(2, 1000)),
     ownQueue: v.optional(boolean),
+    orderBy: v.optional(orderTemplate),
   },
   'a route object',
 );

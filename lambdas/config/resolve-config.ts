@@ -72,6 +72,8 @@ export interface ResolvedRoute {
   readonly concurrency: number | undefined;
   /** Whether the route's work has a queue and an event source of its own. */
   readonly ownQueue: boolean;
+  /** The route's ordering template (domain/entity-order.ts), or undefined for none. */
+  readonly orderBy?: string;
 }
 
 /** A rate limit as the gate uses it: runs are spaced `intervalMs` apart. */
@@ -257,6 +259,7 @@ function resolveRoute(route: ParsedRoute, windowSeconds: number, regions: readon
     duplicateAnswer: route.duplicateAnswer,
     maxBodyBytes: route.maxBodyBytes,
     claimCheckAboveBytes: route.claimCheckAboveBytes,
+    ...(route.orderBy === undefined ? {} : { orderBy: route.orderBy }),
     ...isolationOf(route, where),
   };
 }

@@ -88,6 +88,14 @@ export interface RouteConfig {
    */
   readonly claimCheckAboveBytes?: number;
   /**
+   * Ordering per entity, opt-in: a template over the body's fields, in the key template language
+   * (`{body:/data/object/customer}`), that names the entity whose work runs one at a time, in the
+   * order the receiver accepted it; other entities' work runs in parallel as before. A delivery
+   * whose body lacks the field gets 400. Arrival order is not event order: see docs/ordering.md.
+   * @default - no ordering
+   */
+  readonly orderBy?: string;
+  /**
    * The most runs of the action a second, minute or hour: exactly one of the three. Runs are
    * spaced evenly (one every unit / n), so no window of the unit ever holds more than n. Work
    * over the limit waits in the queue (a delayed wake-up message), RECEIVED, its budget

@@ -27,6 +27,17 @@ export class InvalidKeyError extends RetryproofError {
   }
 }
 
+/**
+ * A route ordered per entity (`orderBy`) could not find the entity in the body: the delivery has
+ * no place in any line, and nothing is written for it.
+ */
+export class MissingEntityError extends RetryproofError {
+  constructor(detail: string) {
+    super(400, `${PROBLEM_BASE}missing-order-entity`, 'Missing ordering entity', detail);
+    this.name = 'MissingEntityError';
+  }
+}
+
 /** The body is not the JSON the route needs. */
 export class MalformedBodyError extends RetryproofError {
   constructor(detail: string, options?: ErrorOptions) {

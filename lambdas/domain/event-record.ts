@@ -113,6 +113,11 @@ export interface EventRecord {
    * one the executor never saw): a redriven copy is known by its own SQS stamp.
    */
   readonly deadLettered?: string;
+  /**
+   * PARKED in its entity's line (a route with `orderBy`): the place it holds, waiting for the
+   * cursor to reach it (store/dynamodb-entity-order.ts). Not set on work parked by a pause.
+   */
+  readonly waitingTurn?: number;
 }
 
 /**

@@ -32,6 +32,11 @@ import { operationFingerprint } from '../domain/operation-fingerprint.ts';
 import { DEAD_LETTER_REASON_MAX_CHARS, LAST_ERROR_MAX_CHARS, cut } from '../domain/queue-limits.ts';
 import { bodyObjectRenewAfterSeconds, longestTtlSeconds, renewalDue } from '../domain/body-object.ts';
 import type { BodyObjects } from '../ports/body-objects.ts';
+import type { EntityOrder, LineRef, Waiter } from '../ports/entity-order.ts';
+import { MissingEntityError } from '../domain/errors.ts';
+import { entityHash, entitySourceFor } from '../domain/entity-order.ts';
+import type { EntitySource } from '../domain/entity-order.ts';
+import { RECORD_STATUS, keptPayloadOf, workMessageOf } from '../domain/event-record.ts';
 import type { ExecutionStore, LeaseOutcome } from '../ports/execution-store.ts';
 import { RATE_START_TOLERANCE_MS, RATE_WAIT_MAX_MS } from '../ports/rate-gate.ts';
 import type { RateGate, SlotWindow } from '../ports/rate-gate.ts';
@@ -97,6 +102,11 @@ export interface ExecutorDeps {
   readonly random?: () => number;
   /** Lease tokens and dead-letter ids. @default crypto.randomUUID */
   readonly newId?: () => string;
+  /**
+   * The lines of routes ordered per entity (`orderBy`): a record runs only at its turn, and its
+   * completion moves the line on. @default - none: ordering is not enforced (tests of other paths)
+   */
+  readonly order?: EntityOrder;
 }
 
 export const EXECUTION_OUTCOME = {
@@ -118,6 +128,8 @@ export const EXECUTION_OUTCOME = {
   parked: 'parked',
   /** Over the route's rate limit: a delayed wake-up message was sent, the record waits RECEIVED. */
   rateLimited: 'rate-limited',
+  /** Earlier work of its entity is not done: parked in the line, woken at its turn. */
+  waitingTurn: 'waiting-turn',
   toDeadLetterQueue: 'to-dead-letter-queue',
 } as const;
 export type ExecutionOutcome = (typeof EXECUTION_OUTCOME)[keyof typeof EXECUTION_OUTCOME];
@@ -302,10 +314,25 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
     return { ...base, outcome: EXECUTION_OUTCOME.locked, ack: false, visibilitySeconds: Math.max(1, Math.ceil(waitMs / 1000 + jitter)) };
   };
 
+  /** This record's place in its entity's line, once it is its turn (a route with `orderBy`). */
+  let line: { readonly ref: LineRef; readonly place: number } | undefined;
+  /**
+   * After this record's completion: the line moves on, and the next record, if it waits parked,
+   * is sent a wake-up. Also for a copy that finds the record completed at the cursor: its worker
+   * died between the two writes. A failed write or send throws: the message goes back, and its
+   * next receive does this again.
+   */
+  const moveLine = async (): Promise<void> => {
+    if (line === undefined || deps.order === undefined || route === undefined) return;
+    const waiter = await deps.order.advance(line.ref, line.place, deps.now(), route.ttlSeconds);
+    if (waiter !== undefined) await wake(deps, work.route, waiter);
+  };
+
   /** The record stood in the way of a write before the lease: done, failed, leased by another, gone, or not this body's. */
-  const inTheWay = (blocked: BlockedOutcome): ExecutionReport | Promise<ExecutionReport> => {
+  const inTheWay = async (blocked: BlockedOutcome): Promise<ExecutionReport> => {
     switch (blocked.kind) {
       case 'completed':
+        await moveLine();
         return { ...base, outcome: EXECUTION_OUTCOME.duplicate, ack: true };
       case 'failed':
         return { ...base, outcome: EXECUTION_OUTCOME.failedAlready, ack: true };
@@ -324,6 +351,34 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
     const parked = await deps.store.park({ ...ref, nowMs: deps.now(), ttlSeconds: route.ttlSeconds, payload: carried, fingerprint: bodyFingerprint });
     if (parked.kind === 'parked' || parked.kind === 'already-parked') return { ...base, outcome: EXECUTION_OUTCOME.parked, ack: true };
     if (parked.kind !== 'route-active') return inTheWay(parked);
+  }
+
+  if (route.orderBy !== undefined && deps.order !== undefined) {
+    const entity = entityOf(route.name, route.orderBy, rawBody);
+    if (entity !== undefined) {
+      const order = deps.order;
+      const ref: LineRef = { ...refOf(work), entity };
+      const placeExpiresAt = Math.floor(work.receivedAt / 1000) + route.ttlSeconds;
+      let turn = await order.turn(ref, deps.now(), placeExpiresAt);
+      if (turn.kind === 'wait') {
+        // Earlier work of the entity is not done: the record waits parked in the line (kept a
+        // whole TTL, as paused work is), its place marked waiting, and this message is
+        // acknowledged. The worker that completes the head wakes it; the park and the mark come
+        // before the second look at the line, and that worker's cursor move before its look at
+        // the mark, so one of the two sees the other (each one item, linearizable): no wait is
+        // forgotten. Should both see it, the record gets two wake-ups, and the lease takes one.
+        const nowMs = deps.now();
+        const parked = await deps.store.parkInLine({ ...ref, nowMs, ttlSeconds: route.ttlSeconds, payload: carried, fingerprint: bodyFingerprint, place: turn.place });
+        if (parked.kind === 'route-active') return { ...base, outcome: EXECUTION_OUTCOME.locked, ack: false, visibilitySeconds: 1 };
+        if (parked.kind !== 'parked' && parked.kind !== 'already-parked') return inTheWay(parked);
+        await order.markWaiting(ref, turn.place, Math.floor(nowMs / 1000) + route.ttlSeconds);
+        turn = await order.turn(ref, deps.now(), placeExpiresAt);
+        // Still waiting: parked, and this message is done with. Its turn came meanwhile: this
+        // message runs it now (the lease takes a PARKED record).
+        if (turn.kind === 'wait') return { ...base, outcome: EXECUTION_OUTCOME.waitingTurn, ack: true };
+      }
+      if (turn.kind === 'turn') line = { ref, place: turn.place };
+    }
   }
 
   // This record's own lease: on a route with a time per destination, the one its body picks.
@@ -510,7 +565,10 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
     ...(deps.requestId === undefined ? {} : { requestId: deps.requestId }),
   });
   const leaseShare = (endedAt - startedAt) / (own.leaseSeconds * 1000);
-  if (completed) return { ...base, attempt, outcome: EXECUTION_OUTCOME.completed, ack: true, leaseShare };
+  if (completed) {
+    await moveLine();
+    return { ...base, attempt, outcome: EXECUTION_OUTCOME.completed, ack: true, leaseShare };
+  }
   // The completing attempt is logged on the record by the completion itself; a fenced-out one gets a log item.
   await deps.store.appendLog({ ...log, endedAt, outcome: EXECUTION_OUTCOME.fencedOut });
   return { ...fencedOut(attempt), leaseShare };
@@ -637,4 +695,46 @@ async function deadLetterCopy(
   // copy of its redrive finds the record RECEIVED next time, and is an ordinary wake-up then).
   if (message.receiveCount >= deps.maxReceiveCount) await deps.store.markDeadLettered(work.route, work.key, id);
   return handBack;
+}
+
+const entitySources = new Map<string, EntitySource>();
+
+/**
+ * The entity of a route ordered per entity, read from the body this run gets (its SHA-256 is the
+ * record's), hashed. Undefined when the body is no JSON or lacks the field: the ingest refuses
+ * such a body on an ordered route, so it was accepted before the route was ordered, and runs out
+ * of any line, as it was accepted.
+ */
+function entityOf(route: string, template: string, rawBody: Buffer): string | undefined {
+  let source = entitySources.get(template);
+  if (source === undefined) entitySources.set(template, (source = entitySourceFor(template)));
+  let body: unknown;
+  try {
+    body = JSON.parse(rawBody.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  try {
+    return entityHash(route, source(body));
+  } catch (err) {
+    if (err instanceof MissingEntityError) return undefined;
+    throw err;
+  }
+}
+
+function refOf(work: WorkMessage): { route: string; key: string; receivedAt: number } {
+  return { route: work.route, key: work.key, receivedAt: work.receivedAt };
+}
+
+/**
+ * Wakes a record parked in its line: a wake-up message from its kept payload, then back to
+ * RECEIVED (as a resume does: a failed send leaves it PARKED, where the reconciler finds it).
+ */
+async function wake(deps: ExecutorDeps, route: string, waiter: Waiter): Promise<void> {
+  const record = await deps.store.get(route, waiter.key);
+  if (record === undefined || record.receivedAt !== waiter.receivedAt || record.status !== RECORD_STATUS.parked) return;
+  const payload = keptPayloadOf(record);
+  if (payload === undefined) return;
+  await deps.workQueue.send(workMessageOf(record, payload));
+  await deps.store.unpark(record, deps.now());
 }

@@ -8,6 +8,7 @@ import { createLogger, createMetrics } from '../observability/powertools.ts';
 import type { MessageVisibility } from '../ports/message-visibility.ts';
 import { SqsMessageVisibility } from '../queue/sqs-message-visibility.ts';
 import { sqsWorkQueueOf } from '../queue/routed-work-queue.ts';
+import { DynamoDbEntityOrder } from '../store/dynamodb-entity-order.ts';
 import { DynamoDbExecutionStore } from '../store/dynamodb-execution-store.ts';
 import { bodyObjectsOf } from '../store/s3-body-objects.ts';
 import { DynamoDbRateGate } from '../store/dynamodb-rate-gate.ts';
@@ -39,6 +40,7 @@ export function wireExecutor(deployment: Deployment, clients: AwsClients, wiring
     store: new DynamoDbExecutionStore(clients.dynamo, eventsTable, config.clockSkewSeconds),
     routeState: new DynamoDbRouteStateStore(clients.dynamo, eventsTable),
     rateGate: new DynamoDbRateGate(clients.dynamo, eventsTable),
+    order: new DynamoDbEntityOrder(clients.dynamo, eventsTable, { clockSkewSeconds: config.clockSkewSeconds }),
     workQueue: sqsWorkQueueOf(clients.sqs, deployment, bodies === undefined ? undefined : { bodies, config }),
     ...(bodies === undefined ? {} : { bodies }),
     visibility: wiring.visibility ?? new SqsMessageVisibility(clients.sqs, workQueueUrls(deployment)),

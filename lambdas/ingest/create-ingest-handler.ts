@@ -85,6 +85,9 @@ export function createIngestHandler(deps: IngestHandlerDeps) {
         logger.warn('answer not marked for the circuit breaker', { kind: outcome.kind });
       }
       if (outcome.kind === 'accepted') {
+        // Its worker takes its place in the entity's line instead: a later delivery of the entity
+        // may be placed before it.
+        if (outcome.placeFailed === true) logger.warn('place in the entity line not taken; the executor places it');
         recordAnswer(metrics, outcome.route, outcome.answer.status);
         // The one line of a new delivery: route and key (appended above), status.
         logger.info('delivery accepted', { status: outcome.answer.status, ...(outcome.retriedClaim === true ? { retriedClaim: true } : {}) });

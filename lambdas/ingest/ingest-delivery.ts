@@ -10,6 +10,8 @@
  *    circuit breaker counts only the deliveries that arrive after it, so a claim whose function
  *    then died, timed out or failed never makes its sender's retries count as repeats.
  */
+import { entityHash } from '../domain/entity-order.ts';
+import type { EntityOrder } from '../ports/entity-order.ts';
 import type { EventRecord, Payload, StoredAnswer } from '../domain/event-record.ts';
 import { RECORD_STATUS, acceptedAnswer, deliveryId, workMessageOf } from '../domain/event-record.ts';
 import {
@@ -70,6 +72,12 @@ export interface IngestDeps {
    * body above its route's claimCheckAboveBytes, or one SQS cannot carry, is refused
    */
   readonly bodies?: BodyObjects;
+  /**
+   * The lines of routes ordered per entity (`orderBy`): a new record takes its place before its
+   * message goes out and its 202. @default - none: no places are taken here, and the executor
+   * places each record when it first takes it
+   */
+  readonly order?: EntityOrder;
   readonly now: () => number;
   /**
    * A duplicate that finds the record RECEIVED this long after its last message re-sends
@@ -102,6 +110,11 @@ export type IngestOutcome =
        * the breaker starts counting one copy later (or counts one racing copy).
        */
       readonly markFailed?: boolean;
+      /**
+       * Its place in its entity's line could not be taken (DynamoDB failed): the work is accepted
+       * all the same, and takes its place when a worker first takes it.
+       */
+      readonly placeFailed?: boolean;
     }
   /** Slack's url_verification: answered with its challenge, nothing stored or queued. */
   | { readonly kind: 'handshake'; readonly route: string; readonly challenge: string }
@@ -193,6 +206,8 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
     if (challenge !== undefined) return { kind: 'handshake', route: config.name, challenge };
   }
   const key = validateKey(route.keySource({ headers: delivery.headers, json, fingerprint: () => bodyFingerprint }));
+  // A route ordered per entity: a body without its entity is refused before anything is written.
+  const entity = route.entitySource === undefined ? undefined : entityHash(config.name, route.entitySource(json()));
   const id = deliveryId(config.name, key);
   const accepted = acceptedAnswer(config.name, key);
 
@@ -247,6 +262,17 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
     }
     // An object this delivery did not write (a key re-sent after its record expired, or a retry
     // of a claim that died before it) may be old: the send checks it (fresh-body-work-queue.ts).
+    // Its place in its entity's line, before its message and its 202: the order of these places
+    // is the accepted order. A place not taken is not worth a 5xx: the work is accepted, and the
+    // executor places it when it first takes it (store/dynamodb-entity-order.ts, turn).
+    let placeFailed = false;
+    if (entity !== undefined && deps.order !== undefined) {
+      const order = deps.order;
+      placeFailed = await order.place({ route: config.name, entity, key, receivedAt: now }, now, record.expiresAt).then(
+        () => false,
+        () => true,
+      );
+    }
     await sendOrRecordFailure(deps, record, payload, false, bodyWrittenAtMs);
     const marked = await markAnswered(deps, record, delivery.timeLeftMs);
     return {
@@ -256,6 +282,7 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
       answer: accepted,
       ...(claim.retried === true ? { retriedClaim: true } : {}),
       ...(marked ? {} : { markFailed: true }),
+      ...(placeFailed ? { placeFailed: true } : {}),
     };
   }
 

@@ -1,6 +1,8 @@
 import type { ResolvedRoute } from '../config/resolve-config.ts';
 import { keySourceFor, keySourceReadsBody, needsReplayMemory } from '../domain/idempotency-key.ts';
 import type { KeySource } from '../domain/idempotency-key.ts';
+import { entitySourceFor } from '../domain/entity-order.ts';
+import type { EntitySource } from '../domain/entity-order.ts';
 import { createVerifier } from '../domain/signatures/create-verifier.ts';
 import type { SignatureVerifier } from '../domain/signatures/signature-verifier.ts';
 
@@ -16,6 +18,8 @@ export interface PreparedRoute {
    * replay memory that outlives the record (store/replay-memory.ts).
    */
   readonly replayMemory: boolean;
+  /** A route ordered per entity (`orderBy`): reads the entity from the parsed body. */
+  readonly entitySource?: EntitySource;
 }
 
 /** Schemes whose senders always send JSON. Slack's Events API is JSON; its slash commands are not supported. */
@@ -29,8 +33,9 @@ export function prepareRoutes(routes: readonly ResolvedRoute[]): ReadonlyMap<str
         config: route,
         verifier: createVerifier(route.signature),
         keySource: keySourceFor(route.signature.scheme, route.key),
-        requiresJson: JSON_SCHEMES.has(route.signature.scheme) || keySourceReadsBody(route.signature.scheme, route.key),
+        requiresJson: JSON_SCHEMES.has(route.signature.scheme) || keySourceReadsBody(route.signature.scheme, route.key) || route.orderBy !== undefined,
         replayMemory: needsReplayMemory(route.signature.scheme),
+        ...(route.orderBy === undefined ? {} : { entitySource: entitySourceFor(route.orderBy) }),
       },
     ]),
   );

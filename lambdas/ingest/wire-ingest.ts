@@ -9,6 +9,7 @@ import { SERVICE } from '../observability/metric-catalogue.ts';
 import { createLogger, createMetrics } from '../observability/powertools.ts';
 import type { SecretSource } from '../ports/secret-source.ts';
 import { sqsWorkQueueOf } from '../queue/routed-work-queue.ts';
+import { DynamoDbEntityOrder } from '../store/dynamodb-entity-order.ts';
 import { DynamoDbEventStore } from '../store/dynamodb-event-store.ts';
 import { bodyObjectsOf } from '../store/s3-body-objects.ts';
 import { DynamoDbRouteStateStore } from '../store/dynamodb-route-state-store.ts';
@@ -38,6 +39,7 @@ export function wireIngest(deployment: Deployment, clients: AwsClients, wiring: 
   return createIngestHandler({
     routes: wiring.routes ?? prepareRoutes(config.routes),
     store: new DynamoDbEventStore(clients.dynamo, eventsTable),
+    order: new DynamoDbEntityOrder(clients.dynamo, eventsTable, { clockSkewSeconds: config.clockSkewSeconds }),
     queue: sqsWorkQueueOf(clients.sqs, deployment, bodies === undefined ? undefined : { bodies, config }),
     ...(bodies === undefined ? {} : { bodies }),
     secrets: wiring.secrets,

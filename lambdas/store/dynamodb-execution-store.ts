@@ -190,6 +190,19 @@ export class DynamoDbExecutionStore implements ExecutionStore {
     return { kind: 'route-active' };
   }
 
+  async parkInLine(
+    request: RecordRef & { readonly nowMs: number; readonly ttlSeconds: number; readonly payload: Payload; readonly fingerprint: string; readonly place: number },
+  ): Promise<ParkResult> {
+    const out = await this.#apply(request.route, request.key, park({ ...request, takeoverMs: this.#margins.takeoverMs, waitingTurn: request.place }));
+    if (out.ok) return { kind: 'parked' };
+    const blocked = blockedPark(out.old, request, this.#margins.takeoverMs);
+    return blocked.kind === 'already-parked' ? { kind: 'parked' } : blocked;
+  }
+
+  async unpark(ref: RecordRef, nowMs: number): Promise<boolean> {
+    return (await this.#apply(ref.route, ref.key, unpark({ receivedAt: ref.receivedAt, nowMs }))).ok;
+  }
+
   async appendLog(entry: ExecutionLogEntry): Promise<void> {
     await this.#doc.send(
       new PutCommand({

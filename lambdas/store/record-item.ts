@@ -127,5 +127,6 @@ export function fromRecordItem(item: RecordItem): EventRecord {
     result: optStr(item, 'result'),
     deadLetterId: optStr(item, 'deadLetterId'),
     deadLettered: optStr(item, 'deadLettered'),
+    waitingTurn: optNum(item, 'waitingTurn'),
   };
 }

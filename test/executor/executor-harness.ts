@@ -187,6 +187,8 @@ export function withLease(
     park: (r) => store.park(r),
     deferForRate: (r) => store.deferForRate(r),
     deferLeased: (w) => store.deferLeased(w),
+    parkInLine: (r) => store.parkInLine(r),
+    unpark: (ref, nowMs) => store.unpark(ref, nowMs),
   };
 }
 
