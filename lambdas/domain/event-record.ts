@@ -118,6 +118,8 @@ export interface EventRecord {
    * cursor to reach it (store/dynamodb-entity-order.ts). Not set on work parked by a pause.
    */
   readonly waitingTurn?: number;
+  /** With waitingTurn: the hash of the entity whose line it waits in. */
+  readonly lineEntity?: string;
 }
 
 /**

@@ -323,7 +323,7 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
    * next receive does this again.
    */
   const moveLine = async (): Promise<void> => {
-    if (line === undefined || deps.order === undefined || route === undefined) return;
+    if (line === undefined || deps.order === undefined) return;
     const waiter = await deps.order.advance(line.ref, line.place, deps.now(), route.ttlSeconds);
     if (waiter !== undefined) await wake(deps, work.route, waiter);
   };

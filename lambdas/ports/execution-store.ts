@@ -134,7 +134,7 @@ export interface ExecutionStore {
    * route's state, and marked `waitingTurn`. `parked` also when it was parked already.
    */
   parkInLine(
-    request: RecordRef & { readonly nowMs: number; readonly ttlSeconds: number; readonly payload: Payload; readonly fingerprint: string; readonly place: number },
+    request: RecordRef & { readonly nowMs: number; readonly ttlSeconds: number; readonly payload: Payload; readonly fingerprint: string; readonly entity: string; readonly place: number },
   ): Promise<ParkResult>;
   /** PARKED -> RECEIVED after a wake-up message for it was sent; false when it was no longer parked. */
   unpark(ref: RecordRef, nowMs: number): Promise<boolean>;

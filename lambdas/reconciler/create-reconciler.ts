@@ -5,6 +5,7 @@
  * the cursor (reconcile-cursor.ts). A window given by hand is reconciled from its start,
  * without the cursor.
  */
+import { DynamoDbEntityOrder } from '../store/dynamodb-entity-order.ts';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { S3Client } from '@aws-sdk/client-s3';
@@ -121,6 +122,7 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
     now,
     clockSkewSeconds: options.config.clockSkewSeconds,
     ...(bodies === undefined ? {} : { bodies }),
+    order: new DynamoDbEntityOrder(options.dynamo, options.eventsTable, { clockSkewSeconds: options.config.clockSkewSeconds }),
   };
   const settings = (window: ReconcileWindow | undefined) => ({
     budgetMs: window?.budgetMs ?? 240_000,

@@ -56,6 +56,7 @@
  * (RECEIVED, EXECUTING, PARKED) is left for a later run: the run that will complete it may be
  * the one whose entry must stay.
  */
+import type { EntityOrder } from '../ports/entity-order.ts';
 import type { BodyObjects } from '../ports/body-objects.ts';
 import { createHash, randomInt } from 'node:crypto';
 import type { ResolvedRoute } from '../config/resolve-config.ts';
@@ -94,6 +95,12 @@ export interface ReconcileDeps {
    * first. @default - none (a deployment without the bucket has no body objects)
    */
   readonly bodies?: BodyObjects;
+  /**
+   * The lines of routes ordered per entity: a record parked waiting for its turn is re-sent only
+   * once its turn has come (its wake-up was lost to a crash), else kept, with its place.
+   * @default - none: waiting records are re-sent as any parked work on an active route
+   */
+  readonly order?: EntityOrder;
 }
 
 export interface ReconcileOptions {
@@ -130,6 +137,8 @@ export interface KeysCarry {
 export type Finding =
   | 'failed'
   | 'parked'
+  /** Parked waiting for its turn in its entity's line behind a FAILED head: a person redrives or skips the head (docs/ordering.md). */
+  | 'line-blocked'
   | 'missing-effect'
   | 'orphan-entry'
   | 'reenqueue-limit'
@@ -442,6 +451,25 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
   const keepUntilSeconds = Math.floor(now / 1000) + PARKED_KEEP_AHEAD_SECONDS;
   const parked = async (route: ResolvedRoute, record: EventRecord): Promise<void> => {
     const active = await routeIsActive(route.name);
+    if (active && record.waitingTurn !== undefined && record.lineEntity !== undefined && deps.order !== undefined) {
+      // Waiting in its entity's line: not lost, unless its turn came and its wake-up did not (the
+      // worker that moved the line died before sending it). turn() also moves the line past a
+      // head whose worker died between its completion and the move.
+      const ref = { route: route.name, entity: record.lineEntity, key: record.key, receivedAt: record.receivedAt };
+      const turn = await deps.order.turn(ref, now, record.expiresAt);
+      if (turn.kind === 'wait') {
+        if (record.expiresAt < keepUntilSeconds) {
+          if (record.bodyObject !== undefined && deps.bodies !== undefined) await deps.bodies.renew(record.bodyObject);
+          await deps.store.keepParked(record, now, route.ttlSeconds, keepUntilSeconds);
+          await deps.order.markWaiting(ref, turn.place, Math.floor(now / 1000) + route.ttlSeconds);
+        }
+        counts.parked++;
+        if (turn.head.status === RECORD_STATUS.failed) {
+          flag(record, 'line-blocked', `waits behind ${turn.head.key} (place ${turn.head.place}), FAILED: redrive it, or skip it with retryproof order skip`);
+        }
+        return;
+      }
+    }
     if (active && counts.reenqueued < options.maxReenqueue) {
       // park keeps the payload: a parked record can always be sent from the table.
       const message = messageFor(record);

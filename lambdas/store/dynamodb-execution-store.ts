@@ -191,9 +191,9 @@ export class DynamoDbExecutionStore implements ExecutionStore {
   }
 
   async parkInLine(
-    request: RecordRef & { readonly nowMs: number; readonly ttlSeconds: number; readonly payload: Payload; readonly fingerprint: string; readonly place: number },
+    request: RecordRef & { readonly nowMs: number; readonly ttlSeconds: number; readonly payload: Payload; readonly fingerprint: string; readonly entity: string; readonly place: number },
   ): Promise<ParkResult> {
-    const out = await this.#apply(request.route, request.key, park({ ...request, takeoverMs: this.#margins.takeoverMs, waitingTurn: request.place }));
+    const out = await this.#apply(request.route, request.key, park({ ...request, takeoverMs: this.#margins.takeoverMs, waitingTurn: { entity: request.entity, place: request.place } }));
     if (out.ok) return { kind: 'parked' };
     const blocked = blockedPark(out.old, request, this.#margins.takeoverMs);
     return blocked.kind === 'already-parked' ? { kind: 'parked' } : blocked;

@@ -128,5 +128,6 @@ export function fromRecordItem(item: RecordItem): EventRecord {
     deadLetterId: optStr(item, 'deadLetterId'),
     deadLettered: optStr(item, 'deadLettered'),
     waitingTurn: optNum(item, 'waitingTurn'),
+    lineEntity: optStr(item, 'lineEntity'),
   };
 }

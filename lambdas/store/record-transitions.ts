@@ -314,7 +314,7 @@ export function acquireLease(p: LeaseParams): Transition {
     ConditionExpression: `${LIVE} AND attempts < :maxAttempts AND ${p.fingerprint === undefined ? '' : `${GENUINE} AND `}${RUNNABLE}`,
     UpdateExpression:
       `SET #status = :executing, leaseUntil = :leaseUntil, leaseSeconds = :leaseSeconds, leaseToken = :token, claimedAt = :now${kept.set} ` +
-      'REMOVE #gsi2pk, #gsi2sk, waitingTurn ADD attempts :one, runs :one',
+      'REMOVE #gsi2pk, #gsi2sk, waitingTurn, lineEntity ADD attempts :one, runs :one',
     ExpressionAttributeNames: { ...STATUS, '#gsi2pk': PARKED_INDEX.partitionKey, '#gsi2sk': PARKED_INDEX.sortKey, ...kept.names },
     ExpressionAttributeValues: {
       ...runnable(p),
@@ -552,8 +552,8 @@ export function park(p: {
   fingerprint: string;
   /** @default TAKEOVER_MARGIN_MS */
   takeoverMs?: number;
-  /** Parked in its entity's line at this place, not by a pause (ports/entity-order.ts). @default - parked by a pause */
-  waitingTurn?: number;
+  /** Parked in its entity's line (its hash) at this place, not by a pause (ports/entity-order.ts). @default - parked by a pause */
+  waitingTurn?: { readonly entity: string; readonly place: number };
 }): Transition {
   const index = parkedIndexKeys(p.route, p.key, p.receivedAt);
   const kept = keep(p.payload);
@@ -562,7 +562,7 @@ export function park(p: {
     ConditionExpression: `${LIVE} AND ${GENUINE} AND (#status = :received OR (#status = :executing AND leaseUntil <= :takeover))`,
     UpdateExpression:
       `SET #status = :parked, parkedAt = :now, expiresAt = :keepUntil, #gsi2pk = :gsi2pk, #gsi2sk = :gsi2sk${kept.set}` +
-      `${waiting === undefined ? '' : ', waitingTurn = :turn'} REMOVE leaseUntil, leaseToken`,
+      `${waiting === undefined ? '' : ', waitingTurn = :turn, lineEntity = :entity'} REMOVE leaseUntil, leaseToken`,
     ExpressionAttributeNames: { ...STATUS, '#gsi2pk': PARKED_INDEX.partitionKey, '#gsi2sk': PARKED_INDEX.sortKey, ...kept.names },
     ExpressionAttributeValues: {
       ...kept.values,
@@ -576,7 +576,7 @@ export function park(p: {
       ':keepUntil': seconds(p.nowMs) + p.ttlSeconds,
       ':gsi2pk': index.gsi2pk,
       ':gsi2sk': index.gsi2sk,
-      ...(waiting === undefined ? {} : { ':turn': waiting }),
+      ...(waiting === undefined ? {} : { ':turn': waiting.place, ':entity': waiting.entity }),
     },
   });
 }
@@ -590,7 +590,7 @@ export function park(p: {
 export function unpark(p: { receivedAt: number; nowMs: number }): Transition {
   return withNonce({
     ConditionExpression: '#status = :parked AND receivedAt = :receivedAt',
-    UpdateExpression: 'SET #status = :received, lastEnqueuedAt = :now REMOVE #gsi2pk, #gsi2sk, waitingTurn',
+    UpdateExpression: 'SET #status = :received, lastEnqueuedAt = :now REMOVE #gsi2pk, #gsi2sk, waitingTurn, lineEntity',
     ExpressionAttributeNames: { ...STATUS, '#gsi2pk': PARKED_INDEX.partitionKey, '#gsi2sk': PARKED_INDEX.sortKey },
     ExpressionAttributeValues: { ':parked': S.parked, ':received': S.received, ':receivedAt': p.receivedAt, ':now': p.nowMs },
     extendExpiry: { receivedAt: p.receivedAt, keepUntilSeconds: seconds(p.nowMs) + MESSAGE_COVER_SECONDS },
