@@ -43,7 +43,7 @@ export function entitySourceFor(template: string): EntitySource {
         const field = resolveJsonPointer(body, part.pointer);
         if (typeof field === 'string' && field !== '') return field;
         if (typeof field === 'number' && Number.isFinite(field)) return String(field);
-        throw new MissingEntityError(`The route orders its work by ${template}, and the body field ${part.pointer} is missing or not a string or number.`);
+        throw new MissingEntityError(`The route runs its work in line by ${template}, and the body field ${part.pointer} is missing or not a string or number.`);
       })
       .join('');
     if (value.length > MAX_ENTITY_LENGTH) throw new MissingEntityError(`The ordering entity is ${value.length} characters long; at most ${MAX_ENTITY_LENGTH}.`);

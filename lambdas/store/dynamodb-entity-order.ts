@@ -2,7 +2,7 @@
  * The lines of routes ordered per entity (issue 24; domain/entity-order.ts has the items).
  *
  * Why not an SQS FIFO queue and its MessageGroupId alone (docs/ordering.md has the whole):
- *  - FIFO orders the sends, not the acceptances: two ingests that claimed one customer's events
+ *  - FIFO keeps the order of the sends, not of the acceptances: two ingests that claimed one customer's events
  *    in one order may send them in the other, and a send lost to a crash is re-sent by the
  *    reconciler an hour later, behind everything the entity received since;
  *  - a message group is blocked while its first message is in flight or handed back, so a late
