@@ -27,7 +27,14 @@ export type Turn =
    * The record holds no place from the cursor on and is not runnable (done, failed, gone): none
    * is given to it, and the lease decides what its message is (a duplicate, a stray copy).
    */
-  | { readonly kind: 'none' };
+  | {
+      readonly kind: 'none';
+      /**
+       * The record at the cursor, when it waits parked for a wake-up: the worker that moved the
+       * line to it may have died before sending one. The caller wakes it.
+       */
+      readonly waiter?: Waiter;
+    };
 
 /** A record that marked its place as waiting: the one to wake when the cursor reaches it. */
 export interface Waiter {

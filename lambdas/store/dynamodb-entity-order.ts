@@ -112,7 +112,12 @@ export class DynamoDbEntityOrder implements EntityOrder {
         record !== undefined &&
         record.receivedAt === ref.receivedAt &&
         (record.status === RECORD_STATUS.received || record.status === RECORD_STATUS.parked || record.status === RECORD_STATUS.executing);
-      if (!runnable) return { kind: 'none' };
+      if (!runnable) {
+        // Most often a copy of the record that moved the line: its worker may have died between the
+        // move and the wake-up, so the waiter at the cursor is handed to this one to wake.
+        const waiter = await this.#waiterAt(pk, next, nowMs);
+        return waiter === undefined ? { kind: 'none' } : { kind: 'none', waiter };
+      }
       own = await this.place(ref, nowMs, expiresAt);
     }
     // Each pass moves the cursor on by one at least, so this ends within own - next passes.
