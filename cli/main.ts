@@ -33,7 +33,8 @@ export const EXIT_CODES_HELP = `Exit codes:
   0  done (reconcile too when it lists findings: they are in its report)
   1  the work failed or found a problem: the stack is not running or not ready in time (wait),
      no such stack or receiver, no AWS credentials or an expired session, AWS refused or could not
-     be reached, inspect found no record, a DLQ move task did not complete
+     be reached, inspect found no record, a DLQ move task did not complete, order skip was refused
+     (the head of the line is not FAILED)
   2  a bad command line, nothing done: an unknown command, flag or route, a bad value,
      a missing --local/--stack, a stack of several receivers without --receiver, or no AWS region`;
 

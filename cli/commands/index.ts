@@ -7,6 +7,7 @@ import { dlqListCommand } from './dlq-list.ts';
 import { dlqRedriveCommand } from './dlq-redrive.ts';
 import { inspectCommand } from './inspect.ts';
 import { ledgerCommand } from './ledger.ts';
+import { orderShowCommand, orderSkipCommand } from './order.ts';
 import { receiversCommand } from './receivers.ts';
 import { reconcileCommand } from './reconcile.ts';
 import { redriveCommand } from './redrive.ts';
@@ -25,6 +26,8 @@ export const COMMANDS: readonly Command[] = [
   routesListCommand,
   routesPauseCommand,
   routesResumeCommand,
+  orderShowCommand,
+  orderSkipCommand,
   reconcileCommand,
   waitCommand,
 ];

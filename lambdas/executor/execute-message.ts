@@ -32,17 +32,17 @@ import { operationFingerprint } from '../domain/operation-fingerprint.ts';
 import { DEAD_LETTER_REASON_MAX_CHARS, LAST_ERROR_MAX_CHARS, cut } from '../domain/queue-limits.ts';
 import { bodyObjectRenewAfterSeconds, longestTtlSeconds, renewalDue } from '../domain/body-object.ts';
 import type { BodyObjects } from '../ports/body-objects.ts';
-import type { EntityOrder, LineRef, Waiter } from '../ports/entity-order.ts';
+import type { EntityOrder, LineRef } from '../ports/entity-order.ts';
 import { MissingEntityError } from '../domain/errors.ts';
 import { entityHash, entitySourceFor } from '../domain/entity-order.ts';
 import type { EntitySource } from '../domain/entity-order.ts';
-import { RECORD_STATUS, keptPayloadOf, workMessageOf } from '../domain/event-record.ts';
 import type { ExecutionStore, LeaseOutcome } from '../ports/execution-store.ts';
 import { RATE_START_TOLERANCE_MS, RATE_WAIT_MAX_MS } from '../ports/rate-gate.ts';
 import type { RateGate, SlotWindow } from '../ports/rate-gate.ts';
 import type { WorkQueue } from '../ports/work-queue.ts';
 import { TAKEOVER_MARGIN_MS, keepUntilSeconds } from '../store/record-transitions.ts';
 import { StartLead } from './start-lead.ts';
+import { wakeWaiter } from './wake-waiter.ts';
 
 /** What a record that stands in the way of a write before the lease can be. */
 type BlockedOutcome = Exclude<LeaseOutcome, { kind: 'leased' } | { kind: 'exhausted' }>;
@@ -325,7 +325,7 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
   const moveLine = async (): Promise<void> => {
     if (line === undefined || deps.order === undefined) return;
     const waiter = await deps.order.advance(line.ref, line.place, deps.now(), route.ttlSeconds);
-    if (waiter !== undefined) await wake(deps, work.route, waiter);
+    if (waiter !== undefined) await wakeWaiter(deps, work.route, waiter);
   };
 
   /** The record stood in the way of a write before the lease: done, failed, leased by another, gone, or not this body's. */
@@ -724,17 +724,4 @@ function entityOf(route: string, template: string, rawBody: Buffer): string | un
 
 function refOf(work: WorkMessage): { route: string; key: string; receivedAt: number } {
   return { route: work.route, key: work.key, receivedAt: work.receivedAt };
-}
-
-/**
- * Wakes a record parked in its line: a wake-up message from its kept payload, then back to
- * RECEIVED (as a resume does: a failed send leaves it PARKED, where the reconciler finds it).
- */
-async function wake(deps: ExecutorDeps, route: string, waiter: Waiter): Promise<void> {
-  const record = await deps.store.get(route, waiter.key);
-  if (record === undefined || record.receivedAt !== waiter.receivedAt || record.status !== RECORD_STATUS.parked) return;
-  const payload = keptPayloadOf(record);
-  if (payload === undefined) return;
-  await deps.workQueue.send(workMessageOf(record, payload));
-  await deps.store.unpark(record, deps.now());
 }
