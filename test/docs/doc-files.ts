@@ -10,6 +10,8 @@ import { readFileSync } from 'node:fs';
 export const DOC_FILES = [
   'README.md',
   'docs/routes.md',
+  'docs/large-payloads.md',
+  'docs/ordering.md',
   'docs/state-machine.md',
   'docs/operating.md',
   'docs/construct.md',
