@@ -378,6 +378,7 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
         if (turn.kind === 'wait') return { ...base, outcome: EXECUTION_OUTCOME.waitingTurn, ack: true };
       }
       if (turn.kind === 'turn') line = { ref, place: turn.place };
+      else if (turn.waiter !== undefined) await wakeWaiter(deps, work.route, turn.waiter);
     }
   }
 
