@@ -1,13 +1,15 @@
 /**
  * The real ingest and executor handlers on DynamoDB Local and fauxqs, joined by a queue
- * pair of their own (visibility 1 s, maxReceiveCount 8) and the event-source poller. Every
- * route has a retry budget of 3 attempts.
+ * pair of their own (visibility 1 s unless a test sets it, maxReceiveCount 8) and the
+ * event-source poller. Every route has a retry budget of 3 attempts.
  *
  * The executor's clock is `Date.now() + clockOffsetMs`, so a test moves past a lease without
  * waiting for it; fauxqs' visibility runs on real time. Tests therefore wait for a condition
  * (a round that receives a message, an empty queue), never for a fixed time.
  */
 import type { BodyObjects } from '../../lambdas/ports/body-objects.ts';
+import type { EntityOrder } from '../../lambdas/ports/entity-order.ts';
+import type { Logger } from '@aws-lambda-powertools/logger';
 import { randomUUID } from 'node:crypto';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { inject } from 'vitest';
@@ -141,23 +143,37 @@ export interface ExecutorFixture {
   readonly ledgerClient: DynamoDbLedger;
 }
 
-export async function executorFixture(
-  options: {
-    actions?: Record<string, Action>;
-    action?: string;
-    eventsTable?: string;
-    ledgerTable?: string;
-    breaker?: BreakerDeps;
-    routes?: readonly RouteConfig[];
-    /** The bucket of large bodies, for the ingest and the executor alike. @default - none */
-    bodies?: BodyObjects;
-  } = {},
-): Promise<ExecutorFixture> {
+export interface ExecutorFixtureOptions {
+  readonly actions?: Record<string, Action>;
+  readonly action?: string;
+  readonly eventsTable?: string;
+  readonly ledgerTable?: string;
+  readonly breaker?: BreakerDeps;
+  readonly routes?: readonly RouteConfig[];
+  /** The bucket of large bodies, for the ingest and the executor alike. @default - none */
+  readonly bodies?: BodyObjects;
+  /**
+   * The lines of routes ordered per entity (a DynamoDbEntityOrder on the events table), for the
+   * ingest and the executor alike. @default - none: no route's order is enforced
+   */
+  readonly order?: EntityOrder;
+  /** The executor's logger: a test that counts outcomes reads its `execution` lines. @default - Powertools' logger, silent in tests */
+  readonly logger?: Logger;
+  /**
+   * The work queue's visibility timeout: how long a received message stays hidden while its batch
+   * runs, and how long a batch that failed whole (a worker that died) waits. Batches that run
+   * longer than it are received again meanwhile, each receive counting toward maxReceiveCount.
+   * @default 1
+   */
+  readonly visibilityTimeoutSeconds?: number;
+}
+
+export async function executorFixture(options: ExecutorFixtureOptions = {}): Promise<ExecutorFixture> {
   const ddb = localDynamoClient(inject('dynamoEndpoint'));
   const sqs = localSqsClient(inject('sqsEndpoint'));
   const pair = await createQueuePair(sqs, inject('sqsEndpoint'), `exec-${randomUUID().slice(0, 8)}`, {
     maxReceiveCount: MAX_RECEIVE_COUNT,
-    visibilityTimeoutSeconds: 1,
+    visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? 1,
   });
   const routes = (options.routes ?? SCHEME_ROUTES).map((r) => ({
     maxAttempts: MAX_ATTEMPTS,
@@ -171,6 +187,7 @@ export async function executorFixture(
     tableName: table,
     ...(options.breaker === undefined ? {} : { breaker: options.breaker }),
     ...(options.bodies === undefined ? {} : { bodies: options.bodies }),
+    ...(options.order === undefined ? {} : { order: options.order }),
   });
   const config = resolveConfig(testConfig(routes, { queue: { maxReceiveCount: MAX_RECEIVE_COUNT } }));
   const ledgerClient = new DynamoDbLedger(ddb, options.ledgerTable ?? inject('ledgerTable'));
@@ -196,10 +213,11 @@ export async function executorFixture(
       routeState: new DynamoDbRouteStateStore(ddb, table),
       workQueue: new SqsWorkQueue(sqs, pair.queueUrl),
       ...(options.bodies === undefined ? {} : { bodies: options.bodies }),
+      ...(options.order === undefined ? {} : { order: options.order }),
       visibility,
       maxReceiveCount: MAX_RECEIVE_COUNT,
       now: () => fx.now(),
-      logger: createLogger('retryproof-executor-test'),
+      logger: options.logger ?? createLogger('retryproof-executor-test'),
       metrics: createMetrics('retryproof-executor-test'),
     }),
     async deliver(payload, key = uniqueKey(ROUTE)) {

@@ -123,7 +123,7 @@ export interface IngestFixture {
 
 /** Builds the real handler against the local services, with its own queue pair. */
 export async function ingestFixture(
-  overrides: Partial<Pick<IngestDeps, 'now' | 'resendAfterMs' | 'queue' | 'store' | 'breaker' | 'secrets' | 'bodies'>> & {
+  overrides: Partial<Pick<IngestDeps, 'now' | 'resendAfterMs' | 'queue' | 'store' | 'breaker' | 'secrets' | 'bodies' | 'order'>> & {
     /** @default - Powertools' logger, silent in tests */
     logger?: Logger;
     routes?: readonly RouteConfig[];
@@ -156,6 +156,7 @@ export async function ingestFixture(
     ...(overrides.resendAfterMs === undefined ? {} : { resendAfterMs: overrides.resendAfterMs }),
     ...(overrides.breaker === undefined ? {} : { breaker: overrides.breaker }),
     ...(overrides.bodies === undefined ? {} : { bodies: overrides.bodies }),
+    ...(overrides.order === undefined ? {} : { order: overrides.order }),
     logger: overrides.logger ?? createLogger('retryproof-ingest-test'),
     metrics: createMetrics('retryproof-ingest-test'),
   });

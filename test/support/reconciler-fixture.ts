@@ -9,8 +9,9 @@ import { demoLedgers } from '../../lambdas/demo/dynamodb-ledger.ts';
 import { createReconciler } from '../../lambdas/reconciler/create-reconciler.ts';
 import type { Reconciler } from '../../lambdas/reconciler/create-reconciler.ts';
 import { createEventsTable, createLedgerTable, localDynamoClient, localSqsClient } from '../../local/aws-clients.ts';
+import { DynamoDbEntityOrder } from '../../lambdas/store/dynamodb-entity-order.ts';
 import { executorFixture, MAX_RECEIVE_COUNT } from './executor-fixture.ts';
-import type { ExecutorFixture } from './executor-fixture.ts';
+import type { ExecutorFixture, ExecutorFixtureOptions } from './executor-fixture.ts';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { testConfig } from './test-config.ts';
 
@@ -23,20 +24,32 @@ export interface ReconcilerFixture {
   reconciler(options?: { now?: () => number; stuckAfterSeconds?: number; dynamo?: DynamoDBClient }): Reconciler;
 }
 
-export async function reconcilerFixture(): Promise<ReconcilerFixture> {
+/**
+ * `ordered`: the ingest and the executor keep the lines of routes ordered per entity, in a
+ * DynamoDbEntityOrder on this fixture's events table (the reconciler always reads them there).
+ */
+export async function reconcilerFixture(
+  options: Omit<ExecutorFixtureOptions, 'eventsTable' | 'ledgerTable' | 'order'> & { readonly ordered?: boolean } = {},
+): Promise<ReconcilerFixture> {
   const dynamo = localDynamoClient(inject('dynamoEndpoint'));
   const suffix = randomUUID().slice(0, 8);
   const eventsTable = await createEventsTable(dynamo, `events-${suffix}`);
   const ledgerTable = await createLedgerTable(dynamo, `ledger-${suffix}`);
-  const fx = await executorFixture({ eventsTable, ledgerTable });
+  const { ordered, ...executor } = options;
+  const fx = await executorFixture({
+    ...executor,
+    eventsTable,
+    ledgerTable,
+    ...(ordered === true ? { order: new DynamoDbEntityOrder(dynamo, eventsTable) } : {}),
+  });
   return {
     fx,
     dynamo,
     eventsTable,
     ledgerTable,
-    reconciler: (options = {}) =>
+    reconciler: (run = {}) =>
       createReconciler({
-        dynamo: options.dynamo ?? dynamo,
+        dynamo: run.dynamo ?? dynamo,
         eventsTable,
         ledgers: demoLedgers(dynamo, ledgerTable),
         sqs: localSqsClient(inject('sqsEndpoint')),
@@ -44,10 +57,10 @@ export async function reconcilerFixture(): Promise<ReconcilerFixture> {
         config: resolveConfig(
           testConfig(fx.routes, {
             queue: { maxReceiveCount: MAX_RECEIVE_COUNT },
-            reconciliation: { stuckAfterSeconds: options.stuckAfterSeconds ?? 900, settleSeconds: 2 }, maxClockSkewSeconds: 1,
+            reconciliation: { stuckAfterSeconds: run.stuckAfterSeconds ?? 900, settleSeconds: 2 }, maxClockSkewSeconds: 1,
           }),
         ),
-        now: options.now ?? (() => Date.now() + fx.clockOffsetMs),
+        now: run.now ?? (() => Date.now() + fx.clockOffsetMs),
       }),
   };
 }
