@@ -288,6 +288,13 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
 
   const old = claim.record;
   if (old.fingerprint !== record.fingerprint) throw new KeyReusedError(id);
+  if (entity !== undefined && deps.order !== undefined && old.status === RECORD_STATUS.received && old.runs === 0) {
+    // Not taken yet: the first copy's place may not be taken yet either (or its write failed). This
+    // copy's 202 must not come before it, or a delivery the sender sends after that 202 could be
+    // placed ahead of it. A failure here is our own: a 5xx the sender's retry heals.
+    const order = deps.order;
+    await dependency('DynamoDB', () => order.placeIfAbsent({ route: config.name, entity, key, receivedAt: old.receivedAt }, now, old.expiresAt));
+  }
   if (old.status === RECORD_STATUS.received && old.runs === 0 && old.body === undefined) {
     // No worker has taken the record, and the table does not keep its payload: the first
     // delivery's function may have died between its claim and its send. Keep the payload

@@ -68,6 +68,13 @@ export interface EntityOrder {
    */
   place(ref: LineRef, nowMs: number, expiresAt: number): Promise<number>;
   /**
+   * The record's place from the cursor on, taken now when it has none there: a copy answered 202
+   * while the first copy's place may not be taken yet (or failed) must not be answered before it.
+   * Should the first copy's place land after this one, the record holds two places; it runs at the
+   * first, and the line passes the second once it completed.
+   */
+  placeIfAbsent(ref: LineRef, nowMs: number, expiresAt: number): Promise<number>;
+  /**
    * Whether it is the record's turn. Finds its place from the cursor on (placing it at the end of
    * the line when it has none there: its ingest died before placing it, or a person skipped it and
    * redrove it later), and moves the cursor past heads whose record completed or is gone, so a

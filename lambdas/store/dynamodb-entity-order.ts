@@ -99,6 +99,11 @@ export class DynamoDbEntityOrder implements EntityOrder {
     throw new OrderPlaceStormError(ref.route, MAX_PLACE_TRIES);
   }
 
+  async placeIfAbsent(ref: LineRef, nowMs: number, expiresAt: number): Promise<number> {
+    const pk = linePartition(ref.route, ref.entity);
+    return (await this.#find(pk, await this.#cursor(pk, nowMs), ref)) ?? (await this.place(ref, nowMs, expiresAt));
+  }
+
   async turn(ref: LineRef, nowMs: number, expiresAt: number): Promise<Turn> {
     const pk = linePartition(ref.route, ref.entity);
     let next = await this.#cursor(pk, nowMs);

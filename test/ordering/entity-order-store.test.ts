@@ -100,4 +100,14 @@ describe('an entity line', () => {
     await writeRecord(route, 'done', { status: 'COMPLETED' });
     expect(await order.turn(ref('done'), T0, EXPIRES)).toEqual({ kind: 'none' });
   });
+
+  it('finds a record its place instead of taking a second one, and takes one when it has none', async () => {
+    const { route, ref } = lineOf();
+    await writeRecord(route, 'a');
+    expect(await order.place(ref('a'), T0, EXPIRES)).toBe(1);
+    expect(await order.placeIfAbsent(ref('a'), T0, EXPIRES)).toBe(1);
+    await writeRecord(route, 'b');
+    expect(await order.placeIfAbsent(ref('b'), T0, EXPIRES)).toBe(2);
+    expect(await order.placeIfAbsent(ref('b'), T0, EXPIRES)).toBe(2);
+  });
 });
