@@ -377,11 +377,16 @@ describe('a route ordered by customer', () => {
         (out.Items ?? []).map((i) => ({ key: String(i.key), place: placeOfSortKey(String(i.sk)), receivedAt: Number(i.receivedAt), waiting: i.waiting === true })),
       );
     }
-    const placeOf = new Map([...places.values()].flat().map((p) => [p.key, p.place]));
+    // A record may hold two places (a copy answered while its first copy's place was not taken yet
+    // takes one too: EntityOrder.placeIfAbsent); it runs at its first, and the line passes the other.
+    const placeOf = new Map<string, number>();
+    for (const p of [...places.values()].flat()) placeOf.set(p.key, Math.min(placeOf.get(p.key) ?? Number.POSITIVE_INFINITY, p.place));
+    /** A line's keys in the order of their first places. */
+    const inLine = (line: readonly { key: string; place: number }[]): string[] => [...new Set([...line].sort((a, b) => a.place - b.place).map((p) => p.key))];
     const evidence = { seed: SEED, run, crashed: { key: crashed.key, customer: crashed.customer, startedAt: crashed.startedAt, leaseUntil } };
 
-    // Each event holds one place in its customer's line.
-    const misplaced = events.filter((e) => places.get(e.customer)?.filter((p) => p.key === e.key).length !== 1).map((e) => e.key);
+    // Each event holds a place in its customer's line.
+    const misplaced = events.filter((e) => (places.get(e.customer)?.filter((p) => p.key === e.key).length ?? 0) < 1).map((e) => e.key);
     expect({ ...evidence, misplaced }).toEqual({ ...evidence, misplaced: [] });
 
     // Runs per customer: in place order, and none starting before the one before it ended (a crashed
@@ -389,7 +394,7 @@ describe('a route ordered by customer', () => {
     const outOfOrder: unknown[] = [];
     const overlapping: unknown[] = [];
     for (const [customer, line] of places) {
-      const accepted = [...line].sort((a, b) => a.place - b.place).map((p) => p.key);
+      const accepted = inLine(line);
       const runs = scene.runs.filter((r) => r.customer === customer).sort((a, b) => a.startedAt - b.startedAt);
       const completedRuns = runs.filter((r) => r.ok === true).map((r) => r.key);
       if (JSON.stringify(completedRuns) !== JSON.stringify(accepted)) outOfOrder.push({ customer, accepted, ran: completedRuns });
@@ -411,7 +416,7 @@ describe('a route ordered by customer', () => {
       [2, true],
     ]);
     expect(crashRuns[1]?.startedAt).toBeGreaterThanOrEqual(leaseUntil);
-    const crashedLine = [...(places.get(crashed.customer) ?? [])].sort((a, b) => a.place - b.place).map((p) => p.key);
+    const crashedLine = inLine(places.get(crashed.customer) ?? []);
     const behind = crashedLine.slice(crashedLine.indexOf(crashed.key) + 1);
     expect(behind.length).toBeGreaterThanOrEqual(EVENTS_BEHIND_CRASH);
     const firstBehind = scene.runs.find((r) => r.key === behind[0]);
