@@ -188,6 +188,13 @@ async function main(argv: string[]): Promise<number> {
         bodyReads: t.bodyReads,
         bodyRenewals: t.bodyRenewals,
         bodyFaults: t.bodyFaults,
+        bodyReadsPastTtl: t.bodyReadsPastTtl,
+        oldestBodyReadDays: Number(t.oldestBodyReadDays.toFixed(2)),
+        shortTtlRuns: t.shortTtlRuns,
+        orderedRuns: t.orderedRuns,
+        linesChecked: t.linesChecked,
+        orderedPairs: t.orderedPairs,
+        waitingTurns: t.waitingTurns,
         doubleEffects: t.doubleEffects,
         doubleCompletions: t.doubleCompletions,
         doubleClaims: t.doubleClaims,
@@ -202,7 +209,7 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write(
         `runs ${summary.runs} (seeds ${from}..${from + summary.runs - 1}), steps ${t.steps}, deliveries ${t.deliveries}, ` +
           `executions ${t.executions}, crashes injected ${t.crashes} (+${t.timeouts} Lambda timeouts), redrives ${t.redrives}, ` +
-          `reconciler runs ${t.reconcilerRuns} (${t.reconcilerResumes} resumed an unfinished window, ${t.reconcilerSkips} found it held), pauses ${t.pauses}, resumes ${t.resumes}, bulk redrives ${t.bulkRedrives} (${t.bulkRedriven} records taken back), runs with a rate-limited route ${t.rateLimitedRuns} (${t.ownQueueRuns} on a queue of its own; ${t.rateAdmissions} runs admitted, ${t.rateDeferrals} deferred, ${t.rateSlotsMissed} slots given up), large bodies through the bucket ${t.bodyObjectsStored} (runs sending every body there ${t.claimCheckAllRuns}; reads by workers ${t.bodyReads}, renewals ${t.bodyRenewals}, S3 failures met ${t.bodyFaults}), SQS outages ${t.outages}, ` +
+          `reconciler runs ${t.reconcilerRuns} (${t.reconcilerResumes} resumed an unfinished window, ${t.reconcilerSkips} found it held), pauses ${t.pauses}, resumes ${t.resumes}, bulk redrives ${t.bulkRedrives} (${t.bulkRedriven} records taken back), runs with a rate-limited route ${t.rateLimitedRuns} (${t.ownQueueRuns} on a queue of its own; ${t.rateAdmissions} runs admitted, ${t.rateDeferrals} deferred, ${t.rateSlotsMissed} slots given up), large bodies through the bucket ${t.bodyObjectsStored} (runs sending every body there ${t.claimCheckAllRuns}; reads by workers ${t.bodyReads}, renewals ${t.bodyRenewals}, S3 failures met ${t.bodyFaults}; reads of an object last written longer ago than the longest TTL ${t.bodyReadsPastTtl}, the oldest ${t.oldestBodyReadDays.toFixed(1)} days; runs with the shortest TTL the cover allows ${t.shortTtlRuns}), runs with a route ordered per entity ${t.orderedRuns} (${t.linesChecked} lines with two records or more that ran, ${t.orderedPairs} pairs checked for order, ${t.waitingTurns} records parked to wait for their turn), SQS outages ${t.outages}, ` +
           `clock jumps ${t.clockJumps}, stalls past a lease ${t.stalls}, ` +
           `ambiguous writes ${t.ambiguousWrites}, throttles ${t.throttles}, slow answers ${t.slowAnswers}, takeover edges ${t.edges}, lease writes answered late on purpose ${t.slowLeases}, workers killed between a ledger post and its effect ${t.cutsAfterPost}, redrives on a copy's last day ${t.lateRedrives}, SQS duplicates ${t.sqsDuplicates}, ` +
           `concurrent deliveries ${t.concurrentDeliveries}, unseen receives ${t.unseenReceives}, partial batches ${t.partialBatches}, ` +

@@ -358,7 +358,8 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
     if (entity !== undefined) {
       const order = deps.order;
       const ref: LineRef = { ...refOf(work), entity };
-      const placeExpiresAt = Math.floor(work.receivedAt / 1000) + route.ttlSeconds;
+      // A place lives as long as its record may run: a whole TTL from this look at the line.
+      const placeExpiresAt = Math.floor(deps.now() / 1000) + route.ttlSeconds;
       let turn = await order.turn(ref, deps.now(), placeExpiresAt);
       if (turn.kind === 'wait') {
         // Earlier work of the entity is not done: the record waits parked in the line (kept a

@@ -81,6 +81,8 @@ export interface EntityOrder {
    * cursor move lost to a crash is repaired by the next reader.
    */
   turn(ref: LineRef, nowMs: number, expiresAt: number): Promise<Turn>;
+  // `expiresAt` of turn: what the record's place lives until at least (a whole TTL from now): a
+  // place made here gets it, and one found expiring a day sooner is kept on to it.
   /**
    * Marks the record's place as waiting, to be woken when the cursor reaches it, and keeps the
    * place until `keepUntilSeconds` (the parked record's own expiry).

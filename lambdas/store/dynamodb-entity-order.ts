@@ -33,6 +33,8 @@ import { RECORD_SK, recordPk } from './record-keys.ts';
 
 /** A place is taken by one record; tries past this many taken places in a row mean a storm: the caller retries later. */
 const MAX_PLACE_TRIES = 64;
+/** A place found expiring more than this before the caller's keep-until is kept on with its record. */
+const PLACE_REFRESH_SLACK_SECONDS = 86_400;
 /** Places read per page when a record looks for its own. */
 const PAGE = 100;
 
@@ -101,13 +103,20 @@ export class DynamoDbEntityOrder implements EntityOrder {
 
   async placeIfAbsent(ref: LineRef, nowMs: number, expiresAt: number): Promise<number> {
     const pk = linePartition(ref.route, ref.entity);
-    return (await this.#find(pk, await this.#cursor(pk, nowMs), ref)) ?? (await this.place(ref, nowMs, expiresAt));
+    return (await this.#find(pk, await this.#cursor(pk, nowMs), ref))?.place ?? (await this.place(ref, nowMs, expiresAt));
   }
 
   async turn(ref: LineRef, nowMs: number, expiresAt: number): Promise<Turn> {
     const pk = linePartition(ref.route, ref.entity);
     let next = await this.#cursor(pk, nowMs);
-    let own = await this.#find(pk, next, ref);
+    const found = await this.#find(pk, next, ref);
+    let own = found?.place;
+    if (found !== undefined && found.expiresAt < expiresAt - PLACE_REFRESH_SLACK_SECONDS) {
+      // An old record still in the line (its head, redriven or retried weeks on): its place lives
+      // on with it, so the line does not pass it while it still may run (#head reads a missing
+      // place as nothing holding the line).
+      await this.#keepPlace(pk, found.place, ref, expiresAt);
+    }
     if (own === undefined) {
       // No place from the cursor on: its ingest died before placing it, or a person skipped it and
       // redrove it since. Runnable work takes a place at the end of the line; a copy of done or
@@ -244,11 +253,29 @@ export class DynamoDbEntityOrder implements EntityOrder {
   }
 
   /** The record's place at or after the cursor, if it has one. */
-  async #find(pk: string, from: number, ref: LineRef): Promise<number | undefined> {
+  async #find(pk: string, from: number, ref: LineRef): Promise<PlaceItem | undefined> {
     for await (const item of this.#places(pk, from)) {
-      if (item.key === ref.key && item.receivedAt === ref.receivedAt) return item.place;
+      if (item.key === ref.key && item.receivedAt === ref.receivedAt) return item;
     }
     return undefined;
+  }
+
+  /** Moves a record's place's expiry on to `keepUntilSeconds` (never back). */
+  async #keepPlace(pk: string, place: number, ref: LineRef, keepUntilSeconds: number): Promise<void> {
+    try {
+      await this.#doc.send(
+        new UpdateCommand({
+          TableName: this.#table,
+          Key: { pk, sk: placeSortKey(place) },
+          ConditionExpression: '#key = :key AND receivedAt = :receivedAt AND expiresAt < :keep',
+          UpdateExpression: 'SET expiresAt = :keep',
+          ExpressionAttributeNames: { '#key': 'key' },
+          ExpressionAttributeValues: { ':key': ref.key, ':receivedAt': ref.receivedAt, ':keep': keepUntilSeconds },
+        }),
+      );
+    } catch (err) {
+      if (!(err instanceof ConditionalCheckFailedException)) throw err;
+    }
   }
 
   /**

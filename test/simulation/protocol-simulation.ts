@@ -78,6 +78,9 @@ import { SimInvalidParameterValue, SimMessageVisibility, SimWorkQueue, Simulated
 import { FreshBodyWorkQueue } from '../../lambdas/queue/fresh-body-work-queue.ts';
 import { bodyObjectLifeDays, bodyObjectRenewAfterSeconds, longestTtlSeconds } from '../../lambdas/domain/body-object.ts';
 import { SimBuckets } from './sim-body-objects.ts';
+import { ObservedPlaces, checkLines, customerOf } from './sim-ordering.ts';
+import { DynamoDbEntityOrder } from '../../lambdas/store/dynamodb-entity-order.ts';
+import type { EntityOrder } from '../../lambdas/ports/entity-order.ts';
 import type { BodyFaultPlan } from './sim-body-objects.ts';
 import type { SimReceivedMessage } from './simulated-sqs.ts';
 import type { MessageVisibility } from '../../lambdas/ports/message-visibility.ts';
@@ -211,7 +214,8 @@ export interface RunShape {
   readonly batchSize: number;
   /**
    * A run of weeks: each `leap` is days to weeks long, and the run lasts past 40 days, past the
-   * records' TTL (35 days) and the queues' retention (14 days).
+   * records' TTL (35 days, or 19 with shortTtl) and the queues' retention (14 days). A tenth of
+   * the seeds, and a quarter of the others that draw shortTtl.
    */
   readonly long: boolean;
   /**
@@ -226,6 +230,29 @@ export interface RunShape {
    * bodies over 128 KiB and those SQS cannot carry; and S3's failures, per call.
    */
   readonly claimCheck: { readonly all: boolean; readonly faults: BodyFaultPlan };
+  /**
+   * Every route's TTL is the shortest whole number of days its cover allows (the check synth
+   * applies: sender retry window + DLQ retention + reconciliation window + lease; 19 days for
+   * the Standard Webhooks route), not the default 35. The bucket's lifecycle and the renewal
+   * threshold are computed from the longest TTL (domain/body-object.ts), so in a run of weeks
+   * objects reach the ages where they are renewed, and where they expire, within its horizon.
+   */
+  readonly shortTtl: boolean;
+  /**
+   * In a run of weeks, the person at the DLQ comes on the last day of its oldest copy, each time,
+   * through the quiet weeks at its end (not only now and then): work that fails again after each
+   * redrive makes a new copy, and a chain of them spans the whole run, each read of its body
+   * object 13 or 14 days after the last. Each redrive is the console's move task or the CLI's
+   * receive-send-delete, drawn per redrive.
+   */
+  readonly lastDayRedrives: boolean;
+  /** The run is long only for its short TTL (see shapeOf): noRateLimit makes it short again. */
+  readonly longForShortTtl: boolean;
+  /**
+   * The pay route is ordered per entity (issue 24): `orderBy: '{body:/customer}'`, its keys shared
+   * among SIM_CUSTOMERS customers, so lines form behind heads that retry, fail, park and are redriven.
+   */
+  readonly ordered: boolean;
 }
 
 /** A DynamoDB brownout: most attempts throttled, failing or slow, so some calls exhaust the SDK's attempts. */
@@ -267,7 +294,18 @@ export function shapeOf(seed: number): RunShape {
     all: checked() < 0.5,
     faults: { fails: [0, 0.02, 0.06][Math.floor(checked() * 3)] ?? 0, lostAnswer: [0, 0.02, 0.05][Math.floor(checked() * 3)] ?? 0 },
   };
-  return { ...shape, dynamo: { ...shape.dynamo, slow, conflict }, regions, replicationLagMs, rate, claimCheck };
+  // The TTL and the last-day redrives from a stream of their own too: the rest of a seed's shape
+  // and its schedule are what they were before them. A seed with the short TTL runs for weeks
+  // more often (a quarter of those that would not): the ages where its objects are renewed and
+  // expire come within weeks, and only a run of weeks gets there.
+  const aged = prng(seed ^ 0x77d1);
+  const shortTtl = aged() < 0.4;
+  const lastDayRedrives = aged() < 0.6;
+  const longForShortTtl = !shape.long && shortTtl && aged() < 0.25;
+  const long = shape.long || longForShortTtl;
+  // Ordering per entity from a stream of its own too: a seed that does not draw it is as it was.
+  const ordered = prng(seed ^ 0x0de7)() < 0.5;
+  return { ...shape, long, dynamo: { ...shape.dynamo, slow, conflict }, regions, replicationLagMs, rate, claimCheck, shortTtl, lastDayRedrives, longForShortTtl, ordered };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -295,8 +333,10 @@ export interface RunOptions {
    */
   readonly consistency?: 'strong' | 'eventual';
   /**
-   * Leaves the pay route unlimited whatever the seed draws: for seeds picked before rate limits
-   * were drawn (the skew test's), whose schedules then run as they were picked. @default false
+   * Leaves the pay route unlimited, every route at the default TTL (a run long for its short TTL
+   * only is short again) and no last-day redrives, whatever the seed draws: for seeds picked
+   * before rate limits and short TTLs were drawn (the skew test's), whose schedules then run as
+   * they were picked. @default false
    */
   readonly noRateLimit?: boolean;
 }
@@ -347,6 +387,21 @@ export interface RunStats {
   bodyReads: number;
   bodyRenewals: number;
   bodyFaults: number;
+  /**
+   * Workers' reads of a body object last written longer ago than the routes' longest TTL, and the
+   * oldest object read, in days (a maximum over runs): how far past the TTL the runs reach the
+   * bucket's lifecycle, which must cover every message that points to an object.
+   */
+  bodyReadsPastTtl: number;
+  oldestBodyReadDays: number;
+  /** Runs whose routes have the shortest TTL their cover allows (1). */
+  shortTtlRuns: number;
+  /** Runs whose pay route is ordered per entity (1); lines with two records that ran, and pairs of them checked for order. */
+  orderedRuns: number;
+  linesChecked: number;
+  orderedPairs: number;
+  /** Records parked in their line to wait for their turn (the executor's waiting-turn outcome). */
+  waitingTurns: number;
   /** A person's bulk redrives (`retryproof redrive`), and the records they took back. */
   bulkRedrives: number;
   bulkRedriven: number;
@@ -390,7 +445,7 @@ export interface RunStats {
   slowLeases: number;
   /** Workers killed between a ledger post and the effect it was posted for (the crash-after-post operation). */
   cutsAfterPost: number;
-  /** Console redrives on the last day of a dead-letter copy's retention (the late-redrive operation). */
+  /** Redrives on the last day of a dead-letter copy's retention (the late-redrive operation, and a long run's last-day redrives). */
   lateRedrives: number;
   /** Action runs whose ledger post was apart from the effect (before it, or failed after it). */
   ledgerApartFromEffect: number;
@@ -417,7 +472,7 @@ export interface RunStats {
 }
 
 /** Stats combined over runs by their maximum; every other one is summed. */
-export const MAX_STATS: ReadonlySet<keyof RunStats> = new Set(['maxClockSkewMs', 'horizonDays']);
+export const MAX_STATS: ReadonlySet<keyof RunStats> = new Set(['maxClockSkewMs', 'horizonDays', 'oldestBodyReadDays']);
 
 /** All counters at zero. */
 export function emptyStats(): RunStats {
@@ -443,6 +498,13 @@ export function emptyStats(): RunStats {
     bodyReads: 0,
     bodyRenewals: 0,
     bodyFaults: 0,
+    bodyReadsPastTtl: 0,
+    oldestBodyReadDays: 0,
+    shortTtlRuns: 0,
+    orderedRuns: 0,
+    linesChecked: 0,
+    orderedPairs: 0,
+    waitingTurns: 0,
     bulkRedrives: 0,
     bulkRedriven: 0,
     outages: 0,
@@ -551,6 +613,8 @@ const SIM_METRICS = new Metrics({
  */
 interface ActionRun {
   readonly attempt: number;
+  /** On an ordered route: the place at which the record's turn came for this run. */
+  readonly place?: number;
   readonly actor: number;
   firstCallMs?: number;
   lastCallMs?: number;
@@ -674,13 +738,15 @@ function workKey(route: string, key: string): string {
 export async function runSchedule(env: SimulationEnv, seed: number, ops: readonly Op[], options: RunOptions = {}): Promise<RunResult> {
   const drawn = shapeOf(seed);
   const { rate: _rate, ...unlimited } = drawn;
-  const shape: RunShape = options.noRateLimit === true ? unlimited : drawn;
+  const shape: RunShape = options.noRateLimit === true ? { ...unlimited, long: drawn.long && !drawn.longForShortTtl, shortTtl: false, lastDayRedrives: false, longForShortTtl: false, ordered: false } : drawn;
   const random = prng(seed ^ 0xa11ce);
   let nowMs = EPOCH;
   const startMs = nowMs;
   /** SQS's clock, and the scheduler's shared instant: true time. */
   const clock = { now: () => nowMs };
   const violations: string[] = [];
+  /** Every place the ordered route's records were given, as the protocol's calls returned them (sim-ordering.ts). */
+  const observedPlaces = new ObservedPlaces();
   const stats = emptyStats();
 
   // Each actor's clock: true time plus an offset within the bound (times the skew factor), drawn
@@ -749,6 +815,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         breakerReaction: 'pause',
         maxBodyBytes: PAY_BODY_LIMIT,
         ...(shape.rate === undefined ? {} : { rateLimit: shape.rate.limit, ownQueue: shape.rate.ownQueue }),
+        ...(shape.ordered ? { orderBy: '{body:/customer}' } : {}),
       },
       // The alerting route trips on a third delivery, so outages and repeats often meet there.
       { ...common, name: routeNames.alt, signature: HMAC, key: '{body:/order}', secretName: 'sim/alt', breakerThreshold: 2, breakerReaction: 'alert', maxBodyBytes: SMALL_BODY_LIMIT },
@@ -757,12 +824,21 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       // the longest the same as the other routes', so the executor's timeout is theirs too.
       { ...untimed, name: routeNames.st, signature: { scheme: 'stripe' }, secretName: 'sim/st', breakerThreshold: 3, breakerReaction: 'alert', actionTime: ST_ACTION_TIME },
     ];
-    const resolved = resolveConfig({
-      routes: routeConfigs,
-      reconciliation: { stuckAfterSeconds: STUCK_AFTER_SECONDS, settleSeconds: SETTLE_SECONDS },
-      // Several Regions on one MRSC table: no TTL, so the scheduled runs sweep expired items.
-      ...(regionCount > 1 ? { regions: { replicas: ['us-east-1', 'us-east-2'], witness: 'us-west-2' } } : {}),
-    });
+    const configOf = (routes: readonly RouteConfig[]): ResolvedConfig =>
+      resolveConfig({
+        routes: [...routes],
+        reconciliation: { stuckAfterSeconds: STUCK_AFTER_SECONDS, settleSeconds: SETTLE_SECONDS },
+        // Several Regions on one MRSC table: no TTL, so the scheduled runs sweep expired items.
+        ...(regionCount > 1 ? { regions: { replicas: ['us-east-1', 'us-east-2'], witness: 'us-west-2' } } : {}),
+      });
+    // A short TTL: the shortest whole number of days that passes every route's cover check, as
+    // resolveConfig applies it at synth (a TTL below a route's cover throws there).
+    const shortTtlSeconds = (resolved: ResolvedConfig): number => {
+      const daySeconds = DAY / 1000;
+      return Math.ceil(Math.max(...resolved.routes.map((r) => r.coverSeconds)) / daySeconds) * daySeconds;
+    };
+    const defaults = configOf(routeConfigs);
+    const resolved = shape.shortTtl ? configOf(routeConfigs.map((r) => ({ ...r, ttlSeconds: shortTtlSeconds(defaults) }))) : defaults;
     const config: ResolvedConfig = {
       ...resolved,
       queue: {
@@ -1011,6 +1087,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       random: prng(seed ^ 0xb0d1e5),
       faults: shape.claimCheck.faults,
       lifeDays: bodyObjectLifeDays(longestTtlSeconds(config.routes)),
+      longestTtlMs: longestTtlSeconds(config.routes) * 1000,
       onMissing: (pointer, what, detail) => violations.push(`the body object ${pointer} was gone when ${what} (${detail}): a message still pointed to it`),
       stats,
     });
@@ -1208,7 +1285,8 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       k.runsInBudget++;
       if (ctx.route === routeNames.pay) payStarts.push({ trueMs: nowMs, ownMs: now() });
       if (k.runsInBudget > MAX_ATTEMPTS) violations.push(`${ctx.key}: ${k.runsInBudget} runs in one budget, above maxAttempts ${MAX_ATTEMPTS}`);
-      const run: ActionRun = { attempt: ctx.attempt, actor: sched.current()?.id ?? 0 };
+      const place = observedPlaces.current(ctx.route, ctx.key);
+      const run: ActionRun = { attempt: ctx.attempt, actor: sched.current()?.id ?? 0, ...(place === undefined ? {} : { place }) };
       k.runs.push(run);
       const call = async (label: string): Promise<void> => {
         await sched.yieldPoint(label);
@@ -1321,11 +1399,14 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     /** The pay route's admissions by its gate; and its runs' starts: the true instant each action began, and its worker's clock then. */
     let admissions = 0;
     const payStarts: { readonly trueMs: number; readonly ownMs: number }[] = [];
+    // The lines of the ordered route (when the seed draws one), each function on its own client.
+    const orderOf = (client: DynamoDBClient): EntityOrder => observedPlaces.observe(sched.gate(perRegion((table) => new DynamoDbEntityOrder(client, table)), 'order'));
     const handler = createExecutorHandler({
       routes,
       actions: new Map([['simpay', action]]),
       store: executionStore,
       rateGate,
+      order: observedPlaces.observe(sched.gate(perRegion((table) => new DynamoDbEntityOrder(clientOf.executor, table)), 'order'), () => stats.waitingTurns++),
       sleep,
       routeState: routeStateOf(clientOf.executor),
       workQueue: gatedQueue,
@@ -1434,6 +1515,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       store: sched.gate(observedEventStore, 'events'),
       queue: gatedQueue,
       bodies,
+      order: orderOf(clientOf.ingest),
       secrets: new StaticSecretSource(Object.fromEntries(config.routes.map((r) => [r.secretName, secretOf(r)]))),
       now,
       resendAfterMs,
@@ -1474,8 +1556,9 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     const keyRandom = prng(seed ^ 0x6e75);
     const keysByOrder = new Map<string, KeyState>();
     // A rate-limited pay route gets half the keys, so its work meets its limit often.
+    // So does an ordered one, so that its customers' lines hold several records.
     const routeOrder =
-      shape.rate === undefined
+      shape.rate === undefined && !shape.ordered
         ? [routeNames.pay, routeNames.alt, routeNames.pay, routeNames.sw, routeNames.st]
         : [routeNames.pay, routeNames.alt, routeNames.pay, routeNames.sw, routeNames.pay, routeNames.st];
     for (let i = 0; i < shape.keys; i++) {
@@ -1495,7 +1578,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       const modeRoll = idempotent ? keyRandom() : 0;
       const body =
         route === routeNames.pay
-          ? bodyOf(order, sizeClassOf(keyRandom()))
+          ? bodyOf(order, sizeClassOf(keyRandom()), PAY_BODY_LIMIT, shape.ordered ? { customer: customerOf(order) } : {})
           : route === routeNames.alt
             ? bodyOf(order, smallSizeClassOf(keyRandom()), SMALL_BODY_LIMIT)
             : bodyOf(order, 'small', PAY_BODY_LIMIT, route === routeNames.st ? destinationOf(i) : {});
@@ -1768,6 +1851,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
             routes,
             routeState: reconcilerRouteState,
             bodies,
+            order: orderOf(clientOf.reconciler),
             now,
             ...(expiryStore === undefined ? {} : { expiry: expiryStore }),
           },
@@ -1829,6 +1913,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       for (const m of dlqs.flatMap((q) => q.snapshot())) {
         const id = (JSON.parse(m.body) as { deadLetterId?: string }).deadLetterId;
         if (id !== undefined) dlqExpiries.set(id, Math.max(dlqExpiries.get(id) ?? 0, m.expiresAt));
+        noteBouncedUnseen(m);
         if (seenInDlq.has(m.messageId)) continue;
         seenInDlq.add(m.messageId);
         if (judged.has(m.body)) continue;
@@ -1858,16 +1943,21 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       const id = (JSON.parse(m.body) as { deadLetterId?: string }).deadLetterId;
       return id !== undefined && personCopies.has(`${id}\u0000${String(m.sentAt)}`) && !delivered.has(m.messageId);
     };
+    /** Marks the key of a copy SQS sent straight back unseen (neverHanded); answers whether `m` is one. */
+    const noteBouncedUnseen = (m: { readonly messageId: string; readonly sentAt: number; readonly body: string }): boolean => {
+      if (!neverHanded(m)) return false;
+      const body = JSON.parse(m.body) as { route?: string; key?: string };
+      const k = body.route === undefined || body.key === undefined ? undefined : keys.get(workKey(body.route, body.key));
+      if (k !== undefined) k.bouncedUnseen = true;
+      return true;
+    };
     const checkCopiesOutliveRecords = async (): Promise<void> => {
       for (const m of dlqs.flatMap((q) => q.snapshot())) {
         if (m.expiresAt <= nowMs) continue;
         const body = JSON.parse(m.body) as { route?: string; key?: string; deadLetterId?: string };
         if (body.deadLetterId === undefined || body.route === undefined || body.key === undefined) continue;
         const k = keys.get(workKey(body.route, body.key));
-        if (neverHanded(m)) {
-          if (k !== undefined) k.bouncedUnseen = true;
-          continue;
-        }
+        if (noteBouncedUnseen(m)) continue;
         const record = await observerStore.get(body.route, body.key);
         const leaves = ((m.expiresAt - startMs) / DAY).toFixed(1);
         if (record === undefined) {
@@ -1877,6 +1967,12 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
           continue;
         }
         if (record.status !== RECORD_STATUS.failed || record.deadLetterId !== body.deadLetterId) continue;
+        // A person's copy made once its record had expired, of work whose copy SQS had sent
+        // straight back unseen: the record expired while no code of ours could see that copy,
+        // as when it is gone (above), only not deleted yet (seed 1285, TTL 19 days: a copy
+        // bounced on days 0.6, 1.6 and 7.0, then redriven with the CLI on day 20.7; its record
+        // expired on day 19.0).
+        if (k?.bouncedUnseen === true && record.expiresAt * 1000 <= m.sentAt) continue;
         if (record.expiresAt * 1000 < m.expiresAt) {
           trace?.(`${body.key}: dead-letter copy ${m.messageId} stamped day ${((m.sentAt - startMs) / DAY).toFixed(2)} outlives its record`);
           violations.push(
@@ -2043,8 +2139,9 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
      * in the first day after activity (each run reads 24 hours), then at least every 6 days
      * (its parked sweep keeps a paused route's records 7 days ahead, and its stranded sweep reads
      * any age); an hourly run in between reads an empty window and finds nothing new.
+     * `redrivesNowAndThen`: a person redrives the DLQ from the console now and then meanwhile.
      */
-    const quietLeap = async (ms: number): Promise<void> => {
+    const quietLeap = async (ms: number, redrivesNowAndThen = true): Promise<void> => {
       // Outages and brownouts last hours (route-config.ts, OUTAGE_HORIZON_SECONDS: a day at
       // most), not the days a quiet stretch spans: they are over by its start. A late redrive
       // leapt weeks with a brownout on, and each receive of a message for 6 days was throttled
@@ -2073,11 +2170,39 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         checkDlq();
         // Now and then a person redrives the DLQ from the console: redrives weeks apart, each
         // making FAILED work run again (and, if it fails again, a new copy that must outlive it).
-        if (random() < 0.25) moveTask();
+        // (Not while the person of the last-day redrives is at the DLQ: they redrive on last days only.)
+        if (random() < 0.25 && redrivesNowAndThen) moveTask();
         await runReconcilerHourly();
         await runAllToEnd();
       }
       setNow(Math.max(nowMs, until));
+    };
+    /**
+     * The quiet weeks at the end of a long run with a person who redrives the DLQ on the last
+     * day of its oldest copy, each time (RunShape.lastDayRedrives), until `untilMs`. A redriven
+     * copy of hopeless work fails again and sends a new one, so one body object is read every
+     * 13 to 14 days for weeks; a console redrive that SQS sends straight back (its receive count
+     * kept) leaves the copy unread 14 days more, until a CLI redrive runs it.
+     */
+    const lastDayRandom = prng(seed ^ 0x1a57d);
+    const redriveOnLastDays = async (untilMs: number): Promise<void> => {
+      const oldestEnd = (): number => Math.min(...dlqs.flatMap((q) => q.snapshot().map((m) => m.expiresAt)).filter((t) => t > nowMs));
+      for (let i = 0; i < 100 && nowMs < untilMs; i++) {
+        const u = lastDayRandom();
+        const fromConsole = lastDayRandom() < 0.5;
+        // None there yet (work failing again reaches the DLQ after its receives): a quiet day.
+        if (oldestEnd() === Number.POSITIVE_INFINITY) {
+          await quietLeap(Math.min(DAY, untilMs - nowMs), false);
+          continue;
+        }
+        const target = oldestEnd() - (0.05 + u * 0.9) * DAY;
+        if (target >= untilMs) return;
+        if (target > nowMs) await quietLeap(target - nowMs, false);
+        stats.lateRedrives++;
+        trace?.(`a person redrives the DLQ on its oldest copy's last day, ${fromConsole ? 'from the console' : 'with the CLI'}`);
+        if (fromConsole) moveTask();
+        else redriveCli();
+      }
     };
     const answerEveryKey = async (): Promise<void> => {
       for (let round = 0; round < 3; round++) {
@@ -2351,10 +2476,14 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       }
     }
 
-    // A run of weeks lasts past 40 days: past the TTL (35 days) and the queues' retention (14).
+    // A run of weeks lasts past 40 days: past the TTL (35 days, or 19) and the queues' retention (14).
     sqsDown = false;
     if (dynamoPlan === BROWNOUT) dynamoPlan = shape.dynamo;
-    if (shape.long && nowMs - startMs < LONG_RUN_MS) await quietLeap(LONG_RUN_MS - (nowMs - startMs) + a0(seed) * 3 * DAY);
+    if (shape.long && nowMs - startMs < LONG_RUN_MS) {
+      const untilMs = LONG_RUN_MS + startMs + a0(seed) * 3 * DAY;
+      if (shape.lastDayRedrives) await redriveOnLastDays(untilMs);
+      await quietLeap(untilMs - nowMs, !shape.lastDayRedrives);
+    }
     if (shape.long) {
       // A replayer who kept every capture posts each once more, weeks on: past the records' TTL
       // (35 days) and TTL's lag, where only the replay memory stands between a captured body
@@ -2413,6 +2542,18 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     for (const client of faultClients) client.destroy();
     stats.horizonDays = (nowMs - startMs) / DAY;
     stats.claimCheckAllRuns = shape.claimCheck.all ? 1 : 0;
+    stats.shortTtlRuns = shape.shortTtl ? 1 : 0;
+    if (shape.ordered) {
+      stats.orderedRuns = 1;
+      // Per customer: every run at an earlier place ended before any at a later place began
+      // (sim-ordering.ts). The control (a table per Region) has no one line to read.
+      if (!eventual) {
+        const ordered = [...keys.values()]
+          .filter((k) => k.route === routeNames.pay)
+          .map((k) => ({ route: k.route, key: k.key, entity: customerOf(k.order), runs: k.runs }));
+        checkLines(ordered, violations, stats);
+      }
+    }
     if (shape.rate !== undefined) {
       stats.rateLimitedRuns = 1;
       stats.ownQueueRuns = shape.rate.ownQueue ? 1 : 0;
@@ -2420,6 +2561,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     }
     await checkInvariants({
       tables,
+      order: new DynamoDbEntityOrder(dynamo, eventsTable),
       keys,
       routes,
       routeState: new DynamoDbRouteStateStore(dynamo, eventsTable),
@@ -2437,7 +2579,9 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       violations,
     });
     trace?.(`run of seed ${seed} ends: ${violations.length === 0 ? 'no violation' : violations.join('; ')}`);
-    return { seed, violations, stats };
+    // Each once: a check made after every quiet stretch, or at every receive of a copy that keeps
+    // coming back, finds the same fault again and again.
+    return { seed, violations: [...new Set(violations)], stats };
   }
 }
 
@@ -2618,6 +2762,8 @@ function sqsRecordOf(message: SimReceivedMessage, arn: string): SQSRecord {
 
 interface InvariantInput {
   readonly tables: SimulationTables;
+  /** The lines of the ordered route, read (never moved) to judge a record parked waiting for its turn. */
+  readonly order: EntityOrder;
   readonly keys: ReadonlyMap<string, KeyState>;
   readonly routes: ReadonlyMap<string, ResolvedRoute>;
   readonly routeState: DynamoDbRouteStateStore;
@@ -2741,7 +2887,17 @@ async function checkInvariants(input: InvariantInput): Promise<void> {
         break;
       }
       case RECORD_STATUS.parked:
-        if (!paused.has(k.route)) violations.push(`${k.key}: PARKED on route ${k.route}, which is active`);
+        if (paused.has(k.route)) break;
+        if (record.waitingTurn !== undefined && record.lineEntity !== undefined) {
+          // Waiting in its entity's line: only behind a head that a person must redrive or skip.
+          const line = await input.order.view(k.route, record.lineEntity, input.nowMs, 1000);
+          const head = line.places.find((p) => p.status !== undefined && p.status !== RECORD_STATUS.completed);
+          if (head?.status !== RECORD_STATUS.failed) {
+            violations.push(`${k.key}: PARKED waiting for its turn (place ${record.waitingTurn}), and the head of its line is ${head === undefined ? 'nothing' : `${head.key}, ${String(head.status)}`}, not FAILED: a wake-up was lost`);
+          }
+          break;
+        }
+        violations.push(`${k.key}: PARKED on route ${k.route}, which is active`);
         break;
       default: {
         // Never accepted: no delivery of it got an answer below 500 (each function died after its
@@ -2804,3 +2960,4 @@ async function checkInvariants(input: InvariantInput): Promise<void> {
     }
   }
 }
+

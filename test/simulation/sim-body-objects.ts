@@ -39,9 +39,20 @@ export interface SimBodyObjectsOptions {
   readonly faults: BodyFaultPlan;
   /** The bucket's lifecycle, in days (bodyObjectLifeDays of the routes' longest TTL, as the construct sets it). */
   readonly lifeDays: number;
+  /** The routes' longest TTL, ms: a worker's read of an object older than this is counted (bodyReadsPastTtl). */
+  readonly longestTtlMs: number;
   /** A pointer that names an object the lifecycle already deleted was read or checked. */
   readonly onMissing: (pointer: string, what: string, detail: string) => void;
-  readonly stats: { bodyObjectsStored: number; bodyReads: number; bodyRenewals: number; bodyFaults: number };
+  readonly stats: {
+    bodyObjectsStored: number;
+    bodyReads: number;
+    bodyRenewals: number;
+    bodyFaults: number;
+    /** Workers' reads of an object last written longer ago than the longest TTL: where a lifecycle short of the pointer cover shows. */
+    bodyReadsPastTtl: number;
+    /** The oldest object a worker read (or found expired), days since its last write (a maximum). */
+    oldestBodyReadDays: number;
+  };
 }
 
 /** The instant the lifecycle deletes an object last written at `writtenMs`: the midnight UTC after writtenMs + life. */
@@ -52,6 +63,8 @@ export function lifecycleDueMs(writtenMs: number, lifeDays: number): number {
 /** Every Region's bucket in one store, each Region's port naming its own bucket in its pointers. */
 export class SimBuckets {
   readonly #objects = new Map<string, StoredObject>();
+  /** Objects the lifecycle deleted (nothing stored again since), by pointer: a later read names the deletion too. */
+  readonly #expired = new Map<string, { readonly lastWrittenMs: number; readonly dueMs: number }>();
   readonly #options: SimBodyObjectsOptions;
 
   constructor(options: SimBodyObjectsOptions) {
@@ -66,17 +79,26 @@ export class SimBuckets {
   /** The object a pointer names, or undefined once the lifecycle deleted it (reported). */
   live(pointer: string, what: string): StoredObject | undefined {
     const object = this.#objects.get(pointer);
+    const expired = this.#expired.get(pointer);
     if (object === undefined) {
-      this.#options.onMissing(pointer, what, 'never stored');
+      this.#options.onMissing(pointer, what, expired === undefined ? 'never stored' : this.#expiredWords(expired));
       return undefined;
     }
     const dueMs = lifecycleDueMs(object.lastWrittenMs, this.#options.lifeDays);
     if (this.#options.now() >= dueMs + object.lagMs) {
+      const deleted = { lastWrittenMs: object.lastWrittenMs, dueMs };
       this.#objects.delete(pointer);
-      this.#options.onMissing(pointer, what, `expired by the lifecycle on day ${((dueMs - object.lastWrittenMs) / DAY_MS).toFixed(1)} after its last write`);
+      this.#expired.set(pointer, deleted);
+      this.#options.onMissing(pointer, what, this.#expiredWords(deleted));
       return undefined;
     }
     return object;
+  }
+
+  /** When the lifecycle deleted an object and how old it would be now, in days after its last write. */
+  #expiredWords(deleted: { readonly lastWrittenMs: number; readonly dueMs: number }): string {
+    const day = (ms: number): string => ((ms - deleted.lastWrittenMs) / DAY_MS).toFixed(1);
+    return `expired by the lifecycle on day ${day(deleted.dueMs)} after its last write, looked for on day ${day(this.#options.now())}`;
   }
 
   fault(operation: string): void {
@@ -102,6 +124,7 @@ export class SimBuckets {
     // Gone by the lifecycle is gone: the name is free again.
     if (object !== undefined && this.#options.now() < lifecycleDueMs(object.lastWrittenMs, this.#options.lifeDays) + object.lagMs) return false;
     this.#objects.set(pointer, { bytes: Buffer.from(bytes), lastWrittenMs: this.#options.now(), lagMs: this.#lag() });
+    this.#expired.delete(pointer);
     this.#options.stats.bodyObjectsStored++;
     return true;
   }
@@ -112,8 +135,15 @@ export class SimBuckets {
     this.#options.stats.bodyRenewals++;
   }
 
-  countRead(): void {
-    this.#options.stats.bodyReads++;
+  /** A worker's read, and the age of the object it names (since its last write), while the store still holds it. */
+  countRead(pointer: string): void {
+    const stats = this.#options.stats;
+    stats.bodyReads++;
+    const object = this.#objects.get(pointer);
+    if (object === undefined) return;
+    const ageMs = this.#options.now() - object.lastWrittenMs;
+    if (ageMs > this.#options.longestTtlMs) stats.bodyReadsPastTtl++;
+    stats.oldestBodyReadDays = Math.max(stats.oldestBodyReadDays, ageMs / DAY_MS);
   }
 
   #lag(): number {
@@ -142,7 +172,7 @@ class SimBodyObjects implements BodyObjects {
   read(pointer: string): Promise<StoredBody | undefined> {
     this.#check(pointer);
     this.#buckets.fault('GetObject');
-    this.#buckets.countRead();
+    this.#buckets.countRead(pointer);
     const object = this.#buckets.live(pointer, 'read by a worker');
     return Promise.resolve(object === undefined ? undefined : { bytes: Buffer.from(object.bytes), lastModifiedMs: object.lastWrittenMs });
   }

@@ -1,0 +1,141 @@
+/**
+ * The simulation's checks of ordering per entity (issue 24): a route ordered by the body's
+ * `customer`, whose keys share a few customers, so that lines form, heads retry, fail, park and
+ * are redriven while later work of the same customer waits.
+ *
+ * The invariant, per entity: every run of the record at an earlier place ends before any run of
+ * the record at a later place starts (so no two runs of one entity overlap, and they run in the
+ * accepted order). Places are noted as the protocol's calls return them (store/dynamodb-entity-order.ts).
+ */
+import type { EntityOrder } from '../../lambdas/ports/entity-order.ts';
+
+/** One run of an action, as the simulation numbers its calls. */
+export interface OrderedRun {
+  readonly attempt: number;
+  /** The place at which the record's turn came for this run (ObservedPlaces.current). */
+  readonly place?: number;
+  readonly firstCallSeq?: number;
+  readonly lastCallSeq?: number;
+}
+
+export interface OrderedKey {
+  readonly route: string;
+  readonly key: string;
+  /** The entity's plain value (the body's customer). */
+  readonly entity: string;
+  readonly runs: readonly OrderedRun[];
+}
+
+/** How many customers the ordered route's keys share: few, so every line has several records. */
+export const SIM_CUSTOMERS = 2;
+
+/** The customer of an order: a stable pick among SIM_CUSTOMERS. */
+export function customerOf(order: string): string {
+  let h = 0;
+  for (const ch of order) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
+  return `cus_${h % SIM_CUSTOMERS}`;
+}
+
+export interface LineStats {
+  /** Lines with two records or more that both ran. */
+  linesChecked: number;
+  /** Pairs of records of one entity that both ran, checked for order. */
+  orderedPairs: number;
+}
+
+/** The places records were given, as the protocol's calls returned them, by route and key. */
+export class ObservedPlaces {
+  readonly #places = new Map<string, { first: number; last: number }>();
+  readonly #current = new Map<string, number>();
+
+  /** The place of the record's last turn: where a run that starts now runs. */
+  current(route: string, key: string): number | undefined {
+    return this.#current.get(`${route}\u0000${key}`);
+  }
+
+  note(route: string, key: string, place: number): void {
+    const id = `${route}\u0000${key}`;
+    const known = this.#places.get(id);
+    this.#places.set(id, { first: Math.min(known?.first ?? place, place), last: Math.max(known?.last ?? place, place) });
+  }
+
+  of(route: string, key: string): { first: number; last: number } | undefined {
+    return this.#places.get(`${route}\u0000${key}`);
+  }
+
+  /** The lines as the executor, the ingest and the reconciler call them, noting every place a call returns. */
+  observe(order: EntityOrder, onMark?: () => void): EntityOrder {
+    return {
+      place: async (ref, ...rest) => {
+        const place = await order.place(ref, ...rest);
+        this.note(ref.route, ref.key, place);
+        return place;
+      },
+      placeIfAbsent: async (ref, ...rest) => {
+        const place = await order.placeIfAbsent(ref, ...rest);
+        this.note(ref.route, ref.key, place);
+        return place;
+      },
+      turn: async (ref, ...rest) => {
+        const turn = await order.turn(ref, ...rest);
+        if (turn.kind !== 'none') this.note(ref.route, ref.key, turn.place);
+        if (turn.kind === 'turn') this.#current.set(`${ref.route}\u0000${ref.key}`, turn.place);
+        return turn;
+      },
+      markWaiting: (...a) => {
+        onMark?.();
+        return order.markWaiting(...a);
+      },
+      advance: (...a) => order.advance(...a),
+      skip: (...a) => order.skip(...a),
+      view: (...a) => order.view(...a),
+    };
+  }
+}
+
+/**
+ * Checks the order of the runs of each entity's records, by the place at which each run's turn
+ * came (noted by ObservedPlaces as the protocol's calls returned it).
+ */
+export function checkLines(keys: readonly OrderedKey[], violations: string[], stats: LineStats): void {
+  const byLine = new Map<string, OrderedKey[]>();
+  for (const k of keys) {
+    const line = `${k.route}\u0000${k.entity}`;
+    byLine.set(line, [...(byLine.get(line) ?? []), k]);
+  }
+  for (const members of byLine.values()) {
+    // A record's stay at one place, and its runs there: a record passed (its place gone) and
+    // redriven later is placed again at the end of its line, and runs there, after the others.
+    const stays = new Map<string, { k: OrderedKey; place: number; starts: number; ends: number }>();
+    for (const k of members) {
+      for (const r of k.runs) {
+        if (r.firstCallSeq === undefined || r.lastCallSeq === undefined) continue;
+        if (r.place === undefined) {
+          violations.push(`${k.key}: run ${r.attempt} on an ordered route (${k.entity}) started with no turn in its line`);
+          continue;
+        }
+        const id = `${k.key}\u0000${r.place}`;
+        const stay = stays.get(id) ?? { k, place: r.place, starts: r.firstCallSeq, ends: r.lastCallSeq };
+        stays.set(id, { ...stay, starts: Math.min(stay.starts, r.firstCallSeq), ends: Math.max(stay.ends, r.lastCallSeq) });
+      }
+    }
+    const ordered = [...stays.values()].sort((a, b) => a.place - b.place);
+    if (new Set(ordered.map((s) => s.k.key)).size > 1) stats.linesChecked++;
+    for (let i = 0; i < ordered.length; i++) {
+      for (let j = i + 1; j < ordered.length; j++) {
+        const earlier = ordered[i] as (typeof ordered)[number];
+        const later = ordered[j] as (typeof ordered)[number];
+        if (earlier.k.key === later.k.key) continue;
+        stats.orderedPairs++;
+        // Every run at the earlier place, retries included, ended before any at the later began:
+        // never beside it, never while it was retrying, never ahead of it.
+        if (later.starts < earlier.ends) {
+          violations.push(
+            `${earlier.k.entity} on ${earlier.k.route}: ${later.k.key} (place ${later.place}) ran ` +
+              `${later.ends < earlier.starts ? 'before' : 'beside, or between the runs of,'} ${earlier.k.key} (place ${earlier.place})`,
+          );
+        }
+      }
+    }
+  }
+}
