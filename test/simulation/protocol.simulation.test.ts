@@ -51,6 +51,10 @@ describe('the execution protocol under simulated faults', () => {
     // Large bodies went through the bucket and were read back by the workers that ran them.
     expect(summary.totals.bodyObjectsStored).toBeGreaterThan(0);
     expect(summary.totals.bodyReads).toBeGreaterThan(0);
+    // Some seeds order the pay route per customer, and lines formed: records waited for their turn.
+    expect(summary.totals.orderedRuns).toBeGreaterThan(0);
+    expect(summary.totals.orderedPairs).toBeGreaterThan(0);
+    expect(summary.totals.waitingTurns).toBeGreaterThan(0);
   }, TIMEOUT_MS);
 
   it('holds at the clock bound and breaks at twice it: two runs of one key at once once clocks are off by more than the margins allow', async () => {
