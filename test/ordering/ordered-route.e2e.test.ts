@@ -39,6 +39,7 @@ import type { ExecutorFixture } from '../support/executor-fixture.ts';
 import { SCHEME_ROUTES, signedDelivery } from '../support/ingest-fixture.ts';
 import type { Delivery } from '../support/ingest-fixture.ts';
 import { reconcilerFixture, recentWindow } from '../support/reconciler-fixture.ts';
+import { seededRandom } from '../../scripts/storm/storm-plan.ts';
 
 const CUSTOMERS = 20;
 const EVENTS_PER_CUSTOMER = 10;
@@ -67,17 +68,6 @@ const EVENTS_BEHIND_CRASH = 5;
 
 const ORDERED_ROUTE = { ...(SCHEME_ROUTES.find((r) => r.name === ROUTE) as (typeof SCHEME_ROUTES)[number]), orderBy: '{body:/customer}' };
 
-/** A small seeded generator (mulberry32): the sends' order and copy counts are reproducible. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 interface Event {
   readonly key: string;
@@ -286,7 +276,7 @@ describe('a route ordered by customer', () => {
     const { fx } = rf;
     scene.fx = fx;
     scene.ledger = fx.ledgerClient;
-    const random = seeded(SEED);
+    const random = seededRandom(SEED);
     const run = randomUUID().slice(0, 8);
     const events: Event[] = [];
     for (let c = 0; c < CUSTOMERS; c++) {
