@@ -78,11 +78,11 @@ export interface EntityOrder {
    * Whether it is the record's turn. Finds its place from the cursor on (placing it at the end of
    * the line when it has none there: its ingest died before placing it, or a person skipped it and
    * redrove it later), and moves the cursor past heads whose record completed or is gone, so a
-   * cursor move lost to a crash is repaired by the next reader.
+   * cursor move lost to a crash is repaired by the next reader. `expiresAt`: what the record's
+   * place lives until at least (a whole TTL from now): a place made here gets it, and one found
+   * expiring a day sooner is kept on to it, so the line never passes a record that may still run.
    */
   turn(ref: LineRef, nowMs: number, expiresAt: number): Promise<Turn>;
-  // `expiresAt` of turn: what the record's place lives until at least (a whole TTL from now): a
-  // place made here gets it, and one found expiring a day sooner is kept on to it.
   /**
    * Marks the record's place as waiting, to be woken when the cursor reaches it, and keeps the
    * place until `keepUntilSeconds` (the parked record's own expiry).
