@@ -316,6 +316,11 @@ export class WebhookReceiver extends Construct {
     // expired record and the breaker's pause (PutItem), and the route's state when a key trips
     // a route paused already (GetItem).
     eventItems.actions(ingest, 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem');
+    // A route ordered per entity (orderBy): its lines live on the table (store/dynamodb-entity-order.ts),
+    // read with Query on the table itself (an entity's places) by the ingest that places a record,
+    // the executor that looks for its turn, and the reconciler that checks a waiting record's.
+    const ordered = resolved.routes.some((r) => r.orderBy !== undefined);
+    if (ordered) eventItems.actions(ingest, 'dynamodb:Query');
     // A route whose scheme signs no timestamp remembers each body (the replay memory, an
     // UpdateItem); a capture replayed after its record expired takes back the generation it
     // just claimed (forgetReplay, a conditional DeleteItem). Only such routes need to delete.
@@ -359,6 +364,7 @@ export class WebhookReceiver extends Construct {
     // Route state, read also right after parking (GetItem), claim, parking and fenced writes
     // (UpdateItem), the execution log (PutItem). No transaction: MRSC refuses them.
     eventItems.actions(executor, 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem');
+    if (ordered) eventItems.actions(executor, 'dynamodb:Query');
     // Dead-letter copies go to the route's WORK queue and reach the DLQ through its redrive
     // policy, so that every DLQ message has a source queue and the console's "redrive to source"
     // works; a rate-limited route's deferred wake-ups (DelaySeconds) go to its queue too.
@@ -400,6 +406,7 @@ export class WebhookReceiver extends Construct {
     // (expiry-sweep.ts): a record's partition and its key chunks (Query on the table), one
     // conditional DeleteItem each.
     if (resolved.regions !== undefined) eventItems.actions(reconciler, 'dynamodb:Query', 'dynamodb:DeleteItem');
+    else if (ordered) eventItems.actions(reconciler, 'dynamodb:Query');
     // A re-send keeps the body it points to alive (HeadObject, and a copy onto itself when old),
     // and a parked record kept a TTL more has its body renewed first: in any Region's bucket, since
     // the reconciler re-sends every open record of the one table (grantKeepBodies).

@@ -155,7 +155,7 @@ export function lineControl(deps: LineControlDeps): LineControl {
         `route "${route}" is not ordered per entity (it has no orderBy), so it has no lines; ${ordered.length === 0 ? 'no route is' : `ordered routes: ${ordered.join(', ')}`}`,
       );
     }
-    if (entity === '') throw new LineSelectionError(`the entity is empty: give the value route "${route}" orders by (${config.orderBy}), such as a customer id`);
+    if (entity === '') throw new LineSelectionError(`the entity is empty: give the value whose line route "${route}" keeps (${config.orderBy}), such as a customer id`);
     if (entity.length > MAX_ENTITY_LENGTH) throw new LineSelectionError(`the entity is ${entity.length} characters long; an entity is at most ${MAX_ENTITY_LENGTH}`);
     return { ttlSeconds: config.ttlSeconds, hash: entityHash(route, entity) };
   };

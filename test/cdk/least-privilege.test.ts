@@ -77,6 +77,7 @@ const IMPORTED_NOT_SENT: Readonly<Record<FunctionName, Readonly<Record<string, s
   // granted no DeleteItem; webhook-receiver.test.ts checks the grant for a route that needs it.
   ingest: {
     'dynamodb:DeleteItem': `${FORGET_REPLAY}: this configuration has none`,
+    'dynamodb:Query': "EntityOrder's reads of an entity's line: retryproof.config.ts orders no route (the receiver grants Query on the table to the three functions when one has orderBy; webhook-receiver.test.ts)",
     's3:GetObject': "S3BodyObjects' read, the executor's: the ingest stores and checks bodies, and never reads one back",
     // What a copy needs (GetObject and PutObject on bodies/*) the ingest's check and put need already.
     's3:CopyObject':
@@ -84,7 +85,7 @@ const IMPORTED_NOT_SENT: Readonly<Record<FunctionName, Readonly<Record<string, s
       '(lambdas/queue/fresh-body-work-queue.ts), which no scenario can move on as it moves the executor\'s and the reconciler\'s',
   },
   executor: {
-    'dynamodb:Query': "the demo ledger module's listWindow, which only the reconciler calls",
+    'dynamodb:Query': "the demo ledger module's listWindow, which only the reconciler calls, and EntityOrder's reads of a line: retryproof.config.ts orders no route",
     'dynamodb:DeleteItem': FORGET_REPLAY,
     's3:PutObject': "S3BodyObjects' store, the ingest's",
   },

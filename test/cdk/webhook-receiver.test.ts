@@ -174,6 +174,26 @@ describe('WebhookReceiver in a stack of its own', () => {
     expect(ingestActions(github)).toContain('dynamodb:DeleteItem');
   });
 
+  it('grants Query on the table to the ingest, the executor and the reconciler only when a route is ordered per entity', () => {
+    const queriesTable = (receiverProps: WebhookReceiverProps, fn: 'ingestFunction' | 'executorFunction' | 'reconcilerFunction'): boolean => {
+      const stack = new Stack(new App({ context: NO_BUNDLING }), 'Lines');
+      const receiver = new WebhookReceiver(stack, 'Orders', receiverProps);
+      const role = stack.getLogicalId(receiver[fn].role?.node.defaultChild as never);
+      const tableArn = JSON.stringify({ 'Fn::GetAtt': [stack.getLogicalId(receiver.table.node.defaultChild as never), 'Arn'] });
+      const statements = Object.values(Template.fromStack(stack).findResources('AWS::IAM::Policy'))
+        .filter((p) => JSON.stringify((p as { Properties: { Roles: unknown } }).Properties.Roles).includes(role))
+        .flatMap((p) => (p as { Properties: { PolicyDocument: { Statement: { Action: string | string[]; Resource: unknown }[] } } }).Properties.PolicyDocument.Statement);
+      // Query on the table itself, not on one of its indexes.
+      return statements.some((st) => [st.Action].flat().includes('dynamodb:Query') && [st.Resource].flat().some((r) => JSON.stringify(r) === tableArn));
+    };
+    const base = props('orders');
+    const ordered = { ...base, routes: [{ ...base.routes[0]!, orderBy: '{body:/customer}' }] };
+    for (const fn of ['ingestFunction', 'executorFunction', 'reconcilerFunction'] as const) {
+      expect(queriesTable(base, fn), fn).toBe(false);
+      expect(queriesTable(ordered, fn), fn).toBe(true);
+    }
+  });
+
   it('reserves the executor the event source\'s maximum concurrency, whatever it is configured to', () => {
     const stack = new Stack(new App({ context: NO_BUNDLING }), 'Busy');
     const receiver = new WebhookReceiver(stack, 'Orders', props('orders', { queue: { maxConcurrency: 40 } }));

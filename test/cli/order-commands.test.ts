@@ -133,7 +133,7 @@ describe('retryproof order', () => {
   it.each([
     ['an unknown route', () => ['order', 'show', `${scene.route}x`, 'cus_1'], () => `retryproof order show: unknown route "${scene.route}x" (did you mean "${scene.route}"?); the routes of the local stack in ${dir}: ${scene.route}, ${scene.unordered}`],
     ['a route without orderBy', () => ['order', 'skip', scene.unordered, 'cus_1'], () => `retryproof order skip: route "${scene.unordered}" is not ordered per entity (it has no orderBy), so it has no lines; ordered routes: ${scene.route}`],
-    ['an empty entity', () => ['order', 'skip', scene.route, ''], () => `retryproof order skip: the entity is empty: give the value route "${scene.route}" orders by ({body:/customer}), such as a customer id`],
+    ['an empty entity', () => ['order', 'skip', scene.route, ''], () => `retryproof order skip: the entity is empty: give the value whose line route "${scene.route}" keeps ({body:/customer}), such as a customer id`],
     ['a bad --limit', () => ['order', 'show', scene.route, 'cus_1', '--limit', '0'], () => 'retryproof order show: --limit must be a whole number from 1 to 1000, got "0"'],
     ['a missing entity', () => ['order', 'show', scene.route], () => `retryproof order show: order show takes <route> <entity>, got ${scene.route}`],
   ])('answers %s with exit code 2, one line that says so and the usage, no stack trace', async (_what, argv, firstLine) => {

@@ -228,7 +228,7 @@ describe('a misspelt or unknown key', () => {
     expect(refusal(withStripe({ colour: 'red' }))).toBe(
       'route "stripe": colour is not a known key (the keys are: name, signature, secretName, importSecret, key, ttlSeconds, ' +
         'senderRetryWindowSeconds, actionTimeSeconds, actionTime, maxAttempts, action, keepHeaders, breakerThreshold, breakerReaction, ' +
-        'duplicateAnswer, maxBodyBytes, claimCheckAboveBytes, rateLimit, concurrency, ownQueue)',
+        'duplicateAnswer, maxBodyBytes, claimCheckAboveBytes, rateLimit, concurrency, ownQueue, orderBy)',
     );
   });
 

@@ -150,6 +150,6 @@ describe('a line named wrongly', () => {
     await expect(lines.showLine(scene.unordered, 'cus_1')).rejects.toThrow(new LineSelectionError(`route "${scene.unordered}" is not ordered per entity (it has no orderBy), so it has no lines; ordered routes: ${scene.route}`));
     await expect(lines.skipHead(scene.unordered, 'cus_1')).rejects.toThrow(LineSelectionError);
     await expect(lines.skipHead('nope', 'cus_1')).rejects.toThrow(/^route "nope" is not configured; configured routes: /);
-    await expect(lines.showLine(scene.route, '')).rejects.toThrow(`the entity is empty: give the value route "${scene.route}" orders by ({body:/customer}), such as a customer id`);
+    await expect(lines.showLine(scene.route, '')).rejects.toThrow(`the entity is empty: give the value whose line route "${scene.route}" keeps ({body:/customer}), such as a customer id`);
   });
 });
