@@ -78,7 +78,7 @@ import { SimInvalidParameterValue, SimMessageVisibility, SimWorkQueue, Simulated
 import { FreshBodyWorkQueue } from '../../lambdas/queue/fresh-body-work-queue.ts';
 import { bodyObjectLifeDays, bodyObjectRenewAfterSeconds, longestTtlSeconds } from '../../lambdas/domain/body-object.ts';
 import { SimBuckets } from './sim-body-objects.ts';
-import { ObservedPlaces, checkLines, customerOf } from './sim-ordering.ts';
+import { type ObservedPlace, ObservedPlaces, checkLines, customerOf } from './sim-ordering.ts';
 import { DynamoDbEntityOrder } from '../../lambdas/store/dynamodb-entity-order.ts';
 import type { EntityOrder } from '../../lambdas/ports/entity-order.ts';
 import type { BodyFaultPlan } from './sim-body-objects.ts';
@@ -599,6 +599,8 @@ const HOUR = 3_600_000;
 /** Every run starts at the same instant: each has tables of its own, so a seed replays exactly. */
 const EPOCH = Date.UTC(2030, 0, 1);
 const DAY = 24 * HOUR;
+/** The longest the simulation's clock moves with no reconciler run (leapTo): half its 24 h window. */
+const RECONCILER_GAP_MS = 12 * HOUR;
 const quiet = (): void => undefined;
 const SIM_LOGGER = createLogger('retryproof-simulation');
 const SIM_METRICS = new Metrics({
@@ -614,7 +616,7 @@ const SIM_METRICS = new Metrics({
 interface ActionRun {
   readonly attempt: number;
   /** On an ordered route: the place at which the record's turn came for this run. */
-  readonly place?: number;
+  readonly place?: ObservedPlace;
   readonly actor: number;
   firstCallMs?: number;
   lastCallMs?: number;
@@ -1835,10 +1837,12 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
      * Answers whether the run left its window unfinished (it threw, died, ran out of budget,
      * or found the cursor held), when run to its end.
      */
+    let lastReconcilerRunAt = nowMs;
     const runReconciler = async (toEnd = false, region = nextReconcilerRegion()): Promise<boolean> => {
       await wakeWoken();
       if (eventual) await replicateDue();
       stats.reconcilerRuns++;
+      lastReconcilerRunAt = nowMs;
       let finished = false;
       const actor = await sched.spawn('reconciler', 'reconciler', async () => {
         // The deployed window by its own clock, clipped: nothing of the run was stamped before its start, less the skew.
@@ -1874,6 +1878,21 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       }, { deadlineMs: nowMs + RECONCILER_TIMEOUT_MS, region });
       while (toEnd && actor.state === 'parked') await stepActor(actor);
       return !finished;
+    };
+    /**
+     * The clock moved on to `target` with the reconciler's schedule kept: a run at least every
+     * RECONCILER_GAP_MS of the way (the deployed schedule runs hourly; every 12 hours here, each
+     * over its 24 h window, as the leaps do). A drain that followed a copy's growing hand-backs
+     * leapt a day with no run, and a record whose ingest died between its resend claim and its
+     * send left the window unseen (seed 99): no hourly schedule lets that happen.
+     */
+    const leapTo = async (target: number): Promise<void> => {
+      for (let i = 0; i < 400 && target - lastReconcilerRunAt > RECONCILER_GAP_MS; i++) {
+        setNow(Math.max(nowMs, lastReconcilerRunAt + RECONCILER_GAP_MS));
+        await runReconciler(true);
+        await drainActors();
+      }
+      setNow(target);
     };
     /** Each Region's schedule runs its own reconciler: runs take turns between the Regions. */
     let reconcilerTurn = 0;
@@ -2163,7 +2182,9 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         const hidden = allWorkQueues.flatMap((q) => q.snapshot().map((m) => m.visibleAt)).filter((t) => t > nowMs);
         const nextMessage = hidden.length === 0 ? Number.POSITIVE_INFINITY : Math.min(...hidden);
         const target = Math.min(until, nowMs + nextRun, nextMessage);
-        setNow(target);
+        // To the next message, the schedule's runs on the way; a leap of its own runs it below.
+        if (target === nextMessage) await leapTo(target);
+        else setNow(target);
         if (target === nextMessage && target < until) continue;
         await checkCopiesOutliveRecords();
         await ttlSweep();
@@ -2232,7 +2253,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         if (depth === 0) return;
         // Messages in flight or hidden: move the clock to the next one's return.
         const next = Math.min(...allWorkQueues.flatMap((q) => q.snapshot().map((m) => m.visibleAt)));
-        setNow(Math.max(nowMs + 1, next));
+        await leapTo(Math.max(nowMs + 1, next));
       }
       violations.push(`the work queue did not drain while settling (${allWorkQueues.reduce((n, q) => n + q.depth, 0)} messages left)`);
     };

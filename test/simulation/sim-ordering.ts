@@ -7,13 +7,13 @@
  * the record at a later place starts (so no two runs of one entity overlap, and they run in the
  * accepted order). Places are noted as the protocol's calls return them (store/dynamodb-entity-order.ts).
  */
-import type { EntityOrder } from '../../lambdas/ports/entity-order.ts';
+import type { EntityOrder, LineRef } from '../../lambdas/ports/entity-order.ts';
 
 /** One run of an action, as the simulation numbers its calls. */
 export interface OrderedRun {
   readonly attempt: number;
-  /** The place at which the record's turn came for this run (ObservedPlaces.current). */
-  readonly place?: number;
+  /** Where the record's turn came for this run (ObservedPlaces.current). */
+  readonly place?: ObservedPlace;
   readonly firstCallSeq?: number;
   readonly lastCallSeq?: number;
 }
@@ -43,24 +43,47 @@ export interface LineStats {
   orderedPairs: number;
 }
 
+/** Where a record's turn came: its place, in the generation of its line that gave it. */
+export interface ObservedPlace {
+  /**
+   * A line whose every item expired starts again at place 1: each restart is a new generation,
+   * and every place of a later generation comes after every place of an earlier one.
+   */
+  readonly generation: number;
+  readonly place: number;
+}
+
 /** The places records were given, as the protocol's calls returned them, by route and key. */
 export class ObservedPlaces {
-  readonly #places = new Map<string, { first: number; last: number }>();
-  readonly #current = new Map<string, number>();
+  readonly #lines = new Map<string, { generation: number; highest: number; holders: Map<number, string> }>();
+  readonly #current = new Map<string, ObservedPlace>();
 
   /** The place of the record's last turn: where a run that starts now runs. */
-  current(route: string, key: string): number | undefined {
+  current(route: string, key: string): ObservedPlace | undefined {
     return this.#current.get(`${route}\u0000${key}`);
   }
 
-  note(route: string, key: string, place: number): void {
-    const id = `${route}\u0000${key}`;
-    const known = this.#places.get(id);
-    this.#places.set(id, { first: Math.min(known?.first ?? place, place), last: Math.max(known?.last ?? place, place) });
-  }
-
-  of(route: string, key: string): { first: number; last: number } | undefined {
-    return this.#places.get(`${route}\u0000${key}`);
+  /**
+   * Notes that the record holds `place` in its line. A place at or below the highest given, held
+   * by another record, means the line started again (every item of it expired): a new generation.
+   */
+  #note(ref: LineRef, place: number): ObservedPlace {
+    const id = `${ref.route}\u0000${ref.entity}`;
+    const holder = `${ref.key}\u0000${ref.receivedAt}`;
+    let line = this.#lines.get(id);
+    if (line === undefined) {
+      line = { generation: 0, highest: 0, holders: new Map() };
+      this.#lines.set(id, line);
+    }
+    const known = line.holders.get(place);
+    if (place <= line.highest && known !== undefined && known !== holder) {
+      line.generation++;
+      line.highest = 0;
+      line.holders.clear();
+    }
+    line.holders.set(place, holder);
+    line.highest = Math.max(line.highest, place);
+    return { generation: line.generation, place };
   }
 
   /** The lines as the executor, the ingest and the reconciler call them, noting every place a call returns. */
@@ -68,18 +91,19 @@ export class ObservedPlaces {
     return {
       place: async (ref, ...rest) => {
         const place = await order.place(ref, ...rest);
-        this.note(ref.route, ref.key, place);
+        this.#note(ref, place);
         return place;
       },
       placeIfAbsent: async (ref, ...rest) => {
         const place = await order.placeIfAbsent(ref, ...rest);
-        this.note(ref.route, ref.key, place);
+        this.#note(ref, place);
         return place;
       },
       turn: async (ref, ...rest) => {
         const turn = await order.turn(ref, ...rest);
-        if (turn.kind !== 'none') this.note(ref.route, ref.key, turn.place);
-        if (turn.kind === 'turn') this.#current.set(`${ref.route}\u0000${ref.key}`, turn.place);
+        if (turn.kind === 'none') return turn;
+        const observed = this.#note(ref, turn.place);
+        if (turn.kind === 'turn') this.#current.set(`${ref.route}\u0000${ref.key}`, observed);
         return turn;
       },
       markWaiting: (...a) => {
@@ -106,7 +130,7 @@ export function checkLines(keys: readonly OrderedKey[], violations: string[], st
   for (const members of byLine.values()) {
     // A record's stay at one place, and its runs there: a record passed (its place gone) and
     // redriven later is placed again at the end of its line, and runs there, after the others.
-    const stays = new Map<string, { k: OrderedKey; place: number; starts: number; ends: number }>();
+    const stays = new Map<string, { k: OrderedKey; at: ObservedPlace; starts: number; ends: number }>();
     for (const k of members) {
       for (const r of k.runs) {
         if (r.firstCallSeq === undefined || r.lastCallSeq === undefined) continue;
@@ -114,12 +138,12 @@ export function checkLines(keys: readonly OrderedKey[], violations: string[], st
           violations.push(`${k.key}: run ${r.attempt} on an ordered route (${k.entity}) started with no turn in its line`);
           continue;
         }
-        const id = `${k.key}\u0000${r.place}`;
-        const stay = stays.get(id) ?? { k, place: r.place, starts: r.firstCallSeq, ends: r.lastCallSeq };
+        const id = `${k.key}\u0000${r.place.generation}\u0000${r.place.place}`;
+        const stay = stays.get(id) ?? { k, at: r.place, starts: r.firstCallSeq, ends: r.lastCallSeq };
         stays.set(id, { ...stay, starts: Math.min(stay.starts, r.firstCallSeq), ends: Math.max(stay.ends, r.lastCallSeq) });
       }
     }
-    const ordered = [...stays.values()].sort((a, b) => a.place - b.place);
+    const ordered = [...stays.values()].sort((a, b) => a.at.generation - b.at.generation || a.at.place - b.at.place);
     if (new Set(ordered.map((s) => s.k.key)).size > 1) stats.linesChecked++;
     for (let i = 0; i < ordered.length; i++) {
       for (let j = i + 1; j < ordered.length; j++) {
@@ -131,11 +155,15 @@ export function checkLines(keys: readonly OrderedKey[], violations: string[], st
         // never beside it, never while it was retrying, never ahead of it.
         if (later.starts < earlier.ends) {
           violations.push(
-            `${earlier.k.entity} on ${earlier.k.route}: ${later.k.key} (place ${later.place}) ran ` +
-              `${later.ends < earlier.starts ? 'before' : 'beside, or between the runs of,'} ${earlier.k.key} (place ${earlier.place})`,
+            `${earlier.k.entity} on ${earlier.k.route}: ${later.k.key} (${placeText(later.at)}) ran ` +
+              `${later.ends < earlier.starts ? 'before' : 'beside, or between the runs of,'} ${earlier.k.key} (${placeText(earlier.at)})`,
           );
         }
       }
     }
   }
+}
+
+function placeText(at: ObservedPlace): string {
+  return at.generation === 0 ? `place ${at.place}` : `place ${at.place} of the line's start number ${at.generation + 1}`;
 }
