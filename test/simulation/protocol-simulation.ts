@@ -617,6 +617,8 @@ interface ActionRun {
   readonly attempt: number;
   /** On an ordered route: the place at which the record's turn came for this run. */
   readonly place?: ObservedPlace;
+  /** The record's generation and redrives when it ran: runs of one budget share it. */
+  readonly budget: string;
   readonly actor: number;
   firstCallMs?: number;
   lastCallMs?: number;
@@ -645,6 +647,11 @@ interface KeyState {
   readonly hopeless: boolean;
   /** Hopeless until a person fixes its downstream (before a bulk redrive, at the settle): then it runs. */
   readonly fixable: boolean;
+  /**
+   * Its first `stutters` runs fail retryably (a downstream slow to warm up), then it runs: on an
+   * ordered route, a head that retries while later work of its entity waits behind it.
+   */
+  readonly stutters: number;
   /** Action runs since the last redrive (or since acceptance). */
   runsInBudget: number;
   effects: number;
@@ -1288,7 +1295,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       if (ctx.route === routeNames.pay) payStarts.push({ trueMs: nowMs, ownMs: now() });
       if (k.runsInBudget > MAX_ATTEMPTS) violations.push(`${ctx.key}: ${k.runsInBudget} runs in one budget, above maxAttempts ${MAX_ATTEMPTS}`);
       const place = observedPlaces.current(ctx.route, ctx.key);
-      const run: ActionRun = { attempt: ctx.attempt, actor: sched.current()?.id ?? 0, ...(place === undefined ? {} : { place }) };
+      const run: ActionRun = { attempt: ctx.attempt, budget: `${k.generation ?? 0}/${k.redrivesSeen}`, actor: sched.current()?.id ?? 0, ...(place === undefined ? {} : { place }) };
       k.runs.push(run);
       const call = async (label: string): Promise<void> => {
         await sched.yieldPoint(label);
@@ -1315,7 +1322,8 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       });
       await call('downstream.prepare');
       const roll = random();
-      if ((k.hopeless && !(downstreamFixed && k.fixable)) || roll < 0.06) throw new RetryableActionError('simulated downstream 503 before anything');
+      const stutter = k.runs.length <= k.stutters;
+      if ((k.hopeless && !(downstreamFixed && k.fixable)) || stutter || roll < 0.06) throw new RetryableActionError('simulated downstream 503 before anything');
       if (roll < 0.1) throw new PermanentActionError('simulated refusal');
       const idem = ctx.idempotencyKey;
       let own: SimLedgerEntry | undefined;
@@ -1593,6 +1601,8 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         idempotentDownstream: idempotent,
         protocolKeys: new Set(),
         hopeless: i % 5 === 4,
+        // On an ordered pay route, two keys of every six retry first: k2 twice, k8 once, ...
+        stutters: shape.ordered && route === routeNames.pay && i % 6 === 2 ? (i % 12 === 2 ? 2 : 1) : 0,
         fixable: i % 10 === 4,
         ledgerMode: modeRoll < 0.4 ? 'after' : modeRoll < 0.65 ? 'after-post-fails' : 'before',
         runsInBudget: 0,

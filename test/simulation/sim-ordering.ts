@@ -3,9 +3,12 @@
  * `customer`, whose keys share a few customers, so that lines form, heads retry, fail, park and
  * are redriven while later work of the same customer waits.
  *
- * The invariant, per entity: every run of the record at an earlier place ends before any run of
+ * The invariants, per entity: every run of the record at an earlier place ends before any run of
  * the record at a later place starts (so no two runs of one entity overlap, and they run in the
- * accepted order). Places are noted as the protocol's calls return them (store/dynamodb-entity-order.ts).
+ * accepted order); and a record keeps its place for as long as its budget lasts (the line never
+ * passes work that is still retrying: only a FAILED head is passed, by a person's skip or by its
+ * place's expiry, and only a redrive, with a new budget, runs it again at the end of the line).
+ * Places are noted as the protocol's calls return them (store/dynamodb-entity-order.ts).
  */
 import type { EntityOrder, LineRef } from '../../lambdas/ports/entity-order.ts';
 
@@ -14,6 +17,8 @@ export interface OrderedRun {
   readonly attempt: number;
   /** Where the record's turn came for this run (ObservedPlaces.current). */
   readonly place?: ObservedPlace;
+  /** The budget it ran in (the record's generation and redrives): a redrive starts a new one. */
+  readonly budget: string;
   readonly firstCallSeq?: number;
   readonly lastCallSeq?: number;
 }
@@ -131,6 +136,7 @@ export function checkLines(keys: readonly OrderedKey[], violations: string[], st
     // A record's stay at one place, and its runs there: a record passed (its place gone) and
     // redriven later is placed again at the end of its line, and runs there, after the others.
     const stays = new Map<string, { k: OrderedKey; at: ObservedPlace; starts: number; ends: number }>();
+    const placeOfBudget = new Map<string, ObservedPlace>();
     for (const k of members) {
       for (const r of k.runs) {
         if (r.firstCallSeq === undefined || r.lastCallSeq === undefined) continue;
@@ -139,6 +145,11 @@ export function checkLines(keys: readonly OrderedKey[], violations: string[], st
           continue;
         }
         const id = `${k.key}\u0000${r.place.generation}\u0000${r.place.place}`;
+        const earlier = placeOfBudget.get(`${k.key}\u0000${r.budget}`);
+        if (earlier === undefined) placeOfBudget.set(`${k.key}\u0000${r.budget}`, r.place);
+        else if (earlier.generation !== r.place.generation || earlier.place !== r.place.place) {
+          violations.push(`${k.entity} on ${k.route}: ${k.key} ran at ${placeText(earlier)} and again at ${placeText(r.place)} in one budget (run ${r.attempt}): the line passed it while it was still retrying`);
+        }
         const stay = stays.get(id) ?? { k, at: r.place, starts: r.firstCallSeq, ends: r.lastCallSeq };
         stays.set(id, { ...stay, starts: Math.min(stay.starts, r.firstCallSeq), ends: Math.max(stay.ends, r.lastCallSeq) });
       }
