@@ -35,7 +35,7 @@ import type { SecretSource } from '../ports/secret-source.ts';
 import type { WorkQueue } from '../ports/work-queue.ts';
 import type { PreparedRoute } from './prepared-route.ts';
 import { crossesThreshold, tripBreaker } from './circuit-breaker.ts';
-import { CLOCK_SKEW_SECONDS, MARK_ANSWERED_MAX_MS, takeoverMarginMs } from '../config/route-config.ts';
+import { CLOCK_SKEW_SECONDS, MARK_ANSWERED_MAX_MS, MARK_ANSWERED_RESERVE_MS, takeoverMarginMs } from '../config/route-config.ts';
 import type { BreakerDeps, BreakerResult } from './circuit-breaker.ts';
 
 /**
@@ -418,12 +418,28 @@ function replayAfterExpiry(config: PreparedRoute['config'], key: string, accepte
 
 /**
  * markAnswered, the last write before an answer below 500 (record-transitions.ts), stamped with
- * the clock as it is written: the answer follows at once. With less than
- * MARK_ANSWERED_RESERVE_MS of the invocation left after it, it is not made: the answer goes
- * out unmarked (a missed count), never marked and then cut off by the timeout (a false one).
+ * the clock as the call is made: the answer follows at once. ANSWER_MARGIN_MS counts on the
+ * answer leaving within MARK_ANSWERED_MAX_MS of that stamp, so the write's time is counted from
+ * the stamp, not from the request: a function paused between the two (a GC pause, a starved CPU,
+ * the event loop busy with another promise) has that much less, or none, and then goes out
+ * unmarked. Seed 860: a mark stamped 1.03 s before its request went out counted three copies that
+ * raced the answer as repeats, and the third tripped the breaker. The time since the stamp is
+ * read on the invocation's own count (getRemainingTimeInMillis, monotonic), the wall clock only
+ * where there is none. Nor is the mark made with less than MARK_ANSWERED_RESERVE_MS of the
+ * invocation left after it: the answer goes out unmarked (a missed count), never marked and
+ * then cut off by the timeout (a false one).
  */
 function markAnswered(deps: IngestDeps, record: EventRecord, timeLeftMs: (() => number) | undefined): Promise<boolean> {
-  return bookkeeping(() => deps.store.markAnswered(record.route, record.key, record.receivedAt, deps.now(), timeLeftMs));
+  const markAtMs = deps.now();
+  const sinceStamp = elapsedSince(timeLeftMs === undefined ? deps.now : () => -timeLeftMs());
+  const budgetMs = (): number => Math.min(MARK_ANSWERED_MAX_MS - sinceStamp(), timeLeftMs === undefined ? Number.POSITIVE_INFINITY : timeLeftMs() - MARK_ANSWERED_RESERVE_MS);
+  return bookkeeping(() => deps.store.markAnswered(record.route, record.key, record.receivedAt, markAtMs, budgetMs));
+}
+
+/** The ms a clock has run since this call, read each time the returned function is. */
+function elapsedSince(clock: () => number): () => number {
+  const start = clock();
+  return () => clock() - start;
 }
 
 /**

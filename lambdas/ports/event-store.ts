@@ -69,10 +69,11 @@ export interface IngestEventStore {
   /**
    * The last write before an answer below 500, when none stands yet: the circuit breaker
    * counts the deliveries that arrive after it (record-transitions.ts, markAnswered).
-   * `timeLeftMs`: the invocation's time left (Lambda's getRemainingTimeInMillis), read as the
-   * request goes out; the mark ends MARK_ANSWERED_RESERVE_MS before it, or is not made (throws).
+   * `budgetMs`: how long the mark may still take, read as the request goes out (the caller
+   * counts it from the stamp `markAtMs`, and keeps the invocation's reserve); the request is
+   * aborted then, and with none left the mark is not made (throws). At most MARK_ANSWERED_MAX_MS.
    */
-  markAnswered(route: string, key: string, receivedAt: number, markAtMs: number, timeLeftMs?: () => number): Promise<void>;
+  markAnswered(route: string, key: string, receivedAt: number, markAtMs: number, budgetMs?: () => number): Promise<void>;
   /**
    * A copy claimed after the mark that may have arrived before the answer: no repeat, and no
    * later count includes it (record-transitions.ts, excuseRacingCopy).

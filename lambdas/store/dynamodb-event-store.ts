@@ -3,7 +3,7 @@
  * conditions live in record-transitions.ts (and replay-memory.ts) and the decisions in the
  * use case.
  */
-import { MARK_ANSWERED_MAX_MS, MARK_ANSWERED_RESERVE_MS } from '../config/route-config.ts';
+import { MARK_ANSWERED_MAX_MS } from '../config/route-config.ts';
 import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -142,11 +142,13 @@ export class DynamoDbEventStore implements IngestEventStore {
    * node_modules/@smithy/core/dist-es/submodules/retry/middleware-retry/retryMiddleware.js), and
    * the caller answers without the mark: the breaker then starts counting one copy later.
    */
-  async markAnswered(route: string, key: string, receivedAt: number, markAtMs: number, timeLeftMs?: () => number): Promise<void> {
-    // Never past the invocation's end less the reserve: killed by its timeout after the mark
-    // committed, the function would have marked an answer no sender got (seed 1683's shape).
-    const budgetMs = Math.min(MARK_ANSWERED_MAX_MS, timeLeftMs === undefined ? Number.POSITIVE_INFINITY : timeLeftMs() - MARK_ANSWERED_RESERVE_MS);
-    if (!(budgetMs > 0)) throw new Error('too little time left in the invocation to mark the answer');
+  async markAnswered(route: string, key: string, receivedAt: number, markAtMs: number, budgetMs?: () => number): Promise<void> {
+    // The caller's budget, read as the request goes out: what is left of MARK_ANSWERED_MAX_MS
+    // since the stamp, and never past the invocation's end less its reserve (killed by its
+    // timeout after the mark committed, the function would have marked an answer no sender got,
+    // seed 1683's shape). Never more than MARK_ANSWERED_MAX_MS in any case.
+    const budget = Math.min(MARK_ANSWERED_MAX_MS, budgetMs === undefined ? MARK_ANSWERED_MAX_MS : budgetMs());
+    if (!(budget > 0)) throw new Error('too little time left to mark the answer');
     const command = new UpdateCommand({ TableName: this.#table, Key: this.#key(route, key), ...markAnswered({ receivedAt, markAtMs }) });
     const oneAttempt = new AbortController();
     // Inside the retry middleware (finalizeRequest, 'high'), outside everything below it: it sees each
@@ -164,7 +166,7 @@ export class DynamoDbEventStore implements IngestEventStore {
     );
     try {
       // And never longer than MARK_ANSWERED_MAX_MS: the answer follows the mark within it (ANSWER_MARGIN_MS).
-      await this.#doc.send(command, { abortSignal: AbortSignal.any([oneAttempt.signal, AbortSignal.timeout(budgetMs)]) });
+      await this.#doc.send(command, { abortSignal: AbortSignal.any([oneAttempt.signal, AbortSignal.timeout(budget)]) });
     } catch (err) {
       // Refused: the count runs already (another copy answered first), or the answer is a 5xx now.
       if (!(err instanceof ConditionalCheckFailedException)) throw err;

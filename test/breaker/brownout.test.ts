@@ -100,10 +100,10 @@ async function brownout(seed: number) {
       die(0.1);
       await super.recordEnqueueFailure(route, key, receivedAt, answer, payload, counting);
     }
-    override async markAnswered(route: string, key: string, receivedAt: number, nowMs: number, timeLeftMs?: () => number): Promise<void> {
+    override async markAnswered(route: string, key: string, receivedAt: number, nowMs: number, budgetMs?: () => number): Promise<void> {
       // A death before the mark: no answer was given. (One after it is an answer that could have been given.)
       die(0.1);
-      await super.markAnswered(route, key, receivedAt, nowMs, timeLeftMs);
+      await super.markAnswered(route, key, receivedAt, nowMs, budgetMs);
     }
   }
   const states = new DynamoDbRouteStateStore(faulty, table);

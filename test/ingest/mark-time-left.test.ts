@@ -4,15 +4,42 @@
  * retries would count as circuit-breaker repeats. So the mark is not made with less than
  * MARK_ANSWERED_RESERVE_MS of the invocation left (found by the simulation's shape of seed
  * 1683: an ingest cut off inside its mark, and a burst of retries 11 s on tripped the breaker).
+ * Nor is it made when more than MARK_ANSWERED_MAX_MS passed between its stamp and its request:
+ * the answer would leave later than ANSWER_MARGIN_MS allows for (seed 860: a function paused
+ * 1.03 s there, and three copies that raced its answer counted as repeats).
  */
 import { describe, expect, it } from 'vitest';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { MARK_ANSWERED_MAX_MS, MARK_ANSWERED_RESERVE_MS } from '../../lambdas/config/route-config.ts';
-import { documentClient } from '../../lambdas/store/dynamodb-event-store.ts';
+import { DynamoDbEventStore, documentClient } from '../../lambdas/store/dynamodb-event-store.ts';
 import { RECORD_SK, recordPk } from '../../lambdas/store/record-keys.ts';
 import { ingestFixture, signedDelivery, uniqueKey } from '../support/ingest-fixture.ts';
 
 const ROUTE = 'stripe';
+
+/**
+ * A store whose markAnswered starts its request `pauseMs` after the ingest stamped it: the
+ * invocation's time left (the monotonic count the ingest measures the pause on) drops by as much.
+ */
+class PausingStore extends DynamoDbEventStore {
+  leftMs = 30_000;
+  pauseMs = 0;
+  override async markAnswered(route: string, key: string, receivedAt: number, markAtMs: number, budgetMs?: () => number): Promise<void> {
+    this.leftMs -= this.pauseMs;
+    await super.markAnswered(route, key, receivedAt, markAtMs, budgetMs);
+  }
+}
+
+async function deliverPausedBeforeMark(pauseMs: number) {
+  const fx = await ingestFixture();
+  const store = new PausingStore(fx.ddb, fx.tableName);
+  store.pauseMs = pauseMs;
+  const paused = await ingestFixture({ store, queueUrl: fx.queueUrl });
+  const key = uniqueKey(ROUTE);
+  const answer = await paused.invoke(signedDelivery(ROUTE, key), () => store.leftMs);
+  const out = await documentClient(fx.ddb).send(new GetCommand({ TableName: fx.tableName, Key: { pk: recordPk(ROUTE, key), sk: RECORD_SK }, ConsistentRead: true }));
+  return { answer, record: out.Item, queued: await fx.messagesInQueue() };
+}
 
 async function deliverWith(timeLeftMs: number) {
   const fx = await ingestFixture();
@@ -37,6 +64,24 @@ describe('markAnswered and the time left in the invocation', () => {
     // Act
     const { answer, record } = await deliverWith(MARK_ANSWERED_RESERVE_MS + MARK_ANSWERED_MAX_MS + 5_000);
     // Assess: the mark stands, as the circuit breaker needs it.
+    expect(answer.statusCode).toBe(202);
+    expect(typeof record?.answeredAt).toBe('number');
+  });
+
+  it('is not made when the function paused longer than MARK_ANSWERED_MAX_MS between its stamp and its request', async () => {
+    // Act: 100 ms past the mark's whole budget goes by after the stamp, before the request.
+    const { answer, record, queued } = await deliverPausedBeforeMark(MARK_ANSWERED_MAX_MS + 100);
+    // Assess: accepted and queued, unmarked: the stamp would be older than the answer allows.
+    expect(answer.statusCode).toBe(202);
+    expect(queued).toBe(1);
+    expect(record).toBeDefined();
+    expect(record?.answeredAt).toBeUndefined();
+  });
+
+  it('is made after a pause shorter than MARK_ANSWERED_MAX_MS, with the stamp read before it', async () => {
+    // Act: a fifth of the budget goes by before the request.
+    const { answer, record } = await deliverPausedBeforeMark(MARK_ANSWERED_MAX_MS / 5);
+    // Assess
     expect(answer.statusCode).toBe(202);
     expect(typeof record?.answeredAt).toBe('number');
   });

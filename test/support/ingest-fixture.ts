@@ -105,8 +105,8 @@ export function uniqueKey(route: string): string {
 }
 
 export interface IngestFixture {
-  /** `timeLeftMs`: what the invocation's context says is left of it. @default 30_000 */
-  readonly invoke: (delivery: Delivery, timeLeftMs?: number) => Promise<APIGatewayProxyStructuredResultV2>;
+  /** `timeLeftMs`: what the invocation's context says is left of it (or a function read each time). @default 30_000 */
+  readonly invoke: (delivery: Delivery, timeLeftMs?: number | (() => number)) => Promise<APIGatewayProxyStructuredResultV2>;
   readonly queueUrl: string;
   readonly dlqUrl: string;
   readonly tableName: string;
@@ -164,7 +164,9 @@ export async function ingestFixture(
     invoke: (delivery, timeLeftMs) =>
       handler(
         httpApiEvent({ route: delivery.route, body: delivery.body, headers: delivery.headers }),
-        timeLeftMs === undefined ? lambdaContext() : { ...lambdaContext(), getRemainingTimeInMillis: () => timeLeftMs },
+        timeLeftMs === undefined
+          ? lambdaContext()
+          : { ...lambdaContext(), getRemainingTimeInMillis: typeof timeLeftMs === 'function' ? timeLeftMs : () => timeLeftMs },
       ),
     queueUrl,
     dlqUrl: pair.dlqUrl,
