@@ -27,6 +27,7 @@ import {
   recordEnqueueFailure,
 } from './record-transitions.ts';
 import { seenKey, takenBefore } from './replay-memory.ts';
+import { EVENTS_TABLE } from './table-schema.ts';
 
 /** A document client that leaves `undefined` attributes out instead of failing. */
 export function documentClient(client: DynamoDBClient): DynamoDBDocumentClient {
@@ -42,10 +43,16 @@ function answerStands(item: Readonly<Record<string, unknown>>): { answered: bool
 export class DynamoDbEventStore implements IngestEventStore {
   readonly #doc: DynamoDBDocumentClient;
   readonly #table: string;
+  readonly #timeShards: number;
 
-  constructor(client: DynamoDBClient, tableName: string) {
+  /**
+   * @param options.timeShards the table's byTime partitions an hour; the reconciler's store must
+   *   read as many. @default EVENTS_TABLE.timeShards, what a deployment uses
+   */
+  constructor(client: DynamoDBClient, tableName: string, options: { readonly timeShards?: number } = {}) {
     this.#doc = documentClient(client);
     this.#table = tableName;
+    this.#timeShards = options.timeShards ?? EVENTS_TABLE.timeShards;
   }
 
   #key(route: string, key: string): Record<string, string> {
@@ -56,7 +63,7 @@ export class DynamoDbEventStore implements IngestEventStore {
     // This delivery's nonce: the SDK's retry of our own committed claim finds it (claimKey's comment).
     // (claimKey leaves the item's repeatBase out: the breaker's count starts at markAnswered.)
     const claimId = randomUUID();
-    const item = { ...toRecordItem(record), claimId };
+    const item = { ...toRecordItem(record, { timeShards: this.#timeShards }), claimId };
     const ours = (old: Readonly<Record<string, unknown>>): boolean => old.claimId === claimId && old.receivedAt === record.receivedAt;
     // Two rounds at most, unless deliveries keep replacing the same expired key under us.
     for (let round = 0; round < 3; round++) {

@@ -151,14 +151,20 @@ export class DynamoDbReconcilerStore implements ReconcilerStore {
   readonly #parked: DynamoDbParkedRecords;
 
   readonly #pageLimit: number;
+  readonly #timeShards: number;
 
-  /** @param options.pageLimit items a window or sparse-index Query returns at most. @default PAGE_ITEMS */
-  constructor(client: DynamoDBClient, tableName: string, options: { readonly pageLimit?: number } = {}) {
+  /**
+   * @param options.pageLimit items a window or sparse-index Query returns at most. @default PAGE_ITEMS
+   * @param options.timeShards the byTime partitions an hour the table's writers use (DynamoDbEventStore).
+   *   @default EVENTS_TABLE.timeShards, what a deployment uses
+   */
+  constructor(client: DynamoDBClient, tableName: string, options: { readonly pageLimit?: number; readonly timeShards?: number } = {}) {
     this.#doc = documentClient(client);
     this.#table = tableName;
     this.#log = new DynamoDbExecutionStore(client, tableName);
     this.#parked = new DynamoDbParkedRecords(client, tableName);
     this.#pageLimit = options.pageLimit ?? PAGE_ITEMS;
+    this.#timeShards = options.timeShards ?? EVENTS_TABLE.timeShards;
   }
 
   async *readWindow(fromMs: number, toMs: number, start?: WindowStart): AsyncIterable<WindowPage> {
@@ -176,7 +182,7 @@ export class DynamoDbReconcilerStore implements ReconcilerStore {
     if (first === -1) throw new Error(`window read: bucket ${start?.bucket ?? ''} is not in the window ${from} .. ${to}`);
     for (let b = first; b < buckets.length; b++) {
       const bucket = buckets[b] as string;
-      for (let shard = b === first ? (start?.shard ?? 0) : 0; shard < EVENTS_TABLE.timeShards; shard++) {
+      for (let shard = b === first ? (start?.shard ?? 0) : 0; shard < this.#timeShards; shard++) {
         const pk = `T#${bucket}#${shard}`;
         const after = b === first && shard === start?.shard ? start.after : undefined;
         let startKey: Record<string, unknown> | undefined =
@@ -204,7 +210,7 @@ export class DynamoDbReconcilerStore implements ReconcilerStore {
           const next: WindowStart | undefined =
             startKey !== undefined
               ? { bucket, shard, after: refOfIndexKey(startKey, index.sortKey) }
-              : shard + 1 < EVENTS_TABLE.timeShards
+              : shard + 1 < this.#timeShards
                 ? { bucket, shard: shard + 1 }
                 : b + 1 < buckets.length
                   ? { bucket: buckets[b + 1] as string, shard: 0 }

@@ -10,13 +10,15 @@ export type RecordItem = Record<string, unknown>;
 
 /**
  * The item of a record, with its table and GSI keys: as the claim writes it (no payload: the
- * work message carries it), or with the payload when the record keeps one.
+ * work message carries it), or with the payload when the record keeps one. `timeShards`: the
+ * table's byTime partitions an hour (record-keys.ts, timeIndexKeys). An options object, not a
+ * number: `records.map((r) => toRecordItem(r))` must not take the array index for it.
  */
-export function toRecordItem(record: EventRecord): RecordItem {
+export function toRecordItem(record: EventRecord, options: { readonly timeShards?: number } = {}): RecordItem {
   const item: RecordItem = {
     pk: recordPk(record.route, record.key),
     sk: RECORD_SK,
-    ...timeIndexKeys(record.route, record.key, record.receivedAt),
+    ...timeIndexKeys(record.route, record.key, record.receivedAt, options.timeShards),
     route: record.route,
     key: record.key,
     status: record.status,

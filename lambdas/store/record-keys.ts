@@ -21,10 +21,13 @@ export function timeShard(route: string, key: string, shards: number = EVENTS_TA
   return createHash('sha256').update(`${route}\u0000${key}`).digest().readUInt32BE(0) % shards;
 }
 
-/** The byTime GSI keys of a record. */
-export function timeIndexKeys(route: string, key: string, receivedAt: number): { gsi1pk: string; gsi1sk: string } {
+/**
+ * The byTime GSI keys of a record, over `shards` partitions an hour. Every writer and the
+ * reader of one table must use the same count (EVENTS_TABLE.timeShards in a deployment).
+ */
+export function timeIndexKeys(route: string, key: string, receivedAt: number, shards: number = EVENTS_TABLE.timeShards): { gsi1pk: string; gsi1sk: string } {
   return {
-    gsi1pk: `T#${hourBucket(receivedAt)}#${timeShard(route, key)}`,
+    gsi1pk: `T#${hourBucket(receivedAt)}#${timeShard(route, key, shards)}`,
     gsi1sk: `${new Date(receivedAt).toISOString()}#${route}#${key}`,
   };
 }

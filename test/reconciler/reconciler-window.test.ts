@@ -81,7 +81,7 @@ describe('the reconciler window', () => {
     const now = Date.UTC(2026, 10, 29, 12, 30);
     const inside = [record('notify', now - 2 * HOUR, 'COMPLETED'), record('notify', now - 90 * 60_000, 'COMPLETED')];
     const outside = [record('notify', now - 5 * HOUR, 'FAILED'), record('notify', now - 10 * 60_000, 'FAILED')];
-    await s.write(s.eventsTable, [...inside, ...outside].map(toRecordItem));
+    await s.write(s.eventsTable, [...inside, ...outside].map((r) => toRecordItem(r)));
     s.queries.length = 0;
     s.commands.length = 0;
     const fromMs = now - 3 * HOUR;
@@ -111,7 +111,7 @@ describe('the reconciler window', () => {
     // a record inside the hour its bounds share.
     const s = await setup();
     const now = Date.UTC(2026, 10, 29, 12, 30);
-    await s.write(s.eventsTable, [record('notify', now - 30_000, 'FAILED')].map(toRecordItem));
+    await s.write(s.eventsTable, [record('notify', now - 30_000, 'FAILED')].map((r) => toRecordItem(r)));
     s.queries.length = 0;
     // Act
     const report = await reconcile(s.deps(now), { fromMs: now - 60_000, toMs: now - 60_000 + lengthMs, budgetMs: 60_000, stuckAfterMs: 900_000, maxReenqueue: 10 });
@@ -125,7 +125,7 @@ describe('the reconciler window', () => {
   it('stops cleanly when its time budget runs out, and says where it stopped', async () => {
     const s = await setup();
     const now = Date.UTC(2026, 10, 29, 12, 30);
-    await s.write(s.eventsTable, [record('notify', now - 2 * HOUR, 'FAILED')].map(toRecordItem));
+    await s.write(s.eventsTable, [record('notify', now - 2 * HOUR, 'FAILED')].map((r) => toRecordItem(r)));
     const report = await reconcile(s.deps(now), { fromMs: now - 3 * HOUR, toMs: now - HOUR, budgetMs: 0, stuckAfterMs: 900_000, maxReenqueue: 10 });
     expect(report.stoppedEarly).toBe(true);
     // Parked work comes first: it stops before its first Query, and says so.
@@ -170,7 +170,7 @@ describe('the reconciler window', () => {
       else records.push(record('notify', at(i), 'RECEIVED'));
     }
     await s.write(s.eventsTable, [
-      ...records.map(toRecordItem),
+      ...records.map((r) => toRecordItem(r)),
       ...parked.map((r) => ({ ...toRecordItem(r), ...parkedIndexKeys(r.route, r.key, r.receivedAt) })),
     ]);
     await s.write(s.ledgerTable, entries);

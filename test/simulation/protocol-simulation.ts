@@ -62,6 +62,7 @@ import { DynamoDbParkedRecords } from '../../lambdas/store/dynamodb-parked-recor
 import { DynamoDbReconcilerStore } from '../../lambdas/store/dynamodb-reconciler-store.ts';
 import { DynamoDbRouteStateStore } from '../../lambdas/store/dynamodb-route-state-store.ts';
 import { RECORD_SK, recordPk } from '../../lambdas/store/record-keys.ts';
+import { EVENTS_TABLE } from '../../lambdas/store/table-schema.ts';
 import { TAKEOVER_MARGIN_MS } from '../../lambdas/store/record-transitions.ts';
 import { createEventsTable } from '../../local/aws-clients.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/local-aws.ts';
@@ -253,6 +254,15 @@ export interface RunShape {
    * among SIM_CUSTOMERS customers, so lines form behind heads that retry, fail, park and are redriven.
    */
   readonly ordered: boolean;
+  /**
+   * The byTime index's partitions an hour (record-keys.ts): a deployment's 8 in a quarter of the
+   * seeds, 2 in a quarter and 1 in half. The protocol is the same for any count (the writers and
+   * the reader agree on it); only the number of window Queries changes, and with 8 they were 88 %
+   * of a seed's DynamoDB requests (25 hours × 8 shards a reconciler run, nearly all empty), so a
+   * seed costs about half as much with 1. The 8 of a deployment keep a quarter of the seeds and
+   * the reconciler's own tests (test/reconciler/reconciler-window.test.ts).
+   */
+  readonly timeShards: number;
 }
 
 /** A DynamoDB brownout: most attempts throttled, failing or slow, so some calls exhaust the SDK's attempts. */
@@ -305,7 +315,9 @@ export function shapeOf(seed: number): RunShape {
   const long = shape.long || longForShortTtl;
   // Ordering per entity from a stream of its own too: a seed that does not draw it is as it was.
   const ordered = prng(seed ^ 0x0de7)() < 0.5;
-  return { ...shape, long, dynamo: { ...shape.dynamo, slow, conflict }, regions, replicationLagMs, rate, claimCheck, shortTtl, lastDayRedrives, longForShortTtl, ordered };
+  // And the byTime partitions.
+  const timeShards = [1, 1, 2, EVENTS_TABLE.timeShards][Math.floor(prng(seed ^ 0x7135)() * 4)] ?? 1;
+  return { ...shape, long, dynamo: { ...shape.dynamo, slow, conflict }, regions, replicationLagMs, rate, claimCheck, shortTtl, lastDayRedrives, longForShortTtl, ordered, timeShards };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -396,6 +408,8 @@ export interface RunStats {
   oldestBodyReadDays: number;
   /** Runs whose routes have the shortest TTL their cover allows (1). */
   shortTtlRuns: number;
+  /** Runs whose table has a deployment's byTime partitions an hour (EVENTS_TABLE.timeShards) (1). */
+  deployedShardRuns: number;
   /** Runs whose pay route is ordered per entity (1); lines with two records that ran, and pairs of them checked for order. */
   orderedRuns: number;
   linesChecked: number;
@@ -501,6 +515,7 @@ export function emptyStats(): RunStats {
     bodyReadsPastTtl: 0,
     oldestBodyReadDays: 0,
     shortTtlRuns: 0,
+    deployedShardRuns: 0,
     orderedRuns: 0,
     linesChecked: 0,
     orderedPairs: 0,
@@ -1450,7 +1465,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         );
       }
     };
-    const realEventStore = traced(perRegion((table) => new DynamoDbEventStore(clientOf.ingest, table)), 'events', trace);
+    const realEventStore = traced(perRegion((table) => new DynamoDbEventStore(clientOf.ingest, table, { timeShards: shape.timeShards })), 'events', trace);
     const trippedWatched = watchCalls(realEventStore, 'markBreakerTripped', (args) => {
       checkTrip(args[0] as string, args[1] as string, 'marked the circuit breaker tripped');
     });
@@ -1532,7 +1547,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       breaker: { routeState: ingestRouteState },
     };
     // The reconciler's store, observed: a resend it wins stores a 2xx answer on the record.
-    const realReconcilerStore = traced(perRegion((table) => new DynamoDbReconcilerStore(clientOf.reconciler, table)), 'reconcilerStore', trace);
+    const realReconcilerStore = traced(perRegion((table) => new DynamoDbReconcilerStore(clientOf.reconciler, table, { timeShards: shape.timeShards })), 'reconcilerStore', trace);
     const reconcilerStore = sched.gate(realReconcilerStore, 'reconcilerStore');
     // With several Regions on one MRSC table (no TTL) the scheduled runs sweep expired items, and
     // a run that another Region's finished a moment ago does nothing (reconcile-cursor.ts).
@@ -2574,6 +2589,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     stats.horizonDays = (nowMs - startMs) / DAY;
     stats.claimCheckAllRuns = shape.claimCheck.all ? 1 : 0;
     stats.shortTtlRuns = shape.shortTtl ? 1 : 0;
+    stats.deployedShardRuns = shape.timeShards === EVENTS_TABLE.timeShards ? 1 : 0;
     if (shape.ordered) {
       stats.orderedRuns = 1;
       // Per customer: every run at an earlier place ended before any at a later place began
