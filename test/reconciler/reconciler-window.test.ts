@@ -46,8 +46,8 @@ async function setup() {
     { step: 'initialize', name: 'captureQueries' },
   );
   const config = resolveConfig(testConfig(ROUTES));
-  const deps = (now: number): ReconcileDeps => ({
-    store: new DynamoDbReconcilerStore(dynamo, eventsTable),
+  const deps = (now: number, timeShards?: number): ReconcileDeps => ({
+    store: new DynamoDbReconcilerStore(dynamo, eventsTable, timeShards === undefined ? {} : { timeShards }),
     ledgers: new Map([['payout', new DynamoDbLedger(dynamo, ledgerTable)]]),
     queue: new SqsWorkQueue(sqs, queueUrl),
     routes: new Map(config.routes.map((r) => [r.name, r])),
@@ -101,6 +101,25 @@ describe('the reconciler window', () => {
     );
     const ledgerQueries = s.queries.filter((q) => q.IndexName === LEDGER_TABLE.byHourIndex.name);
     expect(ledgerQueries.length).toBeGreaterThan(0);
+  });
+
+  it('reads as many byTime shards as the table was written with, when that is not the deployed count', async () => {
+    // Prepare: 40 records in the window, written over 2 shards an hour.
+    const s = await setup();
+    const now = Date.UTC(2026, 10, 29, 12, 30);
+    const records = Array.from({ length: 40 }, (_, i) => record('notify', now - 2 * HOUR - i * 60_000, 'COMPLETED'));
+    const items = records.map((r) => toRecordItem(r, { timeShards: 2 }));
+    await s.write(s.eventsTable, items);
+    s.queries.length = 0;
+    // Act
+    const report = await reconcile(s.deps(now, 2), { fromMs: now - 4 * HOUR, toMs: now - HOUR, budgetMs: 60_000, stuckAfterMs: 900_000, maxReenqueue: 10 });
+    // Assess: every record is read, both shards are used, and each hour takes 2 Queries, not 8.
+    expect(report.counts).toMatchObject({ scanned: 40, failed: 0 });
+    expect(new Set(items.map((i) => String(i.gsi1pk).split('#')[2]))).toEqual(new Set(['0', '1']));
+    const windowQueries = s.queries.filter((q) => q.IndexName === EVENTS_TABLE.byTimeIndex.name);
+    const shards = new Set(windowQueries.map((q) => (q.ExpressionAttributeValues as Record<string, string>)[':pk']?.split('#')[2]));
+    expect(shards).toEqual(new Set(['0', '1']));
+    expect(windowQueries).toHaveLength(4 * 2);
   });
 
   it.each([
