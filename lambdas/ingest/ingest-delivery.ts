@@ -431,7 +431,7 @@ function replayAfterExpiry(config: PreparedRoute['config'], key: string, accepte
  */
 function markAnswered(deps: IngestDeps, record: EventRecord, timeLeftMs: (() => number) | undefined): Promise<boolean> {
   const markAtMs = deps.now();
-  const sinceStamp = elapsedSince(timeLeftMs === undefined ? deps.now : () => -timeLeftMs());
+  const sinceStamp = elapsedSince(timeLeftMs === undefined ? () => deps.now() : () => -timeLeftMs());
   const budgetMs = (): number => Math.min(MARK_ANSWERED_MAX_MS - sinceStamp(), timeLeftMs === undefined ? Number.POSITIVE_INFINITY : timeLeftMs() - MARK_ANSWERED_RESERVE_MS);
   return bookkeeping(() => deps.store.markAnswered(record.route, record.key, record.receivedAt, markAtMs, budgetMs));
 }
