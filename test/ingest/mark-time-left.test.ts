@@ -8,12 +8,13 @@
  * the answer would leave later than ANSWER_MARGIN_MS allows for (seed 860: a function paused
  * 1.03 s there, and three copies that raced its answer counted as repeats).
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { MARK_ANSWERED_MAX_MS, MARK_ANSWERED_RESERVE_MS } from '../../lambdas/config/route-config.ts';
 import { DynamoDbEventStore, documentClient } from '../../lambdas/store/dynamodb-event-store.ts';
 import { RECORD_SK, recordPk } from '../../lambdas/store/record-keys.ts';
 import { ingestFixture, signedDelivery, uniqueKey } from '../support/ingest-fixture.ts';
+import { localDynamoClient } from '../../local/aws-clients.ts';
 
 const ROUTE = 'stripe';
 
@@ -30,24 +31,24 @@ class PausingStore extends DynamoDbEventStore {
   }
 }
 
-async function deliverPausedBeforeMark(pauseMs: number) {
-  const fx = await ingestFixture();
-  const store = new PausingStore(fx.ddb, fx.tableName);
-  store.pauseMs = pauseMs;
-  const paused = await ingestFixture({ store, queueUrl: fx.queueUrl });
+/**
+ * One signed delivery through the real handler. `timeLeftMs`: what the invocation has left when
+ * it starts; `pauseMs`: how long the function pauses between the mark's stamp and its request.
+ */
+async function deliver(options: { readonly timeLeftMs?: number; readonly pauseMs?: number }) {
+  const ddb = localDynamoClient(inject('dynamoEndpoint'));
+  const store = new PausingStore(ddb, inject('eventsTable'));
+  store.leftMs = options.timeLeftMs ?? store.leftMs;
+  store.pauseMs = options.pauseMs ?? 0;
+  const fx = await ingestFixture({ store });
   const key = uniqueKey(ROUTE);
-  const answer = await paused.invoke(signedDelivery(ROUTE, key), () => store.leftMs);
-  const out = await documentClient(fx.ddb).send(new GetCommand({ TableName: fx.tableName, Key: { pk: recordPk(ROUTE, key), sk: RECORD_SK }, ConsistentRead: true }));
+  const answer = await fx.invoke(signedDelivery(ROUTE, key), () => store.leftMs);
+  const out = await documentClient(ddb).send(new GetCommand({ TableName: fx.tableName, Key: { pk: recordPk(ROUTE, key), sk: RECORD_SK }, ConsistentRead: true }));
   return { answer, record: out.Item, queued: await fx.messagesInQueue() };
 }
 
-async function deliverWith(timeLeftMs: number) {
-  const fx = await ingestFixture();
-  const key = uniqueKey(ROUTE);
-  const answer = await fx.invoke(signedDelivery(ROUTE, key), timeLeftMs);
-  const out = await documentClient(fx.ddb).send(new GetCommand({ TableName: fx.tableName, Key: { pk: recordPk(ROUTE, key), sk: RECORD_SK }, ConsistentRead: true }));
-  return { answer, record: out.Item, queued: await fx.messagesInQueue() };
-}
+const deliverWith = (timeLeftMs: number) => deliver({ timeLeftMs });
+const deliverPausedBeforeMark = (pauseMs: number) => deliver({ pauseMs });
 
 describe('markAnswered and the time left in the invocation', () => {
   it('is not made with less than the reserve left: the delivery is answered and queued, unmarked', async () => {
