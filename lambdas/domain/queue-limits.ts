@@ -80,9 +80,15 @@ export const QUEUE_RESERVE_BYTES = deadLetterReserveBytes();
 // SQS accepts #x9 | #xA | #xD | #x20 to #xD7FF | #xE000 to #xFFFD | #x10000 to #x10FFFF.
 const REFUSED_BY_SQS = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
 
-/** Cuts a text to `max` UTF-16 units (a dead-letter copy's last error or reason). */
+const REFUSED_BY_SQS_ALL = new RegExp(REFUSED_BY_SQS.source, 'gu');
+
+/**
+ * Cuts a text to `max` UTF-16 units (a dead-letter copy's last error or reason) and replaces each
+ * character SQS refuses with U+FFFD: an action's error text must never keep its copy off the
+ * queue once `fail` has committed (SendMessage answers InvalidMessageContents).
+ */
 export function cut(text: string, max: number): string {
-  return text.length <= max ? text : text.slice(0, max);
+  return (text.length <= max ? text : text.slice(0, max)).replace(REFUSED_BY_SQS_ALL, '\uFFFD');
 }
 
 /** Why this serialised work message cannot travel on SQS with room for its dead-letter copy; undefined when it can. */

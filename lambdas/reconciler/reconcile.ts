@@ -64,6 +64,7 @@ import { CLOCK_SKEW_SECONDS, DEAD_LETTER_SEND_SECONDS, takeoverMarginMs } from '
 import { RECORD_STATUS, acceptedAnswer, hourBucket, keptPayloadOf, workMessageOf } from '../domain/event-record.ts';
 import type { EventRecord, RecordSummary, WorkMessage } from '../domain/event-record.ts';
 import { operationFingerprint } from '../domain/operation-fingerprint.ts';
+import { LAST_ERROR_MAX_CHARS, cut } from '../domain/queue-limits.ts';
 import { LEDGER_STATUS, ledgerPages } from '../ledger/ledger.ts';
 import type { Ledger, LedgerEntry } from '../ledger/ledger.ts';
 import type { ResendRequest } from '../ports/event-store.ts';
@@ -406,7 +407,7 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
       ? {
           ...workMessageOf(full, payload),
           attempts: full.attempts,
-          ...(full.lastError === undefined ? {} : { lastError: full.lastError }),
+          ...(full.lastError === undefined ? {} : { lastError: cut(full.lastError, LAST_ERROR_MAX_CHARS) }),
           reason: `failed after ${full.attempts} attempts; dead-letter copy re-sent by the reconciler`,
           deadLetterId: full.deadLetterId ?? '',
         }
