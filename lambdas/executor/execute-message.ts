@@ -24,7 +24,7 @@ import type { LeaseTimes } from '../config/route-lease.ts';
 import { PermanentActionError } from '../actions/action.ts';
 import type { ActionResult } from '../actions/action.ts';
 import type { ActionRegistry } from '../actions/action-registry.ts';
-import { deliveryId, payloadOfMessage } from '../domain/event-record.ts';
+import { RECORD_STATUS, deliveryId, payloadOfMessage } from '../domain/event-record.ts';
 import type { Payload, WorkMessage } from '../domain/event-record.ts';
 import { fingerprint } from '../domain/fingerprint.ts';
 import { needsReplayMemory } from '../domain/idempotency-key.ts';
@@ -289,12 +289,13 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
     ...(error === undefined ? {} : { error }),
   });
   if (resolved === undefined) {
-    // The body object is gone: nothing can run. A dead-letter copy goes on to the DLQ as it is;
-    // any other message is handed to people with the reason (the record stays as it was).
+    // The body object is gone: nothing can run. A dead-letter copy goes on to the DLQ as it is
+    // (its last receive marks the record, so the reconciler does not send it again).
     if (work.deadLetterId !== undefined) {
+      if (message.receiveCount >= deps.maxReceiveCount) await deps.store.markDeadLettered(work.route, work.key, work.deadLetterId);
       return { ...base, outcome: EXECUTION_OUTCOME.toDeadLetterQueue, ack: false, visibilitySeconds: 0, deadLetterReason: BODY_MISSING_REASON };
     }
-    return toPeople(BODY_MISSING_REASON, EXECUTION_OUTCOME.bodyMissing);
+    return bodyMissing(deps, work, carried, newId, toPeople);
   }
   if (work.deadLetterId !== undefined) {
     const copy = await deadLetterCopy(deps, work, message, bodyFingerprint, route === undefined || action === undefined);
@@ -347,9 +348,15 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
   };
 
   if ((await deps.isPaused?.(work.route)) === true) {
-    // The route is paused: keep the work, run nothing. Resuming the route re-enqueues it.
-    const parked = await deps.store.park({ ...ref, nowMs: deps.now(), ttlSeconds: route.ttlSeconds, payload: carried, fingerprint: bodyFingerprint });
-    if (parked.kind === 'parked' || parked.kind === 'already-parked') return { ...base, outcome: EXECUTION_OUTCOME.parked, ack: true };
+    // The route is paused: keep the work, run nothing. Resuming the route re-enqueues it. On an
+    // ordered route its place lives as long as the parked record (architecture.md#a-pause-keeps-the-line).
+    const nowMs = deps.now();
+    const lineEntity = route.orderBy === undefined || deps.order === undefined ? undefined : entityOf(route.name, route.orderBy, rawBody);
+    const parked = await deps.store.park({ ...ref, nowMs, ttlSeconds: route.ttlSeconds, payload: carried, fingerprint: bodyFingerprint, ...(lineEntity === undefined ? {} : { lineEntity }) });
+    if (parked.kind === 'parked' || parked.kind === 'already-parked') {
+      if (lineEntity !== undefined) await deps.order?.keep({ ...ref, entity: lineEntity }, nowMs, Math.floor(nowMs / 1000) + route.ttlSeconds);
+      return { ...base, outcome: EXECUTION_OUTCOME.parked, ack: true };
+    }
     if (parked.kind !== 'route-active') return inTheWay(parked);
   }
 
@@ -574,6 +581,44 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
   // The completing attempt is logged on the record by the completion itself; a fenced-out one gets a log item.
   await deps.store.appendLog({ ...log, endedAt, outcome: EXECUTION_OUTCOME.fencedOut });
   return { ...fencedOut(attempt), leaseShare };
+}
+
+/**
+ * A message whose body object is gone can never run, and neither can its record: the record is
+ * FAILED (whatever its budget) with the reason, so its line's head is one a person can see, skip
+ * or redrive, and its copy reaches the DLQ (architecture.md#a-record-that-cannot-run-fails). Only
+ * the record's own object fails it: the object's name ends with the record's fingerprint.
+ */
+async function bodyMissing(
+  deps: ExecutorDeps,
+  work: WorkMessage,
+  carried: Payload,
+  newId: () => string,
+  toPeople: (reason: string, outcome: ExecutionOutcome, extra?: { attempts?: number; lastError?: string; deadLetterId?: string; wonAtMs?: number }) => Promise<ExecutionReport>,
+): Promise<ExecutionReport> {
+  const record = await deps.store.get(work.route, work.key);
+  const ours = record !== undefined && record.receivedAt === work.receivedAt && carried.bodyObject?.endsWith(`/${record.fingerprint}`) === true;
+  if (ours && record.status === RECORD_STATUS.completed) return { route: work.route, key: work.key, outcome: EXECUTION_OUTCOME.duplicate, ack: true };
+  if (ours && record.status === RECORD_STATUS.failed) return { route: work.route, key: work.key, outcome: EXECUTION_OUTCOME.failedAlready, ack: true };
+  if (ours && deps.routes.has(work.route)) {
+    const deadLetterId = newId();
+    const failedAt = deps.now();
+    const failed = await deps.store.failExhausted({
+      route: work.route,
+      key: work.key,
+      receivedAt: work.receivedAt,
+      nowMs: failedAt,
+      // Whatever its budget: no attempt can ever run it.
+      maxAttempts: 0,
+      error: BODY_MISSING_REASON,
+      deadLetterId,
+      payload: carried,
+      fingerprint: record.fingerprint,
+      keepUntilSeconds: keepUntilSeconds(record.expiresAt, failedAt),
+    });
+    if (failed) return toPeople(BODY_MISSING_REASON, EXECUTION_OUTCOME.bodyMissing, { attempts: record.attempts, lastError: BODY_MISSING_REASON, deadLetterId, wonAtMs: failedAt });
+  }
+  return toPeople(BODY_MISSING_REASON, EXECUTION_OUTCOME.bodyMissing);
 }
 
 /** The writes before the action (the lease, the replay memory) ended past its deadline: the action is not run. */

@@ -262,9 +262,9 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
     }
     // An object this delivery did not write (a key re-sent after its record expired, or a retry
     // of a claim that died before it) may be old: the send checks it (fresh-body-work-queue.ts).
-    // Its place in its entity's line, before its message and its 202: the order of these places
-    // is the accepted order. A place not taken is not worth a 5xx: the work is accepted, and the
-    // executor places it when it first takes it (store/dynamodb-entity-order.ts, turn).
+    await sendOrRecordFailure(deps, record, payload, false, bodyWrittenAtMs);
+    // Its place in its entity's line after its message and before its 202: no place without a
+    // message (architecture.md#a-place-follows-its-message).
     let placeFailed = false;
     if (entity !== undefined && deps.order !== undefined) {
       const order = deps.order;
@@ -273,7 +273,6 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
         () => true,
       );
     }
-    await sendOrRecordFailure(deps, record, payload, false, bodyWrittenAtMs);
     const marked = await markAnswered(deps, record, delivery.timeLeftMs);
     return {
       kind: 'accepted',
@@ -288,13 +287,6 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
 
   const old = claim.record;
   if (old.fingerprint !== record.fingerprint) throw new KeyReusedError(id);
-  if (entity !== undefined && deps.order !== undefined && old.status === RECORD_STATUS.received && old.runs === 0) {
-    // Not taken yet: the first copy's place may not be taken yet either (or its write failed). This
-    // copy's 202 must not come before it, or a delivery the sender sends after that 202 could be
-    // placed ahead of it. A failure here is our own: a 5xx the sender's retry heals.
-    const order = deps.order;
-    await dependency('DynamoDB', () => order.placeIfAbsent({ route: config.name, entity, key, receivedAt: old.receivedAt }, now, old.expiresAt));
-  }
   if (old.status === RECORD_STATUS.received && old.runs === 0 && old.body === undefined) {
     // No worker has taken the record, and the table does not keep its payload: the first
     // delivery's function may have died between its claim and its send. Keep the payload
@@ -308,6 +300,12 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
       if (takenAt !== undefined) return replayAfterExpiry(config, key, accepted, now, takenAt);
     }
     await dependency('DynamoDB', () => deps.store.keepPayload(config.name, key, old.receivedAt, payload));
+  }
+  if (entity !== undefined && deps.order !== undefined && old.status === RECORD_STATUS.received && old.runs === 0) {
+    // Not taken yet: the first copy's place may not be taken yet either. This copy's 202 must not
+    // come before it, and the payload is kept first, so the place never holds work nobody can send.
+    const order = deps.order;
+    await dependency('DynamoDB', () => order.placeIfAbsent({ route: config.name, entity, key, receivedAt: old.receivedAt }, now, old.expiresAt));
   }
 
   // A 5xx we gave before means our own failure, not a real answer: never replay it. Only a

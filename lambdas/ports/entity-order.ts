@@ -89,6 +89,11 @@ export interface EntityOrder {
    */
   markWaiting(ref: LineRef, place: number, keepUntilSeconds: number): Promise<void>;
   /**
+   * Keeps the record's place from the cursor on, and the cursor, alive until `keepUntilSeconds`
+   * (never back): work parked on a pause longer than a place's life keeps its place in line.
+   */
+  keep(ref: LineRef, nowMs: number, keepUntilSeconds: number): Promise<void>;
+  /**
    * After the record at `place` completed: the cursor moves to the next place (if it still stands
    * at this one). The next place's record when it is marked waiting, for the caller to wake.
    */

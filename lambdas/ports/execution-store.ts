@@ -128,7 +128,9 @@ export interface ExecutionStore {
    */
   deferLeased(write: FencedWrite & { readonly receivedAt: number; readonly untilMs: number }): Promise<boolean>;
   /** PARKED, with the sparse `parked` index keys, unless the record is done, failed or leased. Nothing runs. */
-  park(request: RecordRef & { readonly nowMs: number; readonly ttlSeconds: number; readonly payload: Payload; readonly fingerprint: string }): Promise<ParkResult>;
+  park(
+    request: RecordRef & { readonly nowMs: number; readonly ttlSeconds: number; readonly payload: Payload; readonly fingerprint: string; readonly lineEntity?: string },
+  ): Promise<ParkResult>;
   /**
    * PARKED in its entity's line at `place` (a route with `orderBy`): as park, whatever the
    * route's state, and marked `waitingTurn`. `parked` also when it was parked already.

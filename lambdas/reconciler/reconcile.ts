@@ -486,6 +486,10 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
       // object is renewed here, before its record is given a whole TTL more (domain/body-object.ts).
       // One that is gone stays gone: the record is kept all the same, for people to see.
       if (record.bodyObject !== undefined && deps.bodies !== undefined) await deps.bodies.renew(record.bodyObject);
+      // Its place in its line first, then the record: a place never ends before its record.
+      if (record.lineEntity !== undefined && deps.order !== undefined) {
+        await deps.order.keep({ route: route.name, entity: record.lineEntity, key: record.key, receivedAt: record.receivedAt }, now, Math.floor(now / 1000) + route.ttlSeconds);
+      }
       await deps.store.keepParked(record, now, route.ttlSeconds, keepUntilSeconds);
     }
     counts.parked++;

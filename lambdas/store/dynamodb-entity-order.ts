@@ -166,6 +166,13 @@ export class DynamoDbEntityOrder implements EntityOrder {
     await this.#extend(linePartition(ref.route, ref.entity), keepUntilSeconds);
   }
 
+  async keep(ref: LineRef, nowMs: number, keepUntilSeconds: number): Promise<void> {
+    const pk = linePartition(ref.route, ref.entity);
+    const found = await this.#find(pk, await this.#cursor(pk, nowMs), ref);
+    if (found !== undefined) await this.#keepPlace(pk, found.place, ref, keepUntilSeconds);
+    await this.#extend(pk, keepUntilSeconds);
+  }
+
   async advance(ref: LineRef, place: number, nowMs: number, ttlSeconds: number): Promise<Waiter | undefined> {
     const pk = linePartition(ref.route, ref.entity);
     await this.#move(pk, place, nowMs, seconds(nowMs) + ttlSeconds);

@@ -172,7 +172,7 @@ export class DynamoDbExecutionStore implements ExecutionStore {
    * parked phase finds anything the index showed late).
    */
   async park(
-    request: RecordRef & { readonly nowMs: number; readonly ttlSeconds: number; readonly payload: Payload; readonly fingerprint: string },
+    request: RecordRef & { readonly nowMs: number; readonly ttlSeconds: number; readonly payload: Payload; readonly fingerprint: string; readonly lineEntity?: string },
   ): Promise<ParkResult> {
     const out = await this.#apply(request.route, request.key, park({ ...request, takeoverMs: this.#margins.takeoverMs }));
     if (!out.ok) {

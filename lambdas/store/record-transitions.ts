@@ -554,15 +554,18 @@ export function park(p: {
   takeoverMs?: number;
   /** Parked in its entity's line (its hash) at this place, not by a pause (ports/entity-order.ts). @default - parked by a pause */
   waitingTurn?: { readonly entity: string; readonly place: number };
+  /** Parked by a pause on a route ordered per entity: its line (the hash), whose place the reconciler keeps alive with it. @default - none */
+  lineEntity?: string;
 }): Transition {
   const index = parkedIndexKeys(p.route, p.key, p.receivedAt);
   const kept = keep(p.payload);
   const waiting = p.waitingTurn;
+  const line = waiting === undefined && p.lineEntity !== undefined ? p.lineEntity : undefined;
   return withNonce({
     ConditionExpression: `${LIVE} AND ${GENUINE} AND (#status = :received OR (#status = :executing AND leaseUntil <= :takeover))`,
     UpdateExpression:
       `SET #status = :parked, parkedAt = :now, expiresAt = :keepUntil, #gsi2pk = :gsi2pk, #gsi2sk = :gsi2sk${kept.set}` +
-      `${waiting === undefined ? '' : ', waitingTurn = :turn, lineEntity = :entity'} REMOVE leaseUntil, leaseToken`,
+      `${waiting === undefined ? '' : ', waitingTurn = :turn, lineEntity = :entity'}${line === undefined ? '' : ', lineEntity = :entity'} REMOVE leaseUntil, leaseToken`,
     ExpressionAttributeNames: { ...STATUS, '#gsi2pk': PARKED_INDEX.partitionKey, '#gsi2sk': PARKED_INDEX.sortKey, ...kept.names },
     ExpressionAttributeValues: {
       ...kept.values,
@@ -577,6 +580,7 @@ export function park(p: {
       ':gsi2pk': index.gsi2pk,
       ':gsi2sk': index.gsi2sk,
       ...(waiting === undefined ? {} : { ':turn': waiting.place, ':entity': waiting.entity }),
+      ...(line === undefined ? {} : { ':entity': line }),
     },
   });
 }

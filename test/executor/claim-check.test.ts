@@ -83,7 +83,7 @@ describe('the executor with a bucket of large bodies', () => {
     expect(copies.map((c) => c.bodyObject)).toEqual([record?.bodyObject]);
   });
 
-  it('runs nothing when the body object is gone, and hands the delivery to people with that reason', async () => {
+  it('runs nothing when the body object is gone, fails the record with that reason, and hands its copy to people', async () => {
     // Prepare: the object deleted under the record (what a too-short lifecycle would do)
     const bucket = await testBodyBucket();
     const runs = recording();
@@ -95,10 +95,11 @@ describe('the executor with a bucket of large bodies', () => {
     await fx.drain(30_000);
     // Assess
     expect(runs.runs).toHaveLength(0);
-    expect((await fx.record(key))?.status).toBe('RECEIVED');
     const copies = await fx.takeDeadLetters();
     expect(copies).toHaveLength(1);
     expect(String(copies[0]?.reason)).toContain('body object');
+    // FAILED, not RECEIVED for its whole TTL: a person sees it, and its copy's last receive marked it.
+    expect(await fx.record(key)).toMatchObject({ status: 'FAILED', lastError: copies[0]?.reason, deadLetterId: copies[0]?.deadLetterId, deadLettered: copies[0]?.deadLetterId });
   });
 
   it('renews an object older than the renewal threshold before it runs, and not a fresh one', async () => {

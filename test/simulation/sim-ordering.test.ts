@@ -90,6 +90,7 @@ describe('the places the simulation observes', () => {
       placeIfAbsent: () => Promise.resolve(next().place ?? 0),
       turn: () => Promise.resolve(next().turn ?? { kind: 'none' }),
       markWaiting: unused,
+      keep: unused,
       advance: unused,
       skip: unused,
       view: unused,

@@ -115,6 +115,7 @@ export class ObservedPlaces {
         onMark?.();
         return order.markWaiting(...a);
       },
+      keep: (...a) => order.keep(...a),
       advance: (...a) => order.advance(...a),
       skip: (...a) => order.skip(...a),
       view: (...a) => order.view(...a),

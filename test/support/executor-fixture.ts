@@ -34,6 +34,7 @@ import { DynamoDbExecutionStore } from '../../lambdas/store/dynamodb-execution-s
 import { pollOnce } from '../../local/sqs-event-source.ts';
 import type { RouteConfig } from '../../lambdas/config/route-config.ts';
 import type { MessageVisibility } from '../../lambdas/ports/message-visibility.ts';
+import type { WorkQueue } from '../../lambdas/ports/work-queue.ts';
 import type { BreakerDeps } from '../../lambdas/ingest/circuit-breaker.ts';
 import { DynamoDbRouteStateStore } from '../../lambdas/store/dynamodb-route-state-store.ts';
 import type { PollResult, SqsHandler } from '../../local/sqs-event-source.ts';
@@ -166,6 +167,10 @@ export interface ExecutorFixtureOptions {
    * @default 1
    */
   readonly visibilityTimeoutSeconds?: number;
+  /** The ingest's clock (and its deliveries' signatures) follow the executor's offset. @default false: real time */
+  readonly ingestFollowsClock?: boolean;
+  /** Wraps the ingest's work queue (to stall or watch its sends). @default - the queue as it is */
+  readonly ingestQueue?: (queue: WorkQueue) => WorkQueue;
 }
 
 export async function executorFixture(options: ExecutorFixtureOptions = {}): Promise<ExecutorFixture> {
@@ -181,8 +186,11 @@ export async function executorFixture(options: ExecutorFixtureOptions = {}): Pro
     ...(r.name === ROUTE && options.action !== undefined ? { action: options.action } : {}),
   }));
   const table = options.eventsTable ?? inject('eventsTable');
+  let offsetMs = (): number => 0;
   const ingest = await ingestFixture({
     queueUrl: pair.queueUrl,
+    ...(options.ingestFollowsClock === true ? { now: () => Date.now() + offsetMs() } : {}),
+    ...(options.ingestQueue === undefined ? {} : { queue: options.ingestQueue(new SqsWorkQueue(sqs, pair.queueUrl)) }),
     routes,
     tableName: table,
     ...(options.breaker === undefined ? {} : { breaker: options.breaker }),
@@ -221,7 +229,7 @@ export async function executorFixture(options: ExecutorFixtureOptions = {}): Pro
       metrics: createMetrics('retryproof-executor-test'),
     }),
     async deliver(payload, key = uniqueKey(ROUTE)) {
-      const delivery = signedDelivery(ROUTE, key, { payload });
+      const delivery = signedDelivery(ROUTE, key, { payload, ...(options.ingestFollowsClock === true ? { nowSeconds: Math.floor(fx.now() / 1000) } : {}) });
       delivered.set(key, delivery.body);
       const answer = await ingest.invoke(delivery);
       if (answer.statusCode !== 202) throw new Error(`ingest answered ${String(answer.statusCode)}: ${String(answer.body)}`);
@@ -292,5 +300,6 @@ export async function executorFixture(options: ExecutorFixtureOptions = {}): Pro
       return { ...workMessageOf(record, payload) };
     },
   };
+  offsetMs = () => fx.clockOffsetMs;
   return fx;
 }
