@@ -436,6 +436,7 @@ export async function executeMessage(deps: ExecutorDeps, message: QueuedMessage)
     // Not the first receive: the worker of an earlier one may have died, so keep the payload
     // where the reconciler finds it, should this message too be lost (the queue's backstop).
     ...(message.receiveCount > 1 ? { payload: carried } : {}),
+    ...(line === undefined ? {} : { linePlace: line.place }),
   });
   switch (lease.kind) {
     case 'completed':

@@ -41,6 +41,11 @@ export interface LeaseRequest extends RecordRef {
   readonly fingerprint?: string;
   /** Kept on the record: set when this is not the message's first receive (its first run's worker may have died). */
   readonly payload?: Payload;
+  /**
+   * On a route ordered per entity: the place whose turn this run is. A person's skip of that place
+   * fences it (record-transitions.ts, fenceSkip): the lease is refused, as if locked. @default - not ordered
+   */
+  readonly linePlace?: number;
 }
 
 /** The outcome of parking a message's record while its route is paused. */

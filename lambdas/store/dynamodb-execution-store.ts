@@ -74,6 +74,8 @@ function blockedLease(old: Record<string, unknown> | undefined, ref: LeaseReques
   if (record.status === RECORD_STATUS.completed) return { kind: 'completed', record };
   if (record.status === RECORD_STATUS.failed) return { kind: 'failed', record };
   if (record.status === RECORD_STATUS.executing && leaseHolds(record.leaseUntil, nowMs, takeoverMs)) return { kind: 'locked', record };
+  // A person skipped this run's place: it comes back in a moment, and finds its place at the line's end.
+  if (ref.linePlace !== undefined && old.lineSkipped === ref.linePlace) return { kind: 'locked', record };
   return { kind: 'exhausted', record };
 }
 

@@ -39,6 +39,9 @@
  *                                                                                     deferrals + 1, lastEnqueuedAt
  *                                                                                     = when the delayed wake-up comes
  *                                                                                     back; expiry as deferForRate's)
+ *   fenceSkip       FAILED, this generation                            -> FAILED, lineSkipped = the place (a person's
+ *                                                                                     order skip, before the line moves;
+ *                                                                                     acquireLease refuses a run at it)
  *   redrive         FAILED, this copy's id, and the copy stamped by SQS
  *                   after every copy of ours was (a person made it)    -> RECEIVED    (executor, a person's redrive;
  *                                                                                     expiry at least MESSAGE_COVER_SECONDS on;
@@ -297,6 +300,8 @@ export interface LeaseParams {
   readonly payload?: Payload;
   /** How long past its end another worker's lease still holds, by our clock. @default TAKEOVER_MARGIN_MS */
   readonly takeoverMs?: number;
+  /** The line's place whose turn this run is: refused when a person's skip fenced it (fenceSkip). @default - not ordered */
+  readonly linePlace?: number;
 }
 
 /**
@@ -311,7 +316,7 @@ export interface LeaseParams {
 export function acquireLease(p: LeaseParams): Transition {
   const kept = keep(p.payload);
   return withNonce({
-    ConditionExpression: `${LIVE} AND attempts < :maxAttempts AND ${p.fingerprint === undefined ? '' : `${GENUINE} AND `}${RUNNABLE}`,
+    ConditionExpression: `${LIVE} AND attempts < :maxAttempts AND ${p.fingerprint === undefined ? '' : `${GENUINE} AND `}${RUNNABLE}${p.linePlace === undefined ? '' : ` AND ${NOT_SKIPPED}`}`,
     UpdateExpression:
       `SET #status = :executing, leaseUntil = :leaseUntil, leaseSeconds = :leaseSeconds, leaseToken = :token, claimedAt = :now${kept.set} ` +
       'REMOVE #gsi2pk, #gsi2sk, waitingTurn, lineEntity ADD attempts :one, runs :one',
@@ -323,7 +328,26 @@ export function acquireLease(p: LeaseParams): Transition {
       ':leaseSeconds': p.leaseMs / 1000,
       ':token': p.token,
       ':one': 1,
+      ...(p.linePlace === undefined ? {} : { ':linePlace': p.linePlace }),
     },
+  });
+}
+
+/** The run's place in its line was not skipped by a person (fenceSkip). */
+const NOT_SKIPPED = '(attribute_not_exists(lineSkipped) OR lineSkipped <> :linePlace)';
+
+/**
+ * A person's `order skip` of a FAILED head, before its line's cursor moves past `place`: FAILED
+ * stays FAILED, `lineSkipped` names the place. A redrive that lands between the skip's read and
+ * its move either came first (this write is refused, and so is the skip) or runs no lease at
+ * that place (acquireLease's NOT_SKIPPED): the head never runs beside the waiter the skip wakes.
+ */
+export function fenceSkip(p: { receivedAt: number; place: number }): Transition {
+  return withNonce({
+    ConditionExpression: '#status = :failed AND receivedAt = :receivedAt',
+    UpdateExpression: 'SET lineSkipped = :place',
+    ExpressionAttributeNames: STATUS,
+    ExpressionAttributeValues: { ':failed': S.failed, ':receivedAt': p.receivedAt, ':place': p.place },
   });
 }
 

@@ -79,7 +79,7 @@ import { SimInvalidParameterValue, SimMessageVisibility, SimWorkQueue, Simulated
 import { FreshBodyWorkQueue } from '../../lambdas/queue/fresh-body-work-queue.ts';
 import { bodyObjectLifeDays, bodyObjectRenewAfterSeconds, longestTtlSeconds } from '../../lambdas/domain/body-object.ts';
 import { SimBuckets } from './sim-body-objects.ts';
-import { type ObservedPlace, ObservedPlaces, checkLines, customerOf } from './sim-ordering.ts';
+import { type ObservedPlace, ObservedPlaces, checkAcceptedOrder, checkLines, customerOf } from './sim-ordering.ts';
 import { DynamoDbEntityOrder } from '../../lambdas/store/dynamodb-entity-order.ts';
 import type { EntityOrder } from '../../lambdas/ports/entity-order.ts';
 import type { BodyFaultPlan } from './sim-body-objects.ts';
@@ -263,6 +263,12 @@ export interface RunShape {
    * the reconciler's own tests (test/reconciler/reconciler-window.test.ts).
    */
   readonly timeShards: number;
+  /**
+   * In a run of weeks with an ordered pay route: that route is paused from the start to the
+   * settle, longer than its records' TTL, so every place its work took must outlive the pause
+   * (issue 43, defect 2). The schedule's own pauses and resumes then touch the other route.
+   */
+  readonly longPause: boolean;
 }
 
 /** A DynamoDB brownout: most attempts throttled, failing or slow, so some calls exhaust the SDK's attempts. */
@@ -317,7 +323,9 @@ export function shapeOf(seed: number): RunShape {
   const ordered = prng(seed ^ 0x0de7)() < 0.5;
   // And the byTime partitions.
   const timeShards = [1, 1, 2, EVENTS_TABLE.timeShards][Math.floor(prng(seed ^ 0x7135)() * 4)] ?? 1;
-  return { ...shape, long, dynamo: { ...shape.dynamo, slow, conflict }, regions, replicationLagMs, rate, claimCheck, shortTtl, lastDayRedrives, longForShortTtl, ordered, timeShards };
+  // And the pause longer than a place lives.
+  const longPause = long && ordered && prng(seed ^ 0x1a05e)() < 0.4;
+  return { ...shape, long, dynamo: { ...shape.dynamo, slow, conflict }, regions, replicationLagMs, rate, claimCheck, shortTtl, lastDayRedrives, longForShortTtl, ordered, timeShards, longPause };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -375,6 +383,12 @@ export interface RunStats {
   deliveries: number;
   executions: number;
   crashes: number;
+  /** Runs whose ordered pay route was paused from the start to the settle (RunShape.longPause). */
+  longPauses: number;
+  /** Action errors whose text held a character SQS refuses. */
+  refusedCharErrors: number;
+  /** Ingests killed after their send and before their place in an ordered line. */
+  killedBeforePlace: number;
   timeouts: number;
   redrives: number;
   reconcilerRuns: number;
@@ -495,6 +509,9 @@ export function emptyStats(): RunStats {
     deliveries: 0,
     executions: 0,
     crashes: 0,
+    longPauses: 0,
+    refusedCharErrors: 0,
+    killedBeforePlace: 0,
     timeouts: 0,
     redrives: 0,
     reconcilerRuns: 0,
@@ -685,6 +702,10 @@ interface KeyState {
   answeredSeq?: number;
   /** When its sender first sent it, true time: the sender retries within its retry window only. */
   firstSentAt?: number;
+  /** The event number (see `arrivals`) of its first delivery's arrival. */
+  firstArrivalSeq?: number;
+  /** Its creating delivery was answered 202 with no place taken in its line (placeFailed): it is placed later, by a worker. */
+  placeFailed?: boolean;
   /** The first delivery's headers as signed then: what a replayer captured. */
   captured?: Record<string, string>;
   /** Its record went FAILED at some point: a person was told (the DLQ, the report). */
@@ -762,7 +783,7 @@ function workKey(route: string, key: string): string {
 export async function runSchedule(env: SimulationEnv, seed: number, ops: readonly Op[], options: RunOptions = {}): Promise<RunResult> {
   const drawn = shapeOf(seed);
   const { rate: _rate, ...unlimited } = drawn;
-  const shape: RunShape = options.noRateLimit === true ? { ...unlimited, long: drawn.long && !drawn.longForShortTtl, shortTtl: false, lastDayRedrives: false, longForShortTtl: false, ordered: false } : drawn;
+  const shape: RunShape = options.noRateLimit === true ? { ...unlimited, long: drawn.long && !drawn.longForShortTtl, shortTtl: false, lastDayRedrives: false, longForShortTtl: false, ordered: false, longPause: false } : drawn;
   const random = prng(seed ^ 0xa11ce);
   let nowMs = EPOCH;
   const startMs = nowMs;
@@ -1338,8 +1359,15 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       await call('downstream.prepare');
       const roll = random();
       const stutter = k.runs.length <= k.stutters;
-      if ((k.hopeless && !(downstreamFixed && k.fixable)) || stutter || roll < 0.06) throw new RetryableActionError('simulated downstream 503 before anything');
-      if (roll < 0.1) throw new PermanentActionError('simulated refusal');
+      // Some errors hold characters SQS refuses (U+FFFF, U+FFFE): a last error, and the copy that carries it, must still travel.
+      if ((k.hopeless && !(downstreamFixed && k.fixable)) || stutter || roll < 0.06) {
+        if (roll < 0.03) stats.refusedCharErrors++;
+        throw new RetryableActionError(roll < 0.03 ? 'simulated downstream 503 before anything: \uFFFE' : 'simulated downstream 503 before anything');
+      }
+      if (roll < 0.1) {
+        if (roll < 0.08) stats.refusedCharErrors++;
+        throw new PermanentActionError(roll < 0.08 ? 'simulated refusal: upstream said \uFFFF' : 'simulated refusal');
+      }
       const idem = ctx.idempotencyKey;
       let own: SimLedgerEntry | undefined;
       // The orders this worker posted for and has not charged yet (the crash-after-post operation's mark).
@@ -1689,6 +1717,8 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       if (k.inFlight > 0) k.concurrent = true;
       k.inFlight++;
       stats.deliveries++;
+      const arrival = ++arrivals;
+      k.firstArrivalSeq ??= arrival;
       await sched.spawn(
         'ingest',
         `ingest ${k.key}`,
@@ -1700,6 +1730,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
             trace?.(`ingest ${k.key} answered: ${outcome.kind}${outcome.kind === 'duplicate' ? ` ${outcome.answerAs}, repeats ${String(outcome.repeats)}` : ''}`);
             k.answered = true;
             k.answeredSeq ??= ++arrivals;
+            if (outcome.kind === 'accepted' && outcome.placeFailed === true) k.placeFailed = true;
           } catch (error) {
             // A 5xx (DynamoDB or SQS down) or a 4xx: the sender retries, as later duplicates of the schedule.
             trace?.(`ingest ${k.key} refused: ${String(error)}`);
@@ -1708,7 +1739,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
             k.inFlight--;
           }
         },
-        { deadlineMs: nowMs + INGEST_TIMEOUT_MS, arrival: ++arrivals, region },
+        { deadlineMs: nowMs + INGEST_TIMEOUT_MS, arrival, region },
       );
     };
 
@@ -1794,6 +1825,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     const killActor = (actor: Actor, why: 'crash' | 'timeout'): void => {
       trace?.(`${why} kills ${actor.label} (#${actor.id}) at ${actor.waiters.map((w) => w.label).join(' | ')}`);
       sched.kill(actor);
+      if (actor.kind === 'ingest' && actor.waiters.some((w) => w.label === 'order.place')) stats.killedBeforePlace++;
       if (why === 'crash') stats.crashes++;
       else stats.timeouts++;
       for (const messageId of (actor.meta.messageIds as string[] | undefined) ?? []) crashed.set(messageId, (crashed.get(messageId) ?? 0) + 1);
@@ -2284,6 +2316,14 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     };
 
     trace?.(`run of seed ${seed}, ${ops.length} operations`);
+    if (shape.longPause) {
+      // Paused from the start to the settle: longer than a place lives (RunShape.longPause).
+      stats.longPauses++;
+      await sched.spawn('operator', `pause ${routeNames.pay} for weeks`, async () => {
+        await control.pause(routeNames.pay, 'simulated pause of weeks');
+      });
+      await drainActors();
+    }
     for (const { op, a, b } of ops) {
       stats.steps++;
       if (eventual) await replicateDue();
@@ -2455,7 +2495,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
           }
           break;
         case 'pause': {
-          const route = a < 0.8 ? routeNames.pay : routeNames.alt;
+          const route = a < 0.8 && !shape.longPause ? routeNames.pay : routeNames.alt;
           stats.pauses++;
           await sched.spawn('operator', `pause ${route}`, async () => {
             await control.pause(route, 'simulated operator pause');
@@ -2463,7 +2503,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
           break;
         }
         case 'resume': {
-          const route = a < 0.8 ? routeNames.pay : routeNames.alt;
+          const route = a < 0.8 && !shape.longPause ? routeNames.pay : routeNames.alt;
           stats.resumes++;
           await sched.spawn('operator', `resume ${route}`, async () => {
             await control.resume(route);
@@ -2541,6 +2581,13 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     // ---- settle: no more faults; let every actor end, then let the queue and the reconciler do their work.
     sqsDown = false;
     dynamoPlan = undefined;
+    if (shape.longPause) {
+      await drainActors();
+      await sched.spawn('operator', `resume ${routeNames.pay} after weeks`, async () => {
+        await control.resume(routeNames.pay);
+      });
+      await drainActors();
+    }
     await answerEveryKey();
     for (let round = 0; round < 3; round++) {
       await drainQueue();
@@ -2616,8 +2663,18 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       if (!eventual) {
         const ordered = [...keys.values()]
           .filter((k) => k.route === routeNames.pay)
-          .map((k) => ({ route: k.route, key: k.key, entity: customerOf(k.order), runs: k.runs }));
+          .map((k) => ({
+            route: k.route,
+            key: k.key,
+            entity: customerOf(k.order),
+            runs: k.runs,
+            everFailed: k.everFailed,
+            ...(k.answeredSeq === undefined ? {} : { answeredSeq: k.answeredSeq }),
+            ...(k.firstArrivalSeq === undefined ? {} : { firstArrivalSeq: k.firstArrivalSeq }),
+            ...(k.placeFailed === true ? { placeFailed: true } : {}),
+          }));
         checkLines(ordered, violations, stats);
+        checkAcceptedOrder(ordered, violations);
       }
     }
     if (shape.rate !== undefined) {

@@ -179,3 +179,46 @@ export function checkLines(keys: readonly OrderedKey[], violations: string[], st
 function placeText(at: ObservedPlace): string {
   return at.generation === 0 ? `place ${at.place}` : `place ${at.place} of the line's start number ${at.generation + 1}`;
 }
+
+/** A record as the acceptance-order check sees it. */
+export interface AcceptedKey extends OrderedKey {
+  /** The event number of its first 2xx answer (the simulation's `arrivals` count). */
+  readonly answeredSeq?: number;
+  /** The event number of its first delivery's arrival. */
+  readonly firstArrivalSeq?: number;
+  /** Its record went FAILED at some point: a person may have skipped it, or redriven it to the end of its line. */
+  readonly everFailed: boolean;
+  /** Its creating delivery was answered with no place taken: it is placed by its first worker, later. */
+  readonly placeFailed?: boolean;
+}
+
+/**
+ * The guarantee in acceptance terms (docs/ordering.md): a record answered 2xx before another of
+ * its entity first arrived runs first, unless a person passed it (it went FAILED), or its place
+ * could not be taken at ingest. It holds across pauses of any length (issue 43, defect 2): a run
+ * of the later record that starts before the earlier record's first run is a lost place.
+ */
+export function checkAcceptedOrder(keys: readonly AcceptedKey[], violations: string[]): void {
+  const firstStart = (k: AcceptedKey): number | undefined => {
+    const generation = k.runs[0]?.budget.split('/')[0];
+    const starts = k.runs.filter((r) => r.budget.split('/')[0] === generation && r.firstCallSeq !== undefined).map((r) => r.firstCallSeq as number);
+    return starts.length === 0 ? undefined : Math.min(...starts);
+  };
+  const byLine = new Map<string, AcceptedKey[]>();
+  for (const k of keys) byLine.set(`${k.route}\u0000${k.entity}`, [...(byLine.get(`${k.route}\u0000${k.entity}`) ?? []), k]);
+  for (const members of byLine.values()) {
+    for (const earlier of members) {
+      if (earlier.answeredSeq === undefined || earlier.everFailed || earlier.placeFailed === true) continue;
+      const earlierStart = firstStart(earlier);
+      for (const later of members) {
+        if (later === earlier || later.firstArrivalSeq === undefined || later.firstArrivalSeq < earlier.answeredSeq) continue;
+        const laterStart = firstStart(later);
+        if (laterStart === undefined || (earlierStart !== undefined && earlierStart < laterStart)) continue;
+        violations.push(
+          `${earlier.entity} on ${earlier.route}: ${later.key} ran before ${earlier.key}, which was answered 2xx before ${later.key} first arrived` +
+            `${earlierStart === undefined ? ' and never ran' : ''}: the line lost its accepted order`,
+        );
+      }
+    }
+  }
+}

@@ -88,6 +88,13 @@
  * What it leaves out on purpose: queue-level delays (DelaySeconds as a queue attribute), long polling, the asynchronous pace of a move task
  * (it completes at once, and moves in-flight messages too), short polling's empty answers, and
  * FIFO queues.
+ *
+ * [D8] Message contents. "A message can include only XML, JSON, and unformatted text. The
+ *   following Unicode characters are allowed ... #x9 | #xA | #xD | #x20 to #xD7FF | #xE000 to
+ *   #xFFFD | #x10000 to #x10FFFF. If a message contains characters outside the allowed set,
+ *   Amazon SQS rejects the message and returns an InvalidMessageContents error." (SendMessage,
+ *   MessageBody, in the SDKs' API reference of 2026; older copies said SQS replaced them with
+ *   U+FFFD.) Hence `send` refuses a body or attribute value holding one, whole.
  */
 import type { MessageVisibility } from '../../lambdas/ports/message-visibility.ts';
 import type { SendOptions, WorkQueue } from '../../lambdas/ports/work-queue.ts';
@@ -163,6 +170,14 @@ export interface SimReceivedMessage {
 export class SimInvalidParameterValue extends Error {
   override readonly name = 'InvalidParameterValue';
 }
+
+/** SendMessage with a character outside SQS's set [D8]. */
+export class SimInvalidMessageContents extends Error {
+  override readonly name = 'InvalidMessageContents';
+}
+
+/** What SQS accepts: #x9 | #xA | #xD | #x20 to #xD7FF | #xE000 to #xFFFD | #x10000 to #x10FFFF [D8]. */
+const REFUSED_BY_SQS = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
 
 /**
  * ChangeMessageVisibility past 12 hours after the receive [D2]. SQS answers it as any other
@@ -268,6 +283,11 @@ export class SimulatedQueue {
   send(body: string, messageAttributes: Record<string, { DataType: string; StringValue?: string }> = {}, delaySeconds = 0): string {
     if (!Number.isInteger(delaySeconds) || delaySeconds < 0 || delaySeconds > MAX_DELAY_SECONDS) {
       throw new SimInvalidParameterValue(`Value ${delaySeconds} for parameter DelaySeconds is invalid. Reason: must be an integer from 0 to ${MAX_DELAY_SECONDS}.`);
+    }
+    // [D8] A body or attribute value with a character outside SQS's set is refused whole.
+    for (const text of [body, ...Object.values(messageAttributes).map((a) => a.StringValue ?? '')]) {
+      const refused = REFUSED_BY_SQS.exec(text);
+      if (refused !== null) throw new SimInvalidMessageContents(`Invalid characters found. Character U+${(refused[0].codePointAt(0) ?? 0).toString(16).toUpperCase()} is not allowed.`);
     }
     const attributes: SimReceivedMessage['messageAttributes'] = {};
     for (const [name, { DataType, StringValue }] of Object.entries(messageAttributes)) {
