@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { EntityOrder, LineRef, Turn } from '../../lambdas/ports/entity-order.ts';
-import { type ObservedPlace, ObservedPlaces, type OrderedKey, type OrderedRun, checkLines } from './sim-ordering.ts';
+import { type AcceptedKey, type ObservedPlace, ObservedPlaces, type OrderedKey, type OrderedRun, checkAcceptedOrder, checkLines } from './sim-ordering.ts';
 
 /** A run of one budget at `place` (generation 0 unless given), between the action calls `from` and `to`. */
 function run(place: number, from: number, to: number, options: { generation?: number; budget?: string; attempt?: number } = {}): OrderedRun {
@@ -125,5 +125,32 @@ describe('the places the simulation observes', () => {
     await order.turn(ref('k1'), 0, 0);
     // Assess
     expect(observed.current('pay', 'k1')).toEqual({ generation: 0, place: 1 });
+  });
+});
+
+describe('the acceptance-order check of the simulation', () => {
+  /** A record answered at event `answered` (undefined: never), first arriving at `arrived`, with its runs. */
+  function accepted(name: string, arrived: number, answered: number | undefined, runs: OrderedRun[], extra: Partial<AcceptedKey> = {}): AcceptedKey {
+    return { route: 'pay', key: name, entity: 'cus_1', runs, firstArrivalSeq: arrived, everFailed: false, ...(answered === undefined ? {} : { answeredSeq: answered }), ...extra };
+  }
+  function judgeAccepted(keys: AcceptedKey[]): string[] {
+    const violations: string[] = [];
+    checkAcceptedOrder(keys, violations);
+    return violations;
+  }
+
+  it('flags a record that ran before one answered 2xx before it first arrived: a lost place (issue 43, a pause past the places\' life)', () => {
+    // Arrange: k0 answered at event 2; k4 arrived at event 3, and ran first at a place of its own.
+    const keys = [accepted('k0', 1, 2, [run(3, 10, 11)]), accepted('k4', 3, 4, [run(2, 5, 6)])];
+    // Act, Assess
+    expect(judgeAccepted(keys)).toEqual(['cus_1 on pay: k4 ran before k0, which was answered 2xx before k4 first arrived: the line lost its accepted order']);
+  });
+
+  it('passes copies that raced (the later one arrived before the first was answered), a FAILED first one, and one whose place failed at ingest', () => {
+    const raced = [accepted('k0', 1, 3, [run(2, 10, 11)]), accepted('k1', 2, 4, [run(1, 5, 6)])];
+    const failed = [accepted('k0', 1, 2, [run(3, 10, 11)], { everFailed: true }), accepted('k4', 3, 4, [run(2, 5, 6)])];
+    const unplaced = [accepted('k0', 1, 2, [run(3, 10, 11)], { placeFailed: true }), accepted('k4', 3, 4, [run(2, 5, 6)])];
+    const inOrder = [accepted('k0', 1, 2, [run(1, 5, 6)]), accepted('k4', 3, 4, [run(2, 10, 11)])];
+    expect([raced, failed, unplaced, inOrder].map(judgeAccepted)).toEqual([[], [], [], []]);
   });
 });
