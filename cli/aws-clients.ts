@@ -16,6 +16,7 @@
  */
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { LambdaClient } from '@aws-sdk/client-lambda';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { UsageError } from './errors.ts';
@@ -31,6 +32,8 @@ export interface AwsClients {
    * record accepted there): the client follows S3's redirect to it (followRegionRedirects).
    */
   s3(region: string): S3Client;
+  /** The receiver's own functions: `reconcile` runs its reconciler, which holds the receiver's ledgers. */
+  lambda(region: string): LambdaClient;
 }
 
 /** The profile the SDK will use: AWS_PROFILE, else `default` (getProfileName in @smithy/core/config). */
@@ -59,6 +62,7 @@ export function sdkClients(env: NodeJS.ProcessEnv): AwsClients {
     dynamo: (region) => new DynamoDBClient({ ...profile, region }),
     sqs: (region) => new SQSClient({ ...profile, region }),
     s3: (region) => new S3Client({ ...profile, region, followRegionRedirects: true }),
+    lambda: (region) => new LambdaClient({ ...profile, region }),
   };
 }
 

@@ -48,6 +48,8 @@ export interface Target {
   readonly localRegion?: string;
   /** The deployed receiver's descriptor; undefined locally. */
   readonly receiver?: ReceiverDescriptor;
+  /** The deployed receiver's stack and the Region it was found in; undefined locally. */
+  readonly stack?: { readonly name: string; readonly region: string };
   readonly dynamo: DynamoDBClient;
   readonly sqs: SQSClient;
   readonly eventsTable: string;
@@ -197,6 +199,7 @@ async function deployedTarget(stackName: string, flags: TargetFlags, aws: AwsCli
     kind: 'aws',
     description: flags.receiver === undefined ? `stack ${stackName}` : `receiver ${descriptor.receiver} of stack ${stackName}`,
     receiver: descriptor,
+    stack: { name: found.stackName, region },
     dynamo,
     sqs,
     eventsTable: descriptor.eventsTable,

@@ -1,22 +1,23 @@
 /** `retryproof reconcile [--window 24h]`: one reconciliation run now, with its report. */
-import { demoLedgers } from '../../lambdas/demo/dynamodb-ledger.ts';
-import { createReconciler } from '../../lambdas/reconciler/create-reconciler.ts';
 import type { ReconcileReport } from '../../lambdas/reconciler/reconcile.ts';
 import { CliError, UsageError } from '../errors.ts';
 import { durationFlag } from '../args.ts';
 import type { Command } from '../command.ts';
 import { table } from '../output.ts';
+import { reconcileDeployed } from '../reconciler-function.ts';
 
 const USAGE = `retryproof reconcile [--window 24h] [--settle 5m] (--local [--region R] | --stack NAME) [--json]
 
 Runs the reconciler once, over [now - window, now - settle]: re-enqueues stuck work,
 reverses duplicate ledger effects (keeping the entry of the run that completed the work, else
 the earliest), and lists what needs a person. Safe to run beside the scheduled run: every
-correction is conditional. On a deployed stack, with neither flag, it is one more scheduled
-run: it continues a window the last run left unfinished (the reconciler's cursor), or does
-nothing while a scheduled run holds it. Locally one run covers every Region's records (they
-share one table); --region R runs R's reconciler, which re-enqueues onto R's queue
-(default: the first Region's).
+correction is conditional. On a deployed stack the receiver's own reconciler function runs
+(lambda:InvokeFunction), with the ledgers its actions declare, and the CLI prints its report; a
+function it cannot run is an error (exit 1) saying no ledger was checked. There, with neither
+flag, it is one more scheduled run: it continues a window the last run left unfinished (the
+reconciler's cursor), or does nothing while another run holds it or one finished moments ago.
+Locally one run covers every Region's records (they share one table); --region R runs R's
+reconciler, which re-enqueues onto R's queue (default: the first Region's).
 
   --window D   how far back (default: the receiver's configured window, as it runs)
   --settle D   work younger than this is left alone; 0s for none (default: the receiver's settle
@@ -24,7 +25,7 @@ share one table); --region R runs R's reconciler, which re-enqueues onto R's que
 
 JSON: the run's report: {"runId", "window", "counts": {"scanned", "reenqueued", "reversed",
 "missing", "orphans", "failed", "parked", "needsAttention"}, "needsAttention": [...], "reversals": [...],
-"stoppedEarly", "stoppedAt"?, "cursor"?, "skipped"?}`;
+"stoppedEarly", "stoppedAt"?, "cursor"?, "skipped"?, "notDue"?}`;
 
 function windowTooShort(windowText: string, settleText: string): UsageError {
   return new UsageError(`--window ${windowText} must be longer than --settle ${settleText}: a run reconciles [now - window, now - settle]`, USAGE);
@@ -71,6 +72,7 @@ export const reconcileCommand: Command = {
     const scheduled = values.window === undefined && values.settle === undefined;
     // Locally, the stack's own reconciler runs: it has the routes and ledgers of the
     // configuration the stack was started with (npm start -- --config), not only the demo's.
+    // Deployed, the receiver's own function does, for the same reason (reconciler-function.ts).
     const report =
       target.localUrl !== undefined
         ? await reconcileOnStack(target.localUrl, {
@@ -78,22 +80,8 @@ export const reconcileCommand: Command = {
             settleSeconds: settleMs / 1000,
             stuckAfterSeconds: reconciliation.stuckAfterSeconds,
           })
-        : await createReconciler({
-            dynamo: target.dynamo,
-            eventsTable: target.eventsTable,
-            ...(target.ledgerTable === undefined ? {} : { ledgers: demoLedgers(target.dynamo, target.ledgerTable) }),
-            sqs: target.sqs,
-            queueUrl: target.queueUrl,
-            routeQueueUrls: target.routeQueueUrls ?? {},
-            // A re-send of work whose body is in the bucket keeps its object alive first.
-            ...(target.s3 === undefined || target.bodyBucket === undefined ? {} : { s3: target.s3, bodyBucket: target.bodyBucket }),
-            config: target.config,
-            now: ctx.now,
-          }).run({
-            ...(scheduled ? {} : window),
-            onProgress: ({ pages, records }) => {
-              ctx.progress(`reconcile: ${records} records read (${pages} pages)`);
-            },
+        : await reconcileDeployed(target, ctx.aws, ctx.env, scheduled ? {} : window, (text) => {
+            ctx.progress(text);
           });
     if (ctx.json) {
       ctx.print(`${JSON.stringify(report, null, 2)}\n`);
@@ -101,6 +89,11 @@ export const reconcileCommand: Command = {
     }
     if (report.skipped !== undefined) {
       ctx.print(`another run holds the window until ${new Date(report.skipped.leaseUntil).toISOString()} (${report.skipped.holder}): nothing done\n`);
+      return 0;
+    }
+    if (report.notDue !== undefined) {
+      const ago = Math.round(report.notDue.minGapMs / 60_000);
+      ctx.print(`a run finished the window up to ${new Date(report.notDue.finishedToMs).toISOString()} less than ${ago} min before this one's would end: nothing done (pass --window to run a window now)\n`);
       return 0;
     }
     const c = report.counts;

@@ -12,6 +12,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
+import { LambdaClient } from '@aws-sdk/client-lambda';
 import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
@@ -83,6 +84,7 @@ describe('a deployed receiver\'s bucket of large bodies, from its descriptor', (
       s3Regions.push(region);
       return new S3Client({ region, credentials });
     },
+    lambda: (region) => new LambdaClient({ region, credentials }),
   };
 
   it('carries the descriptor\'s bodyBucket, with an S3 client in the receiver\'s Region, to the operator verbs', async () => {

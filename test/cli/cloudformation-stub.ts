@@ -1,12 +1,18 @@
 /**
- * A CloudFormation client stub that answers DescribeStacks and GetTemplate from really
+ * A CloudFormation client stub that answers DescribeStacks, GetTemplate and DescribeStackResource from really
  * synthesized templates. There is no CloudFormation emulator, so this is the stand-in: the
  * templates are what `cdk synth` writes (aws-cdk-lib in the test), and each output value's
  * Ref, Fn::GetAtt and Fn::Join is resolved to a plausible physical value, the way
  * CloudFormation resolves them on deploy. Errors are thrown as the SDK throws them.
  */
-import { CloudFormationServiceException, DescribeStacksCommand, GetTemplateCommand } from '@aws-sdk/client-cloudformation';
-import type { CloudFormationClient, DescribeStacksCommandOutput, GetTemplateCommandOutput, Stack } from '@aws-sdk/client-cloudformation';
+import { CloudFormationServiceException, DescribeStackResourceCommand, DescribeStacksCommand, GetTemplateCommand } from '@aws-sdk/client-cloudformation';
+import type {
+  CloudFormationClient,
+  DescribeStackResourceCommandOutput,
+  DescribeStacksCommandOutput,
+  GetTemplateCommandOutput,
+  Stack,
+} from '@aws-sdk/client-cloudformation';
 import { Stack as CdkStack, Token } from 'aws-cdk-lib';
 import type { CfnElement } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
@@ -114,6 +120,16 @@ export function noSuchStack(name: string): CloudFormationServiceException {
   });
 }
 
+/** The error CloudFormation answers for a logical id the stack does not have (DescribeStackResource). */
+export function noSuchResource(id: string, stackName: string): CloudFormationServiceException {
+  return new CloudFormationServiceException({
+    name: 'ValidationError',
+    $fault: 'client',
+    $metadata: { httpStatusCode: 400, requestId: 'c1e5f1d2-7a57-4c43-9d3b-2f1e0a9b8c7d', attempts: 1, totalRetryDelay: 0 },
+    message: `Resource ${id} does not exist for stack ${stackName}`,
+  });
+}
+
 export interface StubCalls {
   readonly commands: string[];
 }
@@ -124,7 +140,7 @@ export interface StubCalls {
  * instead of every answer.
  */
 export function cloudFormationStub(stacks: readonly DeployedStack[], options: { fail?: () => Error; calls?: StubCalls } = {}): CloudFormationClient {
-  const send = (command: unknown): Promise<DescribeStacksCommandOutput | GetTemplateCommandOutput> => {
+  const send = (command: unknown): Promise<DescribeStacksCommandOutput | GetTemplateCommandOutput | DescribeStackResourceCommandOutput> => {
     options.calls?.commands.push((command as { constructor: { name: string } }).constructor.name);
     if (options.fail !== undefined) return Promise.reject(options.fail());
     const $metadata = { httpStatusCode: 200 };
@@ -142,6 +158,24 @@ export function cloudFormationStub(stacks: readonly DeployedStack[], options: { 
       const found = stacks.find((s) => s.name === command.input.StackName);
       if (found === undefined) return Promise.reject(noSuchStack(command.input.StackName ?? ''));
       return Promise.resolve({ $metadata, TemplateBody: JSON.stringify(found.template) });
+    }
+    if (command instanceof DescribeStackResourceCommand) {
+      const found = stacks.find((s) => s.name === command.input.StackName);
+      if (found === undefined) return Promise.reject(noSuchStack(command.input.StackName ?? ''));
+      const id = command.input.LogicalResourceId ?? '';
+      const resource = found.template.Resources[id];
+      if (resource === undefined) return Promise.reject(noSuchResource(id, found.name));
+      return Promise.resolve({
+        $metadata,
+        StackResourceDetail: {
+          StackName: found.name,
+          LogicalResourceId: id,
+          PhysicalResourceId: resolveValue(found, { Ref: id }),
+          ResourceType: resource.Type,
+          ResourceStatus: 'CREATE_COMPLETE',
+          LastUpdatedTimestamp: new Date(0),
+        },
+      });
     }
     return Promise.reject(new Error(`the stub does not answer ${(command as { constructor: { name: string } }).constructor.name}`));
   };

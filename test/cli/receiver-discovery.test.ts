@@ -8,6 +8,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { S3Client } from '@aws-sdk/client-s3';
+import { LambdaClient } from '@aws-sdk/client-lambda';
 import { App, CfnOutput, Stack } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import type { AwsClients } from '../../cli/aws-clients.ts';
@@ -55,7 +56,7 @@ const legacy = synthesize({
 const STACKS: DeployedStack[] = [deployedStack(consumer), deployedStack(single), deployedStack(unrelated), deployedStack(legacy.stack)];
 const stackOf = (name: string): DeployedStack => STACKS.find((s) => s.name === name)!;
 
-/** AWS clients whose CloudFormation is the stub; DynamoDB and SQS are never called here. */
+/** AWS clients whose CloudFormation is the stub; DynamoDB, SQS, S3 and Lambda are never called here. */
 function stubAws(calls?: StubCalls): AwsClients {
   return {
     region: () => Promise.resolve(REGION),
@@ -63,6 +64,7 @@ function stubAws(calls?: StubCalls): AwsClients {
     dynamo: (region) => new DynamoDBClient({ region, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }),
     sqs: (region) => new SQSClient({ region, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }),
     s3: (region) => new S3Client({ region, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }),
+    lambda: (region) => new LambdaClient({ region, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }),
   };
 }
 

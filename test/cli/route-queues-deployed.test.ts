@@ -9,6 +9,7 @@
  * tasks: the SQS client answers them itself, and keeps the request it was given.
  */
 import { randomUUID } from 'node:crypto';
+import { LambdaClient } from '@aws-sdk/client-lambda';
 import { GetQueueAttributesCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSClient, StartMessageMoveTaskCommandInput } from '@aws-sdk/client-sqs';
 import { Stack } from 'aws-cdk-lib';
@@ -81,6 +82,7 @@ const aws: AwsClients = {
   dynamo: () => localDynamoClient(inject('dynamoEndpoint')),
   sqs: () => withMoveTasks(localSqsClient(inject('sqsEndpoint'))),
   s3: () => localS3Client(inject('sqsEndpoint')),
+  lambda: (region) => new LambdaClient({ region, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }),
 };
 
 async function cli(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
