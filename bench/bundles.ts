@@ -1,7 +1,8 @@
 /**
  * Bundle size and cold init of each receiver's ingest function. Each entry is bundled the
  * way lib/stateless/retryproof-function.ts bundles retryproof (esbuild, minified ESM,
- * platform node, target node24, module before main, a createRequire banner), once with
+ * platform node, target node24, module before main, a createRequire banner; for retryproof,
+ * its configuration defined into the code), once with
  * the AWS SDK bundled and once with @aws-sdk/* left to the runtime. Cold init is the time
  * to import the bundle in a fresh Node 24 process, the handler's INIT phase in Lambda.
  */
@@ -13,6 +14,8 @@ import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { ENV } from '../lambdas/config/env.ts';
+import { SHIPPED_CONFIG_DEFINE } from '../lambdas/config/shipped-config.ts';
+import { shippedConfigJson } from '../lib/stateless/shipped-config.ts';
 import { benchConfig } from './receivers/retryproof.ts';
 import type { ReceiverName } from './receivers/receiver.ts';
 import { median } from './stats.ts';
@@ -60,21 +63,22 @@ export function coldInitEnv(): Record<string, string> {
     ...Object.fromEntries(
       Object.values(ENV).map((name) => [
         name,
-        name === ENV.config
-          ? JSON.stringify(benchConfig())
-          : name === ENV.routeQueueUrls
-            ? '{}'
-            : name.endsWith('_URL')
-            ? 'http://127.0.0.1:9/000000000000/bench'
-            : name.endsWith('_ARN')
-              ? 'arn:aws:sns:us-east-1:000000000000:bench'
-              : 'bench',
+        name.endsWith('_URL')
+          ? 'http://127.0.0.1:9/000000000000/bench'
+          : name.endsWith('_ARN')
+            ? 'arn:aws:sns:us-east-1:000000000000:bench'
+            : 'bench',
       ]),
     ),
     IDEMPOTENCY_TABLE: 'bench-idempotency',
     KEYS_TABLE: 'bench-keys',
     QUEUE_URL: 'http://127.0.0.1:9/000000000000/bench',
   };
+}
+
+/** The configuration retryproof's bundle carries, as the construct writes it: the bench's one route, on the shared queue. */
+export function coldInitShippedConfig(): string {
+  return shippedConfigJson(benchConfig(), new Map());
 }
 
 function originOf(input: string): string {
@@ -102,6 +106,7 @@ async function bundle(
     target: 'node24',
     mainFields: ['module', 'main'],
     banner: { js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);" },
+    ...(name === 'retryproof' ? { define: { [SHIPPED_CONFIG_DEFINE]: JSON.stringify(coldInitShippedConfig()) } } : {}),
     external: mode === 'sdk-external' ? ['@aws-sdk/*'] : [],
     metafile: true,
     logLevel: 'error',

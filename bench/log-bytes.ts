@@ -308,7 +308,6 @@ export async function measureLogBytes(options: MeasureOptions = {}): Promise<Log
     const route = resolved.routes[0];
     if (route === undefined) throw new Error('retryproof.config.ts has no route');
     const shared = {
-      [ENV.config]: JSON.stringify(shippedConfig),
       [ENV.eventsTable]: eventsTable,
       [ENV.queueUrl]: queueUrl,
       AWS_REGION: LOCAL_REGION,

@@ -2,9 +2,9 @@
  * Finds deployed receivers through CloudFormation. Every WebhookReceiver writes one output
  * whose value is its descriptor (lambdas/config/receiver-descriptor.ts): the receivers of a
  * stack are the outputs whose values parse as one, whatever their keys, logical ids or
- * construct ids. A receiver's configuration is not in its outputs: it is the RETRYPROOF_CONFIG
- * of the function its descriptor names, in the template CloudFormation deployed (GetTemplate),
- * which is exactly what the functions run with.
+ * construct ids. A receiver's configuration is not in its outputs: it is the metadata of the
+ * function its descriptor names, in the template CloudFormation deployed (GetTemplate), the
+ * same configuration the construct bundled into the functions.
  *
  * A stack that does not exist: DescribeStacks answers ValidationError "Stack with id X does not
  * exist" (no modelled error; boto/boto3#2807 shows the wire answer,
@@ -12,8 +12,8 @@
  */
 import { DescribeStacksCommand, GetTemplateCommand } from '@aws-sdk/client-cloudformation';
 import type { CloudFormationClient, Output, Stack } from '@aws-sdk/client-cloudformation';
-import { parseReceiverDescriptor } from '../lambdas/config/receiver-descriptor.ts';
-import type { ReceiverDescriptor } from '../lambdas/config/receiver-descriptor.ts';
+import { deployedConfigOf, parseReceiverDescriptor } from '../lambdas/config/receiver-descriptor.ts';
+import type { ConfigResource, ReceiverDescriptor } from '../lambdas/config/receiver-descriptor.ts';
 import { resolveConfig } from '../lambdas/config/resolve-config.ts';
 import type { ResolvedConfig } from '../lambdas/config/resolve-config.ts';
 import type { RetryproofConfig } from '../lambdas/config/route-config.ts';
@@ -96,28 +96,26 @@ export function pickReceiver(found: readonly FoundReceiver[], stackName: string,
 }
 
 /**
- * The configuration the receiver runs: its reconciler's RETRYPROOF_CONFIG in the deployed
- * template, resolved as the functions resolve it at cold start.
+ * The configuration the receiver runs: its reconciler's in the deployed template
+ * (receiver-descriptor.ts, deployedConfigOf), resolved as the functions resolve it at cold start.
  * @throws CliError naming what is missing or wrong
  */
 export async function receiverConfig(cfn: CloudFormation, found: FoundReceiver): Promise<ResolvedConfig> {
   const { stackName, descriptor } = found;
   const answer = await cfn.send(new GetTemplateCommand({ StackName: stackName }));
-  let template: { Resources?: Record<string, { Properties?: { Environment?: { Variables?: Record<string, unknown> } } }> };
+  let template: { Resources?: Record<string, ConfigResource> };
   try {
     template = JSON.parse(answer.TemplateBody ?? '') as typeof template;
   } catch (err) {
     throw new CliError(`the template of stack ${stackName} is not JSON (CDK deploys JSON): cannot read receiver ${descriptor.receiver}'s configuration`, { cause: err });
   }
-  const raw = template.Resources?.[descriptor.configResource]?.Properties?.Environment?.Variables?.RETRYPROOF_CONFIG;
-  if (typeof raw !== 'string') {
-    throw new CliError(
-      `stack ${stackName}'s template has no RETRYPROOF_CONFIG on ${descriptor.configResource}, the resource receiver ${descriptor.receiver}'s descriptor names: redeploy it`,
-    );
-  }
   try {
-    return resolveConfig(JSON.parse(raw) as RetryproofConfig);
+    const deployed = deployedConfigOf(template.Resources?.[descriptor.configResource]);
+    if (deployed !== undefined) return resolveConfig(deployed as RetryproofConfig);
   } catch (err) {
     throw new CliError(`receiver ${descriptor.receiver}'s deployed configuration does not resolve: ${(err as Error).message.split('\n')[0] ?? ''}`, { cause: err });
   }
+  throw new CliError(
+    `stack ${stackName}'s template has no configuration on ${descriptor.configResource}, the resource receiver ${descriptor.receiver}'s descriptor names: redeploy it`,
+  );
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Annotations, Arn, ArnFormat, CfnOutput, Duration, Fn, Lazy, Stack, Stage, Token, Validations } from 'aws-cdk-lib';
-import type { CfnElement } from 'aws-cdk-lib';
+import type { CfnElement, CfnResource } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { Dashboard } from 'aws-cdk-lib/aws-cloudwatch';
 import { TableGrants, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
@@ -19,7 +19,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { NAME_PREFIX, NAME_PREFIX_RULE } from '../lambdas/config/config-schema.ts';
 import { ENV } from '../lambdas/config/env.ts';
-import { RECEIVER_DESCRIPTOR_VERSION, RECEIVER_OUTPUT_DESCRIPTION, RECEIVER_OUTPUT_ID } from '../lambdas/config/receiver-descriptor.ts';
+import { CONFIG_METADATA, RECEIVER_DESCRIPTOR_VERSION, RECEIVER_OUTPUT_DESCRIPTION, RECEIVER_OUTPUT_ID } from '../lambdas/config/receiver-descriptor.ts';
 import type { ReceiverDescriptor } from '../lambdas/config/receiver-descriptor.ts';
 import { ConfigError, assertActionsSupplied, resolveConfig } from '../lambdas/config/resolve-config.ts';
 import { needsReplayMemory } from '../lambdas/domain/idempotency-key.ts';
@@ -33,15 +33,15 @@ import { defaultPolicyOf, nagResource } from './nag.ts';
 import { regionalPlacement } from './regional-placement.ts';
 import type { RegionalPlacement } from './regional-placement.ts';
 import { AlarmTopic } from './stateful/alarm-topic.ts';
-import { BODY_OBJECTS_KEY_PATTERN, BodyBucket, bodyBucketName, grantKeepBodies } from './stateful/body-bucket.ts';
+import { BODY_OBJECTS_KEY_PATTERN, BodyBucket, bodyBucketName, grantKeepBodies, grantReadBodyObjects } from './stateful/body-bucket.ts';
 import { EventsTable } from './stateful/events-table.ts';
 import { RouteSecrets, createdSecretName } from './stateful/route-secrets.ts';
 import { WorkQueue, routeQueueName } from './stateful/work-queue.ts';
-import { assertRouteQueueUrlsFit, configEnvironmentValue } from './stateless/config-environment.ts';
 import { Observability } from './stateless/observability.ts';
 import { ReceiverMetrics } from './stateless/retryproof-metrics.ts';
 import { ReconcileSchedule } from './stateless/reconcile-schedule.ts';
 import { RetryproofFunction, generatedEntriesDir, lambdaEntry } from './stateless/retryproof-function.ts';
+import { shippedConfigJson } from './stateless/shipped-config.ts';
 import { WebhookApi } from './stateless/webhook-api.ts';
 
 /** Props of {@link WebhookReceiver}: the routes, the actions they run, and the rest of the configuration. */
@@ -209,6 +209,8 @@ export class WebhookReceiver extends Construct {
     const secrets = new RouteSecrets(this, 'Secrets', {
       routes: resolved.routes.map((r) => ({ route: r.name, secretName: secretNameOf(r), importSecret: r.importSecret || replicatedHere })),
       ...(placement?.owner === true ? { replicaRegions: placement.otherReplicas } : {}),
+      logRetentionDays: resolved.logRetentionDays,
+      metricNamespace: namePrefix,
     });
     const shipped: typeof written = {
       ...written,
@@ -226,14 +228,13 @@ export class WebhookReceiver extends Construct {
 
     // Stateless. No function reads the DLQ: dead-letter copies reach it through the work
     // queues' redrive policies, and only the operator CLI lists it (from the DlqUrl output).
-    // The routes' own queues only when there are any: without, the functions' environment is as it was.
-    const configValue = configEnvironmentValue(shipped);
+    // The configuration and the routes' queue names go into each function's code, the names of
+    // resources into its environment (docs/architecture.md, "The configuration ships in the code").
+    const shippedConfig = shippedConfigJson(shipped, new Map(isolated.map((r) => [r.name, routeQueueName(namePrefix, r.name)])));
     const shared = {
-      [ENV.config]: configValue,
       [ENV.eventsTable]: eventsTable.tableName,
       [ENV.queueUrl]: work.queue.queueUrl,
       [ENV.bodyBucket]: bodies.bucket.bucketName,
-      ...(work.routeQueues.size === 0 ? {} : { [ENV.routeQueueUrls]: routeQueueUrlsValue(stack, configValue, namePrefix, work.routeQueues) }),
     };
     const { logRetentionDays, tracing } = resolved;
     // Each receiver's metrics in a namespace of its own, named like its resources: two
@@ -255,6 +256,7 @@ export class WebhookReceiver extends Construct {
       // No alarm topic: a breaker trip is its log line and the route state, and the alarm on
       // its metric (RoutePaused, or BreakerTripped on an alerting route) tells the topic.
       environment: shared,
+      shippedConfig,
     });
     const reserved = resolved.queue.maxConcurrency + isolated.reduce((sum, r) => sum + routeConcurrency(r, resolved), 0);
     const executor = new RetryproofFunction(this, 'Executor', {
@@ -281,7 +283,15 @@ export class WebhookReceiver extends Construct {
       logRetentionDays,
       tracing,
       environment: shared,
+      shippedConfig,
     });
+    // New accounts often have a quota of 10, and CreateFunction then fails: "New AWS accounts have
+    // reduced concurrency ... quotas" (Lambda Developer Guide, "Lambda quotas"); docs/operating.md.
+    Annotations.of(executor).addInfo(
+      `retryproof: the executor reserves ${reserved} concurrent executions, and Lambda keeps 100 of an account's unreserved: ` +
+        `the account's Lambda concurrency quota in this Region must be at least ${reserved + 100} ` +
+        "(aws lambda get-account-settings --query AccountLimit.ConcurrentExecutions); a new account's is often 10, and the first deploy then fails",
+    );
     if (reserved > ACCOUNT_RESERVABLE_AT_DEFAULT_QUOTA) {
       // A deploy would fail on an account still at the default quota; one with a raised quota is fine.
       Annotations.of(executor).addWarningV2(
@@ -304,7 +314,10 @@ export class WebhookReceiver extends Construct {
       // No alarm topic: a run's report is in its log, which the findings alarm points to.
       // Its V8 heap bounded as npm run bench:reconcile measured it (reconciler-budget.ts).
       environment: { ...shared, NODE_OPTIONS: RECONCILER_NODE_OPTIONS },
+      shippedConfig,
     });
+    // What the operator CLI reads as the receiver's configuration (receiver-descriptor.ts).
+    (reconciler.node.defaultChild as CfnResource).addMetadata(CONFIG_METADATA, shipped);
 
     // Least privilege: each grant names the exact actions its function calls, on the exact
     // resources: item actions on the table alone (TableV2.grant() adds index/* too, as grants
@@ -457,7 +470,7 @@ export class WebhookReceiver extends Construct {
       value: sqsConsoleUrl(stack, work.deadLetterQueue.queueUrl),
     });
     // The operator CLI finds this receiver by this output's value, whatever its id or stack
-    // (receiver-descriptor.ts); the configuration it reads is the reconciler's RETRYPROOF_CONFIG.
+    // (receiver-descriptor.ts); the configuration it reads is the reconciler's metadata.
     new CfnOutput(this, RECEIVER_OUTPUT_ID, {
       description: `${RECEIVER_OUTPUT_DESCRIPTION} (${this.node.path})`,
       value: Lazy.string({
@@ -545,10 +558,7 @@ export class WebhookReceiver extends Construct {
    * carry customer data: {@link grantReadRecords} does not include this.
    */
   grantReadBodies(grantee: IGrantable): void {
-    for (const bucket of this.#bodyBuckets) {
-      BucketGrants.fromBucket(bucket).actionsOnObjectKeys(grantee, BODY_OBJECTS_KEY_PATTERN, 's3:GetObject');
-      Grant.addToPrincipal({ grantee, actions: ['s3:ListBucket'], resourceArns: [bucket.bucketArn] });
-    }
+    for (const bucket of this.#bodyBuckets) grantReadBodyObjects(bucket, grantee);
   }
 
   /**
@@ -656,17 +666,6 @@ function routeQueueOf(work: WorkQueue, route: string): IQueue {
   const queue = work.routeQueues.get(route);
   if (queue === undefined) throw new Error(`route ${route} has no queue of its own`);
   return queue;
-}
-
-/**
- * The value of RETRYPROOF_ROUTE_QUEUE_URLS: JSON `{ "<route>": "<queue URL>" }`, which
- * CloudFormation completes with each queue's URL at deploy.
- * @throws Error when, with the longest URLs these queue names can have, the configuration and
- *   this variable together would pass the budget Lambda's 4 KB of environment leaves them
- */
-function routeQueueUrlsValue(stack: Stack, configValue: string, namePrefix: string, queues: ReadonlyMap<string, IQueue>): string {
-  assertRouteQueueUrlsFit(configValue, new Map([...queues.keys()].map((route) => [route, routeQueueName(namePrefix, route)])));
-  return stack.toJsonString(mapRecord(queues, (q) => q.queueUrl));
 }
 
 /**

@@ -1,15 +1,18 @@
 /**
  * What every function of a deployment shares: its validated configuration, the table and
- * the queue. The Lambdas read it from the environment the construct sets (ENV); the local
- * stack builds it directly. Either way the same wiring (ingest/wire-ingest.ts,
- * executor/wire-executor.ts, reconciler/create-reconciler.ts) builds each function.
+ * the queues. The Lambdas read it from what the construct gave them: the configuration and
+ * the routes' queue names from their own bundle (shipped-config.ts), the names and URLs of
+ * resources from their environment (ENV). The local stack builds it directly. Either way the
+ * same wiring (ingest/wire-ingest.ts, executor/wire-executor.ts, reconciler/create-reconciler.ts)
+ * builds each function.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { ENV, requireEnv } from './env.ts';
-import { loadConfigFromEnv } from './load-config.ts';
+import { resolveConfig } from './resolve-config.ts';
 import type { ResolvedConfig } from './resolve-config.ts';
+import { bundledConfigJson, parseShippedConfig } from './shipped-config.ts';
 
 export interface Deployment {
   readonly config: ResolvedConfig;
@@ -31,41 +34,40 @@ export interface AwsClients {
 }
 
 /**
- * Reads the deployment from the environment. Call it at cold start: a missing or invalid
- * variable fails the init, not a delivery.
- * @throws Error naming the variable, or ConfigError for an invalid configuration
+ * Reads the deployment from the function's bundle and its environment. Call it at cold start:
+ * a missing variable or an invalid configuration fails the init, not a delivery.
+ * @param shippedJson the configuration the construct bundled; by default this bundle's own
+ * @throws Error naming the variable or what the bundle lacks, or ConfigError naming the route and the field
  */
-export function deploymentFromEnv(env: NodeJS.ProcessEnv = process.env): Deployment {
-  const config = loadConfigFromEnv(env);
-  const routeQueueUrls = routeQueueUrlsOf(env[ENV.routeQueueUrls]);
+export function deploymentFromEnv(env: NodeJS.ProcessEnv = process.env, shippedJson: string | undefined = bundledConfigJson()): Deployment {
+  const shipped = parseShippedConfig(shippedJson);
+  const config = resolveConfig(shipped.config);
+  const queueUrl = requireEnv(ENV.queueUrl, env);
+  const routeQueueUrls = routeQueueUrlsOf(queueUrl, shipped.routeQueueNames);
   for (const route of config.routes) {
     if (route.ownQueue && routeQueueUrls[route.name] === undefined) {
-      throw new Error(`environment variable ${ENV.routeQueueUrls} names no queue for route "${route.name}", which has a queue of its own`);
+      throw new Error(`the configuration bundled with this function names no queue for route "${route.name}", which has a queue of its own`);
     }
   }
   const bodyBucket = env[ENV.bodyBucket];
   return {
     config,
     eventsTable: requireEnv(ENV.eventsTable, env),
-    queueUrl: requireEnv(ENV.queueUrl, env),
+    queueUrl,
     routeQueueUrls,
     ...(bodyBucket === undefined || bodyBucket === '' ? {} : { bodyBucket }),
   };
 }
 
-/** The routes' own queues from their variable: absent or empty is none. */
-function routeQueueUrlsOf(value: string | undefined): Readonly<Record<string, string>> {
-  if (value === undefined || value === '') return {};
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(value);
-  } catch {
-    throw new Error(`environment variable ${ENV.routeQueueUrls} is not JSON`);
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || Object.values(parsed).some((url) => typeof url !== 'string')) {
-    throw new Error(`environment variable ${ENV.routeQueueUrls} must be a JSON object of queue URLs by route`);
-  }
-  return parsed as Record<string, string>;
+/**
+ * The URL of each route's own queue: the shared queue's, `https://sqs.<region>.<domain>/<account>/<name>`,
+ * with the route queue's name for the last part. The stack creates every work queue in its
+ * own account and Region, so only the name differs; the URLs then take no room in the
+ * environment, however many routes have a queue of their own.
+ */
+function routeQueueUrlsOf(queueUrl: string, names: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
+  const head = queueUrl.slice(0, queueUrl.lastIndexOf('/') + 1);
+  return Object.fromEntries(Object.entries(names).map(([route, name]) => [route, `${head}${name}`]));
 }
 
 /** Every queue URL of a deployment: the shared queue first, then the routes' own. */

@@ -1,17 +1,13 @@
 /**
  * The environment contract between the CDK stack and the functions. Names live here so
- * the construct that sets them and the handler that reads them cannot disagree.
+ * the construct that sets them and the handler that reads them cannot disagree. Each holds
+ * one name or URL, whatever the number of routes: the configuration, which grows with them,
+ * is in the function's code (shipped-config.ts), as Lambda allows 4 KB of environment in all.
  */
 export const ENV = {
-  /** JSON of the RetryproofConfig; re-validated at cold start. Holds no secrets, only their names. */
-  config: 'RETRYPROOF_CONFIG',
   eventsTable: 'RETRYPROOF_EVENTS_TABLE',
+  /** The shared work queue; a route's own queue has the same URL but for its name (shipped-config.ts). */
   queueUrl: 'RETRYPROOF_QUEUE_URL',
-  /**
-   * JSON `{ "<route>": "<queue URL>" }` of the routes with a queue of their own (ownQueue);
-   * every other route's work goes to RETRYPROOF_QUEUE_URL. Absent means none.
-   */
-  routeQueueUrls: 'RETRYPROOF_ROUTE_QUEUE_URLS',
   /** The bucket of large bodies (the S3 claim check). Absent means none: large bodies are refused. */
   bodyBucket: 'RETRYPROOF_BODY_BUCKET',
 } as const;

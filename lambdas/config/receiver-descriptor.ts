@@ -6,9 +6,9 @@
  * ones whose value parses here: no output key, logical id or construct id is assumed, so a
  * receiver with any id, and several receivers in one stack, are found alike.
  *
- * The configuration itself is not copied into the descriptor: it is the RETRYPROOF_CONFIG
- * environment value of the function `configResource` names, in the deployed template
- * (CloudFormation GetTemplate), which is exactly what the functions run with.
+ * The configuration itself is not copied into the descriptor: it is the `retryproof:config`
+ * metadata of the function `configResource` names, in the deployed template (CloudFormation
+ * GetTemplate), the same configuration the construct bundled into the functions' code.
  *
  * Pure: no CDK, no SDK, so the construct, the CLI and their tests share it.
  */
@@ -47,10 +47,42 @@ export interface ReceiverDescriptor {
   /** The demo's ledger table, only with `demo: true`. */
   readonly ledgerTable?: string;
   /**
-   * The logical id, in the receiver's stack, of the function whose environment's
-   * RETRYPROOF_CONFIG is the receiver's configuration as deployed (the reconciler).
+   * The logical id, in the receiver's stack, of the function whose template metadata
+   * {@link CONFIG_METADATA} is the receiver's configuration as deployed (the reconciler).
    */
   readonly configResource: string;
+}
+
+/**
+ * The key, in the `Metadata` of the function a descriptor names, of the receiver's configuration
+ * as deployed: a template's resource metadata costs the function nothing (no environment, no code).
+ */
+export const CONFIG_METADATA = 'retryproof:config';
+
+/**
+ * Where a receiver deployed before the configuration moved into the functions' code keeps it:
+ * an environment variable of the same function, holding its JSON.
+ */
+const CONFIG_VARIABLE_BEFORE = 'RETRYPROOF_CONFIG';
+
+/** The part of a template's resource that may hold a receiver's configuration. */
+export interface ConfigResource {
+  readonly Metadata?: Readonly<Record<string, unknown>>;
+  readonly Properties?: { readonly Environment?: { readonly Variables?: Readonly<Record<string, unknown>> } };
+}
+
+/**
+ * The configuration a deployed receiver runs, as its template holds it on the descriptor's
+ * `configResource`: its {@link CONFIG_METADATA}, or, deployed by an earlier version, the JSON of
+ * its RETRYPROOF_CONFIG variable. Not yet checked: resolveConfig does that.
+ * @returns undefined when the resource holds neither
+ * @throws SyntaxError when the earlier variable is not JSON
+ */
+export function deployedConfigOf(resource: ConfigResource | undefined): unknown {
+  const metadata = resource?.Metadata?.[CONFIG_METADATA];
+  if (metadata !== undefined) return metadata;
+  const before = resource?.Properties?.Environment?.Variables?.[CONFIG_VARIABLE_BEFORE];
+  return typeof before === 'string' ? JSON.parse(before) : undefined;
 }
 
 const REQUIRED_STRINGS = ['receiver', 'namePrefix', 'region', 'apiUrl', 'queueUrl', 'dlqUrl', 'eventsTable', 'configResource'] as const;

@@ -9,6 +9,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { SHIPPED_CONFIG_DEFINE } from '../../lambdas/config/shipped-config.ts';
 import { logRetention } from '../log-retention.ts';
 import { defaultPolicyOf } from '../nag.ts';
 
@@ -86,6 +87,11 @@ export interface RetryproofFunctionProps {
   /** Environment beyond the shared defaults (NODE_OPTIONS, POWERTOOLS_*). @default - none */
   readonly environment?: Readonly<Record<string, string>>;
   /**
+   * The configuration the function reads at cold start, as JSON (lib/stateless/shipped-config.ts),
+   * written into its bundle rather than its environment. @default - none: the bundle carries none
+   */
+  readonly shippedConfig?: string;
+  /**
    * Powertools' service name, the `service` key of every log line and the `service`
    * dimension of every metric. The handlers pass the same name from the metric catalogue
    * (SERVICE), which wins; the variable keeps the two from telling different stories.
@@ -108,6 +114,8 @@ export class RetryproofFunction extends NodejsFunction {
   readonly logs: ILogGroup;
   /** The function's own role; every grant to the function lands in its default policy. */
   readonly serviceRole: Role;
+  /** The configuration JSON its bundle carries, as {@link RetryproofFunctionProps.shippedConfig} gave it. */
+  readonly shippedConfig: string | undefined;
 
   constructor(scope: Construct, id: string, props: RetryproofFunctionProps) {
     // The log group and role are siblings of the function (a subclass cannot create
@@ -154,6 +162,9 @@ export class RetryproofFunction extends NodejsFunction {
         // Some CommonJS dependencies call require() for Node built-ins; an ESM bundle has
         // no require unless we make one.
         banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
+        // The configuration as a string literal in the code (esbuild passes it on its command
+        // line, where Linux allows one argument 128 KiB: some 700 routes, past CloudFormation's 500 resources).
+        ...(props.shippedConfig === undefined ? {} : { define: { [SHIPPED_CONFIG_DEFINE]: JSON.stringify(props.shippedConfig) } }),
         ...(SELF_REFERENCE_ALIASES === undefined ? {} : { esbuildArgs: SELF_REFERENCE_ALIASES }),
       },
     });
@@ -166,6 +177,7 @@ export class RetryproofFunction extends NodejsFunction {
     }
     this.logs = logs;
     this.serviceRole = role;
+    this.shippedConfig = props.shippedConfig;
   }
 }
 

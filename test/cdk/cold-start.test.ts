@@ -1,14 +1,17 @@
 /**
  * Each function of the app, started as Lambda starts it: its entry module imported with the
- * environment the template gives it. A cold start that throws (a variable missing or
- * misnamed, a configuration the functions refuse, an action module of the wrong shape)
- * fails every invocation of a deploy; this finds it at test time. References to resources
- * (the table's name, the queue's URL) are filled with stand-ins: nothing is called.
+ * environment the template gives it and the configuration the construct bundles into it. A
+ * cold start that throws (a variable missing or misnamed, a configuration the functions
+ * refuse, an action module of the wrong shape) fails every invocation of a deploy; this finds
+ * it at test time. References to resources (the table's name, the queue's URL) are filled
+ * with stand-ins: nothing is called.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
+import type { RetryproofFunction } from '../../lib/stateless/retryproof-function.ts';
 import { generatedEntriesOf } from '../../lib/webhook-receiver.ts';
+import { shipConfig } from '../support/shipped-config.ts';
 import { demoConfig as config } from './fixtures/demo-config.ts';
 import { synthesize } from './stack-fixture.ts';
 
@@ -36,15 +39,18 @@ describe('the app\'s functions at cold start', () => {
     ['Reconciler', `file://${join(entries, 'reconciler.mjs')}`],
   ] as const;
 
-  it.each(cases)('starts the %s from its entry with the template\'s environment, and exports a handler', async (id, entry) => {
+  it.each(cases)('starts the %s from its entry with the template\'s environment and its bundled configuration, and exports a handler', async (id, entry) => {
     const variables = { ...variablesOf(byId(id)), AWS_REGION: 'eu-west-1', AWS_ACCESS_KEY_ID: 'stand-in', AWS_SECRET_ACCESS_KEY: 'stand-in' };
+    expect(variables.RETRYPROOF_CONFIG).toBeUndefined();
     const saved = { ...process.env };
     Object.assign(process.env, variables);
+    const unship = shipConfig((built.stack.receiver.node.findChild(id) as RetryproofFunction).shippedConfig ?? '');
     try {
       vi.resetModules();
       const module = (await import(/* @vite-ignore */ entry)) as { handler?: unknown };
       expect(typeof module.handler).toBe('function');
     } finally {
+      unship();
       for (const name of Object.keys(variables)) {
         if (saved[name] === undefined) Reflect.deleteProperty(process.env, name);
         else process.env[name] = saved[name];

@@ -6,7 +6,8 @@
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { parseReceiverDescriptor, RECEIVER_DESCRIPTOR_VERSION } from '../../lambdas/config/receiver-descriptor.ts';
+import { deployedConfigOf, parseReceiverDescriptor, RECEIVER_DESCRIPTOR_VERSION } from '../../lambdas/config/receiver-descriptor.ts';
+import { parseShippedConfig } from '../../lambdas/config/shipped-config.ts';
 import type { ReceiverDescriptor } from '../../lambdas/config/receiver-descriptor.ts';
 import { WebhookReceiver } from '../../lib/webhook-receiver.ts';
 import { CDK_JSON_CONTEXT, NO_BUNDLING, synthesize } from './stack-fixture.ts';
@@ -49,8 +50,9 @@ describe('the receiver descriptor output', () => {
     expect(d.receiver).toBe('Default');
     const reconciler = built.stack.getLogicalId(built.stack.receiver.reconcilerFunction.node.defaultChild as never);
     expect(d.configResource).toBe(reconciler);
-    const resources = built.template.toJSON().Resources as Record<string, { Type: string; Properties: { Environment?: { Variables?: Record<string, unknown> } } }>;
-    expect(typeof resources[reconciler]?.Properties.Environment?.Variables?.RETRYPROOF_CONFIG).toBe('string');
+    // The CLI reads the configuration from that resource's metadata: the one the functions bundle.
+    const resources = built.template.toJSON().Resources as Record<string, { Metadata?: Record<string, unknown> }>;
+    expect(deployedConfigOf(resources[reconciler])).toEqual(parseShippedConfig(built.stack.receiver.reconcilerFunction.shippedConfig).config);
     expect(d.ledgerTable).toMatch(/^<Ref:LedgerTable[0-9A-F]{8}>$/);
     expect(d.eventsTable).toMatch(/^<Ref:EventsTable[0-9A-F]{8}>$/);
     // The bucket of large bodies, which the CLI's tools read and keep alive (the S3 claim check).

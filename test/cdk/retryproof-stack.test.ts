@@ -2,6 +2,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { AwsCustomResource } from 'aws-cdk-lib/custom-resources';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
+import { parseShippedConfig } from '../../lambdas/config/shipped-config.ts';
 import { DLQ_RETENTION_SECONDS, OUTAGE_HORIZON_SECONDS, outageReceiveCount } from '../../lambdas/config/route-config.ts';
 import { SERVICE } from '../../lambdas/observability/metric-catalogue.ts';
 import { RECONCILER_NODE_OPTIONS } from '../../lambdas/reconciler/reconciler-budget.ts';
@@ -205,13 +206,15 @@ describe('RetryproofStack, built from retryproof.config.ts', () => {
     expect(functionNamed('Reconciler').Properties.Timeout).toBe(300);
   });
 
-  it('hands each function the raw config (less the demo switch and the action paths, which are the build\'s) and the names it needs, per the ENV contract', () => {
+  it('bundles into each function the raw config (less the demo switch and the action paths, which are the build\'s), and hands it the names it needs, per the ENV contract', () => {
     const env = (id: string) => (functionNamed(id).Properties.Environment as { Variables: Record<string, unknown> }).Variables;
     const { demo: _demo, actions: _actions, ...written } = config;
     // A secret the receiver creates is read under its prefixed name (lib/stateful/route-secrets.ts).
     const shipped = { ...written, routes: written.routes.map((r) => ({ ...r, secretName: `Retryproof/${r.secretName}` })) };
-    for (const id of ['Ingest', 'Executor', 'Reconciler']) {
-      expect(JSON.parse(env(id).RETRYPROOF_CONFIG as string)).toEqual(JSON.parse(JSON.stringify(shipped)));
+    const { receiver } = built.stack;
+    for (const [id, fn] of [['Ingest', receiver.ingestFunction], ['Executor', receiver.executorFunction], ['Reconciler', receiver.reconcilerFunction]] as const) {
+      expect(parseShippedConfig(fn.shippedConfig)).toEqual({ config: JSON.parse(JSON.stringify(shipped)), routeQueueNames: {} });
+      expect(env(id).RETRYPROOF_CONFIG).toBeUndefined();
       expect(env(id)).toMatchObject({
         RETRYPROOF_EVENTS_TABLE: ref('Events/Table'),
         RETRYPROOF_QUEUE_URL: ref('Work/Queue'),

@@ -1,7 +1,7 @@
 /**
  * Routes with queues of their own (issue 23): a route that sets `rateLimit`, `concurrency` or
  * `ownQueue` gets its own SQS queue and event source, dead-lettering to the one DLQ, and the
- * functions learn the queues' URLs from RETRYPROOF_ROUTE_QUEUE_URLS. A configuration without
+ * functions make the queues' URLs from the shared queue's and the names their bundle carries. A configuration without
  * such routes deploys what it deployed before: no resource, variable or alarm more.
  */
 import { App, Stack } from 'aws-cdk-lib';
@@ -13,7 +13,7 @@ import { parseReceiverDescriptor } from '../../lambdas/config/receiver-descripto
 import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
 import type { RetryproofConfig, RouteConfig } from '../../lambdas/config/route-config.ts';
 import { routeQueueName } from '../../lib/stateful/work-queue.ts';
-import { assertRouteQueueUrlsFit, CONFIG_ENV_MAX_BYTES, routeQueueUrlsMaxBytes } from '../../lib/stateless/config-environment.ts';
+import type { RetryproofFunction } from '../../lib/stateless/retryproof-function.ts';
 import { WebhookReceiver } from '../../lib/webhook-receiver.ts';
 import { demoConfig } from './fixtures/demo-config.ts';
 import { isolationConfig } from './fixtures/isolation-config.ts';
@@ -129,23 +129,28 @@ describe('a receiver with a rate-limited route and a route of concurrency 3 besi
     expect(fn('Executor').Properties.ReservedConcurrentExecutions).toBe(33);
   });
 
-  it('hands the three functions each route queue\'s URL as JSON in RETRYPROOF_ROUTE_QUEUE_URLS, which the functions\' deploymentFromEnv accepts', () => {
-    const urls = { orders: `<Ref ${id(ROUTE_QUEUES.orders)}>`, shipments: `<Ref ${id(ROUTE_QUEUES.shipments)}>` };
+  it('hands the three functions the shared queue\'s URL and, in their bundle, each route queue\'s name, from which their deploymentFromEnv makes each route queue\'s URL', () => {
+    const head = 'https://sqs.eu-west-1.amazonaws.com/123456789012/';
+    const names = { orders: queues()[id(ROUTE_QUEUES.orders)]!.Properties.QueueName, shipments: queues()[id(ROUTE_QUEUES.shipments)]!.Properties.QueueName };
+    expect(names).toEqual({ orders: 'Retryproof-work-orders', shipments: 'Retryproof-work-shipments' });
     for (const path of ['Ingest', 'Executor', 'Reconciler']) {
       const env = variables(path);
-      expect(JSON.parse(rendered(env.RETRYPROOF_ROUTE_QUEUE_URLS)), path).toEqual(urls);
+      expect(env.RETRYPROOF_ROUTE_QUEUE_URLS, path).toBeUndefined();
       expect(env.RETRYPROOF_QUEUE_URL, path).toEqual({ Ref: id('Work/Queue') });
       // Prepare the variables as Lambda would see them once deployed; Act: the functions' own reading.
-      const deployment = deploymentFromEnv({
-        RETRYPROOF_CONFIG: env.RETRYPROOF_CONFIG as string,
-        RETRYPROOF_EVENTS_TABLE: 'events',
-        RETRYPROOF_QUEUE_URL: 'shared',
-        RETRYPROOF_ROUTE_QUEUE_URLS: rendered(env.RETRYPROOF_ROUTE_QUEUE_URLS),
-      });
-      // Assess: every route with ownQueue in the shipped configuration has its URL.
+      const shipped = (built.stack.receiver.node.findChild(path) as RetryproofFunction).shippedConfig;
+      const deployment = deploymentFromEnv({ RETRYPROOF_EVENTS_TABLE: 'events', RETRYPROOF_QUEUE_URL: `${head}${queues()[id('Work/Queue')]!.Properties.QueueName as string}` }, shipped);
+      // Assess: every route with ownQueue in the shipped configuration has its queue's URL.
       expect(deployment.config.routes.filter((r) => r.ownQueue).map((r) => r.name)).toEqual(['orders', 'shipments']);
-      expect(deployment.routeQueueUrls).toEqual(urls);
+      expect(deployment.routeQueueUrls).toEqual({ orders: `${head}${names.orders as string}`, shipments: `${head}${names.shipments as string}` });
     }
+  });
+
+  it('fails a cold start whose bundle names no queue for a route with a queue of its own, naming the route', () => {
+    const shipped = JSON.parse((built.stack.receiver.node.findChild('Ingest') as RetryproofFunction).shippedConfig ?? '') as { routeQueueNames: Record<string, string> };
+    const { shipments: _, ...fewer } = shipped.routeQueueNames;
+    const err = thrownBy(() => deploymentFromEnv({ RETRYPROOF_EVENTS_TABLE: 'events', RETRYPROOF_QUEUE_URL: 'https://q/1/x' }, JSON.stringify({ ...shipped, routeQueueNames: fewer })));
+    expect(err.message).toBe('the configuration bundled with this function names no queue for route "shipments", which has a queue of its own');
   });
 
   it('lets the ingest and the reconciler send to every work queue, the executor send to and consume each, and no function touch the DLQ', () => {
@@ -277,7 +282,7 @@ describe('a receiver whose routes all share the work queue', () => {
   });
 });
 
-describe('route queue names and the environment budget', () => {
+describe('route queue names', () => {
   it('names a route queue <prefix>-work-<route>, and one that would pass 80 characters by the route\'s start and a digest, stable and distinct', () => {
     expect(routeQueueName('Retryproof', 'orders')).toBe('Retryproof-work-orders');
     const prefix = `P${'x'.repeat(39)}`;
@@ -289,21 +294,6 @@ describe('route queue names and the environment budget', () => {
     expect(routeQueueName(prefix, `${'r'.repeat(40)}-a`)).toBe(a);
     expect(`${prefix}-work-${'r'.repeat(34)}`).toHaveLength(80);
     expect(routeQueueName(prefix, 'r'.repeat(34))).toBe(`${prefix}-work-${'r'.repeat(34)}`);
-  });
-
-  it('counts each route queue URL at its longest, and refuses a configuration whose queue URLs would take RETRYPROOF_CONFIG past its 3 KB budget, naming both sizes', () => {
-    const names = new Map([['orders', 'Retryproof-work-orders']]);
-    const urls = routeQueueUrlsMaxBytes(names);
-    // The longest URL: https://sqs. + a 20-character Region + .amazonaws.com.cn/ + the account + / + the name.
-    expect(urls).toBe(JSON.stringify({ orders: 'x'.repeat(12 + 20 + 18 + 12 + 1) + 'Retryproof-work-orders' }).length);
-    expect(() => {
-      assertRouteQueueUrlsFit('x'.repeat(CONFIG_ENV_MAX_BYTES - urls), names);
-    }).not.toThrow();
-    const err = thrownBy(() => {
-      assertRouteQueueUrlsFit('x'.repeat(CONFIG_ENV_MAX_BYTES - urls + 1), names);
-    });
-    expect(err.message).toContain(`${CONFIG_ENV_MAX_BYTES - urls + 1} bytes`);
-    expect(err.message).toContain(`up to ${urls} bytes`);
   });
 });
 

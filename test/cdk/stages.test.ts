@@ -7,6 +7,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../lambdas/config/resolve-config.ts';
 import { RECEIVER_OUTPUT_DESCRIPTION } from '../../lambdas/config/receiver-descriptor.ts';
+import { parseShippedConfig } from '../../lambdas/config/shipped-config.ts';
 import { createRetryproofApp } from '../../lib/retryproof-app.ts';
 import { config } from '../../retryproof.config.ts';
 import { CDK_JSON_CONTEXT, NO_BUNDLING, thrownBy } from './stack-fixture.ts';
@@ -88,10 +89,7 @@ describe('two stages of the shipped configuration in one account and Region', ()
     const descriptor = Object.values(outputs).find((o) => (o.Description as string).startsWith(RECEIVER_OUTPUT_DESCRIPTION));
     expect(JSON.stringify(descriptor?.Value)).toContain('\\"namePrefix\\":\\"Retryproof-dev\\"');
     expect(dev.built.stack.receiver.namePrefix).toBe('Retryproof-dev');
-    const fn = Object.values(dev.template.findResources('AWS::Lambda::Function')).find(
-      (f) => (f as { Properties: { Environment?: { Variables: Record<string, unknown> } } }).Properties.Environment?.Variables.RETRYPROOF_CONFIG !== undefined,
-    ) as { Properties: { Environment: { Variables: { RETRYPROOF_CONFIG: string } } } };
-    const shipped = JSON.parse(fn.Properties.Environment.Variables.RETRYPROOF_CONFIG) as { routes: { secretName: string }[]; namePrefix: string };
+    const shipped = parseShippedConfig(dev.built.stack.receiver.ingestFunction.shippedConfig).config;
     expect(shipped.namePrefix).toBe('Retryproof-dev');
     expect(shipped.routes.map((r) => r.secretName)).toEqual(['Retryproof-dev/stripe']);
   });

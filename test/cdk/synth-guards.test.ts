@@ -7,7 +7,8 @@ import { createRetryproofApp } from '../../lib/retryproof-app.ts';
 import { WebhookReceiver } from '../../lib/webhook-receiver.ts';
 import { logRetention } from '../../lib/log-retention.ts';
 import { WorkQueue } from '../../lib/stateful/work-queue.ts';
-import { CONFIG_ENV_MAX_BYTES, configEnvironmentValue } from '../../lib/stateless/config-environment.ts';
+import { shippedConfigJson } from '../../lib/stateless/shipped-config.ts';
+import { parseShippedConfig } from '../../lambdas/config/shipped-config.ts';
 import { demoConfig as config } from './fixtures/demo-config.ts';
 import { NO_BUNDLING, thrownBy, withOwnAction } from './stack-fixture.ts';
 import { readLocalSettings, SettingsError } from '../../local/local-settings.ts';
@@ -90,16 +91,19 @@ describe('a visibility timeout under 6x the executor timeout', () => {
 });
 
 describe('other synth-time guards', () => {
-  it('refuses a RETRYPROOF_CONFIG over 3 KB, since Lambda allows 4 KB of environment per function', () => {
-    const big: RetryproofConfig = withStripe({ keepHeaders: Array.from({ length: 200 }, (_, i) => `x-header-${i}`) });
-    const bytes = Buffer.byteLength(JSON.stringify(big));
-    expect(bytes).toBeGreaterThan(CONFIG_ENV_MAX_BYTES);
-    expect(() => configEnvironmentValue(big)).toThrow(`retryproof config is ${bytes} bytes as json, over the 3072-byte budget`);
-    expect(() => createRetryproofApp(big, { context: NO_BUNDLING })).toThrow('over the 3072-byte budget');
+  it('ships a configuration over the 4 KB Lambda allows for a function\'s whole environment, since it goes into the code', () => {
+    const big: RetryproofConfig = withStripe({ keepHeaders: Array.from({ length: 300 }, (_, i) => `x-header-${i}`) });
+    const { receiver } = createRetryproofApp(big, { context: NO_BUNDLING }).stack;
+    const shipped = receiver.ingestFunction.shippedConfig ?? '';
+    expect(Buffer.byteLength(shipped)).toBeGreaterThan(4096);
+    expect(parseShippedConfig(shipped).config.routes.find((r) => r.name === 'stripe')?.keepHeaders).toHaveLength(300);
   });
 
-  it('passes the config through unchanged when it fits', () => {
-    expect(JSON.parse(configEnvironmentValue(config))).toEqual(JSON.parse(JSON.stringify(config)));
+  it('passes the config through unchanged, beside the routes\' queue names', () => {
+    expect(parseShippedConfig(shippedConfigJson(config, new Map([['stripe', 'q']])))).toEqual({
+      config: JSON.parse(JSON.stringify(config)),
+      routeQueueNames: { stripe: 'q' },
+    });
   });
 
   it('refuses a log retention CloudWatch Logs does not offer', () => {
@@ -129,14 +133,11 @@ describe('a route whose action nobody supplied', () => {
 
 describe('the configuration the functions get', () => {
   it('resolves at their cold start, in each function of the app: the demo switch and the action paths are not shipped, and nothing needs them', () => {
-    const stack = createRetryproofApp(config, { context: NO_BUNDLING }).stack;
-    const functions = Template.fromStack(stack).findResources('AWS::Lambda::Function') as Record<string, { Properties: { Environment?: { Variables?: Record<string, unknown> } } }>;
-    const shipped = Object.values(functions)
-      .map((f) => f.Properties.Environment?.Variables?.RETRYPROOF_CONFIG)
-      .filter((raw): raw is string => typeof raw === 'string');
-    expect(shipped).toHaveLength(3);
+    const { receiver } = createRetryproofApp(config, { context: NO_BUNDLING }).stack;
+    const shipped = [receiver.ingestFunction, receiver.executorFunction, receiver.reconcilerFunction].map((f) => f.shippedConfig);
+    expect(new Set(shipped).size).toBe(1);
     for (const raw of shipped) {
-      const parsed = JSON.parse(raw) as RetryproofConfig;
+      const parsed = parseShippedConfig(raw).config;
       expect(parsed.demo).toBeUndefined();
       expect(parsed.actions).toBeUndefined();
       expect(resolveConfig(parsed).routes.map((r) => r.action)).toEqual(['payout', 'payout']);

@@ -145,7 +145,7 @@ describe('the multi-region example app', () => {
     for (const region of REPLICAS) {
       const functions = Object.values(templateOf(region).findResources('AWS::Lambda::Function')) as { Properties: { Environment?: { Variables: Record<string, unknown> } } }[];
       // Retryproof's functions; the secret's provider reads no table.
-      for (const fn of functions.filter((f) => f.Properties.Environment?.Variables.RETRYPROOF_CONFIG !== undefined)) {
+      for (const fn of functions.filter((f) => f.Properties.Environment?.Variables[ENV.queueUrl] !== undefined)) {
         // The table's Ref where it is defined (its name), the name itself elsewhere.
         const expected = region === 'us-east-1' ? { Ref: eventsTableId() } : TABLE_NAME;
         expect(fn.Properties.Environment?.Variables[ENV.eventsTable], region).toEqual(expected);

@@ -10,6 +10,7 @@ import { ENV } from '../../lambdas/config/env.ts';
 import type { RetryproofConfig } from '../../lambdas/config/route-config.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/local-aws.ts';
 import { lambdaContext } from '../../local/http-api-event.ts';
+import { shipConfig, shippedJsonOf } from '../support/shipped-config.ts';
 
 /** One metric of one EMF document, under the dimensions it was emitted with. */
 export interface EmittedMetric {
@@ -102,7 +103,6 @@ type ReconcilerHandler = (event: Record<string, unknown>, context: Context) => P
  */
 export async function loadReconcilerHandler(environment: ReconcilerEnvironment): Promise<{ handler: ReconcilerHandler; restore: () => void }> {
   const variables: Record<string, string> = {
-    [ENV.config]: JSON.stringify(environment.config),
     [ENV.eventsTable]: environment.eventsTable,
     [DEMO_LEDGER_TABLE_ENV]: environment.ledgerTable,
     [ENV.queueUrl]: environment.queueUrl,
@@ -114,8 +114,10 @@ export async function loadReconcilerHandler(environment: ReconcilerEnvironment):
   };
   const saved = { ...process.env };
   Object.assign(process.env, variables);
+  const unship = shipConfig(shippedJsonOf(environment.config));
   const restore = () => {
     restoreVariables(Object.keys(variables), saved);
+    unship();
   };
   try {
     // A new module instance per call: each reads its environment once, at load, as a cold start does.
