@@ -6,7 +6,15 @@
 import { Buffer } from 'node:buffer';
 import type { WorkMessage } from './event-record.ts';
 
-/** SQS's message size limit, body and attributes together: 256 KiB, the limit of every queue. */
+/**
+ * The most the receiver puts in one SQS message, body and attributes together: 256 KiB. SQS
+ * takes up to 1 MiB since 2026-01-29, a new queue's default MaximumMessageSize (SQS API
+ * Reference, CreateQueue, in client-sqs's models_0.d.ts; AWS Compute Blog, "More room to build:
+ * serverless services now support payloads up to 1 MB"), but each queue's own attribute binds
+ * and the construct sets none, so a queue made earlier may still hold 256 KiB. The smaller one
+ * fits every queue; the larger would gain little, since a record may keep an inline body and a
+ * DynamoDB item holds 400 KB (docs/large-payloads.md, "What SQS carries").
+ */
 export const SQS_MAX_MESSAGE_BYTES = 262_144;
 
 /** A dead-letter copy's last error is cut to this many characters (UTF-16 units). */
