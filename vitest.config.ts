@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { LongestFirstSequencer } from './test/support/longest-first-sequencer.ts';
+import { SlowestFilesReporter } from './test/support/slowest-files-reporter.ts';
 
 export default defineConfig({
   resolve: {
@@ -20,6 +21,8 @@ export default defineConfig({
     maxWorkers: 2,
     // The longest files first, so that none starts last and runs alone (longest-first-sequencer.ts).
     sequence: { sequencer: LongestFirstSequencer },
+    // The default report, then the ten slowest files (slowest-files-reporter.ts).
+    reporters: ['default', new SlowestFilesReporter()],
     // CDK synths and the end-to-end storm are slow on two shared cores; a hung test still fails.
     testTimeout: 120_000,
     hookTimeout: 120_000,
