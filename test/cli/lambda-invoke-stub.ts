@@ -15,13 +15,13 @@ export type StubFunction = (functionName: string, event: unknown) => Promise<unk
 
 /** A refusal by Lambda itself, before any function runs. */
 export class LambdaRefusal extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
+  readonly status: number;
+  readonly code: string;
+  constructor(status: number, code: string, message: string) {
     super(message);
     this.name = 'LambdaRefusal';
+    this.status = status;
+    this.code = code;
   }
 }
 
