@@ -17,7 +17,7 @@
  * Routes with a queue of their own (`ownQueue`, route-queues.ts): each Region gets one fauxqs
  * queue per such route beside its work queue, dead-lettering into the Region's DLQ, and an event
  * source of its own on it whose concurrency is the route's (`concurrency`); the functions get the
- * URLs as the deployed ones get RETRYPROOF_ROUTE_QUEUE_URLS (Deployment.routeQueueUrls), so every
+ * URLs as the deployed ones make them from their bundle (Deployment.routeQueueUrls), so every
  * sender puts a route's work on its queue, and a message's visibility changes on the queue it
  * came from.
  *
