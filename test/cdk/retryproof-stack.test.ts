@@ -213,7 +213,7 @@ describe('RetryproofStack, built from retryproof.config.ts', () => {
     const shipped = { ...written, routes: written.routes.map((r) => ({ ...r, secretName: `Retryproof/${r.secretName}` })) };
     const { receiver } = built.stack;
     for (const [id, fn] of [['Ingest', receiver.ingestFunction], ['Executor', receiver.executorFunction], ['Reconciler', receiver.reconcilerFunction]] as const) {
-      expect(parseShippedConfig(fn.shippedConfig)).toEqual({ config: JSON.parse(JSON.stringify(shipped)), routeQueueNames: {} });
+      expect(parseShippedConfig(fn.shippedConfig)).toEqual({ config: JSON.parse(JSON.stringify(shipped)) as unknown, routeQueueNames: {} });
       expect(env(id).RETRYPROOF_CONFIG).toBeUndefined();
       expect(env(id)).toMatchObject({
         RETRYPROOF_EVENTS_TABLE: ref('Events/Table'),

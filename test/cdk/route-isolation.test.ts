@@ -13,7 +13,6 @@ import { parseReceiverDescriptor } from '../../lambdas/config/receiver-descripto
 import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
 import type { RetryproofConfig, RouteConfig } from '../../lambdas/config/route-config.ts';
 import { routeQueueName } from '../../lib/stateful/work-queue.ts';
-import type { RetryproofFunction } from '../../lib/stateless/retryproof-function.ts';
 import { WebhookReceiver } from '../../lib/webhook-receiver.ts';
 import { demoConfig } from './fixtures/demo-config.ts';
 import { isolationConfig } from './fixtures/isolation-config.ts';
@@ -133,12 +132,13 @@ describe('a receiver with a rate-limited route and a route of concurrency 3 besi
     const head = 'https://sqs.eu-west-1.amazonaws.com/123456789012/';
     const names = { orders: queues()[id(ROUTE_QUEUES.orders)]!.Properties.QueueName, shipments: queues()[id(ROUTE_QUEUES.shipments)]!.Properties.QueueName };
     expect(names).toEqual({ orders: 'Retryproof-work-orders', shipments: 'Retryproof-work-shipments' });
-    for (const path of ['Ingest', 'Executor', 'Reconciler']) {
+    const { ingestFunction, executorFunction, reconcilerFunction } = built.stack.receiver;
+    for (const [path, fn] of [['Ingest', ingestFunction], ['Executor', executorFunction], ['Reconciler', reconcilerFunction]] as const) {
       const env = variables(path);
       expect(env.RETRYPROOF_ROUTE_QUEUE_URLS, path).toBeUndefined();
       expect(env.RETRYPROOF_QUEUE_URL, path).toEqual({ Ref: id('Work/Queue') });
       // Prepare the variables as Lambda would see them once deployed; Act: the functions' own reading.
-      const shipped = (built.stack.receiver.node.findChild(path) as RetryproofFunction).shippedConfig;
+      const shipped = fn.shippedConfig;
       const deployment = deploymentFromEnv({ RETRYPROOF_EVENTS_TABLE: 'events', RETRYPROOF_QUEUE_URL: `${head}${queues()[id('Work/Queue')]!.Properties.QueueName as string}` }, shipped);
       // Assess: every route with ownQueue in the shipped configuration has its queue's URL.
       expect(deployment.config.routes.filter((r) => r.ownQueue).map((r) => r.name)).toEqual(['orders', 'shipments']);
@@ -147,7 +147,7 @@ describe('a receiver with a rate-limited route and a route of concurrency 3 besi
   });
 
   it('fails a cold start whose bundle names no queue for a route with a queue of its own, naming the route', () => {
-    const shipped = JSON.parse((built.stack.receiver.node.findChild('Ingest') as RetryproofFunction).shippedConfig ?? '') as { routeQueueNames: Record<string, string> };
+    const shipped = JSON.parse(built.stack.receiver.ingestFunction.shippedConfig ?? '') as { routeQueueNames: Record<string, string> };
     const { shipments: _, ...fewer } = shipped.routeQueueNames;
     const err = thrownBy(() => deploymentFromEnv({ RETRYPROOF_EVENTS_TABLE: 'events', RETRYPROOF_QUEUE_URL: 'https://q/1/x' }, JSON.stringify({ ...shipped, routeQueueNames: fewer })));
     expect(err.message).toBe('the configuration bundled with this function names no queue for route "shipments", which has a queue of its own');

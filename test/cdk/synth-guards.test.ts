@@ -101,7 +101,7 @@ describe('other synth-time guards', () => {
 
   it('passes the config through unchanged, beside the routes\' queue names', () => {
     expect(parseShippedConfig(shippedConfigJson(config, new Map([['stripe', 'q']])))).toEqual({
-      config: JSON.parse(JSON.stringify(config)),
+      config: JSON.parse(JSON.stringify(config)) as unknown,
       routeQueueNames: { stripe: 'q' },
     });
   });
