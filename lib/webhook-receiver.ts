@@ -33,7 +33,7 @@ import { defaultPolicyOf, nagResource } from './nag.ts';
 import { regionalPlacement } from './regional-placement.ts';
 import type { RegionalPlacement } from './regional-placement.ts';
 import { AlarmTopic } from './stateful/alarm-topic.ts';
-import { BODY_OBJECTS_KEY_PATTERN, BodyBucket, bodyBucketName, grantKeepBodies } from './stateful/body-bucket.ts';
+import { BODY_OBJECTS_KEY_PATTERN, BodyBucket, bodyBucketName, grantKeepBodies, grantReadBodyObjects } from './stateful/body-bucket.ts';
 import { EventsTable } from './stateful/events-table.ts';
 import { RouteSecrets, createdSecretName } from './stateful/route-secrets.ts';
 import { WorkQueue, routeQueueName } from './stateful/work-queue.ts';
@@ -209,6 +209,8 @@ export class WebhookReceiver extends Construct {
     const secrets = new RouteSecrets(this, 'Secrets', {
       routes: resolved.routes.map((r) => ({ route: r.name, secretName: secretNameOf(r), importSecret: r.importSecret || replicatedHere })),
       ...(placement?.owner === true ? { replicaRegions: placement.otherReplicas } : {}),
+      logRetentionDays: resolved.logRetentionDays,
+      metricNamespace: namePrefix,
     });
     const shipped: typeof written = {
       ...written,
@@ -283,6 +285,13 @@ export class WebhookReceiver extends Construct {
       environment: shared,
       shippedConfig,
     });
+    // New accounts often have a quota of 10, and CreateFunction then fails: "New AWS accounts have
+    // reduced concurrency ... quotas" (Lambda Developer Guide, "Lambda quotas"); docs/operating.md.
+    Annotations.of(executor).addInfo(
+      `retryproof: the executor reserves ${reserved} concurrent executions, and Lambda keeps 100 of an account's unreserved: ` +
+        `the account's Lambda concurrency quota in this Region must be at least ${reserved + 100} ` +
+        "(aws lambda get-account-settings --query AccountLimit.ConcurrentExecutions); a new account's is often 10, and the first deploy then fails",
+    );
     if (reserved > ACCOUNT_RESERVABLE_AT_DEFAULT_QUOTA) {
       // A deploy would fail on an account still at the default quota; one with a raised quota is fine.
       Annotations.of(executor).addWarningV2(
@@ -549,10 +558,7 @@ export class WebhookReceiver extends Construct {
    * carry customer data: {@link grantReadRecords} does not include this.
    */
   grantReadBodies(grantee: IGrantable): void {
-    for (const bucket of this.#bodyBuckets) {
-      BucketGrants.fromBucket(bucket).actionsOnObjectKeys(grantee, BODY_OBJECTS_KEY_PATTERN, 's3:GetObject');
-      Grant.addToPrincipal({ grantee, actions: ['s3:ListBucket'], resourceArns: [bucket.bucketArn] });
-    }
+    for (const bucket of this.#bodyBuckets) grantReadBodyObjects(bucket, grantee);
   }
 
   /**

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { Duration, RemovalPolicy, Token, Validations } from 'aws-cdk-lib';
-import { BlockPublicAccess, Bucket, BucketEncryption, BucketGrants, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Grant } from 'aws-cdk-lib/aws-iam';
 import type { IGrantable } from 'aws-cdk-lib/aws-iam';
@@ -82,7 +82,7 @@ export interface BodyBucketProps {
   /**
    * What happens to the bucket when it leaves the stack. It holds the bodies that retained
    * records (the events table is retained) and messages still in the queues point to.
-   * @default RemovalPolicy.RETAIN
+   * @default RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE: kept, unless the deploy that made it is rolled back
    */
   readonly removalPolicy?: RemovalPolicy;
 }
@@ -122,8 +122,10 @@ export class BodyBucket extends Construct {
       // would leave them pointing at nothing: every redrive and re-send would then go to people
       // without its body. Retained, the bucket empties itself by this lifecycle. (A bucket
       // CloudFormation should delete must be empty first, which would take an s3:DeleteObject
-      // function nobody else needs.)
-      removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
+      // function nobody else needs.) Except on a first deploy rolled back: the bucket is then new and
+      // empty, and kept under its fixed name it would fail the next deploy ("already exists";
+      // RetainExceptOnCreate, CloudFormation Template Reference, "DeletionPolicy attribute").
+      removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
       lifecycleRules: [
         {
           id: 'expire-bodies',
@@ -159,9 +161,28 @@ export class BodyBucket extends Construct {
  * (lambdas/store/s3-body-objects.ts reads 404 as "gone"). No DeleteObject: objects only expire.
  *
  * BucketGrants' own read()/put() are not used: they add `s3:GetObject*`, `s3:List*`,
- * `s3:GetBucket*` and `s3:Abort*`, wildcards over calls nobody makes.
+ * `s3:GetBucket*` and `s3:Abort*`, wildcards over calls nobody makes, and no owner condition.
  */
 export function grantKeepBodies(bucket: IBucket, grantee: IGrantable): void {
-  BucketGrants.fromBucket(bucket).actionsOnObjectKeys(grantee, BODY_OBJECTS_KEY_PATTERN, 's3:GetObject', 's3:PutObject');
-  Grant.addToPrincipal({ grantee, actions: ['s3:ListBucket'], resourceArns: [bucket.bucketArn] });
+  grantOnBodies(bucket, grantee, ['s3:GetObject', 's3:PutObject']);
+}
+
+/**
+ * GetObject on `bodies/*` of `bucket` and ListBucket on it (a missing object then reads as 404, not
+ * 403), as {@link grantKeepBodies} grants them, for a person or a tool that only reads bodies.
+ */
+export function grantReadBodyObjects(bucket: IBucket, grantee: IGrantable): void {
+  grantOnBodies(bucket, grantee, ['s3:GetObject']);
+}
+
+/**
+ * Every grant on a body bucket holds only while the bucket is the receiver's account's: the other
+ * Regions' buckets are found by name, and a name whose bucket is gone (a Region destroyed, its kept
+ * bucket deleted) can be taken by any account (s3:ResourceAccount, "Verifying bucket ownership with
+ * bucket owner condition", Amazon S3 User Guide; Service Authorization Reference, Amazon S3 condition keys).
+ */
+function grantOnBodies(bucket: IBucket, grantee: IGrantable, objectActions: readonly string[]): void {
+  const conditions = { StringEquals: { 's3:ResourceAccount': Stack.of(bucket).account } };
+  Grant.addToPrincipal({ grantee, actions: [...objectActions], resourceArns: [bucket.arnForObjects(BODY_OBJECTS_KEY_PATTERN)], conditions });
+  Grant.addToPrincipal({ grantee, actions: ['s3:ListBucket'], resourceArns: [bucket.bucketArn], conditions });
 }

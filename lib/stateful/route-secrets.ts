@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import { ArnFormat, Stack, Validations } from 'aws-cdk-lib';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { ArnFormat, CustomResource, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Grant } from 'aws-cdk-lib/aws-iam';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
-import { AwsCustomResource, AwsCustomResourcePolicy, PhysicalResourceId } from 'aws-cdk-lib/custom-resources';
-import type { AwsSdkCall } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
+import { defaultPolicyOf, nagResource } from '../nag.ts';
+import { RetryproofFunction, lambdaEntry } from '../stateless/retryproof-function.ts';
 
 /** One route's signing secret, as the stack needs to know it. */
 export interface RouteSecretSpec {
@@ -27,6 +27,10 @@ export interface RouteSecretsProps {
    * @default - no replicas
    */
   readonly replicaRegions?: readonly string[];
+  /** Days the ensuring function's log group keeps its logs, as the receiver's functions do. */
+  readonly logRetentionDays: number;
+  /** The receiver's metric namespace, for the function's Powertools defaults. */
+  readonly metricNamespace: string;
 }
 
 /**
@@ -38,11 +42,15 @@ export function createdSecretName(namePrefix: string, secretName: string): strin
   return `${namePrefix}/${secretName}`;
 }
 
-/** The construct id of a created secret: from its name, not its route's, so a renamed route keeps it. */
+/**
+ * The construct id of a created secret: from its name, not its route's, so a renamed route keeps it.
+ * `Ensured`, not the `Ensure` of the AwsCustomResource it replaces: CloudFormation refuses to change
+ * a custom resource's ServiceToken, so the new provider comes with new resources.
+ */
 function ensuredSecretId(secretName: string): string {
   const readable = secretName.replace(/[^A-Za-z0-9]/g, '');
   const digest = createHash('sha256').update(secretName).digest('hex').slice(0, 8);
-  return `Ensure${readable.slice(0, 40)}${digest}`;
+  return `Ensured${readable.slice(0, 40)}${digest}`;
 }
 
 /**
@@ -58,11 +66,13 @@ function ensuredSecretId(secretName: string): string {
  * the primary identifier in the template, and a secret's (`Id`, its ARN) is read-only
  * (CloudFormation User Guide, "Import AWS resources into a CloudFormation stack automatically").
  *
- * So each deploy ensures the secret exists: a custom resource calls CreateSecret, with no value
- * and no placeholder, and takes ResourceExistsException for success; it never deletes it. The
- * value is the sender's signing secret, which the operator puts in after the first deploy
- * (until then the ingest answers 503 and senders retry). An imported secret is looked up by
- * name and left as it is.
+ * So a custom resource ensures the secret exists (lambdas/secrets/ensure-route-secret.ts): it
+ * calls CreateSecret, with no value and no placeholder, adopts a secret of that name, adds each
+ * replica Region the secret lacks, and never deletes it. It runs when the resource is created or
+ * its properties change (a new route, a new name, new replica Regions), not on every deploy
+ * (docs/architecture.md, "Several Regions"). The value is the sender's signing secret, which the
+ * operator puts in after the first deploy (until then the ingest answers 503 and senders retry).
+ * An imported secret is looked up by name and left as it is.
  */
 export class RouteSecrets extends Construct {
   /** The secret of each route, by route name. */
@@ -73,54 +83,46 @@ export class RouteSecrets extends Construct {
     const byRoute = new Map<string, ISecret>();
     const stack = Stack.of(this);
     const replicas = props.replicaRegions ?? [];
+    const ensured = new Set<string>();
     for (const spec of props.routes) {
       if (byRoute.has(spec.route)) {
         throw new Error(`route ${spec.route} has more than one secret`);
       }
-      const secret = Secret.fromSecretNameV2(this, spec.route, spec.secretName);
-      byRoute.set(spec.route, secret);
-      if (spec.importSecret) continue;
-      const ensureId = ensuredSecretId(spec.secretName);
+      byRoute.set(spec.route, Secret.fromSecretNameV2(this, spec.route, spec.secretName));
       // Two routes on one created secret share it: one custom resource for both.
-      if (this.node.tryFindChild(ensureId) !== undefined) continue;
-      const create: AwsSdkCall = {
-        service: 'SecretsManager',
-        action: 'CreateSecret',
-        parameters: {
-          Name: spec.secretName,
-          Description: `retryproof: a webhook signing secret (put the sender's secret here: aws secretsmanager put-secret-value --secret-id ${spec.secretName})`,
-          ...(replicas.length === 0 ? {} : { AddReplicaRegions: replicas.map((region) => ({ Region: region })) }),
-        },
-        // The name is the secret: the same name is the same secret, whichever route uses it.
-        physicalResourceId: PhysicalResourceId.of(spec.secretName),
-        // Adopt a secret of that name: one this stack made before it was destroyed, one a
-        // removed route left, or one a person made (Secrets Manager API Reference, CreateSecret:
-        // ResourceExistsException, "A resource with the ID you requested already exists").
-        ignoreErrorCodesMatching: 'ResourceExistsException',
-      };
-      new AwsCustomResource(this, ensureId, {
-        resourceType: 'Custom::RetryproofRouteSecret',
-        // On every create and update, never on delete: the value is issued by the sender, and a
-        // stack deleted by mistake must not take it along.
-        onCreate: create,
-        onUpdate: create,
-        policy: AwsCustomResourcePolicy.fromStatements([
-          new PolicyStatement({
-            actions: ['secretsmanager:CreateSecret', ...(replicas.length === 0 ? [] : ['secretsmanager:ReplicateSecretToRegions'])],
-            resources: [stack.formatArn({ service: 'secretsmanager', resource: 'secret', resourceName: `${spec.secretName}-??????`, arnFormat: ArnFormat.COLON_RESOURCE_NAME })],
-          }),
-        ]),
-        installLatestAwsSdk: false,
-      });
-    }
-    // The one provider function of the stack's AwsCustomResources, a singleton CDK keeps at the stack's root.
-    const provider = stack.node.tryFindChild(`AWS${AwsCustomResource.PROVIDER_FUNCTION_UUID.replace(/-/g, '')}`);
-    if (provider !== undefined) {
-      Validations.of(provider).acknowledge({
-        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
-        reason: "CDK's AwsCustomResource provider writes its own logs with the basic execution role; it is called only at deploy, and only makes the CreateSecret calls its policy names",
-      });
+      if (!spec.importSecret) ensured.add(spec.secretName);
     }
     this.byRoute = byRoute;
+    if (ensured.size === 0) return;
+
+    const handler = new RetryproofFunction(this, 'EnsureHandler', {
+      entry: lambdaEntry('secrets/route-secret-resource'),
+      description: 'retryproof: ensures each route secret exists, with its replicas, at deploy',
+      timeout: Duration.minutes(2),
+      memorySize: 256,
+      logRetentionDays: props.logRetentionDays,
+      metricNamespace: props.metricNamespace,
+    });
+    const arnOf = (name: string) => stack.formatArn({ service: 'secretsmanager', resource: 'secret', resourceName: `${name}-??????`, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
+    Grant.addToPrincipal({
+      grantee: handler,
+      actions: ['secretsmanager:CreateSecret', 'secretsmanager:DescribeSecret', ...(replicas.length === 0 ? [] : ['secretsmanager:ReplicateSecretToRegions'])],
+      resourceArns: [...ensured].map(arnOf),
+    });
+    for (const name of ensured) {
+      Validations.of(defaultPolicyOf(handler.serviceRole)).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::${nagResource(this, arnOf(name))}]`,
+        reason: `the route secret ${name} is made by name at deploy; -?????? matches only the suffix Secrets Manager appends`,
+      });
+      new CustomResource(this, ensuredSecretId(name), {
+        resourceType: 'Custom::RetryproofRouteSecret',
+        serviceToken: handler.functionArn,
+        properties: {
+          SecretName: name,
+          Description: `retryproof: a webhook signing secret (put the sender's secret here: aws secretsmanager put-secret-value --region ${stack.region} --secret-id ${name})`,
+          ...(replicas.length === 0 ? {} : { ReplicaRegions: [...replicas] }),
+        },
+      });
+    }
   }
 }

@@ -9,7 +9,8 @@ import { alarmName } from '../stateful/alarm-topic.ts';
 import type { ObservabilityProps } from './observability.ts';
 import { DEFAULT_PERIOD } from './retryproof-metrics.ts';
 import { signatureRejectionAlarm } from './signature-rejection-alarm.ts';
-import { QUEUE_PERIOD, ageLimitText } from './watched-queues.ts';
+import { DLQ_OLDEST_DAYS, QUEUE_PERIOD, ageLimitText } from './watched-queues.ts';
+import { DLQ_RETENTION_SECONDS } from '../../lambdas/config/route-config.ts';
 import type { WatchedQueue } from './watched-queues.ts';
 
 /** Minutes in a row the oldest message must be older than its retries allow before anyone is woken. */
@@ -57,6 +58,8 @@ interface AlarmSpec {
    * (a pause happened) returns to OK while the problem stays, so it notifies only on ALARM.
    */
   readonly recovers: boolean;
+  /** Whether INSUFFICIENT_DATA is the problem itself, and so notifies too. @default false */
+  readonly silenceNotifies?: boolean;
 }
 
 type AddAlarm = (alarmId: string, spec: AlarmSpec) => void;
@@ -87,6 +90,7 @@ export function receiverAlarms(scope: Construct, props: ObservabilityProps, queu
     });
     alarm.addAlarmAction(action);
     if (spec.recovers) alarm.addOkAction(action);
+    if (spec.silenceNotifies === true) alarm.addInsufficientDataAction(action);
     alarms.push(alarm);
   };
 
@@ -98,8 +102,21 @@ export function receiverAlarms(scope: Construct, props: ObservabilityProps, queu
       'First read the message (it carries the whole operation context) and the executor logs; fix the cause, then start a DLQ redrive in the SQS console.',
     metric: props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ statistic: Stats.MAXIMUM, period: QUEUE_PERIOD }),
     threshold: 0,
-    // SQS stops publishing for a queue idle for hours; a queue with messages is never idle.
-    treatMissingData: TreatMissingData.NOT_BREACHING,
+    // Silence keeps the last verdict: only a published 0 says the DLQ was emptied, so no OK
+    // notice comes from a gap in SQS's metrics (docs/architecture.md, "Metrics and alarms").
+    treatMissingData: TreatMissingData.IGNORE,
+    recovers: true,
+  });
+  addAlarm('DlqOldestMessage', {
+    name: 'dlq-oldest-message',
+    description:
+      `A dead letter has waited in the DLQ for over ${DLQ_OLDEST_DAYS} days, and SQS deletes it ${DLQ_RETENTION_SECONDS / 86_400} days after it was first sent. ` +
+      'Its record stays FAILED in the table, where `retryproof redrive` still finds it, but the copy and its operation context go: read it now, fix the cause, then redrive the DLQ.',
+    // For a DLQ the metric is "the longest time that a message has been in the queue" (SQS
+    // Developer Guide, "Available CloudWatch metrics for Amazon SQS").
+    metric: props.deadLetterQueue.metricApproximateAgeOfOldestMessage({ statistic: Stats.MAXIMUM, period: DEFAULT_PERIOD }),
+    threshold: DLQ_OLDEST_DAYS * 86_400,
+    treatMissingData: TreatMissingData.IGNORE,
     recovers: true,
   });
   // The circuit breaker's announcements: the ingest sends no notice itself (it has no SNS
@@ -291,16 +308,18 @@ function addReconcilerHeartbeat(scope: Construct, addAlarm: AddAlarm, props: Obs
   addAlarm('ReconcilerNoRun', {
     name: 'reconciler-no-run',
     description:
-      `No reconciler run has completed for ${hours} hours: stuck work is not re-enqueued, duplicate effects are not reversed, and the findings alarm sees nothing to report. ` +
+      `No reconciler run has completed for ${hours} hours (the alarm then reads INSUFFICIENT_DATA: no run, no data point): stuck work is not re-enqueued, duplicate effects are not reversed, and the findings alarm sees nothing to report. ` +
       'First look at the reconciler-errors, reconciler-throttled and reconcile-schedule-failed alarms and the reconciler\'s log; the next run that completes clears this alarm.',
-    // One data point per clock hour; an hour without a completed run is missing data, and
-    // missing counts as breaching, so the alarm needs no run to fire: its whole point.
+    // One data point per clock hour. Missing data as breaching would fire at deploy, before the
+    // first run is due; as missing, hours without a run end in INSUFFICIENT_DATA, which notifies,
+    // while a new alarm starts there and so says nothing (docs/architecture.md, "Metrics and alarms").
     metric: props.metrics.reconciler(RECONCILER_METRIC.runs, { period: Duration.hours(1) }),
     threshold: 1,
     below: true,
     evaluationPeriods: hours,
-    treatMissingData: TreatMissingData.BREACHING,
+    treatMissingData: TreatMissingData.MISSING,
     recovers: true,
+    silenceNotifies: true,
   });
   addAlarm('ReconcilerErrors', {
     name: 'reconciler-errors',

@@ -53,6 +53,10 @@ export class ReconcileSchedule extends Construct {
         maxEventAge: every,
       }),
     });
+    // The schedule names its group by a literal name, which gives CloudFormation no order; a schedule
+    // joins its group only when created ("You can only associate a schedule with a group when you
+    // first create the schedule", EventBridge Scheduler User Guide, "Creating a schedule group").
+    this.schedule.node.addDependency(this.group);
     Validations.of(defaultPolicyOf(role)).acknowledge({
       id: `AwsSolutions-IAM5[Resource::${nagResource(this, props.reconciler.functionArn)}:*]`,
       reason: "LambdaInvoke's grantInvoke also covers the reconciler's versions and aliases (arn:*); it is still only the reconciler",

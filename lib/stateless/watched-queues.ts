@@ -7,6 +7,13 @@ import { SQS_MAX_DELAY_SECONDS } from '../../lambdas/config/route-config.ts';
 export const QUEUE_PERIOD = Duration.minutes(1);
 
 /**
+ * Days a dead letter may wait before its alarm: half the DLQ's 14, so a week is left before SQS
+ * deletes it (a dead letter's expiry counts from its first send, "Using dead-letter queues in
+ * Amazon SQS", SQS Developer Guide).
+ */
+export const DLQ_OLDEST_DAYS = 7;
+
+/**
  * The age past which a queue's oldest message is work nobody is picking up, and where the
  * number comes from. An ordinary retry hides its message for the whole visibility timeout, and
  * a locked hand-back for what is left of a lease, so a message that is merely being retried

@@ -19,15 +19,19 @@ describe('the app built from retryproof.config.ts', () => {
       ...Object.keys(template.Outputs ?? {}).map((id) => `Output ${id}`),
     ].sort();
     // Added since then, none replacing anything: the CLI's receiver descriptor; the route
-    // secret ensured by name at deploy (a custom resource, its policy, and CDK's one provider
-    // function and role: lib/stateful/route-secrets.ts); the route's signature-rejection alarm;
-    // the bucket of large bodies.
+    // secret ensured by name at deploy (a custom resource, and the function behind it with its
+    // role, policy and log group: lib/stateful/route-secrets.ts; `Ensured`, since CloudFormation
+    // refuses a new ServiceToken on the AwsCustomResource it replaced); the route's
+    // signature-rejection alarm; the DLQ age alarm; the bucket of large bodies.
     const added = [
       'Output Receiver',
-      'AWS::IAM::Policy SecretsEnsureRetryproofstripeedbf787fCustomResourcePolicyBB410FD5',
-      'AWS::IAM::Role AWS679f53fac002430cb0da5b7982bd2287ServiceRoleC1EA0FF2',
-      'AWS::Lambda::Function AWS679f53fac002430cb0da5b7982bd22872D164C4C',
-      'Custom::RetryproofRouteSecret SecretsEnsureRetryproofstripeedbf787fE0C27617',
+      'AWS::IAM::Policy SecretsEnsureHandlerRoleDefaultPolicy87D1B77D',
+      'AWS::IAM::Role SecretsEnsureHandlerRole7B43284A',
+      'AWS::Lambda::Function SecretsEnsureHandler2D0151B1',
+      'AWS::Logs::LogGroup SecretsEnsureHandlerLogs99022F02',
+      'Custom::RetryproofRouteSecret SecretsEnsuredRetryproofstripeedbf787f04BD1F92',
+      // The alarm on the DLQ's oldest dead letter (lib/stateless/receiver-alarms.ts).
+      'AWS::CloudWatch::Alarm ObservabilityDlqOldestMessage087F3F67',
       // The stripe route's alarm on its share of 401s (lib/stateless/signature-rejection-alarm.ts).
       'AWS::CloudWatch::Alarm ObservabilitySignatureRejectionsstripeB2E1C603',
       // The bucket of large bodies and its TLS-only policy (lib/stateful/body-bucket.ts).

@@ -44,9 +44,10 @@ describe('the body bucket of the app built from retryproof.config.ts', () => {
     properties = resource.Properties;
   });
 
-  it('is the one bucket of the stack, and is retained, as the events table whose records point to it is', () => {
+  it('is the one bucket of the stack, and is retained, as the events table whose records point to it is, unless its first deploy rolls back', () => {
     built.template.resourceCountIs('AWS::S3::Bucket', 1);
-    built.template.hasResource('AWS::S3::Bucket', { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+    // RetainExceptOnCreate: a first deploy rolled back leaves no empty bucket to block the next one by its name.
+    built.template.hasResource('AWS::S3::Bucket', { DeletionPolicy: 'RetainExceptOnCreate', UpdateReplacePolicy: 'Retain' });
     built.template.hasResource('AWS::DynamoDB::GlobalTable', { DeletionPolicy: 'Retain' });
   });
 
@@ -278,6 +279,21 @@ describe('the body buckets of an app in two Regions (and a witness, which holds 
 
   it.each(REGIONS)("keeps %s's ingest to its own Region's bucket", (region) => {
     expect(s3GrantsIn(region, 'Ingest')).toEqual([`s3:GetObject on ${ownBucketArn(region, '/bodies/*')}`, `s3:PutObject on ${ownBucketArn(region, '/bodies/*')}`]);
+  });
+
+  it.each(REGIONS)("holds %s's grants on any body bucket to one owned by the receiver's account (s3:ResourceAccount)", (region) => {
+    // Prepare: every statement of the executor and the reconciler that names an S3 action.
+    const stack = stackIn(region);
+    const roleIds = ['ExecutorRole', 'ReconcilerRole'].map((id) => stack.getLogicalId(stack.receiver.node.findChild(id).node.defaultChild as CfnElement));
+    const statements = (Object.values(templates.get(region)?.findResources('AWS::IAM::Policy') ?? {}) as {
+      Properties: { Roles: unknown[]; PolicyDocument: { Statement: { Action: string | string[]; Resource: unknown; Condition?: unknown }[] } };
+    }[])
+      .filter((p) => roleIds.some((id) => JSON.stringify(p.Properties.Roles) === JSON.stringify([{ Ref: id }])))
+      .flatMap((p) => p.Properties.PolicyDocument.Statement)
+      .filter((st) => [st.Action].flat().some((a) => a.startsWith('s3:')));
+    // Assess: the other Region's bucket is among them, and not one statement goes without the owner.
+    expect(statements.some((st) => JSON.stringify(st.Resource).includes(`-${REGIONS.find((r) => r !== region)}`))).toBe(true);
+    for (const st of statements) expect(st.Condition).toEqual({ StringEquals: { 's3:ResourceAccount': { Ref: 'AWS::AccountId' } } });
   });
 
   it('names, in each Region, the bucket the other Region creates', () => {

@@ -80,7 +80,7 @@ describe('Observability, built from a configuration with its own alarm settings'
   });
 
   it('waits two schedule intervals, 6 hours, before calling a reconciler that runs every 3 hours silent', () => {
-    expect(alarmNamed('reconciler-no-run')).toMatchObject({ Period: 3600, EvaluationPeriods: 6, Threshold: 1, TreatMissingData: 'breaching' });
+    expect(alarmNamed('reconciler-no-run')).toMatchObject({ Period: 3600, EvaluationPeriods: 6, Threshold: 1, TreatMissingData: 'missing' });
     expect(alarmNamed('reconciler-no-run').AlarmDescription).toContain('for 6 hours');
   });
 

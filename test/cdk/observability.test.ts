@@ -279,6 +279,7 @@ describe('Observability, built from retryproof.config.ts', () => {
       expect(names.sort()).toEqual(
         [
           'Retryproof-dlq-not-empty',
+          'Retryproof-dlq-oldest-message',
           ...routes.map((r) => `Retryproof-route-paused-${r}`),
           ...routes.map((r) => `Retryproof-duplicate-storm-${r}`),
           ...routes.map((r) => `Retryproof-signature-rejections-${r}`),
@@ -311,7 +312,26 @@ describe('Observability, built from retryproof.config.ts', () => {
       }
     });
 
-    it('fire when the DLQ holds any visible message', () => {
+    it('notify on INSUFFICIENT_DATA only where silence is the problem: the reconciler heartbeat', () => {
+      const silent = (Object.values(built.template.findResources('AWS::CloudWatch::Alarm')) as Resource[]).filter(
+        (a) => a.Properties.InsufficientDataActions !== undefined,
+      );
+      expect(silent.map((a) => [a.Properties.AlarmName, a.Properties.InsufficientDataActions])).toEqual([['Retryproof-reconciler-no-run', [topic]]]);
+    });
+
+    it('fire when a dead letter has waited 7 days, half the DLQ retention, keeping the verdict through silence', () => {
+      expect(alarmNamed('dlq-oldest-message')).toMatchObject({
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateAgeOfOldestMessage',
+        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [logicalIdOf(built, 'Work/DeadLetterQueue'), 'QueueName'] } }],
+        Statistic: 'Maximum',
+        ComparisonOperator: 'GreaterThanThreshold',
+        Threshold: 7 * 86_400,
+        TreatMissingData: 'ignore',
+      });
+    });
+
+    it('fire when the DLQ holds any visible message, and go OK only on a published 0, not on silence', () => {
       expect(alarmNamed('dlq-not-empty')).toMatchObject({
         Namespace: 'AWS/SQS',
         MetricName: 'ApproximateNumberOfMessagesVisible',
@@ -321,7 +341,7 @@ describe('Observability, built from retryproof.config.ts', () => {
         ComparisonOperator: 'GreaterThanThreshold',
         Threshold: 0,
         EvaluationPeriods: 1,
-        TreatMissingData: 'notBreaching',
+        TreatMissingData: 'ignore',
       });
     });
 
@@ -396,7 +416,7 @@ describe('Observability, built from retryproof.config.ts', () => {
       expect(description).not.toContain('sent to this topic');
     });
 
-    it('fire when no reconciler run completed for 2 hours: ReconcilerRuns under 1 an hour, missing data breaching', () => {
+    it('fire when no reconciler run completed for 2 hours, and not before the first run: ReconcilerRuns under 1 an hour, missing data missing', () => {
       expect(alarmNamed('reconciler-no-run')).toMatchObject({
         Namespace: METRICS_NAMESPACE,
         MetricName: 'ReconcilerRuns',
@@ -406,9 +426,10 @@ describe('Observability, built from retryproof.config.ts', () => {
         ComparisonOperator: 'LessThanThreshold',
         Threshold: 1,
         EvaluationPeriods: 2,
-        TreatMissingData: 'breaching',
+        TreatMissingData: 'missing',
       });
       expect(alarmNamed('reconciler-no-run').AlarmDescription).toContain('for 2 hours');
+      expect(alarmNamed('reconciler-no-run').AlarmDescription).toContain('INSUFFICIENT_DATA');
     });
 
     it('fire on any reconciler error, and keep that verdict until the next run', () => {

@@ -1,5 +1,4 @@
 import { Match } from 'aws-cdk-lib/assertions';
-import { AwsCustomResource } from 'aws-cdk-lib/custom-resources';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
 import { parseShippedConfig } from '../../lambdas/config/shipped-config.ts';
@@ -9,20 +8,8 @@ import { RECONCILER_NODE_OPTIONS } from '../../lambdas/reconciler/reconciler-bud
 import type { RetryproofConfig } from '../../lambdas/config/route-config.ts';
 import { EVENTS_TABLE, LEDGER_TABLE } from '../../lambdas/store/table-schema.ts';
 import { demoConfig as config } from './fixtures/demo-config.ts';
-import { grantsOf, logicalIdOf, synthesize, withOwnAction } from './stack-fixture.ts';
+import { SECRET_HANDLER_ID, ensuredSecretsOf, grantsOf, logicalIdOf, synthesize, withOwnAction } from './stack-fixture.ts';
 import type { SynthesizedApp } from './stack-fixture.ts';
-
-/** An AwsCustomResource's SDK call, as its template holds it (JSON). */
-interface SdkCall {
-  readonly service: string;
-  readonly action: string;
-  readonly parameters: Record<string, unknown> & { Name: string };
-  readonly physicalResourceId?: unknown;
-  readonly ignoreErrorCodesMatching?: string;
-}
-
-/** The logical id prefix of the stack's AwsCustomResource provider function. */
-const PROVIDER_ID = `AWS${AwsCustomResource.PROVIDER_FUNCTION_UUID.replace(/-/g, '')}`;
 
 type Resource = { Type: string; Properties: Record<string, unknown>; DeletionPolicy?: string; UpdateReplacePolicy?: string };
 
@@ -177,8 +164,8 @@ describe('RetryproofStack, built from retryproof.config.ts', () => {
 
   it('runs three functions on nodejs24.x and arm64 with source maps and their own log groups, untraced by default', () => {
     const functions = built.template.findResources('AWS::Lambda::Function');
-    // Retryproof's three, and CDK's provider of the route secrets' custom resource (lib/stateful/route-secrets.ts).
-    expect(Object.keys(functions).filter((id) => !id.startsWith(PROVIDER_ID))).toHaveLength(3);
+    // Retryproof's three, and the deploy-time function behind the route secrets (lib/stateful/route-secrets.ts).
+    expect(Object.keys(functions).filter((id) => !id.startsWith(SECRET_HANDLER_ID))).toHaveLength(3);
     for (const [id, service, nodeOptions] of [
       ['Ingest', SERVICE.ingest, '--enable-source-maps'],
       ['Executor', SERVICE.executor, '--enable-source-maps'],
@@ -266,17 +253,16 @@ describe('RetryproofStack, built from retryproof.config.ts', () => {
 
   it('ensures one signing secret per route at deploy, named with the prefix, created when missing and adopted when it exists, never deleted', () => {
     built.template.resourceCountIs('AWS::SecretsManager::Secret', 0);
-    const ensured = Object.values(built.template.findResources('Custom::RetryproofRouteSecret')) as Resource[];
-    const calls = ensured.map((r) => ({ create: JSON.parse(r.Properties.Create as string) as SdkCall, update: JSON.parse(r.Properties.Update as string) as SdkCall, remove: r.Properties.Delete }));
-    expect(calls.map((c) => c.create.parameters.Name).sort()).toEqual(config.routes.map((r) => `Retryproof/${r.secretName}`).sort());
-    for (const call of calls) {
-      expect(call.create).toMatchObject({ service: 'SecretsManager', action: 'CreateSecret', ignoreErrorCodesMatching: 'ResourceExistsException' });
-      expect(call.create.physicalResourceId).toEqual({ id: call.create.parameters.Name });
+    const ensured = [...ensuredSecretsOf(built.template).values()];
+    expect(ensured.map((e) => e.SecretName).sort()).toEqual(config.routes.map((r) => `Retryproof/${r.secretName}`).sort());
+    for (const props of ensured) {
       // No value in the template: a placeholder anyone can read would sign deliveries.
-      expect(call.create.parameters).not.toHaveProperty('SecretString');
-      expect(call.update).toEqual(call.create);
-      expect(call.remove).toBeUndefined();
+      expect(Object.keys(props).sort()).toEqual(['Description', 'SecretName', 'ServiceToken']);
     }
+    // The function calls CreateSecret and DescribeSecret (to adopt), never DeleteSecret or PutSecretValue.
+    const calls = grantsOf(built, 'Secrets/EnsureHandlerRole').filter((g) => g.action.startsWith('secretsmanager:'));
+    expect([...new Set(calls.map((g) => g.action))].sort()).toEqual(['secretsmanager:CreateSecret', 'secretsmanager:DescribeSecret']);
+    for (const [, r] of Object.entries(built.template.findResources('Custom::RetryproofRouteSecret'))) expect((r as Resource).DeletionPolicy).toBe('Delete');
   });
 
   it('has a KMS-encrypted alarm topic that refuses requests without TLS', () => {
@@ -336,9 +322,7 @@ describe('RetryproofStack, with an e-mail address, an imported secret, tracing o
   });
 
   it('imports a secret by name instead of creating it, and lets the ingest read it', () => {
-    const ensured = Object.values(built.template.findResources('Custom::RetryproofRouteSecret')).map(
-      (r) => (JSON.parse((r as Resource).Properties.Create as string) as SdkCall).parameters.Name,
-    );
+    const ensured = [...ensuredSecretsOf(built.template).values()].map((e) => e.SecretName);
     expect(ensured).toEqual(['Retryproof/retryproof/demo']);
     const secretReads = grantsOf(built, 'IngestRole')
       .filter((g) => g.action === 'secretsmanager:GetSecretValue')

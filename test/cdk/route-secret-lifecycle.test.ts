@@ -1,14 +1,14 @@
 /**
  * A route secret's life across deploys, as far as a synth can show it: removing a route and
  * adding it back, renaming a route with its secretName kept, and a destroy then a deploy, each
- * find the secret by its name and need no name hunting. The deploy-time behaviour relied on
- * (CreateSecret answering ResourceExistsException for a name in use) is Secrets Manager's; the
- * template shows that the stack never owns, replaces or deletes the secret.
+ * find the secret by its name and need no name hunting. The deploy-time behaviour (adopting a
+ * secret of that name) is the handler's, tested in route-secret-ensure.test.ts; the template shows
+ * that the stack never owns, replaces or deletes the secret.
  */
 import { describe, expect, it } from 'vitest';
 import type { RetryproofConfig } from '../../lambdas/config/route-config.ts';
 import { config } from '../../retryproof.config.ts';
-import { synthesize } from './stack-fixture.ts';
+import { ensuredSecretsOf, synthesize } from './stack-fixture.ts';
 import type { SynthesizedApp } from './stack-fixture.ts';
 
 interface Resource {
@@ -17,15 +17,9 @@ interface Resource {
   readonly DeletionPolicy?: string;
 }
 
-/** Each ensured secret by logical id: its name and its create call. */
-function ensuredSecrets(built: SynthesizedApp): Map<string, { name: string; create: Record<string, unknown> }> {
-  const found = built.template.findResources('Custom::RetryproofRouteSecret') as Record<string, Resource>;
-  return new Map(
-    Object.entries(found).map(([id, r]) => {
-      const create = JSON.parse(r.Properties?.Create as string) as { parameters: { Name: string } } & Record<string, unknown>;
-      return [id, { name: create.parameters.Name, create }];
-    }),
-  );
+/** Each ensured secret by logical id: its name and its properties. */
+function ensuredSecrets(built: SynthesizedApp): Map<string, { name: string; props: Record<string, unknown> }> {
+  return new Map([...ensuredSecretsOf(built.template)].map(([id, props]) => [id, { name: props.SecretName, props }]));
 }
 
 const stripe = config.routes[0]!;
@@ -52,10 +46,6 @@ describe('route secrets across deploys', () => {
     // Assess
     expect([...removed.values()].map((s) => s.name)).toEqual(['Retryproof/stripe']);
     expect([...readded]).toEqual([...first]);
-    for (const secret of readded.values()) {
-      // The name in use (what the removed route left) is success, not "already exists".
-      expect(secret.create).toMatchObject({ action: 'CreateSecret', ignoreErrorCodesMatching: 'ResourceExistsException' });
-    }
   });
 
   it('owns no resource a destroy would leave behind under a fixed name: a deploy after a destroy creates nothing that exists', () => {
@@ -71,7 +61,10 @@ describe('route secrets across deploys', () => {
       .map(([id]) => id);
     expect(retainedAndNamed).toEqual([]);
     // The secrets' custom resources call nothing on delete: the sender's value stays.
-    for (const [, r] of resources.filter(([, x]) => x.Type === 'Custom::RetryproofRouteSecret')) expect(r.Properties?.Delete).toBeUndefined();
+    // The handler does nothing on delete (lambdas/secrets/route-secret-resource.ts): its grants hold no DeleteSecret.
+    const policies = JSON.stringify(resources.filter(([, r]) => r.Type === 'AWS::IAM::Policy').map(([, r]) => r.Properties));
+    expect(policies).toContain('secretsmanager:CreateSecret');
+    expect(policies).not.toContain('secretsmanager:DeleteSecret');
   });
 
   it('leaves an imported secret to its owner: no custom resource, read by the name as written', () => {

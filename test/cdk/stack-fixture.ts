@@ -147,3 +147,12 @@ export function thrownBy(act: () => unknown): Error {
   }
   throw new Error('expected a throw, got none');
 }
+
+/** The logical id prefix of the function behind the route secrets' custom resource (lib/stateful/route-secrets.ts). */
+export const SECRET_HANDLER_ID = 'SecretsEnsureHandler';
+
+/** Each ensured route secret's properties, as Custom::RetryproofRouteSecret carries them, by logical id. */
+export function ensuredSecretsOf(template: Template): Map<string, { SecretName: string; Description: unknown; ReplicaRegions?: string[] }> {
+  const found = template.findResources('Custom::RetryproofRouteSecret') as Record<string, { Properties: Record<string, unknown> }>;
+  return new Map(Object.entries(found).map(([id, r]) => [id, r.Properties as { SecretName: string; Description: unknown; ReplicaRegions?: string[] }]));
+}

@@ -38,8 +38,7 @@ function physicalNames(template: Template): Map<string, string> {
       if (name !== undefined) names.set(name, `${resource.Type}.${key} (${id})`);
     }
     if (resource.Type === 'Custom::RetryproofRouteSecret') {
-      const create = JSON.parse(resource.Properties?.Create as string) as { parameters: { Name: string } };
-      names.set(create.parameters.Name, `route secret (${id})`);
+      names.set(resource.Properties?.SecretName as string, `route secret (${id})`);
     }
   }
   return names;
