@@ -5,6 +5,7 @@
  * start with one line and exit code 2.
  */
 import { isAbsolute, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { assertActionsSupplied, ConfigError, DEMO_ACTION, resolveConfig } from '../lambdas/config/resolve-config.ts';
 import type { ResolvedConfig, ResolvedRoute } from '../lambdas/config/resolve-config.ts';
 import type { ActionSource, RetryproofConfig, RouteConfig } from '../lambdas/config/route-config.ts';
@@ -104,12 +105,20 @@ export const LOCAL_SCHEME_DEMO_ROUTES: readonly RouteConfig[] = [
 ];
 
 /**
- * Whether the local stack runs the demo: yes unless the configuration says `demo: false`. The
- * shipped retryproof.config.ts deploys no demo (it is safe to deploy as it is), yet `npm start`
- * on it is the walk-through, which is the demo's.
+ * True in a checkout of the retryproof repository, false in an app that installed the package
+ * (its code then lives under node_modules, as cli/retryproof.mjs tells them apart too).
  */
-export function localDemoOf(base: RetryproofConfig): boolean {
-  return base.demo ?? true;
+export const IN_RETRYPROOF_REPOSITORY = !fileURLToPath(import.meta.url).split(/[\\/]/).includes('node_modules');
+
+/**
+ * Whether the local stack runs the demo: what the configuration's `demo` says, else only in this
+ * repository. The shipped retryproof.config.ts deploys no demo (it is safe to deploy as it is),
+ * yet `npm start` on it is the walk-through, which is the demo's; an app's stack serves its own
+ * routes only.
+ * @param inRepository @default - whether this code runs from the repository's checkout
+ */
+export function localDemoOf(base: RetryproofConfig, inRepository: boolean = IN_RETRYPROOF_REPOSITORY): boolean {
+  return base.demo ?? inRepository;
 }
 
 /** The local route whose Standard Webhooks sender signs with ed25519 (v1a) instead of HMAC (v1). */
@@ -185,10 +194,12 @@ function actionSourcesOf(base: RetryproofConfig, demo: boolean, cwd: string): Re
   return Object.fromEntries([...own, ...(demo ? [[DEMO_ACTION, DEMO_ACTION_SOURCE] as const] : [])]);
 }
 
-/** What `npm start` takes on its command line beside `--config`. */
+/** What `npm start` takes on its command line beside `--config`, and where it runs. */
 export interface LocalFlags {
   /** `--regions`: a count or a list of names. @default - the configuration's replicas, else one Region */
   readonly regions?: string | undefined;
+  /** Whether the stack runs in this repository (the demo's default). @default - {@link IN_RETRYPROOF_REPOSITORY} */
+  readonly inRepository?: boolean | undefined;
 }
 
 /**
@@ -223,7 +234,7 @@ export function readLocalSettings(
   try {
     // The file as written first, so its own mistakes are named before the local additions.
     resolveConfig(base);
-    const demo = localDemoOf(base);
+    const demo = localDemoOf(base, flags.inRepository);
     // Overrides that are part of the configuration go through resolveConfig and its checks.
     const shaped: RetryproofConfig = {
       ...base,

@@ -5,6 +5,7 @@ import { config } from '../../retryproof.config.ts';
 import { bodyBucketName } from '../../lib/stateful/body-bucket.ts';
 import {
   DEFAULT_LOCAL_VISIBILITY_SECONDS,
+  IN_RETRYPROOF_REPOSITORY,
   LOCAL_DEMO_SECRET,
   LOCAL_SCHEME_DEMO_ROUTES,
   LOCAL_V1A_SIGNING_KEY,
@@ -50,6 +51,21 @@ describe('readLocalSettings', () => {
     expect(s.actions).toEqual({ placeOrder: { entry: '/work/shop/src/place-order.ts', ledger: '/srv/orders/ledger.ts' } });
     expect(s.configFile).toBe('/work/shop/config/receiver.ts');
     expect(s.config.demo).toBe(false);
+  });
+
+  it("serves an app's own routes only when it runs from the installed package and its configuration says nothing of the demo", () => {
+    // Prepare: the docs' consumer configuration, which leaves `demo` unset.
+    const { demo: _unset, ...consumer } = ORDERS;
+    // Act
+    const installed = readLocalSettings({}, consumer, '/work/shop', 'retryproof.config.ts', { inRepository: false });
+    const here = readLocalSettings({}, consumer, '/work/shop', 'retryproof.config.ts', { inRepository: true });
+    const asked = readLocalSettings({}, { ...consumer, demo: true }, '/work/shop', 'retryproof.config.ts', { inRepository: false });
+    // Assess
+    expect(installed.config.routes.map((r) => r.name)).toEqual(['orders']);
+    expect(installed.actions.payout).toBeUndefined();
+    expect(here.config.routes.map((r) => r.name)).toEqual(['orders', ...LOCAL_SCHEME_DEMO_ROUTES.map((r) => r.name)]);
+    expect(asked.config.routes.map((r) => r.name)).toContain('demo');
+    expect(IN_RETRYPROOF_REPOSITORY).toBe(true);
   });
 
   it('refuses a route whose action nobody supplied, naming the configuration file, the route and the action', () => {
