@@ -39,6 +39,8 @@ export interface Command {
   readonly options: OptionSpecs;
   /** Names of the positional arguments, all required. */
   readonly args: readonly string[];
+  /** Rewrites the command's arguments before they are parsed (the storm's bare `--regions`). @default - none */
+  readonly normalize?: (argv: readonly string[]) => string[];
   /** Returns the exit code (0 when undefined). */
   run(ctx: CommandContext, args: ParsedArgs): Promise<number | undefined>;
 }

@@ -8,6 +8,7 @@ export { intFlag, numberFlag, parseFlags } from './args.ts';
 export type { OptionSpecs } from './args.ts';
 export { CliError, EXIT, UsageError } from './errors.ts';
 export { runScript } from './run-script.ts';
+export { runCliProcess } from './main.ts';
 export { resolveTarget } from './target.ts';
 export type { Target, TargetFlags } from './target.ts';
 export { peekDeadLetters } from './operations/dead-letters.ts';

@@ -151,6 +151,21 @@ function ownersOf(flag: string, commands: readonly Command[]): string | undefine
   return owners.length === 0 ? undefined : `${flag} is a flag of ${owners.join(', ')}`;
 }
 
+/** Runs the CLI on `argv` as this process, its exit code set: the bin's and the repository's scripts' entry. */
+export async function runCliProcess(argv: readonly string[]): Promise<void> {
+  // Piped into `head` or `jq` that stopped reading: that is the reader's choice, not an error.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    throw err;
+  });
+  process.exitCode = await runCli(argv, {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    stderrIsTty: process.stderr.isTTY,
+    env: process.env,
+  });
+}
+
 /** One line for a failure no command turned into a CliError: what happened, and what to try. */
 export function failureLine(err: unknown, target: Target | undefined, env: NodeJS.ProcessEnv = {}): string {
   const aws = awsFailureLine(err, env);
@@ -214,7 +229,7 @@ export async function runCli(argv: readonly string[], io: CliIo, commands: reado
   };
   const aws: AwsClients = { ...sdkClients(io.env), ...io.aws };
   try {
-    const { values, positionals } = parseFlags(rest, { ...GLOBAL_OPTIONS, ...command.options }, command.usage, (flag) => ownersOf(flag, commands));
+    const { values, positionals } = parseFlags(command.normalize?.(rest) ?? rest, { ...GLOBAL_OPTIONS, ...command.options }, command.usage, (flag) => ownersOf(flag, commands));
     if (values.help === true) {
       io.stdout(`usage: ${command.usage}\n`);
       return EXIT.ok;

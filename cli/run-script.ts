@@ -1,5 +1,5 @@
 /**
- * The tail of every script entry point (`npm run send`, `npm run storm`): run `main`, turn
+ * The tail of a script entry point (`npm run simulate`, `npm run fuzz`): run `main`, turn
  * a usage error into exit 2 with an excerpt of the usage, a CLI error into exit 1, and let
  * anything else crash loudly, as a bug should.
  */

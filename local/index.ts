@@ -16,6 +16,9 @@ export {
 } from './endpoints-file.ts';
 export type { LocalEndpoints, LocalRegionEndpoint } from './endpoints-file.ts';
 export { localDynamoClient, localS3Client, localSqsClient } from './aws-clients.ts';
+export { DEMO_ROUTE } from './local-settings.ts';
+export { newKey, recordKeyFor, sampleBody, signSample, webhookUrl } from './sample-delivery.ts';
+export type { SampleRoute, SignedRequest } from './sample-delivery.ts';
 export { FAUXQS_RELEASE_SECONDS } from './local-message-visibility.ts';
 // The stack itself has its own entry point, local/run-local-stack.ts: `retryproof start`
 // (cli/commands/start.ts) loads it on demand, so no other command loads DynamoDB Local,

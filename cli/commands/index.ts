@@ -12,7 +12,9 @@ import { receiversCommand } from './receivers.ts';
 import { reconcileCommand } from './reconcile.ts';
 import { redriveCommand } from './redrive.ts';
 import { routesListCommand, routesPauseCommand, routesResumeCommand } from './routes.ts';
+import { sendCommand } from './send.ts';
 import { startCommand } from './start.ts';
+import { stormCommand } from './storm.ts';
 import { waitCommand } from './wait.ts';
 
 export const COMMANDS: readonly Command[] = [
@@ -30,4 +32,6 @@ export const COMMANDS: readonly Command[] = [
   orderSkipCommand,
   reconcileCommand,
   waitCommand,
+  sendCommand,
+  stormCommand,
 ];

@@ -1,8 +1,9 @@
 /**
  * The CLI stands above the local stack: cli/ imports local/ only through its entry points
  * (local/index.ts, and the stack itself, local/run-local-stack.ts, which `retryproof start`
- * loads on demand), and local/ imports nothing of cli/. What uses both (the storm, `npm start`)
- * lives in scripts/. So the local stack can change its insides without the CLI noticing, and
+ * loads on demand), and local/ imports nothing of cli/. The CLI's `send` and `storm` use the local
+ * stack through local/index.ts too; `npm start` lives in scripts/. So the local stack can change
+ * its insides without the CLI noticing, and
  * no arrow runs back up from local/ to cli/. And nothing in cli/ reads the repository's
  * retryproof.config.ts: the CLI takes its settings from the running receiver. The check reads
  * every import and re-export of every .ts file of both.

@@ -1,4 +1,7 @@
-/** `npm run send` and `npm run storm` refuse bad flags with exit code 2 and say when no stack runs. */
+/**
+ * `npm run send` and `npm run storm`, which are `retryproof send` and `retryproof storm`, refuse bad
+ * flags with exit code 2 and say when no stack runs.
+ */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,25 +37,25 @@ describe('send and storm on a bad command line or without a stack', () => {
     const out = await runScript(script, args, env);
     expect(out.code).toBe(2);
     expect(out.stderr).toContain(message);
-    expect(out.stderr).toContain('usage: npm run');
+    expect(out.stderr).toContain('usage: retryproof ');
   });
 
   it('shows the usage\'s synopsis and the line of the flag meant, not the whole help', async () => {
     const out = await runScript('scripts/storm.ts', ['--setle-timeout', '9'], env);
     expect(out.code).toBe(2);
     expect(out.stderr.trimEnd().split('\n')).toEqual([
-      'storm: unknown option --setle-timeout; did you mean --settle-timeout?',
+      'retryproof storm: unknown option --setle-timeout; did you mean --settle-timeout?',
       '',
-      'usage: npm run storm -- [options]',
+      'usage: retryproof storm [options]   (in the retryproof repository also: npm run storm -- [options])',
       expect.stringMatching(/^ {2}--settle-timeout S {4}seconds to wait/) as unknown,
-      '(npm run storm -- --help for every option)',
+      '(retryproof storm --help for all its flags)',
     ]);
   });
 
   it.each([['scripts/send.ts'], ['scripts/storm.ts']])('%s --help wins over a mistyped flag: the usage, exit code 0', async (script) => {
     const out = await runScript(script, ['--bogus', '--help'], env);
     expect(out.code).toBe(0);
-    expect(out.stdout).toMatch(/^usage: npm run /);
+    expect(out.stdout).toMatch(/^usage: retryproof (send|storm) /);
     expect(out.stderr).toBe('');
   });
 

@@ -12,7 +12,7 @@ import type { Target } from '../../cli/target.ts';
 import { inspectDelivery } from '../../cli/operations/inspect-delivery.ts';
 import { peekDeadLetters } from '../../cli/operations/dead-letters.ts';
 import { freePort } from '../../local/free-port.ts';
-import type { StormReport } from '../../scripts/storm/storm-report.ts';
+import type { StormReport } from '../../cli/storm/storm-report.ts';
 import { runScript, shutDown, stackEnv, startStack, until, withLocalTarget } from './stack-process.ts';
 import type { StackProcess } from './stack-process.ts';
 import { STORM_ACTION_TIME } from './stack-process.ts';

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../cli/errors.ts';
 import type { LocalEndpoints } from '../../local/endpoints-file.ts';
 import { newKey, sampleBody, signSample, webhookUrl } from '../../local/sample-delivery.ts';
-import type { StormReport } from '../../scripts/storm/storm-report.ts';
+import type { StormReport } from '../../cli/storm/storm-report.ts';
 import { STORM_ACTION_TIME, freePortRun, runScript, shutDown, stackEnv, startStack, until } from './stack-process.ts';
 import type { RunResult, StackProcess } from './stack-process.ts';
 

@@ -7,7 +7,7 @@ import { CreateQueueCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import type { Target } from '../../cli/target.ts';
 import { localDynamoClient, localSqsClient } from '../../local/aws-clients.ts';
-import { waitForSettle } from '../../scripts/storm/storm-verify.ts';
+import { waitForSettle } from '../../cli/storm/storm-verify.ts';
 
 const sqs = localSqsClient(inject('sqsEndpoint'));
 const dynamo = localDynamoClient(inject('dynamoEndpoint'));

@@ -1,11 +1,11 @@
 /** The storm's verdict can fail: each check is shown to catch what it is about. */
 import { describe, expect, it } from 'vitest';
 import type { EventRecord } from '../../lambdas/domain/event-record.ts';
-import { DEFAULT_MIX, parseLadder, planStorm, quantile } from '../../scripts/storm/storm-plan.ts';
-import type { EventPlan } from '../../scripts/storm/storm-plan.ts';
-import { buildReport, formatSummary } from '../../scripts/storm/storm-report.ts';
-import type { ReportInput, Verification } from '../../scripts/storm/storm-report.ts';
-import type { EventOutcome, RequestRecord } from '../../scripts/storm/storm-sender.ts';
+import { DEFAULT_MIX, parseLadder, planStorm, quantile } from '../../cli/storm/storm-plan.ts';
+import type { EventPlan } from '../../cli/storm/storm-plan.ts';
+import { buildReport, formatSummary } from '../../cli/storm/storm-report.ts';
+import type { ReportInput, Verification } from '../../cli/storm/storm-report.ts';
+import type { EventOutcome, RequestRecord } from '../../cli/storm/storm-sender.ts';
 
 const plan = (index: number, over: Partial<EventPlan> = {}): EventPlan => ({
   index,

@@ -9,12 +9,12 @@
  * Region's queue and the verdict reads every Region's DLQ. One reconciliation, in the first
  * Region, covers every Region's records: they are in the one table.
  */
-import type { Target } from '../../cli/index.ts';
-import { peekDeadLetters } from '../../cli/index.ts';
+import type { Target } from '../target.ts';
+import { peekDeadLetters } from '../operations/dead-letters.ts';
 import type { ReconcileReport } from '../../lambdas/reconciler/reconcile.ts';
 import { createRouteControl } from '../../lambdas/routes/route-control.ts';
 import type { RouteControl } from '../../lambdas/routes/route-control.ts';
-import type { SampleRoute } from '../../local/sample-delivery.ts';
+import type { SampleRoute } from '../../local/index.ts';
 import { planStorm } from './storm-plan.ts';
 import type { StormMix } from './storm-plan.ts';
 import { buildReport } from './storm-report.ts';

@@ -8,8 +8,8 @@
  * successive events start in every Region and every copy after goes to the next one.
  */
 import { randomBytes } from 'node:crypto';
-import { newKey, sampleBody, signSample, webhookUrl } from '../../local/sample-delivery.ts';
-import type { SampleRoute } from '../../local/sample-delivery.ts';
+import { newKey, sampleBody, signSample, webhookUrl } from '../../local/index.ts';
+import type { SampleRoute } from '../../local/index.ts';
 import type { EventPlan } from './storm-plan.ts';
 
 export type RequestKind = 'genuine' | 'bad-signature' | 'stale-timestamp' | 'mismatched-payload';

@@ -12,7 +12,7 @@ import { DynamoDbLedger } from '../../lambdas/demo/dynamodb-ledger.ts';
 import { ledgerEntries } from '../../lambdas/ledger/ledger.ts';
 import { documentClient } from '../../lambdas/store/dynamodb-event-store.ts';
 import { fromRecordItem } from '../../lambdas/store/record-item.ts';
-import type { Target } from '../../cli/index.ts';
+import type { Target } from '../target.ts';
 
 /** Records of `keys` on `route`, by key; absent keys map to undefined. */
 export async function readRecords(target: Target, route: string, keys: readonly string[]): Promise<Map<string, EventRecord | undefined>> {
