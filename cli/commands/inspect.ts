@@ -2,8 +2,13 @@
 import type { Command } from '../command.ts';
 import { inspectDelivery } from '../operations/inspect-delivery.ts';
 import type { RecordView } from '../operations/inspect-delivery.ts';
-import { formatTime, table } from '../output.ts';
+import { clip, formatTime, table } from '../output.ts';
 import { unknownRouteError } from '../target.ts';
+
+/** A body longer than this is cut in the text output (a 300 KB body would bury the record); --json holds it whole. */
+export const BODY_SHOWN_BYTES = 4096;
+/** An action's result longer than this (as one line of JSON) is cut in the text output. */
+export const RESULT_SHOWN_CHARACTERS = 400;
 
 const USAGE = `retryproof inspect <route> <key> [--with-body] (--local | --stack NAME) [--json]
 
@@ -15,6 +20,7 @@ Exit code 1 when the stack has no record of the key (never received, or expired)
                 until the work is done, and in the DLQ's copy for 14 days if the work failed.
                 A large body (over its route's claimCheckAboveBytes) is kept in the receiver's
                 bucket instead: its pointer is shown, and the body read back from the bucket.
+                The text shows the first ${BODY_SHOWN_BYTES} bytes of a longer body; --json holds it whole.
 
 JSON: {"record": {status, hits, attempts, receivedAt, leaseSeconds, leaseUntil, ...} | null, "log": [...], "ledger": [...]}`;
 
@@ -34,7 +40,14 @@ function bodyBlock(r: RecordView): string[] {
       note += ', binary, shown as base64';
     }
   }
-  return [`----- body of ${r.route}/${r.key} (${note}) -----`, ...(shown === '' ? [] : [shown.replace(/\n$/, '')]), '----- end of body -----'];
+  const bytes = Buffer.from(shown);
+  const cut = bytes.length > BODY_SHOWN_BYTES;
+  // Cut at a character boundary: a partial UTF-8 sequence decodes to U+FFFD, which is dropped.
+  if (cut) shown = bytes.subarray(0, BODY_SHOWN_BYTES).toString('utf8').replace(/\uFFFD$/, '');
+  const end = cut
+    ? `----- body cut: the first ${Buffer.byteLength(shown)} of ${bytes.length} bytes shown; inspect ${r.route} ${r.key} --with-body --json holds it whole -----`
+    : '----- end of body -----';
+  return [`----- body of ${r.route}/${r.key} (${note}) -----`, ...(shown === '' ? [] : [shown.replace(/\n$/, '')]), end];
 }
 
 /** What `--with-body` prints: the body between marker lines, and where a large one is kept. */
@@ -58,6 +71,33 @@ function leaseLines(r: RecordView): string[] {
   if (r.leaseSeconds === undefined) return r.leaseUntil === undefined ? [] : [`  lease to   ${formatTime(r.leaseUntil)}`];
   const until = r.leaseUntil === undefined ? "the last attempt's" : `until ${formatTime(r.leaseUntil)}`;
   return [`  lease      ${r.leaseSeconds} s (${until})`];
+}
+
+/** The action's result as one line of JSON, cut when long. */
+function resultLine(result: unknown): string {
+  const json = JSON.stringify(result) ?? String(result);
+  const shown = json.length <= RESULT_SHOWN_CHARACTERS ? json : `${clip(json, RESULT_SHOWN_CHARACTERS)} (cut: --json holds it whole)`;
+  return `  result     ${shown}`;
+}
+
+/** The record's text: its fields, one a line, and the body when asked for. */
+export function recordText(r: RecordView, withBody: boolean): string {
+  return [
+    `${r.route}/${r.key}`,
+    `  status     ${r.status}`,
+    `  hits       ${r.hits} (deliveries of this key)`,
+    `  attempts   ${r.attempts}${r.redrives > 0 ? ` since redrive ${r.redrives} (${r.runs} run${r.runs === 1 ? '' : 's'} in all)` : ''}`,
+    `  received   ${formatTime(r.receivedAt)}   answered ${r.answerStatus}`,
+    ...(r.waitingUntil === undefined ? [] : [`  waiting    for the route's rate limit, back ${formatTime(r.waitingUntil)} (deferred ${r.deferrals} time${r.deferrals === 1 ? '' : 's'}; no attempt spent)`]),
+    ...(r.waitingUntil === undefined && r.deferrals > 0 ? [`  deferrals  ${r.deferrals} (waited for the route's rate limit)`] : []),
+    ...(r.completedAt === undefined ? [] : [`  completed  ${formatTime(r.completedAt)}`]),
+    ...(r.result === undefined ? [] : [resultLine(r.result)]),
+    ...leaseLines(r),
+    ...(r.lastError === undefined ? [] : [`  last error ${r.lastError}`]),
+    `  expires    ${formatTime(r.expiresAt * 1000)}`,
+    ...(withBody ? bodyLines(r) : []),
+    '',
+  ].join('\n');
 }
 
 function text(value: unknown): string {
@@ -84,23 +124,7 @@ export const inspectCommand: Command = {
     if (r === null) {
       ctx.print(`no record for ${route}/${key} (never received, or expired)\n`);
     } else {
-      ctx.print(
-        [
-          `${r.route}/${r.key}`,
-          `  status     ${r.status}`,
-          `  hits       ${r.hits} (deliveries of this key)`,
-          `  attempts   ${r.attempts}${r.redrives > 0 ? ` since redrive ${r.redrives} (${r.runs} run${r.runs === 1 ? '' : 's'} in all)` : ''}`,
-          `  received   ${formatTime(r.receivedAt)}   answered ${r.answerStatus}`,
-          ...(r.waitingUntil === undefined ? [] : [`  waiting    for the route's rate limit, back ${formatTime(r.waitingUntil)} (deferred ${r.deferrals} time${r.deferrals === 1 ? '' : 's'}; no attempt spent)`]),
-          ...(r.waitingUntil === undefined && r.deferrals > 0 ? [`  deferrals  ${r.deferrals} (waited for the route's rate limit)`] : []),
-          ...(r.completedAt === undefined ? [] : [`  completed  ${formatTime(r.completedAt)}`]),
-          ...leaseLines(r),
-          ...(r.lastError === undefined ? [] : [`  last error ${r.lastError}`]),
-          `  expires    ${formatTime(r.expiresAt * 1000)}`,
-          ...(values['with-body'] !== true ? [] : bodyLines(r)),
-          '',
-        ].join('\n'),
-      );
+      ctx.print(recordText(r, values['with-body'] === true));
     }
     if (found.log.length > 0) {
       ctx.print(
