@@ -1,9 +1,10 @@
 /** `retryproof routes list | pause <route> | resume <route>`. */
 import { createRouteControl } from '../../lambdas/routes/route-control.ts';
 import type { RouteControl } from '../../lambdas/routes/route-control.ts';
+import type { RouteState } from '../../lambdas/ports/route-state-store.ts';
 import type { Command, CommandContext } from '../command.ts';
 import { queueDepths } from '../operations/queue-depths.ts';
-import { formatTime, table } from '../output.ts';
+import { clip, formatTime, table } from '../output.ts';
 import { operatorOptionsOf, unknownRouteError } from '../target.ts';
 
 async function control(ctx: CommandContext): Promise<RouteControl> {
@@ -16,12 +17,32 @@ async function known(ctx: CommandContext, route: string): Promise<void> {
   if (!target.routes.includes(route)) throw unknownRouteError(target, route);
 }
 
+/** The widest line `routes list` prints in its table: a pause's reason is cut to fit (--json holds it whole). */
+export const ROUTES_TABLE_COLUMNS = 100;
+/** A reason is never cut shorter than this, however wide the other columns. */
+const LEAST_REASON = 24;
+
+/** The routes' table: the reason last, cut with an ellipsis so that a line fits ROUTES_TABLE_COLUMNS. */
+export function routesTable(rows: readonly (RouteState & { readonly queueKind: 'own' | 'shared' })[]): string {
+  const cells = rows.map((s) => [
+    s.route,
+    s.state,
+    s.state === 'paused' ? formatTime(s.pausedAt) : formatTime(s.resumedAt),
+    s.state === 'paused' ? (s.pausedBy ?? '') : '',
+    s.queueKind,
+  ]);
+  const columns = ['route', 'state', 'since', 'by', 'queue', 'reason'];
+  const before = columns.slice(0, -1).reduce((sum, c, i) => sum + Math.max(c.length, ...cells.map((r) => (r[i] ?? '').length)) + 2, 0);
+  const room = Math.max(LEAST_REASON, ROUTES_TABLE_COLUMNS - before);
+  return table(columns, rows.map((s, i) => [...(cells[i] ?? []), s.state === 'paused' ? clip(s.reason ?? '', room) : '']));
+}
+
 export const routesListCommand: Command = {
   name: 'routes list',
   summary: 'each route, whether it is active or paused (and why), and the work waiting in each queue',
   usage: `retryproof routes list (--local [--region R] | --stack NAME) [--json]
 
-Lists each route's state and queue, then the depth of every queue: the shared work queue,
+Lists each route's state and queue (a pause's reason cut to fit ${ROUTES_TABLE_COLUMNS} columns; --json holds it whole), then the depth of every queue: the shared work queue,
 each route's own queue (a route with rateLimit, concurrency or ownQueue), and the one DLQ.
 Visible waits to run, in flight is running (or held), delayed is rate-limited work waiting
 for its wake-up. Locally, --region R shows R's queues (default: the first Region's).
@@ -43,19 +64,7 @@ JSON: [{"route", "state": "active" | "paused", "reason"?, "key"?, "pausedAt"?, "
       ctx.print(`${JSON.stringify(rows, null, 2)}\n`);
       return 0;
     }
-    ctx.print(
-      `${table(
-        ['route', 'state', 'since', 'by', 'reason', 'queue'],
-        states.map((s) => [
-          s.route,
-          s.state,
-          s.state === 'paused' ? formatTime(s.pausedAt) : formatTime(s.resumedAt),
-          s.state === 'paused' ? (s.pausedBy ?? '') : '',
-          s.state === 'paused' ? (s.reason ?? '') : '',
-          queueOf(s.route)?.kind === 'route' ? 'own' : 'shared',
-        ]),
-      )}\n\n`,
-    );
+    ctx.print(`${routesTable(states.map((s) => ({ ...s, queueKind: queueOf(s.route)?.kind === 'route' ? 'own' : 'shared' })))}\n\n`);
     ctx.print(
       `${table(
         ['queue', 'carries', 'visible', 'in flight', 'delayed'],

@@ -93,6 +93,14 @@ describe('every verb on a deployed receiver, through its descriptor', () => {
     expect(JSON.parse((await cli('routes', 'list', '--json')).stdout)).toEqual([expect.objectContaining({ route: 'demo', state: 'active' })]);
     expect(JSON.parse((await cli('routes', 'pause', 'demo', '--reason', 'test', '--json')).stdout)).toEqual({ route: 'demo', paused: true });
     expect(JSON.parse((await cli('routes', 'list', '--json')).stdout)).toEqual([expect.objectContaining({ route: 'demo', state: 'paused', reason: 'test' })]);
+    // A long reason: cut in the table, whole in --json.
+    const long = `test ${'x'.repeat(150)}`;
+    await cli('routes', 'resume', 'demo');
+    await cli('routes', 'pause', 'demo', '--reason', long);
+    const text = (await cli('routes', 'list')).stdout.split('\n');
+    expect(text.find((l) => l.startsWith('demo '))).toMatch(/ test x+…$/);
+    expect(Math.max(...text.filter((l) => !l.startsWith('demo:')).map((l) => l.length))).toBeLessThanOrEqual(100);
+    expect(JSON.parse((await cli('routes', 'list', '--json')).stdout)).toEqual([expect.objectContaining({ route: 'demo', state: 'paused', reason: long })]);
     expect(JSON.parse((await cli('routes', 'resume', 'demo', '--json')).stdout)).toEqual({ route: 'demo', resumed: true, reenqueued: 0 });
     const stripe = await cli('routes', 'pause', 'stripe');
     expect(stripe.code).toBe(EXIT.usage);
