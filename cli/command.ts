@@ -39,6 +39,11 @@ export interface Command {
   readonly options: OptionSpecs;
   /** Names of the positional arguments, all required. */
   readonly args: readonly string[];
+  /**
+   * Other commands' flags that mean one of this command's, so a flag typed under the other
+   * name is pointed to this command's own: `{ since: 'window' }`. @default - none
+   */
+  readonly sameAs?: Readonly<Record<string, string>>;
   /** Rewrites the command's arguments before they are parsed (the storm's bare `--regions`). @default - none */
   readonly normalize?: (argv: readonly string[]) => string[];
   /** Returns the exit code (0 when undefined). */

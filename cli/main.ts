@@ -145,10 +145,16 @@ function commandHint(typed: string, commands: readonly Command[], group?: string
   return near === undefined ? '' : `; did you mean "${group === undefined ? near : `${group} ${near}`}"?`;
 }
 
-/** Where else a flag unknown to this command belongs, so `dlq list --window` is explained. */
-function ownersOf(flag: string, commands: readonly Command[]): string | undefined {
+/**
+ * Where else a flag unknown to this command belongs, so `dlq list --window` is explained, and
+ * the command's own flag of the same meaning first: `ledger --since` is `ledger --window`.
+ */
+function ownersOf(flag: string, command: Command, commands: readonly Command[]): string | undefined {
   const owners = commands.filter((c) => flagNames(c.options).includes(flag)).map((c) => c.name);
-  return owners.length === 0 ? undefined : `${flag} is a flag of ${owners.join(', ')}`;
+  const where = owners.length === 0 ? undefined : `${flag} is a flag of ${owners.join(', ')}`;
+  const own = command.sameAs?.[flag.replace(/^--/, '')];
+  if (own === undefined) return where;
+  return `did you mean --${own}?${where === undefined ? '' : ` (${where})`}`;
 }
 
 /** Runs the CLI on `argv` as this process, its exit code set: the bin's and the repository's scripts' entry. */
@@ -229,7 +235,7 @@ export async function runCli(argv: readonly string[], io: CliIo, commands: reado
   };
   const aws: AwsClients = { ...sdkClients(io.env), ...io.aws };
   try {
-    const { values, positionals } = parseFlags(command.normalize?.(rest) ?? rest, { ...GLOBAL_OPTIONS, ...command.options }, command.usage, (flag) => ownersOf(flag, commands));
+    const { values, positionals } = parseFlags(command.normalize?.(rest) ?? rest, { ...GLOBAL_OPTIONS, ...command.options }, command.usage, (flag) => ownersOf(flag, command, commands));
     if (values.help === true) {
       io.stdout(`usage: ${command.usage}\n`);
       return EXIT.ok;

@@ -17,6 +17,7 @@ export const ledgerCommand: Command = {
   summary: "ledger entries (posted and reversed) over a window: locally every ledger the stack's actions declare, deployed the demo's",
   usage: USAGE,
   options: { window: { type: 'string' }, route: { type: 'string' }, key: { type: 'string' } },
+  sameAs: { since: 'window' },
   args: [],
   async run(ctx, { values }) {
     const windowMs = durationFlag('window', values.window as string | undefined, USAGE) ?? 24 * 3_600_000;

@@ -50,6 +50,7 @@ export const reconcileCommand: Command = {
   summary: 'one reconciliation run now, printing its report',
   usage: USAGE,
   options: { window: { type: 'string' }, settle: { type: 'string' } },
+  sameAs: { since: 'window' },
   args: [],
   async run(ctx, { values }) {
     // Parse the flags before connecting: a bad flag is a usage error, with no call made.

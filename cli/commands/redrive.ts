@@ -64,6 +64,7 @@ export const redriveCommand: Command = {
   name: 'redrive',
   summary: 'run FAILED work again by route, time, error or key, each record once',
   usage: USAGE,
+  sameAs: { window: 'since' },
   options: {
     route: { type: 'string' },
     since: { type: 'string' },

@@ -37,6 +37,9 @@ describe('a mistyped flag', () => {
     [['ledger', '--local', '--jsno'], 'retryproof ledger: unknown option --jsno; did you mean --json?'],
     [['inspect', 'demo', 'k', '--local', '--with-bdy'], 'retryproof inspect: unknown option --with-bdy; did you mean --with-body?'],
     [['dlq', 'list', '--local', '--window', '1h'], 'retryproof dlq list: unknown option --window; --window is a flag of ledger, reconcile'],
+    [['ledger', '--local', '--since', '1h'], 'retryproof ledger: unknown option --since; did you mean --window? (--since is a flag of redrive)'],
+    [['reconcile', '--local', '--since', '1h'], 'retryproof reconcile: unknown option --since; did you mean --window? (--since is a flag of redrive)'],
+    [['redrive', '--local', '--window', '1h'], 'retryproof redrive: unknown option --window; did you mean --since? (--window is a flag of ledger, reconcile)'],
     [['ledger', '--local', '--window'], 'retryproof ledger: --window needs a value'],
     [['ledger', '--local', '--window', '--json'], 'retryproof ledger: --window needs a value, got the flag --json (write --window=--json if that is the value)'],
     [['ledger', '--local', '--json=yes'], 'retryproof ledger: --json takes no value, got "yes"'],
@@ -45,6 +48,16 @@ describe('a mistyped flag', () => {
     const out = await cli(argv);
     expect(out.code).toBe(EXIT.usage);
     expect(out.stderr.split('\n')[0]).toBe(firstLine);
+  });
+
+  it("points ledger --since to ledger's own --window, and shows that flag's line of the usage", async () => {
+    const out = await cli(['ledger', '--local', '--since', '1h']);
+    expect(out.stderr.split('\n').slice(2)).toEqual([
+      expect.stringMatching(/^usage: retryproof ledger /) as unknown,
+      expect.stringMatching(/^ {2}--window D {4}how far back/) as unknown,
+      '(retryproof ledger --help for all its flags)',
+      '',
+    ]);
   });
 
   it('gets no guess when nothing is near', async () => {
