@@ -17,8 +17,12 @@ export interface CommandContext {
   readonly aws: AwsClients;
   /** Writes to stdout. */
   print(text: string): void;
-  /** A progress note on stderr: rewritten in place on a terminal, one line each otherwise, never with --json. */
-  progress(text: string): void;
+  /**
+   * A progress note on stderr: rewritten in place on a terminal, one line each otherwise, never
+   * with --json. `whole`: a line of its own, never rewritten, for a wait whose terminal another
+   * process (a stack started with `&`) writes to meanwhile.
+   */
+  progress(text: string, options?: { readonly whole?: boolean }): void;
   readonly now: () => number;
   /** The environment the CLI runs in (RETRYPROOF_LOCAL_DIR, AWS_REGION...). */
   readonly env: NodeJS.ProcessEnv;

@@ -262,8 +262,14 @@ export async function runCli(argv: readonly string[], io: CliIo, commands: reado
         endProgress();
         io.stdout(text);
       },
-      progress: (text) => {
+      progress: (text, options) => {
         if (json || text === lastProgress) return;
+        if (options?.whole === true) {
+          endProgress();
+          lastProgress = text;
+          io.stderr(`${text}\n`);
+          return;
+        }
         // A terminal gets every step, rewritten in place; a log file one line a second at most.
         const at = performance.now();
         lastProgress = text;

@@ -222,10 +222,9 @@ export async function runLocalStackInForeground(run: LocalStackRun): Promise<voi
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
 
-  banner(settings, file);
   let started: LocalStack;
   try {
-    started = await startLocalStack({ settings, localSetup: file.localSetup, out, err });
+    started = await startLocalStack({ settings, localSetup: file.localSetup, out, err, onPortsTaken: () => { banner(settings, file); } });
     stack = started;
   } catch (error) {
     if (error instanceof PortInUseError || error instanceof SettingsError) fail(error.message, 2);

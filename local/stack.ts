@@ -119,6 +119,12 @@ export interface LocalStackOptions {
   readonly out: (line: string) => void;
   /** One line about a problem. */
   readonly err: (line: string) => void;
+  /**
+   * Called once the quick refusals have passed (another stack in the folder, a port in use),
+   * before the services start: where the banner goes, so a refusal is one line alone.
+   * @default - nothing
+   */
+  readonly onPortsTaken?: () => void;
 }
 
 /**
@@ -310,6 +316,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   // Checked before any port or service: a clash of queue names is a setting to change.
   const queueNames = regionQueueNames(settings.regions.map((r) => r.queue), config);
   const opened = await openGateways(settings, routes, terminal);
+  options.onPortsTaken?.();
   const closeGateways = async (): Promise<void> => {
     await Promise.all(opened.map((o) => o.gateway.close()));
   };

@@ -48,8 +48,9 @@ export const waitCommand: Command = {
     const dir = localDir(ctx.env);
     const { endpoints, waitedMs } = await waitForLocalStack(dir, {
       timeoutMs,
-      onWaiting: (reason, waited) => {
-        ctx.progress(`waiting for the local stack in ${dir}: ${reason} (${Math.floor(waited / 1000)} s)`);
+      // One whole line per reason: a stack started with `&` writes its ready line to the same terminal.
+      onWaiting: (reason) => {
+        ctx.progress(`waiting for the local stack in ${dir}: ${reason}`, { whole: true });
       },
     });
     const asked = typeof values.region === 'string' ? values.region : undefined;

@@ -48,3 +48,25 @@ describe('progress before a result', () => {
     expect(await linesOf(false, true)).toEqual(['out moved 2 messages\n']);
   });
 });
+
+describe('whole progress lines (wait)', () => {
+  /** A wait that sees the same reason twice, then another, then is done. */
+  const waits: Command = {
+    name: 'waits',
+    summary: 'waits',
+    usage: 'retryproof waits',
+    options: {},
+    args: [],
+    run(ctx) {
+      for (const reason of ['no endpoints.json yet', 'no endpoints.json yet', 'the gateway does not answer']) ctx.progress(`waiting: ${reason}`, { whole: true });
+      ctx.print('ready\n');
+      return Promise.resolve(0);
+    },
+  };
+
+  it('to a terminal: each new reason on a line of its own, never rewritten, so another process\'s line cannot run into it', async () => {
+    const lines: string[] = [];
+    await runCli(['waits'], { stdout: (t) => lines.push(`out ${t}`), stderr: (t) => lines.push(`err ${t}`), stderrIsTty: true, env: {} }, [waits]);
+    expect(lines).toEqual(['err waiting: no endpoints.json yet\n', 'err waiting: the gateway does not answer\n', 'out ready\n']);
+  });
+});

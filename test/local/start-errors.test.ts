@@ -1,7 +1,7 @@
 /** `npm start` refuses what it cannot run with one line and exit code 2, never a stack trace. */
 import { createServer } from 'node:net';
 import type { AddressInfo, Server } from 'node:net';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -55,6 +55,21 @@ describe('npm start on a bad setting, a taken port, or no Java', () => {
     expect(out.code).toBe(2);
     expect(out.stderr).toContain(`retryproof local: port ${scene.busyPort} is already in use`);
     expect(out.stderr).not.toMatch(/\n\s+at /);
+    // The refusal alone: no banner above it.
+    expect(out.stdout).toBe('');
+  });
+
+  it('refuses a second stack in the same folder with its one line, no banner above it', async () => {
+    // Prepare: the folder's endpoints.json names a live process (this test's) as its stack.
+    const dir = join(scene.dir, 'second');
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, 'endpoints.json'), JSON.stringify({ version: 1, pid: process.pid, httpUrl: 'http://127.0.0.1:1', eventsTable: 't' }));
+    // Act
+    const out = await runScript('scripts/start.ts', [], { ...process.env, RETRYPROOF_LOCAL_DIR: dir, PORT: String(scene.busyPort + 1) });
+    // Assess
+    expect(out.code).toBe(2);
+    expect(out.stdout).toBe('');
+    expect(out.stderr).toBe(`retryproof local: a local stack already runs in ${dir} (pid ${process.pid}): stop it, or set RETRYPROOF_LOCAL_DIR to another folder\n`);
   });
 
   it('says Java is missing and what to install', async () => {
