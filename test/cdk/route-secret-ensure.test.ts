@@ -81,20 +81,20 @@ describe('ensureRouteSecret', () => {
   it('fails the deploy when a replica failed, naming the Region, the reason and the fix', async () => {
     const secrets = new FakeSecrets({ deleted: false, replicas: [] });
     secrets.failing = { 'us-east-2': 'kms key not found' };
-    const err = await ensureRouteSecret(secrets, request(['us-east-2']), timing).catch((e: unknown) => e as Error);
+    const err = await ensureRouteSecret(secrets, request(['us-east-2']), timing).then(() => { throw new Error('expected a refusal'); }, (e: unknown) => e as Error);
     expect(err).toBeInstanceOf(RouteSecretError);
     expect(err.message).toMatch(/us-east-2 \(kms key not found\).*remove-regions-from-replication/);
   });
 
   it('fails the deploy for a secret scheduled for deletion, telling how to restore it', async () => {
     const secrets = new FakeSecrets({ deleted: true, replicas: [] });
-    const err = await ensureRouteSecret(secrets, request([]), timing).catch((e: unknown) => e as Error);
+    const err = await ensureRouteSecret(secrets, request([]), timing).then(() => { throw new Error('expected a refusal'); }, (e: unknown) => e as Error);
     expect(err.message).toMatch(/scheduled for deletion: restore it \(aws secretsmanager restore-secret --region us-east-1 --secret-id Retryproof\/multi-region\/orders\)/);
   });
 
   it("fails the deploy for a secret that is another Region's replica", async () => {
     const secrets = new FakeSecrets({ deleted: false, primaryRegion: 'eu-west-1', replicas: [{ region: 'us-east-1', status: 'InSync' }] });
-    const err = await ensureRouteSecret(secrets, request(['us-east-2']), timing).catch((e: unknown) => e as Error);
+    const err = await ensureRouteSecret(secrets, request(['us-east-2']), timing).then(() => { throw new Error('expected a refusal'); }, (e: unknown) => e as Error);
     expect(err.message).toMatch(/is a replica of the one in eu-west-1/);
   });
 
@@ -108,7 +108,7 @@ describe('ensureRouteSecret', () => {
         secrets.existing = { deleted: false, primaryRegion: 'us-east-1', replicas: [{ region: 'us-east-2', status: 'Failed', message: 'access denied' }] };
         return Promise.resolve();
       },
-    }).catch((e: unknown) => e as Error);
+    }).then(() => { throw new Error('expected a refusal'); }, (e: unknown) => e as Error);
     expect(sleeps).toBe(1);
     expect(err.message).toMatch(/us-east-2 \(access denied\)/);
   });
