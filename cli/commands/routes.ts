@@ -4,6 +4,7 @@ import type { RouteControl } from '../../lambdas/routes/route-control.ts';
 import type { RouteState } from '../../lambdas/ports/route-state-store.ts';
 import type { Command, CommandContext } from '../command.ts';
 import { queueDepths } from '../operations/queue-depths.ts';
+import type { QueueDepth } from '../operations/queue-depths.ts';
 import { clip, formatTime, table } from '../output.ts';
 import { operatorOptionsOf, unknownRouteError } from '../target.ts';
 
@@ -19,7 +20,7 @@ async function known(ctx: CommandContext, route: string): Promise<void> {
 
 /** The widest line `routes list` prints in its table: a pause's reason is cut to fit (--json holds it whole). */
 export const ROUTES_TABLE_COLUMNS = 100;
-/** A reason is never cut shorter than this, however wide the other columns. */
+/** A reason (or a queue's routes) is never cut shorter than this, however wide the other columns. */
 const LEAST_REASON = 24;
 
 /** The routes' table: the reason last, cut with an ellipsis so that a line fits ROUTES_TABLE_COLUMNS. */
@@ -35,6 +36,17 @@ export function routesTable(rows: readonly (RouteState & { readonly queueKind: '
   const before = columns.slice(0, -1).reduce((sum, c, i) => sum + Math.max(c.length, ...cells.map((r) => (r[i] ?? '').length)) + 2, 0);
   const room = Math.max(LEAST_REASON, ROUTES_TABLE_COLUMNS - before);
   return table(columns, rows.map((s, i) => [...(cells[i] ?? []), s.state === 'paused' ? clip(s.reason ?? '', room) : '']));
+}
+
+/** The queues' depths: the routes each carries last, cut with an ellipsis so that a line fits ROUTES_TABLE_COLUMNS. */
+export function depthsTable(depths: readonly QueueDepth[]): string {
+  const cells = depths.map((d) => [d.queue, String(d.visible), String(d.inFlight), String(d.delayed)]);
+  const columns = ['queue', 'visible', 'in flight', 'delayed', 'carries'];
+  const before = columns.slice(0, -1).reduce((sum, c, i) => sum + Math.max(c.length, ...cells.map((r) => (r[i] ?? '').length)) + 2, 0);
+  const room = Math.max(LEAST_REASON, ROUTES_TABLE_COLUMNS - before);
+  const carries = (d: QueueDepth): string =>
+    d.kind === 'dlq' ? 'dead letters (DLQ)' : d.kind === 'route' ? `${d.routes.join(', ')} (own queue)` : d.routes.length === 0 ? '(no route)' : d.routes.join(', ');
+  return table(columns, depths.map((d, i) => [...(cells[i] ?? []), clip(carries(d), room)]));
 }
 
 export const routesListCommand: Command = {
@@ -65,18 +77,7 @@ JSON: [{"route", "state": "active" | "paused", "reason"?, "key"?, "pausedAt"?, "
       return 0;
     }
     ctx.print(`${routesTable(states.map((s) => ({ ...s, queueKind: queueOf(s.route)?.kind === 'route' ? 'own' : 'shared' })))}\n\n`);
-    ctx.print(
-      `${table(
-        ['queue', 'carries', 'visible', 'in flight', 'delayed'],
-        depths.map((d) => [
-          d.queue,
-          d.kind === 'dlq' ? 'dead letters (DLQ)' : d.kind === 'route' ? `${d.routes.join(', ')} (own queue)` : d.routes.length === 0 ? '(no route)' : d.routes.join(', '),
-          String(d.visible),
-          String(d.inFlight),
-          String(d.delayed),
-        ]),
-      )}\n`,
-    );
+    ctx.print(`${depthsTable(depths)}\n`);
     // The breaker's own word on what to do, kept with the pause: the alarm points here.
     for (const s of states) if (s.state === 'paused' && s.whatNow !== undefined) ctx.print(`${s.route}: ${s.whatNow}\n`);
     return 0;

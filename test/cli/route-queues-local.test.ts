@@ -115,9 +115,9 @@ describe('the CLI on a local stack with a route on its own queue', () => {
       expect.objectContaining({ route: SLOW, state: 'active', queue: { queue: `${stem}-${SLOW}`, kind: 'route', visible: 2, inFlight: 0, delayed: 1 } }),
     ]);
     const rows = text.stdout.split('\n').map((line) => line.trim().split(/\s{2,}/));
-    expect(rows).toContainEqual([stem, FAST, '1', '0', '0']);
-    expect(rows).toContainEqual([`${stem}-${SLOW}`, `${SLOW} (own queue)`, '2', '0', '1']);
-    expect(rows).toContainEqual([`${stem}-dlq`, 'dead letters (DLQ)', '0', '0', '0']);
+    expect(rows).toContainEqual([stem, '1', '0', '0', FAST]);
+    expect(rows).toContainEqual([`${stem}-${SLOW}`, '2', '0', '1', `${SLOW} (own queue)`]);
+    expect(rows).toContainEqual([`${stem}-dlq`, '0', '0', '0', 'dead letters (DLQ)']);
     await drained(slowQueue.queueUrl);
     await drained(shared.queueUrl);
   });
