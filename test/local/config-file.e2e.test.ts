@@ -163,7 +163,7 @@ describe('npm start -- --config PATH, on a configuration of a team\'s own', () =
     // Assess
     expect(storm.code).toBe(2);
     expect(storm.stderr.split('\n')[0]).toBe(
-      'storm: route "orders" runs the action "record": the storm drives the demo\'s payout action ' +
+      'retryproof storm: route "orders" runs the action "record": the storm drives the demo\'s payout action ' +
         '(its crashes and failures are asked for in the body); start the stack with demo: true and pick a demo route',
     );
   }, 60_000);
