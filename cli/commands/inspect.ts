@@ -75,7 +75,7 @@ function leaseLines(r: RecordView): string[] {
 
 /** The action's result as one line of JSON, cut when long. */
 function resultLine(result: unknown): string {
-  const json = JSON.stringify(result) ?? String(result);
+  const json = JSON.stringify(result);
   const shown = json.length <= RESULT_SHOWN_CHARACTERS ? json : `${clip(json, RESULT_SHOWN_CHARACTERS)} (cut: --json holds it whole)`;
   return `  result     ${shown}`;
 }
