@@ -32,6 +32,7 @@ import { pollOnce } from '../local/sqs-event-source.ts';
 import type { SqsHandler } from '../local/sqs-event-source.ts';
 import { config as shippedConfig } from '../retryproof.config.ts';
 import { ACCESS_LOG_FIELDS } from '../lib/stateless/webhook-api.ts';
+import { shippedConfigJson } from '../lib/stateless/shipped-config.ts';
 import { Template } from 'aws-cdk-lib/assertions';
 import { createRetryproofApp } from '../lib/retryproof-app.ts';
 import { payloadOf } from './deliveries.ts';
@@ -372,8 +373,15 @@ export async function measureLogBytes(options: MeasureOptions = {}): Promise<Log
     applyEnvironment(deployedEnvironment(SERVICE.reconciler, FUNCTION_NAMES.reconciler, shared));
     invocation += 1;
     const { reconcilerLambda } = await import('../lambdas/reconciler/lambda.ts');
-    const reconcile = reconcilerLambda({}) as unknown as (event: unknown, context: Context) => Promise<unknown>;
-    await reconcile({}, lambdaContext(FUNCTION_NAMES.reconciler));
+    // The entry reads the configuration its bundle carries (lambdas/config/shipped-config.ts); here it runs unbundled.
+    const holder = globalThis as { RETRYPROOF_SHIPPED_CONFIG?: string };
+    holder.RETRYPROOF_SHIPPED_CONFIG = shippedConfigJson(shippedConfig, new Map());
+    try {
+      const reconcile = reconcilerLambda({}) as unknown as (event: unknown, context: Context) => Promise<unknown>;
+      await reconcile({}, lambdaContext(FUNCTION_NAMES.reconciler));
+    } finally {
+      Reflect.deleteProperty(holder, 'RETRYPROOF_SHIPPED_CONFIG');
+    }
 
     process.stdout.write = realOut;
     process.stderr.write = realErr;

@@ -84,7 +84,8 @@ describe('WebhookReceiver in a stack of its own', () => {
       .map((r) => (r.Properties.Environment as { Variables: Record<string, string> } | undefined)?.Variables.POWERTOOLS_METRICS_NAMESPACE)
       .filter((n) => n !== undefined);
     expect([...new Set(emitters)].sort()).toEqual(['Shop-Again', 'Shop-Orders']);
-    expect(emitters).toHaveLength(6);
+    // Ingest, executor, reconciler and the function that ensures the route secrets, per receiver.
+    expect(emitters).toHaveLength(8);
     // Each alarm on a retryproof metric reads its own receiver's namespace only (AWS/* metrics are the services' own).
     const alarms = resources.filter((r) => r.Type === 'AWS::CloudWatch::Alarm');
     let checked = 0;

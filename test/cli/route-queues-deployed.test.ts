@@ -116,8 +116,8 @@ describe('the CLI on a deployed receiver with a route on its own queue', () => {
     ]);
     const rows = text.stdout.split('\n').map((line) => line.trim().split(/\s{2,}/));
     expect(rows).toContainEqual(['slow', 'active', '-', 'own']);
-    expect(rows).toContainEqual([`deployed-rq-${run}-slow`, 'slow (own queue)', '0', '0', '1']);
-    expect(rows).toContainEqual([`deployed-rq-${run}-dlq`, 'dead letters (DLQ)', '0', '0', '0']);
+    expect(rows).toContainEqual([`deployed-rq-${run}-slow`, '0', '0', '1', 'slow (own queue)']);
+    expect(rows).toContainEqual([`deployed-rq-${run}-dlq`, '0', '0', '0', 'dead letters (DLQ)']);
   });
 
   it('dlq redrive starts a move task without a destination, so each message returns to its source queue', async () => {
