@@ -301,9 +301,10 @@ export async function ingestDelivery(deps: IngestDeps, delivery: IncomingDeliver
     }
     await dependency('DynamoDB', () => deps.store.keepPayload(config.name, key, old.receivedAt, payload));
   }
-  if (entity !== undefined && deps.order !== undefined && old.status === RECORD_STATUS.received && old.runs === 0) {
-    // Not taken yet: the first copy's place may not be taken yet either. This copy's 202 must not
-    // come before it, and the payload is kept first, so the place never holds work nobody can send.
+  if (entity !== undefined && deps.order !== undefined && old.runs === 0 && (old.status === RECORD_STATUS.received || old.status === RECORD_STATUS.parked)) {
+    // Never run: the first copy's place may not be taken yet either, also when a paused route's
+    // worker parked its message (a park takes no place). This copy's 202 must not come before it,
+    // and the payload is kept first, so the place never holds work nobody can send.
     const order = deps.order;
     await dependency('DynamoDB', () => order.placeIfAbsent({ route: config.name, entity, key, receivedAt: old.receivedAt }, now, old.expiresAt));
   }

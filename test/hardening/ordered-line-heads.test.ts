@@ -14,6 +14,7 @@ import type { Action, ActionContext } from '../../lambdas/actions/action.ts';
 import { createLineControl } from '../../lambdas/routes/line-control.ts';
 import { DynamoDbRouteStateStore } from '../../lambdas/store/dynamodb-route-state-store.ts';
 import type { WorkQueue } from '../../lambdas/ports/work-queue.ts';
+import type { EntityOrder } from '../../lambdas/ports/entity-order.ts';
 import { localSqsClient } from '../../local/aws-clients.ts';
 import { testBodyBucket } from '../support/body-bucket.ts';
 import { ROUTE, waitFor } from '../support/executor-fixture.ts';
@@ -36,6 +37,13 @@ function recording(): { action: Action; ran: string[] } {
       return Promise.resolve({ ok: true });
     },
   };
+}
+
+/** The order's methods bound to it, so a test can replace one of them. */
+function bound(order: EntityOrder): EntityOrder {
+  const proto = Object.getPrototypeOf(order) as object;
+  const methods = Object.getOwnPropertyNames(proto).filter((name) => name !== 'constructor');
+  return Object.fromEntries(methods.map((name) => [name, (order as unknown as Record<string, (...args: unknown[]) => unknown>)[name]?.bind(order)])) as unknown as EntityOrder;
 }
 
 function lineControlOf(rf: ReconcilerFixture) {
@@ -113,6 +121,53 @@ describe('a head that can never run', () => {
 });
 
 describe('a pause longer than a place lives', () => {
+  it('keeps the accepted order when a paused route parked a message whose ingest died before its place (seed 1231): the sender\'s retry takes the place before its 202', async () => {
+    // Prepare: the route is paused; A's first ingest sends its message, then dies at its place.
+    const runs = recording();
+    const a = `evt_unplaced_${randomUUID().slice(0, 8)}`;
+    let placing: () => void = () => undefined;
+    const placeStarted = new Promise<void>((resolve) => (placing = resolve));
+    const rf = await reconcilerFixture({
+      routes: [ORDERED_ROUTE],
+      actions: { recorder: runs.action },
+      action: 'recorder',
+      ordered: true,
+      ingestOrder: (order) => ({
+        ...bound(order),
+        place: (ref, nowMs, expiresAt) => {
+          if (ref.key !== a) return order.place(ref, nowMs, expiresAt);
+          placing();
+          return new Promise<number>(() => undefined);
+        },
+      }),
+    });
+    const { fx } = rf;
+    const states = new DynamoDbRouteStateStore(rf.dynamo, rf.eventsTable);
+    await states.pause(ROUTE, { reason: 'an investigation', at: fx.now(), by: 'operator' });
+    const customer = `cus_${randomUUID().slice(0, 8)}`;
+    void fx.ingest.invoke(signedDelivery(ROUTE, a, { payload: { customer, n: 1 } }));
+    await placeStarted;
+    // Act: the paused route's worker parks A's message; the sender's retry of A is answered 202
+    // (it found A parked, never run); B is accepted after it.
+    await fx.drain();
+    expect((await fx.record(a))?.status).toBe('PARKED');
+    await fx.deliver({ customer, n: 1 }, a);
+    const b = await fx.deliver({ customer, n: 2 });
+    await fx.drain();
+    await states.resume(ROUTE, fx.now());
+    // The resume's re-sends: B's message first, as SQS may hand them out in any order.
+    await rf.reconciler().run({ fromMs: fx.now() - DAY_MS, toMs: fx.now() - 60_000 });
+    const sqs = localSqsClient(inject('sqsEndpoint'));
+    const got = (await sqs.send(new ReceiveMessageCommand({ QueueUrl: fx.queueUrl, MaxNumberOfMessages: 10 }))).Messages ?? [];
+    const byKey = (key: string) => got.find((m) => (JSON.parse(m.Body ?? '{}') as { key?: string }).key === key);
+    for (const m of got) await sqs.send(new DeleteMessageCommand({ QueueUrl: fx.queueUrl, ReceiptHandle: m.ReceiptHandle }));
+    for (const m of [byKey(b), byKey(a)]) await sqs.send(new SendMessageCommand({ QueueUrl: fx.queueUrl, MessageBody: m?.Body ?? '' }));
+    await fx.drain(30_000);
+    // Assess
+    expect(got).toHaveLength(2);
+    expect(runs.ran).toEqual([a, b]);
+  });
+
   it('keeps the accepted order: the record accepted first runs first when the route is resumed 36 days on', async () => {
     // Prepare: the route is paused; A is accepted on day 0 and B on day 2, both parked.
     const runs = recording();

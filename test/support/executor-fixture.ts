@@ -171,6 +171,8 @@ export interface ExecutorFixtureOptions {
   readonly ingestFollowsClock?: boolean;
   /** Wraps the ingest's work queue (to stall or watch its sends). @default - the queue as it is */
   readonly ingestQueue?: (queue: WorkQueue) => WorkQueue;
+  /** The entity order the ingest alone uses, made from the fixture's (to stall one of its writes). */
+  readonly ingestOrder?: (order: EntityOrder) => EntityOrder;
 }
 
 export async function executorFixture(options: ExecutorFixtureOptions = {}): Promise<ExecutorFixture> {
@@ -195,7 +197,7 @@ export async function executorFixture(options: ExecutorFixtureOptions = {}): Pro
     tableName: table,
     ...(options.breaker === undefined ? {} : { breaker: options.breaker }),
     ...(options.bodies === undefined ? {} : { bodies: options.bodies }),
-    ...(options.order === undefined ? {} : { order: options.order }),
+    ...(options.order === undefined ? {} : { order: options.ingestOrder === undefined ? options.order : options.ingestOrder(options.order) }),
   });
   const config = resolveConfig(testConfig(routes, { queue: { maxReceiveCount: MAX_RECEIVE_COUNT } }));
   const ledgerClient = new DynamoDbLedger(ddb, options.ledgerTable ?? inject('ledgerTable'));
