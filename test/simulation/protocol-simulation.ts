@@ -1453,7 +1453,20 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     let admissions = 0;
     const payStarts: { readonly trueMs: number; readonly ownMs: number }[] = [];
     // The lines of the ordered route (when the seed draws one), each function on its own client.
-    const orderOf = (client: DynamoDBClient): EntityOrder => observedPlaces.observe(sched.gate(perRegion((table) => new DynamoDbEntityOrder(client, table)), 'order'));
+    const orderOf = (client: DynamoDBClient): EntityOrder => {
+      const order = observedPlaces.observe(sched.gate(perRegion((table) => new DynamoDbEntityOrder(client, table)), 'order'));
+      // The actor is marked for the whole of its place, its DynamoDB retries included, so a kill there is counted.
+      const place: EntityOrder['place'] = async (...a) => {
+        const actor = sched.current();
+        if (actor !== undefined) actor.meta.placing = true;
+        try {
+          return await order.place(...a);
+        } finally {
+          if (actor !== undefined) actor.meta.placing = false;
+        }
+      };
+      return { ...order, place };
+    };
     const handler = createExecutorHandler({
       routes,
       actions: new Map([['simpay', action]]),
@@ -1825,7 +1838,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     const killActor = (actor: Actor, why: 'crash' | 'timeout'): void => {
       trace?.(`${why} kills ${actor.label} (#${actor.id}) at ${actor.waiters.map((w) => w.label).join(' | ')}`);
       sched.kill(actor);
-      if (actor.kind === 'ingest' && actor.waiters.some((w) => w.label === 'order.place')) stats.killedBeforePlace++;
+      if (actor.kind === 'ingest' && actor.meta.placing === true) stats.killedBeforePlace++;
       if (why === 'crash') stats.crashes++;
       else stats.timeouts++;
       for (const messageId of (actor.meta.messageIds as string[] | undefined) ?? []) crashed.set(messageId, (crashed.get(messageId) ?? 0) + 1);
