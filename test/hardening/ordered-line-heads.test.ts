@@ -46,6 +46,23 @@ function bound(order: EntityOrder): EntityOrder {
   return Object.fromEntries(methods.map((name) => [name, (order as unknown as Record<string, (...args: unknown[]) => unknown>)[name]?.bind(order)])) as unknown as EntityOrder;
 }
 
+/**
+ * Resumes the route and lets the reconciler re-send its parked work, then hands the messages to
+ * the workers in `keys` order (SQS may hand them out in any order), and drains. The messages re-sent.
+ */
+async function resumeLatestFirst(rf: ReconcilerFixture, states: DynamoDbRouteStateStore, keys: readonly string[]) {
+  const { fx } = rf;
+  await states.resume(ROUTE, fx.now());
+  await rf.reconciler().run({ fromMs: fx.now() - DAY_MS, toMs: fx.now() - 60_000 });
+  const sqs = localSqsClient(inject('sqsEndpoint'));
+  const got = (await sqs.send(new ReceiveMessageCommand({ QueueUrl: fx.queueUrl, MaxNumberOfMessages: 10 }))).Messages ?? [];
+  const byKey = (key: string) => got.find((m) => (JSON.parse(m.Body ?? '{}') as { key?: string }).key === key);
+  for (const m of got) await sqs.send(new DeleteMessageCommand({ QueueUrl: fx.queueUrl, ReceiptHandle: m.ReceiptHandle }));
+  for (const key of keys) await sqs.send(new SendMessageCommand({ QueueUrl: fx.queueUrl, MessageBody: byKey(key)?.Body ?? '' }));
+  await fx.drain(30_000);
+  return got;
+}
+
 function lineControlOf(rf: ReconcilerFixture) {
   return createLineControl({
     dynamo: rf.dynamo,
@@ -154,15 +171,7 @@ describe('a pause longer than a place lives', () => {
     await fx.deliver({ customer, n: 1 }, a);
     const b = await fx.deliver({ customer, n: 2 });
     await fx.drain();
-    await states.resume(ROUTE, fx.now());
-    // The resume's re-sends: B's message first, as SQS may hand them out in any order.
-    await rf.reconciler().run({ fromMs: fx.now() - DAY_MS, toMs: fx.now() - 60_000 });
-    const sqs = localSqsClient(inject('sqsEndpoint'));
-    const got = (await sqs.send(new ReceiveMessageCommand({ QueueUrl: fx.queueUrl, MaxNumberOfMessages: 10 }))).Messages ?? [];
-    const byKey = (key: string) => got.find((m) => (JSON.parse(m.Body ?? '{}') as { key?: string }).key === key);
-    for (const m of got) await sqs.send(new DeleteMessageCommand({ QueueUrl: fx.queueUrl, ReceiptHandle: m.ReceiptHandle }));
-    for (const m of [byKey(b), byKey(a)]) await sqs.send(new SendMessageCommand({ QueueUrl: fx.queueUrl, MessageBody: m?.Body ?? '' }));
-    await fx.drain(30_000);
+    const got = await resumeLatestFirst(rf, states, [b, a]);
     // Assess
     expect(got).toHaveLength(2);
     expect(runs.ran).toEqual([a, b]);
@@ -186,15 +195,7 @@ describe('a pause longer than a place lives', () => {
       fx.clockOffsetMs = day * DAY_MS;
       await rf.reconciler().run({ fromMs: fx.now() - DAY_MS, toMs: fx.now() - 60_000 });
     }
-    await states.resume(ROUTE, fx.now());
-    // The resume's re-sends: B's message first, as SQS may hand them out in any order.
-    await rf.reconciler().run({ fromMs: fx.now() - DAY_MS, toMs: fx.now() - 60_000 });
-    const sqs = localSqsClient(inject('sqsEndpoint'));
-    const got = (await sqs.send(new ReceiveMessageCommand({ QueueUrl: fx.queueUrl, MaxNumberOfMessages: 10 }))).Messages ?? [];
-    const byKey = (key: string) => got.find((m) => (JSON.parse(m.Body ?? '{}') as { key?: string }).key === key);
-    for (const m of got) await sqs.send(new DeleteMessageCommand({ QueueUrl: fx.queueUrl, ReceiptHandle: m.ReceiptHandle }));
-    for (const m of [byKey(b), byKey(a)]) await sqs.send(new SendMessageCommand({ QueueUrl: fx.queueUrl, MessageBody: m?.Body ?? '' }));
-    await fx.drain(30_000);
+    const got = await resumeLatestFirst(rf, states, [b, a]);
     // Assess
     expect(got).toHaveLength(2);
     expect(runs.ran).toEqual([a, b]);
