@@ -315,6 +315,8 @@ export function takeoverMarginMs(clockSkewSeconds: number): number {
 export const MIN_CLOCK_SKEW_SECONDS = 1;
 /** The largest: past a minute, a clock is broken, not skewed, and every margin would be minutes long. */
 export const MAX_CLOCK_SKEW_SECONDS = 60;
+/** How old a route's state may be when a worker decides to run its work: a pause reaches the workers up to this late (route-pauses.ts). */
+export const ROUTE_STATE_MAX_AGE_MS = 5_000;
 /**
  * The longest markAnswered may take, its one attempt aborted then (dynamodb-event-store.ts):
  * the answer goes out at most this long after the instant the mark writes (`answeredAt`).

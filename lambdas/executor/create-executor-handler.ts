@@ -19,8 +19,8 @@ import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { MessageVisibility } from '../ports/message-visibility.ts';
-import type { RouteStateStore } from '../ports/route-state-store.ts';
 import { executeMessage } from './execute-message.ts';
+import type { RoutePauses } from './route-pauses.ts';
 import { StartLead } from './start-lead.ts';
 import type { ExecutorDeps } from './execute-message.ts';
 import { recordExecutions } from './executor-metrics.ts';
@@ -33,8 +33,8 @@ export interface ExecutorHandlerDeps extends Omit<ExecutorDeps, 'remainingMs' | 
    * queue's visibility timeout
    */
   readonly dependencyBackoff?: (receiveCount: number) => number;
-  /** Route states, read once per route and batch. @default - no route is ever paused */
-  readonly routeState?: RouteStateStore;
+  /** Whether a route is paused (route-pauses.ts: cached per container when deployed). @default - no route is ever paused */
+  readonly pauses?: RoutePauses;
   /**
    * Hands messages back sooner or later than the visibility timeout: dead-letter copies at
    * once, locked work when its lease ends. @default - every hand-back waits out the visibility timeout
@@ -56,6 +56,7 @@ export function createExecutorHandler(deps: ExecutorHandlerDeps) {
   const { logger, metrics } = deps;
   // One for the instance: each rate-limited run's writes teach the next its lead (start-lead.ts).
   const startLead = deps.startLead ?? new StartLead();
+  const isPaused = (route: string): Promise<boolean> => deps.pauses?.isPaused(route) ?? Promise.resolve(false);
   return middy<SQSEvent, SQSBatchResponse>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(logMetrics(metrics))
@@ -64,18 +65,6 @@ export function createExecutorHandler(deps: ExecutorHandlerDeps) {
       // count them already, and no alarm or widget read the one that was here (issue 26).
       const reports: ExecutionReport[] = [];
       const processor = new BatchProcessor(EventType.SQS);
-      // One read per route and batch: a pause takes effect from the next batch on.
-      const paused = new Map<string, Promise<boolean>>();
-      const isPaused = (route: string): Promise<boolean> => {
-        const store = deps.routeState;
-        if (store === undefined) return Promise.resolve(false);
-        let state = paused.get(route);
-        if (state === undefined) {
-          state = store.get(route).then((s) => s.state === 'paused');
-          paused.set(route, state);
-        }
-        return state;
-      };
       const recordHandler = async (record: SQSRecord): Promise<void> => {
         const receiveCount = Number(record.attributes.ApproximateReceiveCount);
         const sentAt = Number(record.attributes.SentTimestamp);

@@ -15,7 +15,8 @@ import { DynamoDbRateGate } from '../store/dynamodb-rate-gate.ts';
 import { DynamoDbRouteStateStore } from '../store/dynamodb-route-state-store.ts';
 import { workQueueUrls } from '../config/deployment.ts';
 import type { AwsClients, Deployment } from '../config/deployment.ts';
-import { dependencyBackoffSeconds, takeoverMarginMs } from '../config/route-config.ts';
+import { ROUTE_STATE_MAX_AGE_MS, dependencyBackoffSeconds, takeoverMarginMs } from '../config/route-config.ts';
+import { RoutePauseCache } from './route-pauses.ts';
 
 /** What differs between where the executor runs: the Lambda, the local stack, a test. */
 export interface ExecutorWiring {
@@ -38,7 +39,7 @@ export function wireExecutor(deployment: Deployment, clients: AwsClients, wiring
     routes: new Map(config.routes.map((r) => [r.name, r])),
     actions: wiring.actions,
     store: new DynamoDbExecutionStore(clients.dynamo, eventsTable, config.clockSkewSeconds),
-    routeState: new DynamoDbRouteStateStore(clients.dynamo, eventsTable),
+    pauses: new RoutePauseCache(new DynamoDbRouteStateStore(clients.dynamo, eventsTable), { maxAgeMs: ROUTE_STATE_MAX_AGE_MS, monotonicNow: () => performance.now() }),
     rateGate: new DynamoDbRateGate(clients.dynamo, eventsTable),
     order: new DynamoDbEntityOrder(clients.dynamo, eventsTable, { clockSkewSeconds: config.clockSkewSeconds }),
     workQueue: sqsWorkQueueOf(clients.sqs, deployment, bodies === undefined ? undefined : { bodies, config }),

@@ -27,6 +27,7 @@ import {
   COMPLETION_MARGIN_SECONDS,
   DLQ_RETENTION_SECONDS,
   OUTAGE_HORIZON_SECONDS,
+  ROUTE_STATE_MAX_AGE_MS,
   backstopReceiveCount,
   dependencyBackoffSeconds,
   leaseMarginSeconds,
@@ -39,6 +40,8 @@ import { RECORD_STATUS, deliveryId } from '../../lambdas/domain/event-record.ts'
 import type { EventRecord, WorkMessage } from '../../lambdas/domain/event-record.ts';
 import { signDelivery } from '../../lambdas/domain/signatures/sign-delivery.ts';
 import { createExecutorHandler } from '../../lambdas/executor/create-executor-handler.ts';
+import { RoutePauseCache } from '../../lambdas/executor/route-pauses.ts';
+import { PauseReach } from './pause-reach.ts';
 import { ingestDelivery } from '../../lambdas/ingest/ingest-delivery.ts';
 import type { IngestDeps } from '../../lambdas/ingest/ingest-delivery.ts';
 import { prepareRoutes } from '../../lambdas/ingest/prepared-route.ts';
@@ -1123,7 +1126,9 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       const made = new Map<string, T>();
       return byRegion(regionTables.map((table) => made.get(table) ?? made.set(table, make(table)).get(table) as T));
     };
-    const routeStateOf = (client: DynamoDBClient): DynamoDbRouteStateStore => sched.gate(perRegion((table) => new DynamoDbRouteStateStore(client, table)), 'routeState');
+    // A pause reaches the workers within ROUTE_STATE_MAX_AGE_MS (pause-reach.ts); with a table per Region no pause reaches another Region at all.
+    const pauseReach = new PauseReach({ trueNow: () => nowMs, maxAgeMs: eventual ? Number.POSITIVE_INFINITY : ROUTE_STATE_MAX_AGE_MS, violations });
+    const routeStateOf = (client: DynamoDBClient): DynamoDbRouteStateStore => pauseReach.observe(sched.gate(perRegion((table) => new DynamoDbRouteStateStore(client, table)), 'routeState'));
     // The S3 claim check (issue 24): each Region's bucket of large bodies, with the lifecycle the
     // construct gives it, S3's failures as the seed draws them, and a check on every read and
     // every check before a send: the object a message points to is there (sim-body-objects.ts).
@@ -1474,7 +1479,8 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       rateGate,
       order: observedPlaces.observe(sched.gate(perRegion((table) => new DynamoDbEntityOrder(clientOf.executor, table)), 'order'), () => stats.waitingTurns++),
       sleep,
-      routeState: routeStateOf(clientOf.executor),
+      // The deployed cache (wire-executor.ts), aged on the container's own clock: true time here.
+      pauses: pauseReach.check(new RoutePauseCache(routeStateOf(clientOf.executor), { maxAgeMs: ROUTE_STATE_MAX_AGE_MS, monotonicNow: () => nowMs })),
       workQueue: gatedQueue,
       bodies,
       visibility,
@@ -1569,13 +1575,13 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
         }
       }
     };
-    const ingestRouteState = sched.gate(
+    const ingestRouteState = pauseReach.observe(sched.gate(
       watchCalls(perRegion((table) => new DynamoDbRouteStateStore(clientOf.ingest, table)), 'pause', (args) => {
         const request = args[1] as { by?: string; key?: string };
         if (request.by === 'circuit-breaker') checkTrip(args[0] as string, request.key, 'paused its route by the circuit breaker');
       }),
       'routeState',
-    );
+    ));
     const ingestDeps: IngestDeps = {
       routes: prepareRoutes(config.routes),
       store: sched.gate(observedEventStore, 'events'),

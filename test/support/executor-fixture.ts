@@ -37,6 +37,7 @@ import type { MessageVisibility } from '../../lambdas/ports/message-visibility.t
 import type { WorkQueue } from '../../lambdas/ports/work-queue.ts';
 import type { BreakerDeps } from '../../lambdas/ingest/circuit-breaker.ts';
 import { DynamoDbRouteStateStore } from '../../lambdas/store/dynamodb-route-state-store.ts';
+import { RoutePauseCache } from '../../lambdas/executor/route-pauses.ts';
 import type { PollResult, SqsHandler } from '../../local/sqs-event-source.ts';
 import { createQueuePair, localDynamoClient, localSqsClient } from '../../local/aws-clients.ts';
 import { lambdaContext } from '../../local/http-api-event.ts';
@@ -220,7 +221,8 @@ export async function executorFixture(options: ExecutorFixtureOptions = {}): Pro
       // Every fixture route may ask for a failure: these specs drive the executor through `simulate`.
       actions: new Map(Object.entries({ payout: payoutAction(ledgerClient, Date.now, () => true), ...options.actions })),
       store: new DynamoDbExecutionStore(ddb, table),
-      routeState: new DynamoDbRouteStateStore(ddb, table),
+      // Read at every decision (no cache age): these specs pause or resume a route and look at once.
+      pauses: new RoutePauseCache(new DynamoDbRouteStateStore(ddb, table), { maxAgeMs: 0, monotonicNow: () => performance.now() }),
       workQueue: new SqsWorkQueue(sqs, pair.queueUrl),
       ...(options.bodies === undefined ? {} : { bodies: options.bodies }),
       ...(options.order === undefined ? {} : { order: options.order }),

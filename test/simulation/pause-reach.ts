@@ -1,0 +1,58 @@
+/**
+ * Invariant: a pause reaches the workers within ROUTE_STATE_MAX_AGE_MS
+ * (docs/architecture.md#a-pause-reaches-the-workers-late). A worker that decides a route is
+ * active, that long or longer after a pause of it was answered and before anyone asked to
+ * resume it, ran work a paused route must keep.
+ */
+import type { RouteStateStore } from '../../lambdas/ports/route-state-store.ts';
+import type { RoutePauses } from '../../lambdas/executor/route-pauses.ts';
+
+export class PauseReach {
+  /** Per route, the true time a pause of it was first answered, while no resume was asked since. */
+  readonly #pausedSince = new Map<string, number>();
+  readonly #trueNow: () => number;
+  readonly #maxAgeMs: number;
+  readonly #violations: string[];
+
+  constructor(options: { trueNow: () => number; maxAgeMs: number; violations: string[] }) {
+    this.#trueNow = options.trueNow;
+    this.#maxAgeMs = options.maxAgeMs;
+    this.#violations = options.violations;
+  }
+
+  /** A route-state store whose pauses start the clock (once answered: paused either way) and whose resumes stop it (once asked). */
+  observe<T extends RouteStateStore>(store: T): T {
+    const pause: RouteStateStore['pause'] = async (route, request) => {
+      const out = await store.pause(route, request);
+      if (!this.#pausedSince.has(route)) this.#pausedSince.set(route, this.#trueNow());
+      return out;
+    };
+    const resume: RouteStateStore['resume'] = (route, at) => {
+      this.#pausedSince.delete(route);
+      return store.resume(route, at);
+    };
+    return new Proxy(store, {
+      get: (target, prop, receiver): unknown => {
+        if (prop === 'pause') return pause;
+        if (prop === 'resume') return resume;
+        const value: unknown = Reflect.get(target, prop, receiver);
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+  }
+
+  /** The executor's pauses, each "active" checked against the pauses observed. */
+  check(pauses: RoutePauses): RoutePauses {
+    return {
+      isPaused: async (route) => {
+        const askedAt = this.#trueNow();
+        const paused = await pauses.isPaused(route);
+        const since = this.#pausedSince.get(route);
+        if (!paused && since !== undefined && askedAt - since >= this.#maxAgeMs) {
+          this.#violations.push(`${route}: a worker took the route for active ${String(askedAt - since)} ms after its pause was answered (a pause must reach the workers within ${String(this.#maxAgeMs)} ms)`);
+        }
+        return paused;
+      },
+    };
+  }
+}
