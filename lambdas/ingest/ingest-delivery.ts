@@ -35,20 +35,11 @@ import type { SecretSource } from '../ports/secret-source.ts';
 import type { WorkQueue } from '../ports/work-queue.ts';
 import type { PreparedRoute } from './prepared-route.ts';
 import { crossesThreshold, tripBreaker } from './circuit-breaker.ts';
-import { CLOCK_SKEW_SECONDS, MARK_ANSWERED_MAX_MS, MARK_ANSWERED_RESERVE_MS, takeoverMarginMs } from '../config/route-config.ts';
+import { MARK_ANSWERED_MAX_MS, MARK_ANSWERED_RESERVE_MS } from '../config/route-config.ts';
+import { ANSWER_MARGIN_MS } from './answer-margin.ts';
 import type { BreakerDeps, BreakerResult } from './circuit-breaker.ts';
 
-/**
- * How long after an answer's mark (another machine's clock) a delivery must arrive (ours) to
- * have surely arrived after the answer: twice the clock bound, both clocks off by it in
- * opposite directions, and the mark's own longest time, after which the answer goes out.
- */
-export const ANSWER_MARGIN_MS = answerMarginMsFor(CLOCK_SKEW_SECONDS);
-
-/** ANSWER_MARGIN_MS for a deployment's clock bound (maxClockSkewSeconds). */
-export function answerMarginMsFor(clockSkewSeconds: number): number {
-  return takeoverMarginMs(clockSkewSeconds) + MARK_ANSWERED_MAX_MS;
-}
+export { ANSWER_MARGIN_MS, answerMarginMsFor } from './answer-margin.ts';
 
 /** A delivery as the edge received it. Header names are lowercase. */
 export interface IncomingDelivery {

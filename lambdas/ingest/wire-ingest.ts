@@ -3,7 +3,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { createIngestHandler } from './create-ingest-handler.ts';
 import { prepareRoutes } from './prepared-route.ts';
-import { answerMarginMsFor } from './ingest-delivery.ts';
+import { answerMarginMsFor } from './answer-margin.ts';
 import type { PreparedRoute } from './prepared-route.ts';
 import { SERVICE } from '../observability/metric-catalogue.ts';
 import { createLogger, createMetrics } from '../observability/powertools.ts';
@@ -29,7 +29,7 @@ export interface IngestWiring {
   readonly metrics?: Metrics;
   /** @default Date.now */
   readonly now?: () => number;
-  /** @default answerMarginMsFor(the config's clockSkewSeconds) (ingest-delivery.ts): the deployed functions' clocks differ */
+  /** @default answerMarginMsFor(the config's clockSkewSeconds) (answer-margin.ts): the deployed functions' clocks differ */
   readonly answerMarginMs?: number;
 }
 
