@@ -12,8 +12,8 @@ import { DuplicateDeliveryError, UnauthorizedError } from '../domain/errors.ts';
 import { deliveryId } from '../domain/event-record.ts';
 import { isServerError, problemJsonErrors } from '../edge/problem-json-errors.ts';
 import { problemOf, problemResponse } from '../edge/problem-json.ts';
-import { ingestDelivery } from './ingest-delivery.ts';
-import type { IncomingDelivery, IngestDeps } from './ingest-delivery.ts';
+import { ingestDelivery, pipelineOf } from './ingest-delivery.ts';
+import type { IncomingDelivery, IngestDeps, IngestOutcome } from './ingest-delivery.ts';
 import { recordAnswer, recordDuplicate } from './ingest-metrics.ts';
 
 export interface IngestHandlerDeps extends IngestDeps {
@@ -37,95 +37,108 @@ export function deliveryOf(event: APIGatewayProxyEventV2): IncomingDelivery {
   };
 }
 
+type Response = APIGatewayProxyStructuredResultV2;
+type Outcome<K extends IngestOutcome['kind']> = Extract<IngestOutcome, { kind: K }>;
+
 export function createIngestHandler(deps: IngestHandlerDeps) {
   const { logger, metrics } = deps;
+  // Every route's steps are built here, once per cold start, not by the first delivery.
+  pipelineOf(deps);
   const metricRoute = (event: APIGatewayProxyEventV2): string => {
     const route = event.pathParameters?.route ?? '';
     return deps.routes.has(route) ? route : 'unknown';
   };
-
-  // Counts and logs every refusal; runs after problemJsonErrors has built the answer.
-  const observeErrors: middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> = {
-    onError: (request) => {
-        const status = problemOf(request.error).status;
-        recordAnswer(metrics, metricRoute(request.event), status);
-        if (request.error instanceof UnauthorizedError) {
-          // The reason stays here; the sender gets a bare 401. The signature runbook
-          // (docs/operating.md) and the SignatureRejections alarm send a person to this line.
-          logger.warn('delivery refused', { status, reason: request.error.reason });
-        } else if (isServerError(request.error)) {
-          // Our own failure (DynamoDB, SQS, Secrets Manager): the Ingest5xx alarm's reader starts here.
-          logger.error('delivery failed', { status, error: request.error });
-        } else {
-          // The one line of a refused delivery (400, 404, 413, 422): route, key when known, status, why.
-          logger.info('delivery refused', { status, problem: request.error?.name });
-        }
-    },
-  };
-
-  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
+  return middy<APIGatewayProxyEventV2, Response>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(logMetrics(metrics))
-    .use(observeErrors)
+    .use(observeErrors(deps, metricRoute))
     .use(problemJsonErrors())
-    .handler(async (event, context): Promise<APIGatewayProxyStructuredResultV2> => {
+    .handler(async (event, context): Promise<Response> => {
       // Lambda's own count of the invocation's time left (a context without one: unbounded).
       const timeLeft = typeof (context as Partial<Context> | undefined)?.getRemainingTimeInMillis === 'function' ? { timeLeftMs: () => context.getRemainingTimeInMillis() } : {};
       const outcome = await ingestDelivery(deps, { ...deliveryOf(event), ...timeLeft });
-      if (outcome.kind === 'handshake') {
-        recordAnswer(metrics, outcome.route, 200);
-        // Slack's handshake, once per app set-up: says the route answered it.
-        logger.info('slack url_verification answered');
-        return { statusCode: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ challenge: outcome.challenge }) };
-      }
+      if (outcome.kind === 'handshake') return answerHandshake(deps, outcome);
       logger.appendKeys({ route: outcome.route, key: outcome.key });
       if (outcome.markFailed === true) {
         // The answer stands; only the breaker's count of the repeats after it starts one copy later.
         // Rare: explains a breaker that trips one copy later than its threshold says.
         logger.warn('answer not marked for the circuit breaker', { kind: outcome.kind });
       }
-      if (outcome.kind === 'accepted') {
-        // Its worker takes its place in the entity's line instead: a later delivery of the entity
-        // may be placed before it.
-        if (outcome.placeFailed === true) logger.warn('place in the entity line not taken; the executor places it');
-        recordAnswer(metrics, outcome.route, outcome.answer.status);
-        // The one line of a new delivery: route and key (appended above), status.
-        logger.info('delivery accepted', { status: outcome.answer.status, ...(outcome.retriedClaim === true ? { retriedClaim: true } : {}) });
-        return { statusCode: outcome.answer.status, headers: { 'content-type': 'application/json' }, body: outcome.answer.body };
-      }
-      recordDuplicate(metrics, outcome);
-      if (outcome.breaker !== undefined) {
-        // The trip's notice lives here and in the route state; the RoutePaused (or, on an
-        // alerting route, BreakerTripped) alarm tells the alarm topic and points to both.
-        const { notice } = outcome.breaker;
-        logger.warn('circuit breaker tripped', {
-          breaker: outcome.breaker.outcome,
-          repeats: outcome.repeats,
-          hits: outcome.hits,
-          ...(notice === undefined ? {} : { notice }),
-        });
-      }
-      if (outcome.answerAs === 'refuse') {
-        const problem = problemOf(new DuplicateDeliveryError(deliveryId(outcome.route, outcome.key)), event.rawPath);
-        recordAnswer(metrics, outcome.route, problem.status);
-        // The one line of a duplicate on a strict (409) route.
-        logger.info('duplicate refused (strict)', { status: problem.status, hits: outcome.hits });
-        return problemResponse(problem);
-      }
-      recordAnswer(metrics, outcome.route, outcome.answer.status);
-      const replay = outcome.answerAs === 'replay';
-      // The one line of a duplicate: status, the answer it had before, how often the key came, whether it re-sent.
-      logger.info(replay ? 'duplicate replayed' : 'duplicate accepted after our failure', {
-        status: outcome.answer.status,
-        previousStatus: outcome.previousStatus,
-        hits: outcome.hits,
-        resent: outcome.resent,
-        ...(outcome.replayAfterExpiry === true ? { replayAfterExpiry: true, ageMs: outcome.ageMs } : {}),
-      });
-      return {
-        statusCode: outcome.answer.status,
-        headers: { 'content-type': 'application/json', ...(replay ? { 'idempotent-replayed': 'true' } : {}) },
-        body: outcome.answer.body,
-      };
+      return outcome.kind === 'accepted' ? answerAccepted(deps, outcome) : answerDuplicate(deps, outcome, event.rawPath);
     });
+}
+
+/** Counts and logs every refusal; runs after problemJsonErrors has built the answer. */
+function observeErrors({ logger, metrics }: IngestHandlerDeps, metricRoute: (event: APIGatewayProxyEventV2) => string): middy.MiddlewareObj<APIGatewayProxyEventV2, Response> {
+  return {
+    onError: (request) => {
+      const status = problemOf(request.error).status;
+      recordAnswer(metrics, metricRoute(request.event), status);
+      if (request.error instanceof UnauthorizedError) {
+        // The reason stays here; the sender gets a bare 401. The signature runbook
+        // (docs/operating.md) and the SignatureRejections alarm send a person to this line.
+        logger.warn('delivery refused', { status, reason: request.error.reason });
+      } else if (isServerError(request.error)) {
+        // Our own failure (DynamoDB, SQS, Secrets Manager): the Ingest5xx alarm's reader starts here.
+        logger.error('delivery failed', { status, error: request.error });
+      } else {
+        // The one line of a refused delivery (400, 404, 413, 422): route, key when known, status, why.
+        logger.info('delivery refused', { status, problem: request.error?.name });
+      }
+    },
+  };
+}
+
+function answerHandshake({ logger, metrics }: IngestHandlerDeps, outcome: Outcome<'handshake'>): Response {
+  recordAnswer(metrics, outcome.route, 200);
+  // Slack's handshake, once per app set-up: says the route answered it.
+  logger.info('slack url_verification answered');
+  return { statusCode: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ challenge: outcome.challenge }) };
+}
+
+function answerAccepted({ logger, metrics }: IngestHandlerDeps, outcome: Outcome<'accepted'>): Response {
+  // Its worker takes its place in the entity's line instead: a later delivery of the entity
+  // may be placed before it.
+  if (outcome.placeFailed === true) logger.warn('place in the entity line not taken; the executor places it');
+  recordAnswer(metrics, outcome.route, outcome.answer.status);
+  // The one line of a new delivery: route and key (appended above), status.
+  logger.info('delivery accepted', { status: outcome.answer.status, ...(outcome.retriedClaim === true ? { retriedClaim: true } : {}) });
+  return { statusCode: outcome.answer.status, headers: { 'content-type': 'application/json' }, body: outcome.answer.body };
+}
+
+function answerDuplicate({ logger, metrics }: IngestHandlerDeps, outcome: Outcome<'duplicate'>, rawPath: string): Response {
+  recordDuplicate(metrics, outcome);
+  if (outcome.breaker !== undefined) {
+    // The trip's notice lives here and in the route state; the RoutePaused (or, on an
+    // alerting route, BreakerTripped) alarm tells the alarm topic and points to both.
+    const { notice } = outcome.breaker;
+    logger.warn('circuit breaker tripped', {
+      breaker: outcome.breaker.outcome,
+      repeats: outcome.repeats,
+      hits: outcome.hits,
+      ...(notice === undefined ? {} : { notice }),
+    });
+  }
+  if (outcome.answerAs === 'refuse') {
+    const problem = problemOf(new DuplicateDeliveryError(deliveryId(outcome.route, outcome.key)), rawPath);
+    recordAnswer(metrics, outcome.route, problem.status);
+    // The one line of a duplicate on a strict (409) route.
+    logger.info('duplicate refused (strict)', { status: problem.status, hits: outcome.hits });
+    return problemResponse(problem);
+  }
+  recordAnswer(metrics, outcome.route, outcome.answer.status);
+  const replay = outcome.answerAs === 'replay';
+  // The one line of a duplicate: status, the answer it had before, how often the key came, whether it re-sent.
+  logger.info(replay ? 'duplicate replayed' : 'duplicate accepted after our failure', {
+    status: outcome.answer.status,
+    previousStatus: outcome.previousStatus,
+    hits: outcome.hits,
+    resent: outcome.resent,
+    ...(outcome.replayAfterExpiry === true ? { replayAfterExpiry: true, ageMs: outcome.ageMs } : {}),
+  });
+  return {
+    statusCode: outcome.answer.status,
+    headers: { 'content-type': 'application/json', ...(replay ? { 'idempotent-replayed': 'true' } : {}) },
+    body: outcome.answer.body,
+  };
 }
