@@ -30,6 +30,8 @@ export interface ExecutorWiring {
   readonly metrics?: Metrics;
   /** @default Date.now */
   readonly now?: () => number;
+  /** The clock a route state's age is counted on (route-pauses.ts). @default performance.now */
+  readonly monotonicNow?: () => number;
 }
 
 export function wireExecutor(deployment: Deployment, clients: AwsClients, wiring: ExecutorWiring) {
@@ -39,7 +41,7 @@ export function wireExecutor(deployment: Deployment, clients: AwsClients, wiring
     routes: new Map(config.routes.map((r) => [r.name, r])),
     actions: wiring.actions,
     store: new DynamoDbExecutionStore(clients.dynamo, eventsTable, config.clockSkewSeconds),
-    pauses: new RoutePauseCache(new DynamoDbRouteStateStore(clients.dynamo, eventsTable), { maxAgeMs: ROUTE_STATE_MAX_AGE_MS, monotonicNow: () => performance.now() }),
+    pauses: new RoutePauseCache(new DynamoDbRouteStateStore(clients.dynamo, eventsTable), { maxAgeMs: ROUTE_STATE_MAX_AGE_MS, monotonicNow: wiring.monotonicNow ?? (() => performance.now()) }),
     rateGate: new DynamoDbRateGate(clients.dynamo, eventsTable),
     order: new DynamoDbEntityOrder(clients.dynamo, eventsTable, { clockSkewSeconds: config.clockSkewSeconds }),
     workQueue: sqsWorkQueueOf(clients.sqs, deployment, bodies === undefined ? undefined : { bodies, config }),

@@ -19,6 +19,7 @@ import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { actionRegistryOf, ledgersOf } from '../../lambdas/actions/action-modules.ts';
 import { DEMO_ACTION, resolveConfig } from '../../lambdas/config/resolve-config.ts';
 import type { ResolvedRoute } from '../../lambdas/config/resolve-config.ts';
+import { ROUTE_STATE_MAX_AGE_MS } from '../../lambdas/config/route-config.ts';
 import type { RetryproofConfig } from '../../lambdas/config/route-config.ts';
 import { DynamoDbLedger } from '../../lambdas/demo/dynamodb-ledger.ts';
 import { payoutAction } from '../../lambdas/demo/payout.ts';
@@ -173,7 +174,9 @@ export async function exerciseFunctions(config: RetryproofConfig): Promise<Exerc
   // DynamoDBClient, which no middleware could be added to.
   const executorClients = { dynamo: dynamoOf('executor'), sqs: sqsOf('executor'), s3: s3Of('executor') };
   const executorActions = actionRegistryOf({ [DEMO_ACTION]: { default: payoutAction(new DynamoDbLedger(dynamoOf('executor'), ledgerTable)) } });
-  const executor = wireExecutor(deployment, executorClients, { actions: executorActions });
+  // The executor keeps a route's state ROUTE_STATE_MAX_AGE_MS: each pause below moves its clock past that.
+  let stateClockMs = 0;
+  const executor = wireExecutor(deployment, executorClients, { actions: executorActions, monotonicNow: () => stateClockMs });
   const reconcilerOf = (aheadMs: number) =>
     createReconciler({
       dynamo: dynamoOf('reconciler'),
@@ -292,6 +295,7 @@ export async function exerciseFunctions(config: RetryproofConfig): Promise<Exerc
   };
   const [first, second] = [newKey(), newKey()];
   await tripDelivery(first);
+  stateClockMs += ROUTE_STATE_MAX_AGE_MS;
   const routeState = new DynamoDbRouteStateStore(ddb, eventsTable);
   const pausedBy = await routeState.get(demo.name);
   reached['ingest trips the breaker: pauses the route'] = pausedBy.state === 'paused' && pausedBy.key === first;
@@ -341,6 +345,7 @@ export async function exerciseFunctions(config: RetryproofConfig): Promise<Exerc
   // Reconciler, a paused route's parked work kept longer: its body object is renewed first, by a
   // run a day past the record's expiry (which keeping it longer averts).
   await routeState.pause(demo.name, { reason: 'least-privilege scenario', at: Date.now(), by: 'operator' });
+  stateClockMs += ROUTE_STATE_MAX_AGE_MS;
   const parkedLarge = newKey();
   await deliver(demo, parkedLarge, LARGE);
   await runExecutorUntil('the large body parked', async () => (await statusOf(demo, parkedLarge)) === RECORD_STATUS.parked);
