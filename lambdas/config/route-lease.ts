@@ -39,7 +39,7 @@ export function longestActionTime(table: Pick<ResolvedActionTime, 'seconds' | 'o
 /**
  * The JSON document of a body, or undefined when it is not JSON. A base64 body (API Gateway
  * delivered it as binary: a content type it does not take for text) is decoded first, as the
- * ingest's key template reads it (ingest-delivery.ts): the same bytes, whichever way they came.
+ * ingest's key template reads it (ingest/steps/derive-key.ts): the same bytes, whichever way they came.
  */
 function documentOf(body: string, bodyEncoding: 'utf8' | 'base64'): unknown {
   const text = bodyEncoding === 'base64' ? Buffer.from(body, 'base64').toString('utf8') : body;
