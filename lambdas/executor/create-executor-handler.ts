@@ -19,12 +19,11 @@ import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { MessageVisibility } from '../ports/message-visibility.ts';
-import { executeMessage } from './execute-message.ts';
+import { execute } from './execute-message.ts';
+import type { ExecutionReport, ExecutorDeps } from './execute-message.ts';
 import type { RoutePauses } from './route-pauses.ts';
-import { StartLead } from './start-lead.ts';
-import type { ExecutorDeps } from './execute-message.ts';
 import { recordExecutions } from './executor-metrics.ts';
-import type { ExecutionReport } from './execute-message.ts';
+import { prepareExecutor } from './prepared-executor.ts';
 
 export interface ExecutorHandlerDeps extends Omit<ExecutorDeps, 'remainingMs' | 'requestId' | 'isPaused'> {
   /**
@@ -53,10 +52,10 @@ export class HandBack extends Error {
 }
 
 export function createExecutorHandler(deps: ExecutorHandlerDeps) {
-  const { logger, metrics } = deps;
-  // One for the instance: each rate-limited run's writes teach the next its lead (start-lead.ts).
-  const startLead = deps.startLead ?? new StartLead();
-  const isPaused = (route: string): Promise<boolean> => deps.pauses?.isPaused(route) ?? Promise.resolve(false);
+  const { logger, metrics, pauses } = deps;
+  // Defaults applied and every route's gates built once per instance; one StartLead, so each
+  // rate-limited run's writes teach the next its lead (start-lead.ts).
+  const executor = prepareExecutor({ ...deps, ...(pauses === undefined ? {} : { isPaused: (route: string) => pauses.isPaused(route) }) });
   return middy<SQSEvent, SQSBatchResponse>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(logMetrics(metrics))
@@ -70,33 +69,17 @@ export function createExecutorHandler(deps: ExecutorHandlerDeps) {
         const sentAt = Number(record.attributes.SentTimestamp);
         let report;
         try {
-          report = await executeMessage(
-            { ...deps, startLead, remainingMs: () => context.getRemainingTimeInMillis(), requestId: context.awsRequestId, isPaused },
+          report = await execute(
+            executor,
             { messageId: record.messageId, body: record.body, receiveCount, ...(Number.isFinite(sentAt) && sentAt > 0 ? { sentAt } : {}) },
+            { remainingMs: () => context.getRemainingTimeInMillis(), requestId: context.awsRequestId },
           );
         } catch (error) {
           await backOff(record, receiveCount, error);
           throw error;
         }
         reports.push(report);
-        // Route, key, attempt and outcome only: never the body. The message id only where a
-        // person follows one message (a warning), not on every completed attempt.
-        const fields = {
-          route: report.route,
-          key: report.key,
-          attempt: report.attempt,
-          outcome: report.outcome,
-          ...(report.deadLetterReason === undefined ? {} : { deadLetterReason: report.deadLetterReason }),
-          ...(report.error === undefined ? {} : { error: report.error }),
-        };
-        // A message on its way to the DLQ: each trip is detail (its copy was logged as a warning when made).
-        if (report.outcome === 'to-dead-letter-queue') logger.debug('execution', { ...fields, messageId: record.messageId });
-        // Work waiting for its route's rate limit: routine, and counted (Executions, outcome rate-limited).
-        else if (report.outcome === 'rate-limited') logger.debug('execution', fields);
-        // A dead-letter copy made, or a completion fenced out: someone must look; the DLQ runbook starts here.
-        else if (report.deadLetterReason !== undefined || report.outcome === 'fenced-out') logger.warn('execution', { ...fields, messageId: record.messageId });
-        // The one line per execution attempt: what an operator searches by route and key (and the local stack prints).
-        else logger.info('execution', fields);
+        logExecution(logger, report, record.messageId);
         if (!report.ack) {
           if (report.visibilitySeconds !== undefined) await deps.visibility?.changeVisibility(record.receiptHandle, report.visibilitySeconds, record.eventSourceARN);
           throw new HandBack(report.outcome);
@@ -131,4 +114,26 @@ export function createExecutorHandler(deps: ExecutorHandlerDeps) {
         recordExecutions(metrics, reports);
       }
     });
+}
+
+/** One log line per message, at the level a person needs it. */
+function logExecution(logger: Logger, report: ExecutionReport, messageId: string): void {
+  // Route, key, attempt and outcome only: never the body. The message id only where a
+  // person follows one message (a warning), not on every completed attempt.
+  const fields = {
+    route: report.route,
+    key: report.key,
+    attempt: report.attempt,
+    outcome: report.outcome,
+    ...(report.deadLetterReason === undefined ? {} : { deadLetterReason: report.deadLetterReason }),
+    ...(report.error === undefined ? {} : { error: report.error }),
+  };
+  // A message on its way to the DLQ: each trip is detail (its copy was logged as a warning when made).
+  if (report.outcome === 'to-dead-letter-queue') logger.debug('execution', { ...fields, messageId });
+  // Work waiting for its route's rate limit: routine, and counted (Executions, outcome rate-limited).
+  else if (report.outcome === 'rate-limited') logger.debug('execution', fields);
+  // A dead-letter copy made, or a completion fenced out: someone must look; the DLQ runbook starts here.
+  else if (report.deadLetterReason !== undefined || report.outcome === 'fenced-out') logger.warn('execution', { ...fields, messageId });
+  // The one line per execution attempt: what an operator searches by route and key (and the local stack prints).
+  else logger.info('execution', fields);
 }
