@@ -1,6 +1,6 @@
 /**
  * Waking a record parked in its entity's line (issue 24), once the cursor reached its place. One
- * copy, for the two that move a line on: the executor after a completion (execute-message.ts)
+ * copy, for the two that move a line on: the executor after a completion (phases/complete.ts)
  * and a person's skip of a FAILED head (routes/line-control.ts).
  */
 import { RECORD_STATUS, keptPayloadOf, workMessageOf } from '../domain/event-record.ts';

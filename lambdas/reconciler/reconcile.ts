@@ -375,7 +375,7 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
   const trySend = async (record: { route: string; key: string }, message: WorkMessage, wonAtMs?: number): Promise<boolean> => {
     // A FAILED record's dead-letter copy (`wonAtMs`: the time its claimResend wrote as
     // lastEnqueuedAt) goes out within DEAD_LETTER_SEND_SECONDS of that write or not at all, as
-    // the executor's does (execute-message.ts, toPeople): a copy SQS stamps later than
+    // the executor's does (executor/dead-letter.ts, sendDeadLetter): a copy SQS stamps later than
     // DEAD_LETTER_STAMP_MARGIN_MS after it would be taken for a person's redrive and run FAILED
     // work with no person involved. Not sent, it stays in the retry partition for the next run.
     const leftMs = wonAtMs === undefined ? undefined : wonAtMs + DEAD_LETTER_SEND_SECONDS * 1000 - deps.now();

@@ -4,7 +4,7 @@
  * when its work ran, it must pay nothing: answered as a duplicate, no message, no new record.
  * When its work never ran, the re-post is the only way it ever will. The clock is the
  * ingest's own (injected): the TTL passes without waiting. The worker's part is the executor
- * store's `rememberTaken`, the write execute-message.ts makes after its lease.
+ * store's `rememberTaken`, the write executor/phases/run.ts makes after its lease.
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, inject, it } from 'vitest';
