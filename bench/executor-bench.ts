@@ -73,7 +73,8 @@ export class ExecutorProcess {
   static async start(settings: ExecutorProcessSettings): Promise<ExecutorProcess> {
     const child = fork(new URL('./executor-process.ts', import.meta.url).pathname, [JSON.stringify(settings)], {
       execPath: process.execPath,
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      // Its output joins the parent's stderr: `npm run bench -- --json` keeps stdout for the JSON alone.
+      stdio: ['ignore', 2, 'inherit', 'ipc'],
     });
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {

@@ -43,16 +43,31 @@ export function bundleOf(m: Measurements, receiver: ReceiverName | 'floor', mode
   return b;
 }
 
+/** DynamoDB requests per new delivery, counted on the wire: read from b, unique deliveries. */
+export function requestsPerNewOf(b: MergedLoad): number {
+  return b.requests / b.newDeliveries;
+}
+
+/** DynamoDB requests per duplicate, counted on the wire: read from e, a sender's retry once the work is done. */
+export function requestsPerRetryOf(e: MergedLoad): number {
+  return e.requests / e.duplicateDeliveries;
+}
+
+/** The handler calls' own CPU per delivery, ms; NaN for a workload whose calls overlapped (b, c). */
+export function handlerCpuMsOf(load: MergedLoad): number {
+  return load.handlerCpuMicros === undefined ? Number.NaN : load.handlerCpuMicros / 1000 / load.deliveries;
+}
+
 /** The headline figures of a run. */
 export function figuresOf(m: Measurements): Figures {
-  const perNew = perReceiver((n) => m.loads.b[n].requests / m.loads.b[n].newDeliveries);
+  const perNew = perReceiver((n) => requestsPerNewOf(m.loads.b[n]));
   return {
     requestsPerNew: perNew,
     requestsPerDuplicate: perReceiver((n) => {
       const c = m.loads.c[n];
       return c.duplicateDeliveries === 0 ? Number.NaN : (c.requests - c.newDeliveries * perNew[n]) / c.duplicateDeliveries;
     }),
-    requestsPerRetry: perReceiver((n) => m.loads.e[n].requests / m.loads.e[n].duplicateDeliveries),
+    requestsPerRetry: perReceiver((n) => requestsPerRetryOf(m.loads.e[n])),
     requestsAtShare: perReceiver((n) => m.loads.c[n].requests / m.loads.c[n].deliveries),
     p50: perWorkload((l) => percentile(l.latenciesMs, 50), m),
     p99: perWorkload((l) => percentile(l.latenciesMs, 99), m),

@@ -176,7 +176,15 @@ export function goalsOf(m: Measurements, f: Figures): Goal[] {
   };
   const ptNew = ptUnits(0) / 1_000_000;
   const ptDup = (ptUnits(0.5) - 500_000 * ptNew) / 500_000;
-  const unitsGoal = (figure: string, limit: number, model: number, peer: number, measuredUnits: number | undefined, missed: string): Goal => ({
+  const unitsGoal = (
+    figure: string,
+    limit: number,
+    model: number,
+    peer: number,
+    measuredUnits: number | undefined,
+    missed: string,
+    peerMeasured?: number,
+  ): Goal => ({
     figure,
     goal: `≤ ${limit}`,
     retryproof: String(model),
@@ -185,7 +193,8 @@ export function goalsOf(m: Measurements, f: Figures): Goal[] {
     spread:
       measuredUnits === undefined
         ? 'model only (no measurement in this run)'
-        : `model; measured ${f2(measuredUnits)} on DynamoDB Local (e, ${measured?.deliveries ?? 0} deliveries)`,
+        : `model; measured ${f2(measuredUnits)}${peerMeasured === undefined ? '' : ` (Powertools' ingest and consumer: ${f2(peerMeasured)})`} ` +
+          `on DynamoDB Local (e, ${measured?.deliveries ?? 0} deliveries)`,
     // Met only when the model and the measurement both are.
     met: Math.max(model, measuredUnits ?? 0) <= limit,
     missed,
@@ -200,6 +209,7 @@ export function goalsOf(m: Measurements, f: Figures): Goal[] {
       'The claim, the answer mark, the lease and the completion each write the small record once, and the byTime copy is written twice: ' +
         '6 units. The goal of 5 predates protocol v3, whose markAnswered (1 unit, the circuit breaker\'s count: see the requests goal ' +
         'above) is the sixth; more than 6 means a hot write grew.',
+      m.powertoolsWriteUnits?.newDeliveryLife,
     ),
     unitsGoal(
       'write units per duplicate',

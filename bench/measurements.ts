@@ -78,6 +78,11 @@ export interface Measurements {
    * delivery's whole life (claim, lease, completion) and a duplicate once the work is done.
    */
   readonly writeUnits: { readonly newDeliveryLife: number; readonly duplicate: number; readonly deliveries: number } | undefined;
+  /**
+   * The Powertools pipeline's write units over a new delivery's life, metered the same way in the
+   * same rounds of e: its ingest's in-progress record and completion, then the SQS consumer's.
+   */
+  readonly powertoolsWriteUnits: { readonly newDeliveryLife: number; readonly deliveries: number } | undefined;
   readonly executors: ExecutorMeasurements;
   readonly workloadCExecutor: Readonly<Record<ReceiverName, WorkloadCExecutor>>;
 }
@@ -107,6 +112,7 @@ export function mergeLoads(results: readonly LoadResult[], cpuMicros: number): M
     byOperation: merge((r) => r.byOperation),
     executions: sum((r) => r.executions),
     cpuMicros,
+    handlerCpuMicros: results.every((r) => r.handlerCpuMicros !== undefined) ? sum((r) => r.handlerCpuMicros ?? 0) : undefined,
     roundP50s: results.map((r) => percentile(r.latenciesMs, 50)),
   };
 }

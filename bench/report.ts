@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { coldInitMs } from './bundles.ts';
 import { DEFAULT_INPUTS, PRICES, priceMonth, retryproofReadUnits } from './cost-model.ts';
 import { executorSection } from './executor-report.ts';
-import { figuresOf } from './figures.ts';
+import { figuresOf, handlerCpuMsOf } from './figures.ts';
 import type { Figures } from './figures.ts';
 import { goalsOf } from './goals.ts';
 import type { LoadWorkload, Measurements } from './measurements.ts';
@@ -155,6 +155,7 @@ function loadRows(m: Measurements): string[][] {
         f1(percentile(l.latenciesMs, 99)),
         f1(l.deliveries / (l.wallMs / 1000)),
         f1(l.cpuMicros / l.deliveries / 1000),
+        f2(handlerCpuMsOf(l)),
         Object.entries(l.statuses)
           .map(([s, c]) => `${s}: ${c}`)
           .join(', '),
@@ -362,14 +363,16 @@ export function renderReport(m: Measurements): string {
     '## Results per workload',
     '',
     table(
-      ['workload', 'receiver', 'deliveries', 'duplicates', 'requests / delivery', 'requests', 'p50 ms', 'p99 ms', 'deliveries/s', 'Node CPU ms / delivery', 'answers', 'executions'],
+      ['workload', 'receiver', 'deliveries', 'duplicates', 'requests / delivery', 'requests', 'p50 ms', 'p99 ms', 'deliveries/s', 'Node CPU ms / delivery', 'handler CPU ms / delivery', 'answers', 'executions'],
       loadRows(m),
       ['receiver', 'requests', 'answers'],
     ),
     '',
     'Node CPU is this process\'s user+system time over the workload divided by its deliveries: the handlers, their SDK clients and the ' +
       'sender (signing, the same for all). DynamoDB Local, fauxqs and, in c, the executors run in other processes. On this sandbox a loopback socket write costs ' +
-      'in the order of a millisecond of CPU, so each request weighs much more here than the few microseconds it takes on a normal host.',
+      'in the order of a millisecond of CPU, so each request weighs much more here than the few microseconds it takes on a normal host. ' +
+      'Handler CPU is the same process time taken around each handler call alone, without the sender; it is measured only where ' +
+      'deliveries go one at a time (a, e), since concurrent calls overlap. `--json` reports a\'s as `ingestCpuMsPerDelivery`.',
     '',
     '## The storm',
     '',

@@ -3,24 +3,32 @@
  * side on DynamoDB Local and fauxqs, in one run, on the same data; then retryproof's executor
  * against a Powertools SQS consumer, each in a process of its own. Writes BENCHMARKS.md.
  *
- *   npm run bench               # the full run, about 3 to 5 minutes; writes BENCHMARKS.md
- *   npm run bench -- --quick    # a smoke run under 30 s; writes bench/.build/BENCHMARKS.quick.md
+ *   npm run bench                       # the full run, about 3 to 5 minutes; writes BENCHMARKS.md
+ *   npm run bench -- --quick            # a smoke run; writes bench/.build/BENCHMARKS.quick.md
+ *   npm run -s bench -- --json          # the full run, and its headline figures as one JSON object on stdout
+ *   npm run -s bench -- --quick --json  # only what the JSON carries, at the smoke run's sizes; no report
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, relative, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import { measureBundles } from './bundles.ts';
 import { ExecutorProcess, runExecutorBench } from './executor-bench.ts';
-import { parseFlags, UsageError } from './flags.ts';
+import type { ExecutorMeasurements } from './executor-figures.ts';
+import { benchJsonOf, benchJsonText, JSON_PEERS } from './figures-json.ts';
+import type { JsonMeasurements } from './figures-json.ts';
+import { UsageError } from './flags.ts';
 import { localDynamoClient } from '../local/aws-clients.ts';
 import { startBenchServices } from './local-services.ts';
+import type { BenchServices } from './local-services.ts';
 import { mergeLoads, WORKLOADS } from './measurements.ts';
 import type { LoadWorkload, Measurements, MergedLoad, RunSettings, WorkloadCExecutor } from './measurements.ts';
+import { RECEIVER_NAMES } from './receivers/receiver.ts';
 import type { ReceiverName } from './receivers/receiver.ts';
 import { renderReport } from './report.ts';
 import { createBenchStack } from './stack.ts';
-import type { BenchReceiver } from './stack.ts';
+import type { BenchReceiver, BenchStack } from './stack.ts';
 import { percentile } from './stats.ts';
 import { createPowertoolsTable } from './tables.ts';
 import { runKeyReuse, runLoad, runRetries, runStorm } from './workloads.ts';
@@ -60,10 +68,6 @@ export function settingsFor(quick: boolean): RunSettings {
   };
 }
 
-const log = (line: string): void => {
-  process.stdout.write(`${line}\n`);
-};
-
 /** Round r's order of the receivers: every rotation and its reverse, so none is always first. */
 function orderOf<T>(items: readonly T[], round: number): T[] {
   const rotated = items.map((_, i) => items[(i + round) % items.length] as T);
@@ -91,63 +95,69 @@ function describeStorm(s: StormResult): string {
   );
 }
 
-async function benchmark(settings: RunSettings): Promise<Measurements> {
-  const startedAt = new Date();
-  const t0 = performance.now();
-  const loadStart = loadavg();
-  // The handlers read these when they build their Logger and Metrics.
-  process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
-  process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+type Log = (line: string) => void;
 
-  log('starting DynamoDB Local and fauxqs');
-  const services = await startBenchServices();
-  const stack = await createBenchStack(services);
+/** What workloads a to e measured, per receiver, and what their runs metered beside. */
+interface LoadMeasurements<W extends LoadWorkload, R extends ReceiverName> {
+  readonly loads: Record<W, Record<R, MergedLoad>>;
+  readonly writeUnits: Measurements['writeUnits'];
+  readonly powertoolsWriteUnits: Measurements['powertoolsWriteUnits'];
+  readonly workloadCExecutor: Record<R, WorkloadCExecutor>;
+}
+
+/** The stack's receivers named in `names`. */
+function receiversNamed(stack: BenchStack, names: readonly ReceiverName[]): readonly BenchReceiver[] {
+  return stack.receivers.filter((r) => names.includes(r.name));
+}
+
+/** Runs the consumer until it has executed `messages` keys (all that e's first deliveries queued); its write units. */
+async function consumeRound(consumer: ExecutorProcess, messages: number): Promise<number> {
+  consumer.run(2);
+  await consumer.until(() => new Set(consumer.effects.map((e) => e.key)).size >= messages, 120_000, `${messages} consumer effects`);
+  return (await consumer.stop()).writeUnits;
+}
+
+/** The workloads named, in WORKLOADS' order, each receiver named in every round, in rotating order. */
+async function measureLoads<W extends LoadWorkload, R extends ReceiverName>(
+  services: BenchServices,
+  stack: BenchStack,
+  settings: RunSettings,
+  workloads: readonly W[],
+  names: readonly R[],
+  log: Log,
+): Promise<LoadMeasurements<W, R>> {
+  const receivers = receiversNamed(stack, names);
+  const runs = (w: LoadWorkload): boolean => (workloads as readonly LoadWorkload[]).includes(w);
+  let writeUnits: Measurements['writeUnits'];
+  let powertoolsWriteUnits: Measurements['powertoolsWriteUnits'];
+  // In c every receiver's queue is drained while it is measured, each by an executor in a process
+  // of its own: retryproof's by its executor, the peers' by the Powertools SQS consumer on a table
+  // of its own. So each pays the same kind of competition for the cores, and no executor's CPU or
+  // requests are counted with any receiver's. In e, Powertools' consumer also takes its pipeline's
+  // work, whose write units complete the life of a Powertools delivery.
+  const drained = receivers.filter((r) => runs('c') || (runs('e') && r.name === 'powertools'));
+  const admin = localDynamoClient(services.dynamo);
+  const startExecutor = async (r: BenchReceiver): Promise<[ReceiverName, ExecutorProcess]> => {
+    const tableName = r.name === 'retryproof' ? stack.retryproofTable : await createPowertoolsTable(admin, `bench-c-${randomUUID().slice(0, 8)}-${r.name}-consumer`);
+    const executor = r.name === 'retryproof' ? 'retryproof' : 'powertools';
+    return [r.name, await ExecutorProcess.start({ executor, dynamo: services.dynamo, sqs: services.sqs, tableName, queueUrl: r.queueUrl, idleMs: 20 })];
+  };
+  const cExecutors: Partial<Record<ReceiverName, ExecutorProcess>> = Object.fromEntries(await Promise.all(drained.map(startExecutor)));
+  admin.destroy();
+  const workloadCExecutor = Object.fromEntries(
+    receivers.map((r) => [r.name, { received: 0, executed: 0, cpuMicros: 0, requests: 0, byOperation: {} }]),
+  ) as Record<ReceiverName, { received: number; executed: number; cpuMicros: number; requests: number; byOperation: Record<string, number> }>;
+  const loads = {} as Record<W, Record<ReceiverName, MergedLoad>>;
   try {
-    const receivers = stack.receivers;
-    const retryproofReceiver = receivers.find((r) => r.name === 'retryproof');
-    if (retryproofReceiver === undefined) throw new Error('the bench stack has no retryproof receiver');
-    const retryproofQueue = retryproofReceiver.queueUrl;
-    log(`warming up: ${settings.warmup} deliveries per receiver`);
-    for (const r of receivers) await runLoad(r, { deliveries: settings.warmup, concurrency: 8, bodyBytes: settings.bodyBytes });
-
-    const loads = {} as Record<LoadWorkload, Record<ReceiverName, MergedLoad>>;
-    let writeUnits: Measurements['writeUnits'];
-    // In c every receiver's queue is drained while it is measured, each by an executor in a process
-    // of its own: retryproof's by its executor, the peers' by the Powertools SQS consumer on a table
-    // of its own. So each pays the same kind of competition for the cores, and no executor's CPU or
-    // requests are counted with any receiver's.
-    const admin = localDynamoClient(services.dynamo);
-    const consumerTables = {
-      powertools: await createPowertoolsTable(admin, `bench-c-${randomUUID().slice(0, 8)}-powertools-consumer`),
-      naive: await createPowertoolsTable(admin, `bench-c-${randomUUID().slice(0, 8)}-naive-consumer`),
-    };
-    admin.destroy();
-    const cExecutors = Object.fromEntries(
-      await Promise.all(
-        receivers.map(async (r) => [
-          r.name,
-          await ExecutorProcess.start({
-            executor: r.name === 'retryproof' ? 'retryproof' : 'powertools',
-            dynamo: services.dynamo,
-            sqs: services.sqs,
-            tableName: r.name === 'retryproof' ? stack.retryproofTable : consumerTables[r.name],
-            queueUrl: r.queueUrl,
-            idleMs: 20,
-          }),
-        ]),
-      ),
-    ) as Record<ReceiverName, ExecutorProcess>;
-    const workloadCExecutor = Object.fromEntries(
-      receivers.map((r) => [r.name, { received: 0, executed: 0, cpuMicros: 0, requests: 0, byOperation: {} }]),
-    ) as Record<ReceiverName, { received: number; executed: number; cpuMicros: number; requests: number; byOperation: Record<string, number> }>;
-    for (const w of Object.keys(WORKLOADS) as LoadWorkload[]) {
+    for (const w of (Object.keys(WORKLOADS) as LoadWorkload[]).filter(runs) as W[]) {
       if (w === 'c' || w === 'e') {
         // The earlier workloads' messages are never executed here: an executor busy with that
         // backlog would leave the work of c and e untaken, as no deployment's would be.
         for (const r of receivers) await stack.purge(r.queueUrl);
       }
       const meter = w === 'e' ? stack.meterRetryproofWrites() : undefined;
-      const metered = { first: 0, retry: 0 };
+      const ptMeter = w === 'e' ? stack.meterPowertoolsWrites() : undefined;
+      const metered = { first: 0, retry: 0, powertools: 0, consumerUnits: 0 };
       const rounds = new Map<ReceiverName, { results: LoadResult[]; cpu: number }>(receivers.map((r) => [r.name, { results: [], cpu: 0 }]));
       const perRound = Math.ceil(settings.deliveries[w] / settings.rounds);
       for (let round = 0; round < settings.rounds; round++) {
@@ -158,14 +168,21 @@ async function benchmark(settings: RunSettings): Promise<Measurements> {
           const worker = w === 'c' ? cExecutors[r.name] : undefined;
           worker?.run(2);
           const isRetryproof = r.name === 'retryproof';
+          const consumer = w === 'e' && r.name === 'powertools' ? cExecutors.powertools : undefined;
           const cpu0 = process.cpuUsage();
           const result =
             w === 'e'
               ? await runRetries(r, {
                   deliveries: perRound,
                   bodyBytes: settings.retryBodyBytes,
-                  settle: isRetryproof ? () => stack.executor.drain(2, 120_000) : undefined,
-                  phase: isRetryproof ? (name) => meter?.phase(name) : undefined,
+                  settle: isRetryproof
+                    ? () => stack.executor.drain(2, 120_000)
+                    : consumer === undefined
+                      ? undefined
+                      : async () => {
+                          metered.consumerUnits += await consumeRound(consumer, perRound);
+                        },
+                  phase: isRetryproof ? (name) => meter?.phase(name) : consumer === undefined ? undefined : (name) => ptMeter?.phase(name),
                 })
               : await runLoad(r, {
                   deliveries: perRound,
@@ -188,6 +205,7 @@ async function benchmark(settings: RunSettings): Promise<Measurements> {
             metered.first += perRound;
             metered.retry += result.deliveries;
           }
+          if (consumer !== undefined) metered.powertools += perRound;
           const bucket = rounds.get(r.name);
           bucket?.results.push(result);
           if (bucket !== undefined) bucket.cpu += result.cpuMicros ?? cpu.user + cpu.system;
@@ -202,6 +220,15 @@ async function benchmark(settings: RunSettings): Promise<Measurements> {
           deliveries: metered.first,
         };
       }
+      if (ptMeter !== undefined) {
+        ptMeter.stop();
+        if (metered.powertools > 0) {
+          powertoolsWriteUnits = {
+            newDeliveryLife: (ptMeter.writeUnits('first') + metered.consumerUnits) / metered.powertools,
+            deliveries: metered.powertools,
+          };
+        }
+      }
       loads[w] = Object.fromEntries(
         receivers.map((r) => {
           const bucket = rounds.get(r.name);
@@ -209,35 +236,90 @@ async function benchmark(settings: RunSettings): Promise<Measurements> {
         }),
       ) as Record<ReceiverName, MergedLoad>;
     }
+  } finally {
+    await Promise.all(Object.values(cExecutors).map((e) => e.close()));
+  }
+  return { loads, writeUnits, powertoolsWriteUnits, workloadCExecutor };
+}
 
-    await Promise.all(receivers.map((r) => cExecutors[r.name].close()));
-
-    const storm = {} as Record<ReceiverName, StormResult>;
-    const noticesBefore = receivers.find((r) => r.name === 'retryproof')?.notices?.() ?? 0;
-    for (const r of receivers) {
-      if (r.name === 'retryproof') {
-        // Only the storm's messages should reach the executor: the earlier workloads' go unexecuted.
-        await stack.purge(r.queueUrl);
-      }
-      log(`[d] storm ${r.name}: ${settings.storm.keys} keys x ${settings.storm.copies} copies`);
-      const result = await runStorm(r, { ...settings.storm, bodyBytes: settings.bodyBytes }, r.name === 'retryproof' ? stack.executor : undefined);
-      storm[r.name] = result;
-      log(`[d] storm ${r.name.padEnd(10)} ${describeStorm(result)}`);
+/** The storm (d) and key reuse, for each receiver in turn. */
+async function measureStorms(stack: BenchStack, settings: RunSettings, log: Log): Promise<Pick<Measurements, 'storm' | 'stormNotices' | 'keyReuse'>> {
+  const receivers = stack.receivers;
+  const storm = {} as Record<ReceiverName, StormResult>;
+  const noticesBefore = receivers.find((r) => r.name === 'retryproof')?.notices?.() ?? 0;
+  for (const r of receivers) {
+    if (r.name === 'retryproof') {
+      // Only the storm's messages should reach the executor: the earlier workloads' go unexecuted.
+      await stack.purge(r.queueUrl);
     }
-    const stormNotices = (receivers.find((r) => r.name === 'retryproof')?.notices?.() ?? 0) - noticesBefore;
+    log(`[d] storm ${r.name}: ${settings.storm.keys} keys x ${settings.storm.copies} copies`);
+    const result = await runStorm(r, { ...settings.storm, bodyBytes: settings.bodyBytes }, r.name === 'retryproof' ? stack.executor : undefined);
+    storm[r.name] = result;
+    log(`[d] storm ${r.name.padEnd(10)} ${describeStorm(result)}`);
+  }
+  const stormNotices = (receivers.find((r) => r.name === 'retryproof')?.notices?.() ?? 0) - noticesBefore;
 
-    const keyReuse = {} as Record<ReceiverName, KeyReuseResult>;
-    for (const r of receivers) {
-      const result = await runKeyReuse(r, settings.bodyBytes);
-      keyReuse[r.name] = result;
-      log(`[reuse] ${r.name.padEnd(10)} answers ${result.statuses.join(', ')}, effect ran ${result.executions} times`);
+  const keyReuse = {} as Record<ReceiverName, KeyReuseResult>;
+  for (const r of receivers) {
+    const result = await runKeyReuse(r, settings.bodyBytes);
+    keyReuse[r.name] = result;
+    log(`[reuse] ${r.name.padEnd(10)} answers ${result.statuses.join(', ')}, effect ran ${result.executions} times`);
+  }
+  return { storm, stormNotices, keyReuse };
+}
+
+/** retryproof's executor against the Powertools SQS consumer, each in a process of its own. */
+async function measureExecutors(services: BenchServices, stack: BenchStack, settings: RunSettings, log: Log): Promise<ExecutorMeasurements> {
+  const receiver = stack.receivers.find((r) => r.name === 'retryproof');
+  if (receiver === undefined) throw new Error('the bench stack has no retryproof receiver');
+  // The earlier workloads' messages are not the executor benchmark's.
+  await stack.purge(receiver.queueUrl);
+  log(`executor against the Powertools SQS consumer: ${settings.executors.rounds} rounds, each executor in a process of its own`);
+  return runExecutorBench(services, { receiver, tableName: stack.retryproofTable }, settings.executors, log);
+}
+
+/** Starts DynamoDB Local, fauxqs and the bench stack, warms the receivers named up, runs `measure`, and stops them all. */
+async function onWarmStack<T>(
+  settings: RunSettings,
+  names: readonly ReceiverName[],
+  log: Log,
+  measure: (services: BenchServices, stack: BenchStack) => Promise<T>,
+): Promise<T> {
+  // The handlers read these when they build their Logger and Metrics.
+  process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+  process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+  log('starting DynamoDB Local and fauxqs');
+  const services = await startBenchServices();
+  try {
+    const stack = await createBenchStack(services);
+    try {
+      log(`warming up: ${settings.warmup} deliveries per receiver`);
+      for (const r of receiversNamed(stack, names)) await runLoad(r, { deliveries: settings.warmup, concurrency: 8, bodyBytes: settings.bodyBytes });
+      return await measure(services, stack);
+    } finally {
+      stack.destroy();
     }
+  } finally {
+    await services.stop();
+  }
+}
 
-    // The storm's and key reuse's messages are not the executor benchmark's.
-    await stack.purge(retryproofQueue);
-    log(`executor against the Powertools SQS consumer: ${settings.executors.rounds} rounds, each executor in a process of its own`);
-    const executors = await runExecutorBench(services, { receiver: retryproofReceiver, tableName: stack.retryproofTable }, settings.executors, log);
-
+/** Every measurement of the report. */
+async function benchmark(settings: RunSettings, log: Log): Promise<Measurements> {
+  const startedAt = new Date();
+  const t0 = performance.now();
+  const loadStart = loadavg();
+  return onWarmStack(settings, RECEIVER_NAMES, log, async (services, stack) => {
+    const { loads, writeUnits, powertoolsWriteUnits, workloadCExecutor } = await measureLoads(
+      services,
+      stack,
+      settings,
+      Object.keys(WORKLOADS) as LoadWorkload[],
+      RECEIVER_NAMES,
+      log,
+    );
+    const storms = await measureStorms(stack, settings, log);
+    const executors = await measureExecutors(services, stack, settings, log);
     log(`bundling the three ingest functions and timing cold init (${settings.coldInitRuns} runs each)`);
     const bundles = await measureBundles({ runs: settings.coldInitRuns, log });
     return {
@@ -246,40 +328,83 @@ async function benchmark(settings: RunSettings): Promise<Measurements> {
       durationMs: performance.now() - t0,
       loadAverage: { start: loadStart, end: loadavg() },
       loads,
-      storm,
-      stormNotices,
-      keyReuse,
+      ...storms,
       bundles,
       writeUnits,
+      powertoolsWriteUnits,
       executors,
       workloadCExecutor: workloadCExecutor satisfies Record<ReceiverName, WorkloadCExecutor>,
     };
-  } finally {
-    stack.destroy();
-    await services.stop();
+  });
+}
+
+/**
+ * Only what the JSON carries, measured as the report's run measures it: workloads a, b and e for
+ * retryproof and Powertools, then the executor benchmark. No naive receiver, workload c, storm,
+ * key reuse, bundles or cold init.
+ */
+async function benchmarkForJson(settings: RunSettings, log: Log): Promise<JsonMeasurements> {
+  return onWarmStack(settings, JSON_PEERS, log, async (services, stack) => {
+    const { loads, writeUnits, powertoolsWriteUnits } = await measureLoads(services, stack, settings, ['a', 'b', 'e'], JSON_PEERS, log);
+    const executors = await measureExecutors(services, stack, settings, log);
+    return { loads, writeUnits, powertoolsWriteUnits, executors };
+  });
+}
+
+const USAGE = 'usage: npm run bench [-- [--quick] [--json]]';
+
+/**
+ * The bench's flags, with node:util's parseArgs: `--quick` for the smoke run's sizes, `--json`
+ * for the figures as one JSON object on stdout (progress then goes to stderr).
+ * @throws UsageError for an unknown flag, a value given to a switch, or an argument
+ */
+export function benchFlagsOf(argv: readonly string[]): { readonly quick: boolean; readonly json: boolean } {
+  const options = { quick: { type: 'boolean' }, json: { type: 'boolean' } } as const;
+  const { tokens } = parseArgs({ args: [...argv], options, strict: false, allowPositionals: true, tokens: true });
+  const flags = { quick: false, json: false };
+  for (const token of tokens) {
+    if (token.kind === 'positional') throw new UsageError(`unexpected argument ${JSON.stringify(token.value)}`);
+    if (token.kind !== 'option') continue;
+    if (token.name !== 'quick' && token.name !== 'json') throw new UsageError(`unknown flag ${token.rawName}`);
+    if (token.value !== undefined) throw new UsageError(`${token.rawName} takes no value`);
+    flags[token.name] = true;
   }
+  return flags;
 }
 
 async function main(argv: readonly string[]): Promise<number> {
-  let quick: boolean;
+  let flags: { readonly quick: boolean; readonly json: boolean };
   try {
-    quick = parseFlags(argv, { quick: 'switch' }).switches.has('quick');
+    flags = benchFlagsOf(argv);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
-    process.stderr.write(`error: ${err.message}\n\nusage: npm run bench [-- --quick]\n`);
+    process.stderr.write(`error: ${err.message}\n\n${USAGE}\n`);
     return 2;
   }
   if (Number(process.versions.node.split('.')[0]) < 24) {
     process.stderr.write(`error: node ${process.versions.node}: run it with "npm run bench" so the node@24 devDependency is used\n`);
     return 1;
   }
+  // With --json, stdout carries the JSON object alone.
+  const out = flags.json ? process.stderr : process.stdout;
+  const log: Log = (line) => {
+    out.write(`${line}\n`);
+  };
   try {
-    const measurements = await benchmark(settingsFor(quick));
-    const out = quick ? resolve(ROOT, 'bench/.build/BENCHMARKS.quick.md') : resolve(ROOT, 'BENCHMARKS.md');
+    if (flags.quick && flags.json) {
+      const t0 = performance.now();
+      const measured = await benchmarkForJson(settingsFor(true), log);
+      log(`measured in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+      process.stdout.write(benchJsonText(benchJsonOf(measured)));
+      return 0;
+    }
+    const measurements = await benchmark(settingsFor(flags.quick), log);
+    const file = flags.quick ? resolve(ROOT, 'bench/.build/BENCHMARKS.quick.md') : resolve(ROOT, 'BENCHMARKS.md');
     // bench/.build is not in a fresh clone: the quick report must not fail on its folder.
-    mkdirSync(dirname(out), { recursive: true });
-    writeFileSync(out, renderReport(measurements));
-    log(`wrote ${relative(ROOT, out)} after ${(measurements.durationMs / 1000).toFixed(0)} s`);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, renderReport(measurements));
+    log(`wrote ${relative(ROOT, file)} after ${(measurements.durationMs / 1000).toFixed(0)} s`);
+    if (flags.json) process.stdout.write(benchJsonText(benchJsonOf(measurements)));
     return 0;
   } catch (err) {
     process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);

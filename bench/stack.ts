@@ -76,7 +76,7 @@ export interface BenchExecutor {
   run(pollers: number): { stop(): Promise<{ messages: number }> };
 }
 
-export interface RetryproofWriteMeter {
+export interface WriteMeter {
   /** Labels the calls that go out from now on, on both clients. */
   phase(label: string): void;
   /** Write units of a phase, table and index copies together, both clients. */
@@ -97,8 +97,24 @@ export interface BenchStack {
    * Meters the write units retryproof's ingest and executor consume on its table, per phase
    * (DynamoDB Local reports them per table and index), until stopped.
    */
-  meterRetryproofWrites(): RetryproofWriteMeter;
+  meterRetryproofWrites(): WriteMeter;
+  /** Meters the write units Powertools' ingest consumes on its table, per phase, until stopped. */
+  meterPowertoolsWrites(): WriteMeter;
   destroy(): void;
+}
+
+/** Meters the write units `clients` consume on `tableName`, together, per phase. */
+function writeMeter(clients: readonly DynamoDBClient[], tableName: string): WriteMeter {
+  const meters = clients.map((c) => meterCapacity(c, tableName));
+  return {
+    phase: (label) => {
+      for (const m of meters) m.phase(label);
+    },
+    writeUnits: (label) => meters.reduce((sum, m) => sum + m.writeUnits(label), 0),
+    stop: () => {
+      for (const c of clients) c.middlewareStack.remove(CAPACITY_METER);
+    },
+  };
 }
 
 function answering(handler: IngestHandler): (event: APIGatewayProxyEventV2) => Promise<Answer> {
@@ -289,18 +305,8 @@ export async function createBenchStack(endpoints: { readonly dynamo: string; rea
     executor,
     sqs,
     messagesInQueue,
-    meterRetryproofWrites() {
-      const meters = [rp.client, ex.client].map((c) => meterCapacity(c, eventsTable));
-      return {
-        phase: (label) => {
-          for (const m of meters) m.phase(label);
-        },
-        writeUnits: (label) => meters.reduce((sum, m) => sum + m.writeUnits(label), 0),
-        stop: () => {
-          for (const c of [rp.client, ex.client]) c.middlewareStack.remove(CAPACITY_METER);
-        },
-      };
-    },
+    meterRetryproofWrites: () => writeMeter([rp.client, ex.client], eventsTable),
+    meterPowertoolsWrites: () => writeMeter([pt.client], powertoolsTable),
     purge: async (queueUrl) => {
       await sqs.send(new PurgeQueueCommand({ QueueUrl: queueUrl }));
     },

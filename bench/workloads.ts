@@ -30,20 +30,43 @@ export interface LoadResult {
   readonly executions: number;
   /** Node CPU of the measured part alone, when the workload has an unmeasured part (e). */
   readonly cpuMicros?: number;
+  /**
+   * Node CPU from each handler call to its answer, summed: the handler and its SDK clients, not
+   * the sender's signing. Only when deliveries go one at a time; concurrent calls' spans overlap.
+   */
+  readonly handlerCpuMicros?: number;
   /** Time spent in DynamoDB requests, from send to parsed answer, summed. */
   readonly requestMs: number;
 }
 
-/** Each answer's latency, from the handler call to its answer, and the answers and errors by kind. */
+const cpuOf = (usage: NodeJS.CpuUsage): number => usage.user + usage.system;
+
+/**
+ * Each answer's latency, from the handler call to its answer, and the answers and errors by kind;
+ * with `timesCpu`, the process's CPU over each call too (for deliveries sent one at a time).
+ */
 class AnswerLog {
   readonly latenciesMs: number[] = [];
   readonly statuses: Record<string, number> = {};
   readonly errors: Record<string, number> = {};
+  readonly #timesCpu: boolean;
+  #cpuMicros = 0;
+
+  constructor(timesCpu: boolean) {
+    this.#timesCpu = timesCpu;
+  }
+
+  /** The handlers' CPU over every call, or undefined when not timed. */
+  get handlerCpuMicros(): number | undefined {
+    return this.#timesCpu ? this.#cpuMicros : undefined;
+  }
 
   async send(receiver: BenchReceiver, event: APIGatewayProxyEventV2): Promise<void> {
+    const cpu0 = this.#timesCpu ? process.cpuUsage() : undefined;
     const t0 = performance.now();
     const answer = await receiver.invoke(event);
     this.latenciesMs.push(performance.now() - t0);
+    if (cpu0 !== undefined) this.#cpuMicros += cpuOf(process.cpuUsage(cpu0));
     tally(this.statuses, String(answer.status));
     if (answer.error !== undefined) tally(this.errors, answer.error);
   }
@@ -82,7 +105,7 @@ export async function runLoad(receiver: BenchReceiver, options: LoadOptions): Pr
   const random = seededRandom(options.seed ?? 1);
   const share = options.duplicateShare ?? 0;
   const answered: { key: string; body: string }[] = [];
-  const log = new AnswerLog();
+  const log = new AnswerLog(options.concurrency === 1);
   let duplicateDeliveries = 0;
   receiver.requests.reset();
   receiver.effects.reset();
@@ -112,6 +135,7 @@ export async function runLoad(receiver: BenchReceiver, options: LoadOptions): Pr
     statuses: log.statuses,
     errors: log.errors,
     ...countersOf(receiver),
+    handlerCpuMicros: log.handlerCpuMicros,
   };
 }
 
@@ -159,7 +183,7 @@ export async function runRetries(receiver: BenchReceiver, options: RetryOptions)
   options.phase?.('retry');
   receiver.requests.reset();
   receiver.effects.reset();
-  const log = new AnswerLog();
+  const log = new AnswerLog(true);
   const started = performance.now();
   const cpu0 = process.cpuUsage();
   for (const { key, body } of firsts) await log.send(receiver, signedEvent(key, body));
@@ -174,10 +198,9 @@ export async function runRetries(receiver: BenchReceiver, options: RetryOptions)
     errors: log.errors,
     ...countersOf(receiver),
     cpuMicros: cpuOf(process.cpuUsage(cpu0)),
+    handlerCpuMicros: log.handlerCpuMicros,
   };
 }
-
-const cpuOf = (usage: NodeJS.CpuUsage): number => usage.user + usage.system;
 
 export interface StormOptions {
   readonly keys: number;

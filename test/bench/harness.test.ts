@@ -3,7 +3,7 @@ import { payloadOf, signedEvent } from '../../bench/deliveries.ts';
 import type { ReceiverName } from '../../bench/receivers/receiver.ts';
 import { createBenchStack } from '../../bench/stack.ts';
 import type { BenchReceiver, BenchStack } from '../../bench/stack.ts';
-import { SENDER_TIMEOUT_MS, runKeyReuse, runRetries, runStorm } from '../../bench/workloads.ts';
+import { SENDER_TIMEOUT_MS, runKeyReuse, runLoad, runRetries, runStorm } from '../../bench/workloads.ts';
 
 async function stackOnLocalServices(): Promise<BenchStack> {
   return createBenchStack({ dynamo: inject('dynamoEndpoint'), sqs: inject('sqsEndpoint') });
@@ -103,7 +103,23 @@ describe('the benchmark harness', () => {
     }
   });
 
-  it('measures retries after a lost answer alone: one request each, nothing run again, and retryproof\'s write units per phase', async () => {
+  it("times the handler calls' own CPU only when deliveries go one at a time, since concurrent calls overlap", async () => {
+    // Prepare
+    const stack = await stackOnLocalServices();
+    try {
+      const powertools = receiver(stack, 'powertools');
+      // Act
+      const sequential = await runLoad(powertools, { deliveries: 3, concurrency: 1, bodyBytes: 256 });
+      const concurrent = await runLoad(powertools, { deliveries: 3, concurrency: 3, bodyBytes: 256 });
+      // Assess
+      expect(sequential.handlerCpuMicros).toBeGreaterThan(0);
+      expect(concurrent.handlerCpuMicros).toBeUndefined();
+    } finally {
+      stack.destroy();
+    }
+  });
+
+  it('measures retries after a lost answer alone: one request each, nothing run again, and each pipeline\'s write units per phase', async () => {
     // Prepare
     const stack = await stackOnLocalServices();
     const meter = stack.meterRetryproofWrites();
@@ -118,7 +134,15 @@ describe('the benchmark harness', () => {
         },
       });
       meter.stop();
-      const powertools = await runRetries(receiver(stack, 'powertools'), { deliveries: 4, bodyBytes: 2048 });
+      const powertoolsMeter = stack.meterPowertoolsWrites();
+      const powertools = await runRetries(receiver(stack, 'powertools'), {
+        deliveries: 4,
+        bodyBytes: 2048,
+        phase: (name) => {
+          powertoolsMeter.phase(name);
+        },
+      });
+      powertoolsMeter.stop();
       // Assess: only the retries are counted, each one request that finds the key; none queues or runs anything again.
       expect(retryproof).toMatchObject({ deliveries: 4, duplicateDeliveries: 4, newDeliveries: 0, statuses: { 202: 4 }, executions: 0 });
       expect(retryproof.byOperation).toEqual({ UpdateItemCommand: 4 });
@@ -130,6 +154,12 @@ describe('the benchmark harness', () => {
       // Write units, index copies included: 6 over a new delivery's life (v3: the answer's mark), 1 per duplicate.
       expect(meter.writeUnits('first')).toBe(4 * 6);
       expect(meter.writeUnits('retry')).toBe(4 * 1);
+      // Powertools' ingest: its in-progress record and the completion; a duplicate's put is refused (DynamoDB Local reports no units for it).
+      expect(powertoolsMeter.writeUnits('first')).toBe(4 * 2);
+      expect(powertoolsMeter.writeUnits('retry')).toBe(0);
+      // The retries go one at a time, so each handler call's own CPU is timed.
+      expect(retryproof.handlerCpuMicros).toBeGreaterThan(0);
+      expect(powertools.handlerCpuMicros).toBeGreaterThan(0);
     } finally {
       stack.destroy();
     }
