@@ -28,13 +28,13 @@ describe('the executor benchmark', () => {
         () => undefined,
       );
       // Assess: a backlog message costs the consumer its in-progress put and its completion; retryproof
-      // its lease and its completion, and one read of the route's state per batch.
+      // its lease and its completion, and a read of the route's state at most once per ROUTE_STATE_MAX_AGE_MS.
       expect(m.backlog.powertools.byOperation).toEqual({ PutItemCommand: 5, UpdateItemCommand: 5 });
       expect(m.backlog.retryproof.byOperation.UpdateItemCommand).toBe(10);
-      expect(m.backlog.retryproof.byOperation.GetItemCommand).toBeGreaterThanOrEqual(1);
-      expect(m.backlog.retryproof.byOperation.GetItemCommand).toBeLessThanOrEqual(5);
-      // At rest every delivery is a batch of its own.
-      expect(m.rest.retryproof.byOperation).toEqual({ GetItemCommand: 2, UpdateItemCommand: 4 });
+      expect(m.backlog.retryproof.byOperation.GetItemCommand ?? 0).toBeLessThanOrEqual(5);
+      // At rest every delivery is a batch of its own: no batch reads the route's state more than once.
+      expect(m.rest.retryproof.byOperation.UpdateItemCommand).toBe(4);
+      expect(m.rest.retryproof.byOperation.GetItemCommand ?? 0).toBeLessThanOrEqual(2);
       expect(m.rest.powertools.executed).toBe(2);
       expect(m.rest.retryproof.p50).toBeGreaterThan(0);
       // The storm: the same arrivals for both; each front answers the duplicates from its own record, so each
