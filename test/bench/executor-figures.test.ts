@@ -1,24 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { acceptToEffect, executorGoalsOf, mergeExecutorRounds, roundSpread } from '../../bench/executor-figures.ts';
 import type { ExecutorMeasurements, ExecutorRound, ExecutorScenario } from '../../bench/executor-figures.ts';
+import { executorRound } from './executor-round.ts';
 
+/** A round of the consumer's shape: a put and an update a message, ten latencies. */
 function round(over: Partial<ExecutorRound> = {}): ExecutorRound {
-  return {
-    deliveries: 10,
-    executed: 10,
-    keysMoreThanOnce: 0,
-    received: 10,
-    wallMs: 100,
-    cpuMicros: 20_000,
-    requests: 20,
-    requestMs: 30,
-    byOperation: { PutItemCommand: 10, UpdateItemCommand: 10 },
-    writeUnits: 20,
-    refusedWrites: 0,
-    frontRequests: 0,
-    latenciesMs: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
-    ...over,
-  };
+  return executorRound({ byOperation: { PutItemCommand: 10, UpdateItemCommand: 10 }, writeUnits: 20, frontRequests: 0, latenciesMs: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], ...over });
 }
 
 const scenario = (rounds: ExecutorRound[]): ExecutorScenario => mergeExecutorRounds(rounds);

@@ -4,25 +4,7 @@ import type { ExecutorRound } from '../../bench/executor-figures.ts';
 import { executorFigureRows, executorSection } from '../../bench/executor-report.ts';
 import type { Measurements } from '../../bench/measurements.ts';
 import { settingsFor } from '../../bench/run.ts';
-
-function round(over: Partial<ExecutorRound> = {}): ExecutorRound {
-  return {
-    deliveries: 10,
-    executed: 10,
-    keysMoreThanOnce: 0,
-    received: 10,
-    wallMs: 100,
-    cpuMicros: 20_000,
-    requests: 20,
-    requestMs: 30,
-    byOperation: { UpdateItemCommand: 20 },
-    writeUnits: 30,
-    refusedWrites: 0,
-    frontRequests: 20,
-    latenciesMs: [4, 5, 6],
-    ...over,
-  };
-}
+import { executorRound as round } from './executor-round.ts';
 
 /** Only what the executor section reads. */
 function measurements(rp: ExecutorRound, pt: ExecutorRound): Measurements {

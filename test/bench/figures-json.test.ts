@@ -8,6 +8,7 @@ import { mergeLoads } from '../../bench/measurements.ts';
 import type { MergedLoad } from '../../bench/measurements.ts';
 import { benchFlagsOf } from '../../bench/run.ts';
 import type { LoadResult } from '../../bench/workloads.ts';
+import { executorRound } from './executor-round.ts';
 
 /** The keys tools read, nested ones as `outer.inner`: the contract of `npm run bench -- --json`. */
 const FIGURE_KEYS = [
@@ -49,24 +50,6 @@ function round(receiver: JsonPeer, over: Partial<LoadResult>): LoadResult {
   };
 }
 
-function executorRound(over: Partial<ExecutorRound>): ExecutorRound {
-  return {
-    deliveries: 10,
-    executed: 10,
-    keysMoreThanOnce: 0,
-    received: 10,
-    wallMs: 100,
-    cpuMicros: 20_000,
-    requests: 20,
-    requestMs: 30,
-    byOperation: { UpdateItemCommand: 20 },
-    writeUnits: 30,
-    refusedWrites: 0,
-    frontRequests: 20,
-    latenciesMs: [4, 5, 6],
-    ...over,
-  };
-}
 
 /** Two rounds of each workload per peer, merged by the run's own code; a Powertools pipeline a little cheaper. */
 function measurements(over: Partial<JsonMeasurements> = {}): JsonMeasurements {
