@@ -13,10 +13,11 @@ const RUNS = 12;
  * Seeds that break at twice the clock bound (`npm run simulate -- --seed S --regions 2 --skew-factor 2`),
  * picked with every feature the seeds draw today except a rate limit for the pay route: they run
  * without one (noRateLimit). A feature drawn later must leave a seed that does not draw it as it
- * was, or these are picked again (2011 and 2206 until the S3 claim check; a scan of 2000-2040
- * found 2004, at about 20 s a seed).
+ * was, or these are picked again (2011 and 2206 until the S3 claim check; 2004 until the executor
+ * cached route states, which changed every seed's interleaving; a scan of 2000-2039 and 2100-2123
+ * then found 2105).
  */
-const SKEW_SEEDS = [2004];
+const SKEW_SEEDS = [2105];
 /** Seeds of the eventually consistent control: enough that two Regions meet on one key. */
 const CONTROL_RUNS = 4;
 const TIMEOUT_MS = 600_000;
