@@ -147,9 +147,10 @@ function compare(granted: ReadonlySet<GrantLine>, required: ReadonlySet<GrantLin
 
 let exercise: Exercise;
 
+// Every function's scenarios against the local services: about 80 s on a quiet machine, more beside other work.
 beforeAll(async () => {
   exercise = await exerciseFunctions(config);
-});
+}, 300_000);
 
 describe('IAM of the retryproof functions', () => {
   let built: SynthesizedApp;

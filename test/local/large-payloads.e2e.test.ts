@@ -160,7 +160,8 @@ describe('large payloads on the local stack (the S3 claim check)', () => {
     expect(mine).toHaveLength(1);
     const [run] = mine;
     console.log(`${size} (${bytes} bytes): sent sha256 ${sha256(body)}, the action got ${run?.length} bytes, sha256 ${run?.sha256} (via ctx.${run?.via})`);
-    expect(run).toMatchObject({ length: bytes, sha256: sha256(body), attempt: 1 });
+    // One run of the action; its attempt number is not asserted: on a loaded machine an attempt may end before the action (a slow body read), and that is no run.
+    expect(run).toMatchObject({ length: bytes, sha256: sha256(body) });
     // It travelled through the Region's bucket: the object its name gives holds it.
     const object = await withLocalTarget(env, (target) =>
       target.s3!.send(new HeadObjectCommand({ Bucket: BUCKET, Key: bodyObjectName('large', key, sha256(body)) })),
