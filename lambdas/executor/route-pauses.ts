@@ -16,8 +16,8 @@ export interface RoutePauseCacheOptions {
  * Route states cached per container: a worker at rest reads its route's state once every
  * maxAgeMs, not once per batch, so a pause reaches the workers up to that late
  * (architecture.md#a-pause-reaches-the-workers-late). Each read's age counts from when it was
- * asked, and a failed read is forgotten. A stale "paused" costs nothing: the park write checks
- * the route's state itself and answers route-active.
+ * asked, and a failed read is forgotten. A stale "paused" loses nothing: park reads the route's
+ * state again after its write, takes the record back and answers route-active.
  */
 export class RoutePauseCache implements RoutePauses {
   readonly #states: RouteStateStore;
