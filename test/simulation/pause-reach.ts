@@ -2,7 +2,8 @@
  * Invariant: a pause reaches the workers within ROUTE_STATE_MAX_AGE_MS
  * (docs/architecture.md#a-pause-reaches-the-workers-late). A worker that decides a route is
  * active, that long or longer after a pause of it was answered and before anyone asked to
- * resume it, ran work a paused route must keep.
+ * resume it, ran work a paused route must keep. A pause that overlapped a resume is not timed:
+ * the resume's write may land after it, and then the route is active.
  */
 import type { RouteStateStore } from '../../lambdas/ports/route-state-store.ts';
 import type { RoutePauses } from '../../lambdas/executor/route-pauses.ts';
@@ -10,6 +11,8 @@ import type { RoutePauses } from '../../lambdas/executor/route-pauses.ts';
 export class PauseReach {
   /** Per route, the true time a pause of it was first answered, while no resume was asked since. */
   readonly #pausedSince = new Map<string, number>();
+  /** Per route, the resumes in flight, and when the last one ended (true time). */
+  readonly #resuming = new Map<string, { inFlight: number; endedAt: number }>();
   readonly #trueNow: () => number;
   readonly #maxAgeMs: number;
   readonly #violations: string[];
@@ -23,13 +26,24 @@ export class PauseReach {
   /** A route-state store whose pauses start the clock (once answered: paused either way) and whose resumes stop it (once asked). */
   observe<T extends RouteStateStore>(store: T): T {
     const pause: RouteStateStore['pause'] = async (route, request) => {
+      const startedAt = this.#trueNow();
       const out = await store.pause(route, request);
-      if (!this.#pausedSince.has(route)) this.#pausedSince.set(route, this.#trueNow());
+      const resuming = this.#resuming.get(route);
+      const overlapped = resuming !== undefined && (resuming.inFlight > 0 || resuming.endedAt >= startedAt);
+      if (!overlapped && !this.#pausedSince.has(route)) this.#pausedSince.set(route, this.#trueNow());
       return out;
     };
-    const resume: RouteStateStore['resume'] = (route, at) => {
+    const resume: RouteStateStore['resume'] = async (route, at) => {
       this.#pausedSince.delete(route);
-      return store.resume(route, at);
+      const resuming = this.#resuming.get(route) ?? { inFlight: 0, endedAt: 0 };
+      this.#resuming.set(route, resuming);
+      resuming.inFlight++;
+      try {
+        return await store.resume(route, at);
+      } finally {
+        resuming.inFlight--;
+        resuming.endedAt = this.#trueNow();
+      }
     };
     return new Proxy(store, {
       get: (target, prop, receiver): unknown => {
