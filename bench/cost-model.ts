@@ -359,15 +359,13 @@ const SAMPLE_KEY = 'msg_2f1c7e0a-5b9d-4a51-9f3e-1c2d3e4f5a6b';
 /** The record at each point of its life for a body of `bodyBytes`: as the claim writes it, leased, completed. */
 function recordItemsOf(bodyBytes: number): {
   claimed: Record<string, unknown>;
-  answered: Record<string, unknown>;
   leased: Record<string, unknown>;
   completed: Record<string, unknown>;
 } {
   const now = Date.UTC(2026, 0, 1);
   const claimed = claimedRecordItem(bodyBytes);
-  // Protocol v3 (issue 21): markAnswered, the last write before the 202, starts the breaker's count.
-  const answered = { ...claimed, repeatBase: 1, answeredAt: now };
-  const leased = { ...answered, status: 'EXECUTING', leaseUntil: now, leaseToken: SAMPLE_KEY, claimedAt: now, attempts: 1, runs: 1 };
+  // Protocol v4: the lease of the new delivery's message starts the breaker's count (repeatBase, answeredAt).
+  const leased = { ...claimed, repeatBase: 1, answeredAt: now, status: 'EXECUTING', leaseUntil: now, leaseToken: SAMPLE_KEY, claimedAt: now, attempts: 1, runs: 1 };
   const { leaseUntil: _leaseUntil, ...released } = leased;
   // The completing attempt is logged on the record: its operation fingerprint and request id (no log item).
   const completed = {
@@ -378,7 +376,7 @@ function recordItemsOf(bodyBytes: number): {
     operationFingerprint: 'f'.repeat(64),
     requestId: '2f1c7e0a-5b9d-4a51-9f3e-1c2d3e4f5a6b',
   };
-  return { claimed, answered, leased, completed };
+  return { claimed, leased, completed };
 }
 
 /**
@@ -405,8 +403,8 @@ function claimedRecordItem(bodyBytes: number): Record<string, unknown> {
     redrives: 0,
     lastEnqueuedAt: now,
   };
-  // Protocol v3 (issue 21): the claim writes no repeatBase (markAnswered does) and carries its claimId nonce.
-  const { repeatBase: _markedLater, ...item } = toRecordItem(record);
+  // The claim writes no repeatBase (the worker's lease does) and carries its claimId nonce.
+  const { repeatBase: _leaseSetsIt, ...item } = toRecordItem(record);
   return { ...item, claimId: '2f1c7e0a-5b9d-4a51-9f3e-1c2d3e4f5a6b' };
 }
 
@@ -442,7 +440,7 @@ export function failedRecordBytes(bodyBytes: number): number {
  */
 export function deferredRecordBytes(bodyBytes: number): number {
   const now = Date.UTC(2026, 0, 1);
-  return itemBytes({ ...recordItemsOf(bodyBytes).answered, deferredUntil: now, deferrals: 1, lastEnqueuedAt: now });
+  return itemBytes({ ...recordItemsOf(bodyBytes).claimed, deferredUntil: now, deferrals: 1, lastEnqueuedAt: now });
 }
 
 /** The item of a completed retryproof record for a body of `bodyBytes`. */
@@ -493,7 +491,7 @@ export function retryproofWriteUnits(
   /** Protocol v3 (issue 21): on a route that signs no timestamp the worker also writes its replay-memory item after its lease. @default false */
   options: { readonly replayMemory?: boolean } = {},
 ): WriteUnitModel {
-  const { claimed, answered, leased, completed } = recordItemsOf(bodyBytes);
+  const { claimed, leased, completed } = recordItemsOf(bodyBytes);
   const write = (before: Record<string, unknown> | undefined, after: Record<string, unknown>): PhaseUnits => {
     const table = units(Math.max(before === undefined ? 0 : itemBytes(before), itemBytes(after)));
     const copyBefore = before === undefined ? undefined : JSON.stringify(indexCopyOf(before));
@@ -502,12 +500,9 @@ export function retryproofWriteUnits(
   };
   // A duplicate's claim adds 1 to hits (not projected) and sets nothing that is absent.
   const duplicateOf = { ...completed, hits: 2 };
-  // Protocol v3 (issue 21): a new delivery's ingest makes two writes, the claim and markAnswered; one phase.
-  const claim = write(undefined, claimed);
-  const mark = write(claimed, answered);
   const phases = {
-    claim: { table: claim.table + mark.table, index: claim.index + mark.index },
-    lease: ((lease) => ({ table: lease.table + (options.replayMemory === true ? units(replayMemoryBytes()) : 0), index: lease.index }))(write(answered, leased)),
+    claim: write(undefined, claimed),
+    lease: ((lease) => ({ table: lease.table + (options.replayMemory === true ? units(replayMemoryBytes()) : 0), index: lease.index }))(write(claimed, leased)),
     completion: write(leased, completed),
     duplicate: write(completed, duplicateOf),
   };
@@ -521,8 +516,8 @@ export function retryproofWriteUnits(
 
 /** DynamoDB requests per delivery, as counted on the wire (test/ingest/ingest-request-count.test.ts and the bench). */
 export const RETRYPROOF_REQUESTS = {
-  /** The claim, and markAnswered before the 202 (protocol v3, issue 21: the breaker counts only copies after an answer). */
-  newDelivery: 2,
+  /** The claim alone: the worker's lease starts the breaker's count (protocol v4). */
+  newDelivery: 1,
   /** The same claim: it finds the record, counts the hit and returns the answer. */
   duplicate: 1,
   /** The executor: the lease and the fenced completion, which logs the attempt on the record. */

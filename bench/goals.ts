@@ -105,13 +105,7 @@ export function goalsOf(m: Measurements, f: Figures): Goal[] {
     missed:
       f.requestsPerNew.retryproof <= 1
         ? undefined
-        : f.requestsPerNew.retryproof <= 2
-          ? 'A new delivery takes the claim and, after its SQS send, markAnswered: the last write before an answer below 500, which ' +
-            'starts the circuit breaker\'s count (docs/architecture.md, "Circuit breaker"). Protocol v3 (issue 21) added it on purpose: ' +
-            'without it, a copy that raced the first answer, or the retry of a claim whose function died before it answered, would count ' +
-            'as a repeat and could pause a healthy route. The goal of 1 predates it. What it would take: a breaker that counts repeats ' +
-            'without knowing when the answer was given, which is the bug protocol v3 fixed. The mark was kept.'
-          : 'More than the claim and the answer mark: the ingest added a request to its happy path.',
+        : 'More than the claim: the ingest added a request to its happy path (protocol v4 starts the circuit breaker\'s count at the worker\'s lease).',
   });
   const retryMet = f.requestsPerRetry.retryproof <= 1;
   goals.push({
@@ -206,9 +200,8 @@ export function goalsOf(m: Measurements, f: Figures): Goal[] {
       wcu.newDeliveryLife,
       ptNew,
       measured?.newDeliveryLife,
-      'The claim, the answer mark, the lease and the completion each write the small record once, and the byTime copy is written twice: ' +
-        '6 units. The goal of 5 predates protocol v3, whose markAnswered (1 unit, the circuit breaker\'s count: see the requests goal ' +
-        'above) is the sixth; more than 6 means a hot write grew.',
+      'The claim, the lease and the completion each write the small record once, and the byTime copy is written twice (the claim, and ' +
+        'the completion\'s completedAt, which lets the reconciler skip completed work without reading it): 5 units; more means a hot write grew.',
       m.powertoolsWriteUnits?.newDeliveryLife,
     ),
     unitsGoal(

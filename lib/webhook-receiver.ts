@@ -26,6 +26,7 @@ import { needsReplayMemory } from '../lambdas/domain/idempotency-key.ts';
 import { longestTtlSeconds } from '../lambdas/domain/body-object.ts';
 import type { ResolvedConfig, ResolvedRoute } from '../lambdas/config/resolve-config.ts';
 import type { ActionSource, RetryproofConfig } from '../lambdas/config/route-config.ts';
+import { INGEST_TIMEOUT_SECONDS } from '../lambdas/config/route-config.ts';
 import { SERVICE } from '../lambdas/observability/metric-catalogue.ts';
 import { RECONCILER_NODE_OPTIONS, RECONCILER_TIMEOUT_SECONDS } from '../lambdas/reconciler/reconciler-budget.ts';
 import { EVENTS_TABLE, LEDGER_TABLE } from '../lambdas/store/table-schema.ts';
@@ -65,11 +66,7 @@ export interface WebhookReceiverProps extends Omit<RetryproofConfig, 'demo' | 'a
 
 /** Reconciler runs are bounded by this; a run that needs longer continues next hour. */
 const RECONCILER_TIMEOUT = Duration.seconds(RECONCILER_TIMEOUT_SECONDS);
-/**
- * The ingest answers in milliseconds; 10 s only bounds a slow DynamoDB or SQS call, well
- * inside API Gateway's 30 s, after which the sender retries and the retry completes.
- */
-const INGEST_TIMEOUT = Duration.seconds(10);
+const INGEST_TIMEOUT = Duration.seconds(INGEST_TIMEOUT_SECONDS);
 /**
  * What one function may reserve in an account at Lambda's default quota of 1,000 concurrent
  * executions: "you can reserve concurrency for as many functions as you like, as long as you

@@ -20,6 +20,7 @@ export { DEMO_ROUTE } from './local-settings.ts';
 export { newKey, recordKeyFor, sampleBody, signSample, webhookUrl } from './sample-delivery.ts';
 export type { SampleRoute, SignedRequest } from './sample-delivery.ts';
 export { FAUXQS_RELEASE_SECONDS } from './local-message-visibility.ts';
+export { workTaken } from './work-taken.ts';
 // The stack itself has its own entry point, local/run-local-stack.ts: `retryproof start`
 // (cli/commands/start.ts) loads it on demand, so no other command loads DynamoDB Local,
 // fauxqs or the handlers.

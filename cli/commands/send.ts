@@ -19,6 +19,7 @@ import {
   StackNotRunningError,
   UnknownRegionError,
   webhookUrl,
+  workTaken,
 } from '../../local/index.ts';
 import type { LocalEndpoints, SampleRoute } from '../../local/index.ts';
 
@@ -33,7 +34,9 @@ Sends one signed sample payout delivery to the local stack, then --dup more copi
   --simulate JSON     merged into the body as "simulate", e.g. '{"failAttempts":9}',
                       '{"delayMs":35000}', '{"crashAfterEffect":true}', '{"permanentError":true}',
                       '{"permanentErrorRuns":1}' (fails for good until a redrive; the demo's action only)
-  --dup N             send N more identical copies (default: 0)
+  --dup N             send N more identical copies (default: 0); to the local stack, once its
+                      worker took the work, as a sender's retries after its timeout come (the
+                      circuit breaker counts only copies after that)
   --concurrent        send the copies all at once instead of one after another
   --region NAME       the local Region to send to, of a stack started with --regions (default: the first)
   --url URL           a receiver's webhook base URL (default: the local stack's)
@@ -43,6 +46,9 @@ Sends one signed sample payout delivery to the local stack, then --dup more copi
   -h, --help          this text
 
 Exit code 0 when every answer is 2xx, 1 otherwise or when no local stack runs, 2 for a bad option.`;
+
+/** How long `--dup` waits for the local stack's worker to take the first delivery's work. */
+const WORK_TAKEN_WITHIN_MS = 15_000;
 
 const SCHEMES = ['standard-webhooks', 'stripe', 'slack', 'github', 'shopify'] as const;
 
@@ -85,7 +91,10 @@ function localRoute(endpoints: LocalEndpoints, asked: string | undefined): Local
 }
 
 /** Where to send and with what: --url and --secret, else the local stack's route. */
-async function destination(values: Readonly<Record<string, string | boolean | undefined>>, env: NodeJS.ProcessEnv): Promise<{ base: string; secret: string; route: SampleRoute }> {
+async function destination(
+  values: Readonly<Record<string, string | boolean | undefined>>,
+  env: NodeJS.ProcessEnv,
+): Promise<{ base: string; secret: string; route: SampleRoute; endpoints?: LocalEndpoints }> {
   const text = (name: string): string | undefined => (typeof values[name] === 'string' ? values[name] : undefined);
   const url = text('url');
   if (url !== undefined) {
@@ -107,7 +116,7 @@ async function destination(values: Readonly<Record<string, string | boolean | un
   });
   const known = localRoute(endpoints, text('route'));
   try {
-    return { base: localRegionIn(endpoints, text('region')).httpUrl, secret: text('secret') ?? known.secret, route: known };
+    return { base: localRegionIn(endpoints, text('region')).httpUrl, secret: text('secret') ?? known.secret, route: known, endpoints };
   } catch (err) {
     if (err instanceof UnknownRegionError) throw new UsageError(`--region ${err.region}: ${err.message}`, USAGE);
     throw err;
@@ -150,7 +159,7 @@ export const sendCommand: Command = {
     const dup = intFlag('dup', values.dup as string | undefined, 0, 1000, USAGE) ?? 0;
     const amount = numberFlag('amount', values.amount as string | undefined, -1e12, 1e12, USAGE) ?? 1250;
     const simulate = simulateFlag(values.simulate as string | undefined);
-    const { base, secret, route } = await destination(values, ctx.env);
+    const { base, secret, route, endpoints } = await destination(values, ctx.env);
     const key = typeof values.id === 'string' ? values.id : newKey(route);
     const currency = typeof values.currency === 'string' ? values.currency : 'EUR';
     const body = sampleBody(route, key, { type: 'payout.requested', amount, currency, ...(simulate === undefined ? {} : { simulate }) });
@@ -161,13 +170,19 @@ export const sendCommand: Command = {
       throw new UsageError(`the secret cannot sign a ${route.signature.scheme} delivery: ${(err as Error).message}`, USAGE);
     }
     const url = webhookUrl(base, route.name);
+    // On the body-only schemes the receiver keys on the body's hash, not on the id we sent.
+    const recordKey = recordKeyFor(route, key, signed.body);
     const answers: Answer[] = [await post(url, signed, 1)];
+    const first = answers[0];
+    if (dup > 0 && endpoints !== undefined && first !== undefined && first.status < 300 && !first.replayed) {
+      if (!(await workTaken(endpoints, route.name, recordKey, WORK_TAKEN_WITHIN_MS))) {
+        ctx.progress(`the stack's worker had not taken the work after ${WORK_TAKEN_WITHIN_MS / 1000} s; the copies go now, and the circuit breaker may not count them`, { whole: true });
+      }
+    }
     const copies = Array.from({ length: dup }, (_, i) => i + 2);
     if (values.concurrent === true) answers.push(...(await Promise.all(copies.map((copy) => post(url, signed, copy)))));
     else for (const copy of copies) answers.push(await post(url, signed, copy));
 
-    // On the body-only schemes the receiver keys on the body's hash, not on the id we sent.
-    const recordKey = recordKeyFor(route, key, signed.body);
     if (ctx.json) {
       ctx.print(`${JSON.stringify({ url, route: route.name, key: recordKey, senderId: key, answers }, null, 2)}\n`);
     } else {

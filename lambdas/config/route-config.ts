@@ -315,6 +315,12 @@ export function takeoverMarginMs(clockSkewSeconds: number): number {
 export const MIN_CLOCK_SKEW_SECONDS = 1;
 /** The largest: past a minute, a clock is broken, not skewed, and every margin would be minutes long. */
 export const MAX_CLOCK_SKEW_SECONDS = 60;
+/**
+ * The ingest function's timeout. It answers in milliseconds; 4 s only bounds a slow DynamoDB or
+ * SQS call, well inside API Gateway's 30 s. A delivery's answer, whatever it is, leaves within
+ * this of its claim: the breaker counts no copy that arrives sooner (answer-margin.ts).
+ */
+export const INGEST_TIMEOUT_SECONDS = 4;
 /** How old a route's state may be when a worker decides to run its work: a pause reaches the workers up to this late (route-pauses.ts). */
 export const ROUTE_STATE_MAX_AGE_MS = 5_000;
 /**

@@ -17,7 +17,6 @@ import { claim } from './steps/claim.ts';
 import { countRepeats } from './steps/count-repeats.ts';
 import { deriveKey } from './steps/derive-key.ts';
 import { keepPayload } from './steps/keep-payload.ts';
-import { markAnswered } from './steps/mark-answered.ts';
 import { markDuplicate } from './steps/mark-duplicate.ts';
 import { placeIfAbsent } from './steps/place-if-absent.ts';
 import { readEntity } from './steps/read-entity.ts';
@@ -112,7 +111,6 @@ export function stepsFor(route: PreparedRoute, { bodies, order, breaker }: Pick<
       route.replayMemory && checkReplayMemory,
       sendWork,
       lines !== undefined && takePlace(lines),
-      markAnswered,
       answerAccepted,
     ),
     duplicate: steps(

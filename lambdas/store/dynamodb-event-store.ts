@@ -34,9 +34,14 @@ export function documentClient(client: DynamoDBClient): DynamoDBDocumentClient {
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
 }
 
+/** The breaker's count runs on this item: repeatBase set and not COUNT_FROZEN (record-transitions.ts). */
+function countRuns(item: Readonly<Record<string, unknown>>): boolean {
+  return typeof item.repeatBase === 'number' && item.repeatBase >= 0;
+}
+
 /** True when a record item shows an answer below 500 standing, counted from (record-transitions.ts, markAnswered). */
 function answerStands(item: Readonly<Record<string, unknown>>): { answered: boolean; answeredAt?: number } {
-  const answered = typeof item.repeatBase === 'number' && typeof item.answerStatus === 'number' && item.answerStatus < 500;
+  const answered = countRuns(item) && typeof item.answerStatus === 'number' && item.answerStatus < 500;
   return answered && typeof item.answeredAt === 'number' ? { answered, answeredAt: item.answeredAt } : { answered };
 }
 
@@ -225,19 +230,21 @@ export class DynamoDbEventStore implements IngestEventStore {
     payload: Payload,
     counting = false,
   ): Promise<void> {
-    const attempt = (asCounting: boolean) =>
+    const attempt = (asCounting: boolean, taken: boolean) =>
       conditionalUpdate(this.#doc, {
         TableName: this.#table,
         Key: this.#key(route, key),
-        ...recordEnqueueFailure({ receivedAt, answer, payload, counting: asCounting }),
+        ...recordEnqueueFailure({ receivedAt, answer, payload, counting: asCounting, taken }),
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       });
-    const out = await attempt(counting);
+    const out = await attempt(counting, false);
     if (out.ok || out.old === undefined) return;
-    // Refused only because the count started or stopped meanwhile (another copy answered): the other form.
+    // Refused because the count started or stopped meanwhile, or a worker took the message the
+    // failed send may have landed: the form of the case the record shows.
     const old = out.old;
-    const stillOurs = old.status === RECORD_STATUS.received && old.receivedAt === receivedAt && typeof old.answerStatus === 'number' && old.answerStatus < 500;
-    if (stillOurs && (typeof old.repeatBase === 'number') !== counting) await attempt(!counting);
+    if (old.receivedAt !== receivedAt || typeof old.answerStatus !== 'number' || old.answerStatus >= 500) return;
+    const taken = old.status !== RECORD_STATUS.received;
+    if (taken || countRuns(old) !== counting) await attempt(countRuns(old), taken);
   }
 
   async keepPayload(route: string, key: string, receivedAt: number, payload: Payload): Promise<void> {

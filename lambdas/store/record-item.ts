@@ -88,7 +88,8 @@ export function fromSummaryItem(item: RecordItem): RecordSummary & { readonly at
  */
 function repeatsOf(item: RecordItem, hits: number, answerStatus: number): number | undefined {
   const base = optNum(item, 'repeatBase');
-  if (answerStatus < 500 && base !== undefined) return hits - base;
+  // A negative base is COUNT_FROZEN: a 5xx of ours stopped the count.
+  if (answerStatus < 500 && base !== undefined && base >= 0) return hits - base;
   return optNum(item, 'repeats');
 }
 

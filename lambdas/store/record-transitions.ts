@@ -66,8 +66,8 @@
  *   recordEnqueueFailure  a send failed: the record answers 5xx until a resend is won
  *   keepPayload     a duplicate found the work not yet taken by any worker: its first message
  *                   may never have gone out, so the record keeps the payload before we answer
- *   markAnswered    an answer below 500 is about to be given, and none stands: the breaker
- *                   counts repeats from here (ingest)
+ *   markAnswered    a resend's answer below 500 is about to be given, and no count runs (a 5xx
+ *                   of ours froze it): the breaker counts repeats from here (ingest)
  *   excuseRacingCopy  a copy claimed after the mark that may have arrived before the answer:
  *                   no repeat, repeatBase moves on by its hit (ingest)
  *
@@ -77,19 +77,14 @@
  * message's second receive or later (its first run's worker may have died). Once kept, it
  * is not written again (if_not_exists).
  *
- * The circuit breaker's `repeats` counts the deliveries that arrived after we had really
- * answered below 500 (protocol v3): a claim whose function then died, timed out or failed a
- * later write gave no answer, and copies racing the first one arrived before it. It is
- * derived, never counted by a write of its own: repeats = hits - repeatBase while repeatBase
- * is set (the count is live), and the frozen `repeats` (0 when absent) while it is not.
- * repeatBase is set only by markAnswered, the last write before an answer below 500 is given,
- * to hits - repeats: every claim after it is a delivery that came after an answer. A fresh
- * record has none (claimKey never writes it). recordEnqueueFailure freezes a live count into
- * `repeats` and removes repeatBase when the answer becomes a 5xx; the resend that ends the 5xx
- * (claimResend, answeredFailure) leaves it removed, and its sender's markAnswered, once the
- * message is out, starts the count again from the frozen value. claimKey's one write both
- * counts the hit and returns the record as it stood, so a duplicate knows at once whether it
- * is a repeat (repeatBase was set) and which one.
+ * The circuit breaker's `repeats` counts the deliveries that arrived after we had answered below
+ * 500 (protocol v4; docs/architecture.md#circuit-breaker). It is derived, never counted by a
+ * write of its own: repeats = hits - repeatBase while repeatBase >= 0 (the count runs), and the
+ * frozen `repeats` (0 when absent) otherwise. A fresh record has no repeatBase (claimKey never
+ * writes it); a worker's first lease sets it to hits, and a resend's markAnswered to hits - repeats. recordEnqueueFailure freezes a running
+ * count into `repeats` and sets repeatBase to COUNT_FROZEN when the answer becomes a 5xx, and
+ * only a resend's mark starts it again. claimKey's one write both counts the hit and returns the
+ * record as it stood, so a duplicate knows at once whether it is a repeat and which one.
  *
  * "This generation" is `receivedAt = :receivedAt`: a key reused after its record expired
  * is a new record, and a message minted for the old one must never touch it.
@@ -196,6 +191,14 @@ const LIVE = 'receivedAt = :receivedAt AND expiresAt > :nowSeconds';
 const RUNNABLE = '(#status IN (:received, :parked) OR (#status = :executing AND leaseUntil <= :takeover))';
 /** The body in the message is the body the record was accepted with: a forged or altered one never runs or is kept. */
 const GENUINE = 'fingerprint = :fingerprint';
+/**
+ * `repeatBase` once a 5xx of ours stood: no count runs, and a worker's lease starts none (it
+ * writes if_not_exists); only the mark of a resend that answers below 500 starts it again.
+ */
+export const COUNT_FROZEN = -1;
+/** The breaker's count runs (`:zero` bound to 0). */
+const COUNTING = 'repeatBase >= :zero';
+const NOT_COUNTING = '(attribute_not_exists(repeatBase) OR repeatBase < :zero)';
 
 function live(receivedAt: number, nowMs: number): Record<string, unknown> {
   return { ':receivedAt': receivedAt, ':nowSeconds': seconds(nowMs) };
@@ -312,13 +315,17 @@ export interface LeaseParams {
  * The lease's length goes on the record (`leaseSeconds`) in the same write, and stays there
  * after the lease ends, so a reader (inspect, a person) knows what the record was given: on a
  * route with a time per destination, each record's own (route-lease.ts).
+ * The lease starts the breaker's count, unless one runs or a 5xx of ours froze it: repeatBase =
+ * hits (no frozen count on a record that never answered a 5xx), counted from the claim's own
+ * time (architecture.md#circuit-breaker).
  */
 export function acquireLease(p: LeaseParams): Transition {
   const kept = keep(p.payload);
+  const count = ', repeatBase = if_not_exists(repeatBase, hits), answeredAt = if_not_exists(answeredAt, receivedAt)';
   return withNonce({
     ConditionExpression: `${LIVE} AND attempts < :maxAttempts AND ${p.fingerprint === undefined ? '' : `${GENUINE} AND `}${RUNNABLE}${p.linePlace === undefined ? '' : ` AND ${NOT_SKIPPED}`}`,
     UpdateExpression:
-      `SET #status = :executing, leaseUntil = :leaseUntil, leaseSeconds = :leaseSeconds, leaseToken = :token, claimedAt = :now${kept.set} ` +
+      `SET #status = :executing, leaseUntil = :leaseUntil, leaseSeconds = :leaseSeconds, leaseToken = :token, claimedAt = :now${kept.set}${count} ` +
       'REMOVE #gsi2pk, #gsi2sk, waitingTurn, lineEntity ADD attempts :one, runs :one',
     ExpressionAttributeNames: { ...STATUS, '#gsi2pk': PARKED_INDEX.partitionKey, '#gsi2sk': PARKED_INDEX.sortKey, ...kept.names },
     ExpressionAttributeValues: {
@@ -787,7 +794,7 @@ export function claimResend(p: ResendParams): Transition {
     UpdateExpression:
       'SET lastEnqueuedAt = :now, answerStatus = :answerStatus, answerBody = :answerBody' +
       // Ends a 5xx of ours: the count stays frozen until the resend's sender answers (markAnswered).
-      (p.answeredFailure ? ' REMOVE repeatBase' : '') +
+      (p.answeredFailure ? ', repeatBase = :frozen' : '') +
       ' ADD resends :one',
     ExpressionAttributeNames: STATUS,
     ExpressionAttributeValues: {
@@ -801,6 +808,7 @@ export function claimResend(p: ResendParams): Transition {
       ':answerStatus': p.answer.status,
       ':answerBody': p.answer.body,
       ':one': 1,
+      ...(p.answeredFailure ? { ':frozen': COUNT_FROZEN } : {}),
     },
     // The message about to go out may wait 14 days in the queue (or, a dead-letter copy, in the DLQ).
     extendExpiry: { receivedAt: p.receivedAt, keepUntilSeconds: seconds(p.nowMs) + MESSAGE_COVER_SECONDS },
@@ -810,30 +818,31 @@ export function claimResend(p: ResendParams): Transition {
 /**
  * A send failed after the record was written or a resend was won: store the 5xx we answer,
  * so the sender's retry re-sends at once instead of waiting out the window. A live breaker
- * count (repeatBase set) is frozen into `repeats` and repeatBase removed: retries of this 5xx
- * are ours, not the sender's. Update expressions cannot branch on an attribute, so there are
- * two forms, `counting` (repeatBase set) or not, each conditioned on it; the store tries the
- * one it expects and, refused by the other case, the other. A record that answers a 5xx
- * already is left as it is.
+ * count is frozen into `repeats` and repeatBase set to COUNT_FROZEN: retries of this 5xx are
+ * ours, not the sender's, and the lease of a message the failed send may still have landed
+ * starts no count. Update expressions cannot branch on an attribute, so there are four forms:
+ * `counting` or not, and `taken` (a worker leased such a message already: only the count is
+ * frozen, the record keeps its state and answer) or RECEIVED; each is conditioned on its case,
+ * and the store tries the one it expects and, refused by another case, that one. A record that
+ * answers a 5xx already is left as it is.
  */
-export function recordEnqueueFailure(p: { receivedAt: number; answer: StoredAnswer; payload: Payload; counting: boolean }): Transition {
+export function recordEnqueueFailure(p: { receivedAt: number; answer: StoredAnswer; payload: Payload; counting: boolean; taken?: boolean }): Transition {
   const kept = keep(p.payload);
+  const freeze = `${p.counting ? 'repeats = hits - repeatBase, ' : ''}repeatBase = :frozen`;
   return {
     // A record that answers a 5xx already keeps the payload already.
     ConditionExpression:
-      '#status = :received AND receivedAt = :receivedAt AND answerStatus < :serverError AND ' +
-      (p.counting ? 'attribute_exists(repeatBase)' : 'attribute_not_exists(repeatBase)'),
-    UpdateExpression:
-      `SET answerStatus = :status, answerBody = :answerBody${p.counting ? ', repeats = hits - repeatBase' : ''}${kept.set}` +
-      (p.counting ? ' REMOVE repeatBase' : ''),
-    ExpressionAttributeNames: { ...STATUS, ...kept.names },
+      `#status ${p.taken === true ? '<>' : '='} :received AND receivedAt = :receivedAt AND answerStatus < :serverError AND ` +
+      (p.counting ? COUNTING : NOT_COUNTING),
+    UpdateExpression: p.taken === true ? `SET ${freeze}` : `SET answerStatus = :status, answerBody = :answerBody, ${freeze}${kept.set}`,
+    ExpressionAttributeNames: p.taken === true ? STATUS : { ...STATUS, ...kept.names },
     ExpressionAttributeValues: {
-      ...kept.values,
+      ...(p.taken === true ? {} : { ...kept.values, ':status': p.answer.status, ':answerBody': p.answer.body }),
       ':received': S.received,
       ':receivedAt': p.receivedAt,
       ':serverError': 500,
-      ':status': p.answer.status,
-      ':answerBody': p.answer.body,
+      ':zero': 0,
+      ':frozen': COUNT_FROZEN,
     },
   };
 }
@@ -886,7 +895,7 @@ export function markBreakerTripped(p: { receivedAt: number; nowMs: number }): Om
  */
 export function markAnswered(p: { receivedAt: number; markAtMs: number }): Omit<Transition, 'ExpressionAttributeNames'> {
   return {
-    ConditionExpression: 'receivedAt = :receivedAt AND attribute_not_exists(repeatBase) AND answerStatus < :serverError',
+    ConditionExpression: `receivedAt = :receivedAt AND ${NOT_COUNTING} AND answerStatus < :serverError`,
     UpdateExpression: 'SET repeatBase = hits - if_not_exists(repeats, :zero), answeredAt = :markAt',
     ExpressionAttributeValues: { ':receivedAt': p.receivedAt, ':serverError': 500, ':zero': 0, ':markAt': p.markAtMs },
   };
@@ -903,10 +912,10 @@ export function markAnswered(p: { receivedAt: number; markAtMs: number }): Omit<
 export function excuseRacingCopy(p: { receivedAt: number; answeredAt: number; hits: number }): Omit<Transition, 'ExpressionAttributeNames'> {
   return {
     ConditionExpression:
-      `receivedAt = :receivedAt AND attribute_exists(repeatBase) AND answeredAt = :answeredAt AND ` +
+      `receivedAt = :receivedAt AND ${COUNTING} AND answeredAt = :answeredAt AND ` +
       `(attribute_not_exists(${WRITE_ID}) OR ${WRITE_ID} <> ${WRITE_ID_VALUE})`,
     UpdateExpression: `SET repeatBase = repeatBase + :hits, ${WRITE_ID} = ${WRITE_ID_VALUE}`,
-    ExpressionAttributeValues: { ':receivedAt': p.receivedAt, ':answeredAt': p.answeredAt, ':hits': p.hits, [WRITE_ID_VALUE]: newWriteId() },
+    ExpressionAttributeValues: { ':receivedAt': p.receivedAt, ':answeredAt': p.answeredAt, ':hits': p.hits, ':zero': 0, [WRITE_ID_VALUE]: newWriteId() },
   };
 }
 

@@ -116,10 +116,9 @@ describe('write units per delivery, measured on DynamoDB Local against the cost 
     const life = ['claim', 'lease', 'completion'].reduce((sum, phase) => sum + meter.writeUnits(phase), 0);
     expect(life).toBe(model.newDeliveryLife);
     expect(meter.writeUnits('duplicate')).toBe(model.duplicate);
-    // The goals of the lean hot path were at most 5 units a delivery's life, index copies included, and 1 a
-    // duplicate. Protocol v3 (issue 21) adds markAnswered (1) to every route's life and the replay memory (1)
-    // to this route's, whose scheme signs no timestamp: 7 here, 6 on the others.
-    expect(life).toBeLessThanOrEqual(7);
+    // The goal is at most 4 units a delivery's life, index copies included, and 1 a duplicate. The replay
+    // memory (1) adds to this route's, whose scheme signs no timestamp: 6 here, 5 on the others.
+    expect(life).toBeLessThanOrEqual(6);
     expect(meter.writeUnits('duplicate')).toBeLessThanOrEqual(1);
     client.destroy();
   });

@@ -117,7 +117,9 @@ async function brownout(seed: number) {
   };
   const log = noticeLog();
   const clock = { now: Date.now() };
-  const plainFx = await ingestFixture({ tableName: table });
+  // Its workers take each message's lease on the same table and clock: the lease of a new
+  // delivery's message starts the breaker's count.
+  const plainFx = await ingestFixture({ tableName: table, now: () => clock.now });
   const sqs = new SqsWorkQueue(plainFx.sqs, plainFx.queueUrl);
   const queue: WorkQueue = {
     send: async (message: WorkMessage) => {
@@ -126,9 +128,10 @@ async function brownout(seed: number) {
         faults.sendFailures++;
         throw new Error('SQS: 503 Service Unavailable');
       }
-      await sqs.send(message);
-      // Sent, then the function died before it could answer.
+      // A death before the send: no answer was given. (One after it is an answer that could have
+      // been given: the lease of its message starts the count, architecture.md#circuit-breaker.)
       die(0.1);
+      await sqs.send(message);
     },
   };
   // A sensitive route: the breaker's least threshold.
@@ -154,12 +157,14 @@ async function brownout(seed: number) {
    * One sender and key: deliveries until `acks` answers below 500 reached it (each lost one makes
    * it deliver again, as a lost acknowledgement does). Returns the statuses it saw.
    */
+  let leases = 0;
   const send = async (key: string, acks: number): Promise<number[]> => {
     const statuses: number[] = [];
     let received = 0;
     while (received < acks && statuses.length < MAX_TRIES) {
       clock.now += 5_000 + Math.floor(senderRand() * 40_000);
       const answer = await fx.invoke(signedDelivery(ROUTE, key, { nowSeconds: Math.floor(clock.now / 1000) }));
+      leases += await plainFx.takeWork();
       const status = answer.statusCode ?? 0;
       statuses.push(status);
       if (status < 500) received++;
@@ -167,7 +172,7 @@ async function brownout(seed: number) {
     return statuses;
   };
   // The test reads the route's state past the brownout.
-  return { faults, states: new DynamoDbRouteStateStore(plain, table), log, send, repeatsOf };
+  return { faults, states: new DynamoDbRouteStateStore(plain, table), log, send, repeatsOf, leases: () => leases };
 }
 
 describe('the circuit breaker during a DynamoDB and SQS brownout', () => {
@@ -186,6 +191,8 @@ describe('the circuit breaker during a DynamoDB and SQS brownout', () => {
       deaths: expect.any(Number) as number,
     });
     expect(Math.min(b.faults.ambiguous, b.faults.beforeCommit, b.faults.throttles, b.faults.sendFailures, b.faults.deaths)).toBeGreaterThan(0);
+    // Workers took the work as it came: their leases started counts that our failures never fed.
+    expect(b.leases()).toBeGreaterThan(KEYS / 2);
     for (const [key, statuses] of answers) expect(statuses.at(-1), key).toBeLessThan(500);
     expect((await b.states.get(ROUTE)).state).toBe('active');
     expect(b.log.notices()).toHaveLength(0);
@@ -201,6 +208,7 @@ describe('the circuit breaker during a DynamoDB and SQS brownout', () => {
     // Assess: the repeats after real answers reached the threshold of 2 (a trip whose pause write
     // died is tried again threshold + 1 repeats later).
     expect(statuses.filter((s) => s < 500)).toHaveLength(10);
+    expect(b.leases()).toBeGreaterThan(0);
     expect((await b.states.get(ROUTE)).state).toBe('paused');
     expect(await b.repeatsOf(key)).toBeGreaterThanOrEqual(2);
   });

@@ -2,7 +2,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
 import { parseShippedConfig } from '../../lambdas/config/shipped-config.ts';
-import { DLQ_RETENTION_SECONDS, OUTAGE_HORIZON_SECONDS, outageReceiveCount } from '../../lambdas/config/route-config.ts';
+import { DLQ_RETENTION_SECONDS, INGEST_TIMEOUT_SECONDS, OUTAGE_HORIZON_SECONDS, outageReceiveCount } from '../../lambdas/config/route-config.ts';
 import { SERVICE } from '../../lambdas/observability/metric-catalogue.ts';
 import { RECONCILER_NODE_OPTIONS } from '../../lambdas/reconciler/reconciler-budget.ts';
 import type { RetryproofConfig } from '../../lambdas/config/route-config.ts';
@@ -189,7 +189,7 @@ describe('RetryproofStack, built from retryproof.config.ts', () => {
       expect(functionNamed(id!).Properties.TracingConfig).toBeUndefined();
       expect(grantsOf(built, `${id}Role`).filter((g) => g.action.startsWith('xray:'))).toEqual([]);
     }
-    expect(functionNamed('Ingest').Properties.Timeout).toBe(10);
+    expect(functionNamed('Ingest').Properties.Timeout).toBe(INGEST_TIMEOUT_SECONDS);
     expect(functionNamed('Reconciler').Properties.Timeout).toBe(300);
   });
 

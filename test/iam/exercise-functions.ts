@@ -287,13 +287,19 @@ export async function exerciseFunctions(config: RetryproofConfig): Promise<Exerc
   // Ingest, breaker: a key that comes back `threshold` times after its 2xx pauses the route
   // (the alarm on RoutePaused announces it); a second key crossing on the paused route reads who paused it.
   const tripDelivery = async (key: string): Promise<void> => {
-    for (let i = 0; i <= demo.breakerThreshold; i++) {
-      await deliver(demo, key);
-      // A repeat counts only when it arrives more than ANSWER_MARGIN_MS after our answer.
+    for (let i = 0; i < demo.breakerThreshold; i++) {
+      // A repeat counts only when it arrives more than ANSWER_MARGIN_MS after the first delivery.
       senderWaitedMs += ANSWER_MARGIN_MS + 1;
+      await deliver(demo, key);
     }
   };
+  // Both keys' work is taken and run first: a worker's lease starts each key's count.
   const [first, second] = [newKey(), newKey()];
+  await deliver(demo, first);
+  await deliver(demo, second);
+  await runExecutorUntil('the keys that will trip, run', async () =>
+    (await statusOf(demo, first)) === RECORD_STATUS.completed && (await statusOf(demo, second)) === RECORD_STATUS.completed,
+  );
   await tripDelivery(first);
   stateClockMs += ROUTE_STATE_MAX_AGE_MS;
   const routeState = new DynamoDbRouteStateStore(ddb, eventsTable);
@@ -304,9 +310,12 @@ export async function exerciseFunctions(config: RetryproofConfig): Promise<Exerc
   reached['ingest trips the breaker on a route paused already: reads who paused it'] =
     typeof (await item(demo, second)).breakerTrippedAt === 'number' && operations('ingest').filter((o) => o === 'dynamodb:GetItem').length > before;
 
-  // Executor, paused route: the work is parked, in a transaction that checks the pause.
+  // Executor, paused route: new work is parked, in a transaction that checks the pause.
+  const [parkedA, parkedB] = [newKey(), newKey()];
+  await deliver(demo, parkedA);
+  await deliver(demo, parkedB);
   await runExecutorUntil('the paused route\'s work parked', async () =>
-    (await statusOf(demo, first)) === RECORD_STATUS.parked && (await statusOf(demo, second)) === RECORD_STATUS.parked,
+    (await statusOf(demo, parkedA)) === RECORD_STATUS.parked && (await statusOf(demo, parkedB)) === RECORD_STATUS.parked,
   );
   reached['executor parks the work of a paused route'] = true;
 
@@ -325,7 +334,7 @@ export async function exerciseFunctions(config: RetryproofConfig): Promise<Exerc
   await deliver(other, stuckLarge, LARGE);
   const report: ReconcileReport = await reconciler.run();
   reached['reconciler unparks the work of a resumed route'] =
-    (await statusOf(demo, first)) === RECORD_STATUS.received && (await statusOf(demo, second)) === RECORD_STATUS.received;
+    (await statusOf(demo, parkedA)) === RECORD_STATUS.received && (await statusOf(demo, parkedB)) === RECORD_STATUS.received;
   reached['reconciler re-enqueues stuck work'] = (await item(other, stuck)).resends === 1;
   const stranded = await item(demo, permanent);
   reached['reconciler re-sends a stranded record\'s dead-letter copy'] = stranded.resends === 1 && stranded.gsi2pk === undefined;

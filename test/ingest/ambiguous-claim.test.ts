@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, inject, it } from 'vitest';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { DEFAULT_TTL_SECONDS } from '../../lambdas/config/route-config.ts';
+import { DEFAULT_RESEND_AFTER_MS } from '../../lambdas/ingest/prepared-route.ts';
 import { DynamoDbEventStore, documentClient } from '../../lambdas/store/dynamodb-event-store.ts';
 import { DynamoDbRouteStateStore } from '../../lambdas/store/dynamodb-route-state-store.ts';
 import { RECORD_SK, recordPk } from '../../lambdas/store/record-keys.ts';
@@ -58,13 +59,17 @@ describe('an ambiguous claimKey (committed, its answer lost, retried by the SDK)
     expect(first.statusCode).toBe(202);
     expect(first.headers?.['idempotent-replayed']).toBeUndefined();
     expect(await s.fx.messagesInQueue()).toBe(1);
-    expect(await s.record()).toMatchObject({ hits: 2, status: 'RECEIVED', claimId: expect.any(String) as string, repeatBase: 2 });
+    expect(await s.record()).toMatchObject({ hits: 2, status: 'RECEIVED', claimId: expect.any(String) as string });
+    // The worker's lease starts the count from both hits: the retry's is no repeat.
+    expect(await s.fx.takeWork()).toBe(1);
+    expect(await s.record()).toMatchObject({ hits: 2, status: 'EXECUTING', repeatBase: 2 });
   });
 
   it('does not count the retry’s hit as a repeat: the breaker pauses on the third copy after the 202, as without the fault', async () => {
     // Prepare
     const s = await scene(once('UpdateItemCommand', 'commit-then-error', isClaim));
     expect((await s.deliver()).statusCode).toBe(202);
+    await s.fx.takeWork();
     // Act: three lost acknowledgements, each copy after our 202.
     const states: string[] = [];
     for (let i = 0; i < 3; i++) {
@@ -93,7 +98,7 @@ describe('an ambiguous claimKey (committed, its answer lost, retried by the SDK)
     expect(await s.record()).toMatchObject({ receivedAt: s.clock.now, hits: 1 });
   });
 
-  it('answers at once when markAnswered commits and loses its answer: the mark is never retried, so no copy counts before the answer', async () => {
+  it('answers a resend at once when its markAnswered commits and loses its answer: the mark is never retried, so no copy counts before the answer', async () => {
     // Prepare: every attempt of the mark commits and errors; the attempts are counted.
     const isMark = (input: Readonly<Record<string, unknown>>): boolean => String(input.UpdateExpression).includes('repeatBase = hits');
     const markAttempts: number[] = [];
@@ -102,22 +107,27 @@ describe('an ambiguous claimKey (committed, its answer lost, retried by the SDK)
       markAttempts.push(attempt);
       return 'commit-then-error';
     });
-    // Act
-    const first = await s.deliver();
-    // Assess: one attempt, committed; the delivery answered 202 all the same.
-    expect(first.statusCode).toBe(202);
+    // Act: accepted; its message is lost before a worker took it; a copy past the resend window
+    // sends the work again and marks its answer.
+    expect((await s.deliver()).statusCode).toBe(202);
+    await s.fx.purgeQueue();
+    s.clock.now += DEFAULT_RESEND_AFTER_MS + 1;
+    const resent = await s.deliver();
+    // Assess: one attempt, committed; the copy answered 202 all the same.
+    expect(resent.statusCode).toBe(202);
     expect(markAttempts).toEqual([1]);
-    expect(await s.record()).toMatchObject({ repeatBase: 1 });
+    expect(await s.record()).toMatchObject({ repeatBase: 2, resends: 1 });
   });
 
   it('announces a trip whose markBreakerTripped committed and lost its answer', async () => {
     // Prepare: the mark's first attempt commits; the SDK's retry is refused by it.
     const fault = once('UpdateItemCommand', 'commit-then-error', (input) => String(input.UpdateExpression).includes('breakerTrippedAt'));
     const s = await scene(fault);
-    // Act: accepted, then three repeats.
+    // Act: accepted (a worker takes its work), then three repeats.
     for (let i = 0; i < 4; i++) {
       s.clock.now += ANSWER_MARGIN_MS + 1;
       expect((await s.deliver()).statusCode).toBe(202);
+      if (i === 0) await s.fx.takeWork();
     }
     // Assess: the write nonce made the refusal ours: one notice.
     expect(fault.fired()).toBe(true);
@@ -137,8 +147,9 @@ describe('an ambiguous claimKey (committed, its answer lost, retried by the SDK)
       const item = await s.record();
       return item === undefined ? undefined : fromRecordItem(item).repeats;
     };
-    // Act: accepted; a sender's copy 30 s later, its claim ambiguous; a real repeat 30 s after that.
+    // Act: accepted (a worker takes its work); a sender's copy 30 s later, its claim ambiguous; a real repeat 30 s after that.
     expect((await s.deliver()).statusCode).toBe(202);
+    await s.fx.takeWork();
     s.clock.now += 30_000;
     expect((await s.deliver()).statusCode).toBe(202);
     const afterAmbiguous = await repeatsNow();

@@ -1,5 +1,6 @@
 /**
- * The mark is the last write before the answer, and the answer must follow it: a function its
+ * A resend's mark (a copy that sent the work again starts the breaker's count; a new delivery's
+ * count starts at its worker's lease) is the last write before the answer, and the answer must follow it: a function its
  * timeout kills after the mark committed has marked an answer no sender got, and the sender's
  * retries would count as circuit-breaker repeats. So the mark is not made with less than
  * MARK_ANSWERED_RESERVE_MS of the invocation left (found by the simulation's shape of seed
@@ -15,6 +16,7 @@ import { DynamoDbEventStore, documentClient } from '../../lambdas/store/dynamodb
 import { RECORD_SK, recordPk } from '../../lambdas/store/record-keys.ts';
 import { ingestFixture, signedDelivery, uniqueKey } from '../support/ingest-fixture.ts';
 import { localDynamoClient } from '../../local/aws-clients.ts';
+import { DEFAULT_RESEND_AFTER_MS } from '../../lambdas/ingest/prepared-route.ts';
 
 const ROUTE = 'stripe';
 
@@ -32,8 +34,10 @@ class PausingStore extends DynamoDbEventStore {
 }
 
 /**
- * One signed delivery through the real handler. `timeLeftMs`: what the invocation has left when
- * it starts; `pauseMs`: how long the function pauses between the mark's stamp and its request.
+ * One signed delivery through the real handler, its message lost before a worker took it, and a
+ * copy past the resend window that sends the work again and marks its answer. `timeLeftMs`: what
+ * the copy's invocation has left when it starts; `pauseMs`: how long it pauses between the mark's
+ * stamp and its request.
  */
 async function deliver(options: { readonly timeLeftMs?: number; readonly pauseMs?: number }) {
   const ddb = localDynamoClient(inject('dynamoEndpoint'));
@@ -42,6 +46,9 @@ async function deliver(options: { readonly timeLeftMs?: number; readonly pauseMs
   store.pauseMs = options.pauseMs ?? 0;
   const fx = await ingestFixture({ store });
   const key = uniqueKey(ROUTE);
+  expect((await fx.invoke(signedDelivery(ROUTE, key))).statusCode).toBe(202);
+  await fx.purgeQueue();
+  fx.advance(DEFAULT_RESEND_AFTER_MS + 1);
   const answer = await fx.invoke(signedDelivery(ROUTE, key), () => store.leftMs);
   const out = await documentClient(ddb).send(new GetCommand({ TableName: fx.tableName, Key: { pk: recordPk(ROUTE, key), sk: RECORD_SK }, ConsistentRead: true }));
   return { answer, record: out.Item, queued: await fx.messagesInQueue() };

@@ -35,6 +35,7 @@ import {
   takeoverMarginMs,
 } from '../../lambdas/config/route-config.ts';
 import { SQS_MAX_MESSAGE_BYTES, deadLetterReserveBytes } from '../../lambdas/domain/queue-limits.ts';
+import { INGEST_TIMEOUT_SECONDS } from '../../lambdas/config/route-config.ts';
 import type { RateLimit, RouteConfig } from '../../lambdas/config/route-config.ts';
 import { RECORD_STATUS, deliveryId } from '../../lambdas/domain/event-record.ts';
 import type { EventRecord, WorkMessage } from '../../lambdas/domain/event-record.ts';
@@ -392,6 +393,8 @@ export interface RunStats {
   refusedCharErrors: number;
   /** Ingests killed after their send and before their place in an ordered line. */
   killedBeforePlace: number;
+  /** Keys marked as having tripped the circuit breaker (each checked against its first 2xx). */
+  breakerTrips: number;
   timeouts: number;
   redrives: number;
   reconcilerRuns: number;
@@ -515,6 +518,7 @@ export function emptyStats(): RunStats {
     longPauses: 0,
     refusedCharErrors: 0,
     killedBeforePlace: 0,
+    breakerTrips: 0,
     timeouts: 0,
     redrives: 0,
     reconcilerRuns: 0,
@@ -612,7 +616,7 @@ function destinationOf(i: number): Readonly<Record<string, unknown>> {
 const MAX_ATTEMPTS = 3;
 const STUCK_AFTER_SECONDS = 900;
 /** The deployed functions' timeouts (lib/retryproof-stack.ts): an actor stepped after its own is killed, as Lambda would. */
-const INGEST_TIMEOUT_MS = 10_000;
+const INGEST_TIMEOUT_MS = INGEST_TIMEOUT_SECONDS * 1000;
 const RECONCILER_TIMEOUT_MS = 5 * 60_000;
 const SETTLE_SECONDS = 60;
 /** A long run lasts at least this long (then up to 3 days more). */
@@ -703,10 +707,17 @@ interface KeyState {
   delivered: number;
   /** The event number (see `arrivals`) of the first 2xx answer one of its deliveries got. */
   answeredSeq?: number;
+  /**
+   * The event number of the first death of an ingest of it after its send began: an answer it
+   * could have given, for the circuit breaker's checks only (killActor).
+   */
+  diedAfterSendSeq?: number;
   /** When its sender first sent it, true time: the sender retries within its retry window only. */
   firstSentAt?: number;
   /** The event number (see `arrivals`) of its first delivery's arrival. */
   firstArrivalSeq?: number;
+  /** The event numbers of all its deliveries' arrivals. */
+  arrivalSeqs?: number[];
   /** Its creating delivery was answered 202 with no place taken in its line (placeFailed): it is placed later, by a worker. */
   placeFailed?: boolean;
   /** The first delivery's headers as signed then: what a replayer captured. */
@@ -1505,15 +1516,27 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       const k = key === undefined ? undefined : keys.get(workKey(route, key));
       const arrival = sched.current()?.meta.arrival;
       if (k === undefined || typeof arrival !== 'number') return;
-      if (k.answeredSeq === undefined || arrival < k.answeredSeq) {
+      const answeredSeq = breakerAnsweredSeq(k);
+      if (answeredSeq === undefined || arrival < answeredSeq) {
         violations.push(
-          `${k.key}: ${what} on a delivery that arrived ${k.answeredSeq === undefined ? 'before any delivery of it got a 2xx' : 'before its first 2xx answer'} ` +
+          `${k.key}: ${what} on a delivery that arrived ${answeredSeq === undefined ? 'before any delivery of it got a 2xx' : 'before its first 2xx answer'} ` +
             '(our own failure or a racing copy, not its sender repeating)',
         );
       }
     };
+    // The breaker's count, observed: never more repeats than deliveries of the key that arrived
+    // after one of its deliveries got a 2xx, up to this one (a missed count is allowed, an invented one never).
+    const checkCount = (k: KeyState, arrival: number, repeats: number): void => {
+      const answeredSeq = breakerAnsweredSeq(k);
+      const after = (k.arrivalSeqs ?? []).filter((a) => answeredSeq !== undefined && a > answeredSeq && a <= arrival).length;
+      if (repeats > after) violations.push(`${k.key}: a delivery counted ${repeats} repeats, but only ${after} of its deliveries arrived after a 2xx answer`);
+    };
+    /** The first answer the breaker may count from: a 2xx, or a death after a send began. */
+    const breakerAnsweredSeq = (k: KeyState): number | undefined =>
+      k.answeredSeq === undefined || k.diedAfterSendSeq === undefined ? (k.answeredSeq ?? k.diedAfterSendSeq) : Math.min(k.answeredSeq, k.diedAfterSendSeq);
     const realEventStore = traced(perRegion((table) => new DynamoDbEventStore(clientOf.ingest, table, { timeShards: shape.timeShards })), 'events', trace);
     const trippedWatched = watchCalls(realEventStore, 'markBreakerTripped', (args) => {
+      stats.breakerTrips++;
       checkTrip(args[0] as string, args[1] as string, 'marked the circuit breaker tripped');
     });
     // A claim that created its record must count as created, also when its first attempt
@@ -1585,7 +1608,12 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     const ingestDeps: IngestDeps = {
       routes: prepareRoutes(config.routes),
       store: sched.gate(observedEventStore, 'events'),
-      queue: gatedQueue,
+      // A new delivery's send is where its answer is decided (a worker's lease of its message starts
+      // the breaker's count): an ingest that dies once it began is taken as having answered (killActor).
+      queue: watchCalls(gatedQueue, 'send', () => {
+        const meta = sched.current()?.meta;
+        if (meta !== undefined) meta.sentWork = true;
+      }),
       bodies,
       order: orderOf(clientOf.ingest),
       secrets: new StaticSecretSource(Object.fromEntries(config.routes.map((r) => [r.secretName, secretOf(r)]))),
@@ -1738,6 +1766,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       stats.deliveries++;
       const arrival = ++arrivals;
       k.firstArrivalSeq ??= arrival;
+      (k.arrivalSeqs ??= []).push(arrival);
       await sched.spawn(
         'ingest',
         `ingest ${k.key}`,
@@ -1747,6 +1776,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
             const timeLeftMs = (): number => (actor.meta.deadlineMs as number) - nowMs;
             const outcome = await ingestDelivery(ingestDeps, { method: 'POST', routeName: k.route, headers, rawBody: k.body, bodyEncoding: 'utf8', timeLeftMs });
             trace?.(`ingest ${k.key} answered: ${outcome.kind}${outcome.kind === 'duplicate' ? ` ${outcome.answerAs}, repeats ${String(outcome.repeats)}` : ''}`);
+            if (outcome.kind === 'duplicate') checkCount(k, arrival, outcome.repeats ?? 0);
             k.answered = true;
             k.answeredSeq ??= ++arrivals;
             if (outcome.kind === 'accepted' && outcome.placeFailed === true) k.placeFailed = true;
@@ -1758,7 +1788,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
             k.inFlight--;
           }
         },
-        { deadlineMs: nowMs + INGEST_TIMEOUT_MS, arrival, region },
+        { deadlineMs: nowMs + INGEST_TIMEOUT_MS, arrival, region, keyState: k },
       );
     };
 
@@ -1845,6 +1875,9 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       trace?.(`${why} kills ${actor.label} (#${actor.id}) at ${actor.waiters.map((w) => w.label).join(' | ')}`);
       sched.kill(actor);
       if (actor.kind === 'ingest' && actor.meta.placing === true) stats.killedBeforePlace++;
+      // Its work may be out and a worker's lease may start the count: a death after the send began
+      // is an answer it could have given, as one after v3's mark was (architecture.md#circuit-breaker).
+      if (actor.kind === 'ingest' && actor.meta.sentWork === true) (actor.meta.keyState as KeyState).diedAfterSendSeq ??= ++arrivals;
       if (why === 'crash') stats.crashes++;
       else stats.timeouts++;
       for (const messageId of (actor.meta.messageIds as string[] | undefined) ?? []) crashed.set(messageId, (crashed.get(messageId) ?? 0) + 1);

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
-import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import { DeleteMessageCommand, GetQueueAttributesCommand, PurgeQueueCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Logger } from '@aws-lambda-powertools/logger';
@@ -21,6 +21,8 @@ import { createLogger, createMetrics } from '../../lambdas/observability/powerto
 import { SqsWorkQueue } from '../../lambdas/queue/sqs-work-queue.ts';
 import { StaticSecretSource } from '../../local/static-secret-source.ts';
 import { DynamoDbEventStore } from '../../lambdas/store/dynamodb-event-store.ts';
+import { DynamoDbExecutionStore } from '../../lambdas/store/dynamodb-execution-store.ts';
+import { parseWorkMessage } from '../../lambdas/executor/work-message.ts';
 import { createQueuePair, localDynamoClient, localSqsClient } from '../../local/aws-clients.ts';
 import { httpApiEvent, lambdaContext } from '../../local/http-api-event.ts';
 import { testConfig } from './test-config.ts';
@@ -119,6 +121,14 @@ export interface IngestFixture {
    * answer (ANSWER_MARGIN_MS): tests of repeats move past it rather than wait.
    */
   readonly advance: (ms: number) => void;
+  /**
+   * A worker takes the queued work: each message's lease, as the executor's lease phase takes it
+   * (the lease of a new delivery's message starts the breaker's count), and the message is
+   * deleted. The action is not run: these tests are about the ingest. Returns the leases taken.
+   */
+  readonly takeWork: () => Promise<number>;
+  /** Drops every message in the queue: work whose message was lost. */
+  readonly purgeQueue: () => Promise<void>;
 }
 
 /** Builds the real handler against the local services, with its own queue pair. */
@@ -147,12 +157,13 @@ export async function ingestFixture(
     );
   const tableName = overrides.tableName ?? inject('eventsTable');
   let advancedMs = 0;
+  const now = overrides.now ?? (() => Date.now() + advancedMs);
   const handler = createIngestHandler({
     routes: prepareRoutes(config.routes),
     store: overrides.store ?? new DynamoDbEventStore(ddb, tableName),
     queue: overrides.queue ?? new SqsWorkQueue(sqs, queueUrl),
     secrets,
-    now: overrides.now ?? (() => Date.now() + advancedMs),
+    now,
     ...(overrides.resendAfterMs === undefined ? {} : { resendAfterMs: overrides.resendAfterMs }),
     ...(overrides.breaker === undefined ? {} : { breaker: overrides.breaker }),
     ...(overrides.bodies === undefined ? {} : { bodies: overrides.bodies }),
@@ -177,6 +188,10 @@ export async function ingestFixture(
       if (overrides.now !== undefined) throw new Error('advance() moves the fixture\'s own clock; this fixture has an injected now');
       advancedMs += ms;
     },
+    takeWork: () => takeWork(sqs, queueUrl, new DynamoDbExecutionStore(ddb, tableName), now),
+    purgeQueue: async () => {
+      await sqs.send(new PurgeQueueCommand({ QueueUrl: queueUrl }));
+    },
     messagesInQueue: async () => {
       const out = await sqs.send(
         new GetQueueAttributesCommand({
@@ -190,4 +205,20 @@ export async function ingestFixture(
       );
     },
   };
+}
+
+async function takeWork(sqs: SQSClient, queueUrl: string, store: DynamoDbExecutionStore, now: () => number): Promise<number> {
+  let leases = 0;
+  for (;;) {
+    const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
+    if ((out.Messages ?? []).length === 0) return leases;
+    for (const m of out.Messages ?? []) {
+      const work = parseWorkMessage(m.Body ?? '');
+      if (work === undefined) throw new Error(`not a work message: ${String(m.Body)}`);
+      const { route, key, receivedAt, fingerprint } = work;
+      const lease = await store.acquireLease({ route, key, receivedAt, nowMs: now(), leaseMs: 60_000, token: randomUUID(), maxAttempts: 5, fingerprint });
+      if (lease.kind === 'leased') leases++;
+      await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: m.ReceiptHandle }));
+    }
+  }
 }

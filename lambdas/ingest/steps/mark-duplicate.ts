@@ -1,11 +1,13 @@
 import type { DuplicateContext, Step } from '../ingest-context.ts';
-import { markAnswer } from './mark-answered.ts';
+import { markAnswer } from '../mark-answer.ts';
 
 /**
- * This copy is about to be answered below 500 and none such stood when it came: the count starts
- * here (architecture.md#circuit-breaker). Where one stood, only the excuse was written.
+ * This copy sent the work again and is about to be answered below 500, and no count ran when it
+ * came: the count starts again here, as a worker's lease starts it for a new delivery
+ * (architecture.md#circuit-breaker). Where one ran, only the excuse was written.
  */
 export const markDuplicate: Step<DuplicateContext> = async (ctx) => {
-  ctx.marked = ctx.claim.answered ? ctx.counted : await markAnswer(ctx, ctx.old);
+  if (ctx.claim.answered) ctx.marked = ctx.counted;
+  else if (ctx.resent) ctx.marked = await markAnswer(ctx, ctx.old);
   return undefined;
 };

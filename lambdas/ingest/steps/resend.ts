@@ -13,7 +13,7 @@ export const resend: Step<DuplicateContext> = async (ctx) => {
   if (!mayHaveLostItsMessage(old, now, receiver.resendAfterMs)) return undefined;
   const request = { receivedAt: old.receivedAt, nowMs: now, sentBeforeMs: now - receiver.resendAfterMs, answer: accepted, answeredFailure };
   ctx.resent = await dependency('DynamoDB', () => receiver.store.claimResend(route.config.name, key, request));
-  if (ctx.resent) await sendOrRecordFailure(receiver, old, ctx.payload, claim.answered);
+  if (ctx.resent) await sendOrRecordFailure(receiver, old, ctx.payload, { counting: claim.answered });
   return undefined;
 };
 

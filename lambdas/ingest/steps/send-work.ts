@@ -5,11 +5,11 @@ import { dependency } from '../dependency.ts';
 import type { Receiver, Step } from '../ingest-context.ts';
 
 /**
- * The new record's message. An object this delivery did not write may be old: the send renews it
- * (architecture.md#large-bodies-and-ordering-per-entity).
+ * The new record's message; a worker's lease of it starts the breaker's count. An object this
+ * delivery did not write may be old: the send renews it (architecture.md#large-bodies-and-ordering-per-entity).
  */
 export const sendWork: Step = async (ctx) => {
-  await sendOrRecordFailure(ctx.receiver, ctx.record, ctx.payload, false, ctx.bodyWrittenAtMs);
+  await sendOrRecordFailure(ctx.receiver, ctx.record, ctx.payload, { counting: false, bodyWrittenAtMs: ctx.bodyWrittenAtMs });
   return undefined;
 };
 
@@ -17,7 +17,12 @@ export const sendWork: Step = async (ctx) => {
  * Sends the record's message. On failure the record stays, with a 503 answer the sender's retry
  * ends and the payload the reconciler re-sends (architecture.md#record-states, "never deleted").
  */
-export async function sendOrRecordFailure(receiver: Receiver, record: EventRecord, payload: Payload, counting: boolean, bodyWrittenAtMs?: number): Promise<void> {
+export async function sendOrRecordFailure(
+  receiver: Receiver,
+  record: EventRecord,
+  payload: Payload,
+  { counting, bodyWrittenAtMs }: { counting: boolean; bodyWrittenAtMs?: number | undefined },
+): Promise<void> {
   try {
     await receiver.queue.send(workMessageOf(record, payload), bodyWrittenAtMs === undefined ? undefined : { bodyWrittenAtMs });
   } catch (sendError) {

@@ -1,16 +1,7 @@
-import { MARK_ANSWERED_MAX_MS, MARK_ANSWERED_RESERVE_MS } from '../../config/route-config.ts';
-import type { EventRecord } from '../../domain/event-record.ts';
-import { bookkeeping } from '../dependency.ts';
-import type { IngestContext, Step } from '../ingest-context.ts';
-
-/**
- * The last write before an answer below 500: the breaker counts only the copies that arrive after
- * it (architecture.md#circuit-breaker).
- */
-export const markAnswered: Step = async (ctx) => {
-  ctx.marked = await markAnswer(ctx, ctx.record);
-  return undefined;
-};
+import { MARK_ANSWERED_MAX_MS, MARK_ANSWERED_RESERVE_MS } from '../config/route-config.ts';
+import type { EventRecord } from '../domain/event-record.ts';
+import { bookkeeping } from './dependency.ts';
+import type { IngestContext } from './ingest-context.ts';
 
 /**
  * Marks the record's answer, stamped as the call is made; its time is counted from the stamp on
