@@ -101,16 +101,19 @@ describe('executorGoalsOf', () => {
     expect(requests[0]?.missed).toContain('GetItem 0.10');
   });
 
-  it('allows accept-to-effect up to 1.2x the consumer\'s p50 and no more', () => {
-    // Prepare: p50 of 6 against 5 is 1.2x; 7 against 5 is 1.4x.
+  it("allows accept-to-effect up to 1.2x the consumer's p50 at rest and 1.5x under a storm, and no more", () => {
+    // Prepare: p50 of 6 against 5 is 1.2x; 7 against 5 is 1.4x; 8 against 5 is 1.6x.
     const at = (shift: number): ExecutorRound => round({ latenciesMs: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map((v) => v + shift) });
-    // Act
-    const edge = executorGoalsOf(measurements(at(1), round())).filter((g) => g.figure.includes('accept-to-effect'));
-    const over = executorGoalsOf(measurements(at(2), round())).filter((g) => g.figure.includes('accept-to-effect'));
-    // Assess
-    expect(edge.map((g) => g.met)).toEqual([true, true, true]);
-    expect(over.map((g) => g.met)).toEqual([false, false, false]);
-    expect(over[0]?.missed).toContain('p50 7.0 ms against 5.0 ms');
+    const metAt = (shift: number): boolean[] =>
+      executorGoalsOf(measurements(at(shift), round()))
+        .filter((g) => g.figure.includes('accept-to-effect'))
+        .map((g) => g.met);
+    // Act + Assess: at rest, then the two storms.
+    expect(metAt(1)).toEqual([true, true, true]);
+    expect(metAt(2)).toEqual([false, true, true]);
+    expect(metAt(3)).toEqual([false, false, false]);
+    const over = executorGoalsOf(measurements(at(2), round())).find((g) => g.figure.includes('accept-to-effect'));
+    expect(over?.missed).toContain('p50 7.0 ms against 5.0 ms');
   });
 
   it('misses the CPU goal above 1.0x', () => {

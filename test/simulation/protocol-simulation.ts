@@ -1525,10 +1525,11 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       }
     };
     // The breaker's count, observed: never more repeats than deliveries of the key that arrived
-    // after one of its deliveries got a 2xx, up to this one (a missed count is allowed, an invented one never).
-    const checkCount = (k: KeyState, arrival: number, repeats: number): void => {
+    // after one of its deliveries got a 2xx, by the time this one is answered (copies at once claim
+    // in any order; a missed count is allowed, an invented one never).
+    const checkCount = (k: KeyState, repeats: number): void => {
       const answeredSeq = breakerAnsweredSeq(k);
-      const after = (k.arrivalSeqs ?? []).filter((a) => answeredSeq !== undefined && a > answeredSeq && a <= arrival).length;
+      const after = (k.arrivalSeqs ?? []).filter((a) => answeredSeq !== undefined && a > answeredSeq).length;
       if (repeats > after) violations.push(`${k.key}: a delivery counted ${repeats} repeats, but only ${after} of its deliveries arrived after a 2xx answer`);
     };
     /** The first answer the breaker may count from: a 2xx, or a death after a send began. */
@@ -1776,7 +1777,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
             const timeLeftMs = (): number => (actor.meta.deadlineMs as number) - nowMs;
             const outcome = await ingestDelivery(ingestDeps, { method: 'POST', routeName: k.route, headers, rawBody: k.body, bodyEncoding: 'utf8', timeLeftMs });
             trace?.(`ingest ${k.key} answered: ${outcome.kind}${outcome.kind === 'duplicate' ? ` ${outcome.answerAs}, repeats ${String(outcome.repeats)}` : ''}`);
-            if (outcome.kind === 'duplicate') checkCount(k, arrival, outcome.repeats ?? 0);
+            if (outcome.kind === 'duplicate') checkCount(k, outcome.repeats ?? 0);
             k.answered = true;
             k.answeredSeq ??= ++arrivals;
             if (outcome.kind === 'accepted' && outcome.placeFailed === true) k.placeFailed = true;
