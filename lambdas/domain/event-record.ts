@@ -154,6 +154,12 @@ export interface WorkMessage {
    * SQS have a source queue, so only they can be redriven "to source" from the console.
    */
   readonly deadLetterId?: string;
+  /**
+   * Set on the message a new delivery's ingest sends before it answers: a worker's lease of it
+   * starts the breaker's count (architecture.md#circuit-breaker). A re-send, a wake-up, a redrive
+   * follow no answer of ours: they never set it.
+   */
+  readonly startsCount?: true;
 }
 
 /** The public id of a delivery, `<route>/<key>`. */
@@ -193,7 +199,7 @@ export function payloadOfMessage(message: WorkMessage): Payload {
 }
 
 /** Builds the message for a record and its payload, as ingest sends it and the reconciler re-sends it. */
-export function workMessageOf(record: EventRecord, payload: Payload): WorkMessage {
+export function workMessageOf(record: EventRecord, payload: Payload, startsCount = false): WorkMessage {
   return {
     v: 1,
     route: record.route,
@@ -204,5 +210,6 @@ export function workMessageOf(record: EventRecord, payload: Payload): WorkMessag
     ...(payload.bodyObject === undefined ? {} : { bodyObject: payload.bodyObject }),
     bodyEncoding: payload.bodyEncoding,
     headers: payload.headers,
+    ...(startsCount ? { startsCount: true } : {}),
   };
 }

@@ -46,6 +46,8 @@ export interface LeaseRequest extends RecordRef {
    * fences it (record-transitions.ts, fenceSkip): the lease is refused, as if locked. @default - not ordered
    */
   readonly linePlace?: number;
+  /** The message is the one a new delivery's answer followed (WorkMessage.startsCount): the lease starts the breaker's count. @default false */
+  readonly startsCount?: boolean;
 }
 
 /** The outcome of parking a message's record while its route is paused. */

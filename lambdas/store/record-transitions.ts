@@ -81,9 +81,9 @@
  * 500 (protocol v4; docs/architecture.md#circuit-breaker). It is derived, never counted by a
  * write of its own: repeats = hits - repeatBase while repeatBase >= 0 (the count runs), and the
  * frozen `repeats` (0 when absent) otherwise. A fresh record has no repeatBase (claimKey never
- * writes it); a worker's first lease sets it to hits, and a resend's markAnswered to hits - repeats. recordEnqueueFailure freezes a running
- * count into `repeats` and sets repeatBase to COUNT_FROZEN when the answer becomes a 5xx, and
- * only a resend's mark starts it again. claimKey's one write both counts the hit and returns the
+ * writes it); a worker's lease of the message its new delivery's ingest sent sets it to hits,
+ * and a resend's markAnswered to hits - repeats. recordEnqueueFailure freezes a running count into `repeats` and sets repeatBase to
+ * COUNT_FROZEN when the answer becomes a 5xx, and only a resend's mark starts it again. claimKey's one write both counts the hit and returns the
  * record as it stood, so a duplicate knows at once whether it is a repeat and which one.
  *
  * "This generation" is `receivedAt = :receivedAt`: a key reused after its record expired
@@ -305,6 +305,8 @@ export interface LeaseParams {
   readonly takeoverMs?: number;
   /** The line's place whose turn this run is: refused when a person's skip fenced it (fenceSkip). @default - not ordered */
   readonly linePlace?: number;
+  /** The message is the one a new delivery's answer followed (WorkMessage.startsCount). @default false */
+  readonly startsCount?: boolean;
 }
 
 /**
@@ -315,13 +317,13 @@ export interface LeaseParams {
  * The lease's length goes on the record (`leaseSeconds`) in the same write, and stays there
  * after the lease ends, so a reader (inspect, a person) knows what the record was given: on a
  * route with a time per destination, each record's own (route-lease.ts).
- * The lease starts the breaker's count, unless one runs or a 5xx of ours froze it: repeatBase =
- * hits (no frozen count on a record that never answered a 5xx), counted from the claim's own
- * time (architecture.md#circuit-breaker).
+ * The lease of the message a new delivery's answer followed starts the breaker's count, unless one
+ * runs or a 5xx of ours froze it: repeatBase = hits (no frozen count on a record that never
+ * answered a 5xx), counted from the claim's own time (architecture.md#circuit-breaker).
  */
 export function acquireLease(p: LeaseParams): Transition {
   const kept = keep(p.payload);
-  const count = ', repeatBase = if_not_exists(repeatBase, hits), answeredAt = if_not_exists(answeredAt, receivedAt)';
+  const count = p.startsCount === true ? ', repeatBase = if_not_exists(repeatBase, hits), answeredAt = if_not_exists(answeredAt, receivedAt)' : '';
   return withNonce({
     ConditionExpression: `${LIVE} AND attempts < :maxAttempts AND ${p.fingerprint === undefined ? '' : `${GENUINE} AND `}${RUNNABLE}${p.linePlace === undefined ? '' : ` AND ${NOT_SKIPPED}`}`,
     UpdateExpression:

@@ -7,11 +7,13 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, inject, it } from 'vitest';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { WorkMessage } from '../../lambdas/domain/event-record.ts';
+import { keptPayloadOf, workMessageOf } from '../../lambdas/domain/event-record.ts';
+import type { EventRecord, Payload, WorkMessage } from '../../lambdas/domain/event-record.ts';
+import type { ClaimResult } from '../../lambdas/ports/event-store.ts';
 import { ANSWER_MARGIN_MS } from '../../lambdas/ingest/ingest-delivery.ts';
 import type { WorkQueue } from '../../lambdas/ports/work-queue.ts';
 import { SqsWorkQueue } from '../../lambdas/queue/sqs-work-queue.ts';
-import { documentClient } from '../../lambdas/store/dynamodb-event-store.ts';
+import { DynamoDbEventStore, documentClient } from '../../lambdas/store/dynamodb-event-store.ts';
 import { DynamoDbRouteStateStore } from '../../lambdas/store/dynamodb-route-state-store.ts';
 import { fromRecordItem } from '../../lambdas/store/record-item.ts';
 import { RECORD_SK, recordPk } from '../../lambdas/store/record-keys.ts';
@@ -116,5 +118,46 @@ describe("a send that landed though the ingest saw it fail: its 503's retries ne
     expect(answers.slice(1)).toEqual([202, 202, 202, 202]);
     expect(await s.record()).toMatchObject({ status: 'EXECUTING', repeats: 0 });
     expect((await s.states.get(ROUTE)).state).toBe('active');
+  });
+});
+
+describe("deliveries whose functions all died: a re-send of their work starts no count", () => {
+  it('when a copy kept the payload and died before its answer, and the reconciler re-sent the work (seed 220)', async () => {
+    // Prepare: the first delivery dies after its claim, before its send; a copy keeps the payload
+    // (the write before its 2xx) and dies too, before it answers. No 2xx was ever given.
+    const dynamo = localDynamoClient(inject('dynamoEndpoint'));
+    const table = await createEventsTable(dynamo, `events-fc-${randomUUID().slice(0, 8)}`);
+    const clock = { now: Date.now() };
+    let dying = true;
+    class DyingStore extends DynamoDbEventStore {
+      override async claimKey(record: EventRecord, nowMs: number): Promise<ClaimResult> {
+        const out = await super.claimKey(record, nowMs);
+        if (dying && out.kind === 'created') throw new Error('the function died here');
+        return out;
+      }
+      override async keepPayload(route: string, key: string, receivedAt: number, payload: Payload): Promise<void> {
+        await super.keepPayload(route, key, receivedAt, payload);
+        if (dying) throw new Error('the function died here');
+      }
+    }
+    const worker = await ingestFixture({ tableName: table, now: () => clock.now });
+    const fx = await ingestFixture({ tableName: table, store: new DyingStore(dynamo, table), queueUrl: worker.queueUrl, now: () => clock.now });
+    const key = uniqueKey(ROUTE);
+    const deliver = async (): Promise<number> => (await fx.invoke(signedDelivery(ROUTE, key, { nowSeconds: Math.floor(clock.now / 1000) }))).statusCode ?? 0;
+    const item = async () =>
+      (await documentClient(dynamo).send(new GetCommand({ TableName: table, Key: { pk: recordPk(ROUTE, key), sk: RECORD_SK }, ConsistentRead: true }))).Item;
+    const died = [await deliver(), await deliver()];
+    dying = false;
+    // Act: the reconciler re-sends the kept payload (a message that follows no answer of ours), a
+    // worker takes it, and the sender's next retry comes well past the margin.
+    const record = fromRecordItem((await item()) ?? {});
+    await new SqsWorkQueue(worker.sqs, worker.queueUrl).send(workMessageOf(record, keptPayloadOf(record) as Payload));
+    expect(await worker.takeWork()).toBe(1);
+    clock.now += ANSWER_MARGIN_MS + 60_000;
+    const retry = await deliver();
+    // Assess: both deaths answered 5xx (API Gateway's answer to a failed function); the retry is no repeat.
+    expect(died.every((s) => s >= 500)).toBe(true);
+    expect(retry).toBe(202);
+    expect(fromRecordItem((await item()) ?? {}).repeats ?? 0).toBe(0);
   });
 });

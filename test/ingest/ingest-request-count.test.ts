@@ -25,6 +25,7 @@ describe('DynamoDB requests per delivery, counted on the wire', () => {
       leaseMs: 15_000,
       token: 'worker',
       maxAttempts: 5,
+      startsCount: true,
     });
     expect(lease.kind).toBe('leased');
   };

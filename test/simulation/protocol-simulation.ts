@@ -1611,9 +1611,9 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       store: sched.gate(observedEventStore, 'events'),
       // A new delivery's send is where its answer is decided (a worker's lease of its message starts
       // the breaker's count): an ingest that dies once it began is taken as having answered (killActor).
-      queue: watchCalls(gatedQueue, 'send', () => {
+      queue: watchCalls(gatedQueue, 'send', (args) => {
         const meta = sched.current()?.meta;
-        if (meta !== undefined) meta.sentWork = true;
+        if (meta !== undefined && (args[0] as WorkMessage).startsCount === true) meta.sentWork = true;
       }),
       bodies,
       order: orderOf(clientOf.ingest),

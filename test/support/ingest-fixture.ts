@@ -215,8 +215,8 @@ async function takeWork(sqs: SQSClient, queueUrl: string, store: DynamoDbExecuti
     for (const m of out.Messages ?? []) {
       const work = parseWorkMessage(m.Body ?? '');
       if (work === undefined) throw new Error(`not a work message: ${String(m.Body)}`);
-      const { route, key, receivedAt, fingerprint } = work;
-      const lease = await store.acquireLease({ route, key, receivedAt, nowMs: now(), leaseMs: 60_000, token: randomUUID(), maxAttempts: 5, fingerprint });
+      const { route, key, receivedAt, fingerprint, startsCount } = work;
+      const lease = await store.acquireLease({ route, key, receivedAt, nowMs: now(), leaseMs: 60_000, token: randomUUID(), maxAttempts: 5, fingerprint, ...(startsCount ? { startsCount } : {}) });
       if (lease.kind === 'leased') leases++;
       await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: m.ReceiptHandle }));
     }

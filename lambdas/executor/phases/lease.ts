@@ -29,6 +29,7 @@ export const lease: Gate = async (ctx) => {
     // Not the first receive: an earlier worker may have died (docs/architecture.md#the-executor-gate-by-gate).
     ...(message.receiveCount > 1 ? { payload: body.kept } : {}),
     ...(line === undefined ? {} : { linePlace: line.place }),
+    ...(ctx.work.startsCount === true ? { startsCount: true } : {}),
   });
   if (outcome.kind === 'exhausted') return failSpentBudget(ctx, outcome.record);
   if (outcome.kind !== 'leased') return blockedBy(ctx, outcome);

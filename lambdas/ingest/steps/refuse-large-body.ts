@@ -12,7 +12,7 @@ export const refuseLargeBody: Step = (ctx) => {
   const { rawBody } = ctx.delivery;
   const { claimCheckAboveBytes } = ctx.route.config;
   if (rawBody.length > claimCheckAboveBytes) throw new PayloadTooLargeError(rawBody.length, claimCheckAboveBytes);
-  const unqueueable = unqueueableReason(JSON.stringify(workMessageOf(ctx.record, ctx.payload)));
+  const unqueueable = unqueueableReason(JSON.stringify(workMessageOf(ctx.record, ctx.payload, true)));
   if (unqueueable !== undefined) throw new UnqueueableBodyError(unqueueable);
   return undefined;
 };

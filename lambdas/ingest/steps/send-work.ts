@@ -5,11 +5,12 @@ import { dependency } from '../dependency.ts';
 import type { Receiver, Step } from '../ingest-context.ts';
 
 /**
- * The new record's message; a worker's lease of it starts the breaker's count. An object this
- * delivery did not write may be old: the send renews it (architecture.md#large-bodies-and-ordering-per-entity).
+ * The new record's message; the answer follows it, so a worker's lease of it starts the breaker's
+ * count. An object this delivery did not write may be old: the send renews it
+ * (architecture.md#large-bodies-and-ordering-per-entity).
  */
 export const sendWork: Step = async (ctx) => {
-  await sendOrRecordFailure(ctx.receiver, ctx.record, ctx.payload, { counting: false, bodyWrittenAtMs: ctx.bodyWrittenAtMs });
+  await sendOrRecordFailure(ctx.receiver, ctx.record, ctx.payload, { counting: false, startsCount: true, bodyWrittenAtMs: ctx.bodyWrittenAtMs });
   return undefined;
 };
 
@@ -21,10 +22,10 @@ export async function sendOrRecordFailure(
   receiver: Receiver,
   record: EventRecord,
   payload: Payload,
-  { counting, bodyWrittenAtMs }: { counting: boolean; bodyWrittenAtMs?: number | undefined },
+  { counting, startsCount = false, bodyWrittenAtMs }: { counting: boolean; startsCount?: boolean; bodyWrittenAtMs?: number | undefined },
 ): Promise<void> {
   try {
-    await receiver.queue.send(workMessageOf(record, payload), bodyWrittenAtMs === undefined ? undefined : { bodyWrittenAtMs });
+    await receiver.queue.send(workMessageOf(record, payload, startsCount), bodyWrittenAtMs === undefined ? undefined : { bodyWrittenAtMs });
   } catch (sendError) {
     const failure = new DependencyError('SQS', { cause: sendError });
     const answer = { status: failure.status, body: failure.message };

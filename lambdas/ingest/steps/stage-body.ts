@@ -14,12 +14,12 @@ import type { Step } from '../ingest-context.ts';
 export function stageBody(bodies: BodyObjects): Step {
   return async (ctx) => {
     const { route, delivery, record, key } = ctx;
-    let unqueueable = unqueueableReason(JSON.stringify(workMessageOf(record, ctx.payload)));
+    let unqueueable = unqueueableReason(JSON.stringify(workMessageOf(record, ctx.payload, true)));
     if (delivery.rawBody.length > route.config.claimCheckAboveBytes || unqueueable !== undefined) {
       const stored = await dependency('S3', () => bodies.store(bodyObjectName(route.config.name, key, record.fingerprint), delivery.rawBody));
       if (stored.created) ctx.bodyWrittenAtMs = ctx.now;
       ctx.payload = { ...ctx.payload, body: '', bodyObject: stored.pointer };
-      unqueueable = unqueueableReason(JSON.stringify(workMessageOf(record, ctx.payload)));
+      unqueueable = unqueueableReason(JSON.stringify(workMessageOf(record, ctx.payload, true)));
     }
     if (unqueueable !== undefined) throw new UnqueueableBodyError(unqueueable);
     return undefined;
