@@ -708,8 +708,8 @@ interface KeyState {
   /** The event number (see `arrivals`) of the first 2xx answer one of its deliveries got. */
   answeredSeq?: number;
   /**
-   * The event number of the first death of an ingest of it after its send began: an answer it
-   * could have given, for the circuit breaker's checks only (killActor).
+   * The event number as the send began of the first ingest of it that died after its send began:
+   * an answer it could have given, for the circuit breaker's checks only (killActor).
    */
   diedAfterSendSeq?: number;
   /** When its sender first sent it, true time: the sender retries within its retry window only. */
@@ -718,6 +718,8 @@ interface KeyState {
   firstArrivalSeq?: number;
   /** The event numbers of all its deliveries' arrivals. */
   arrivalSeqs?: number[];
+  /** Hits of copies whose excuse (excuseRacingCopy) failed or never came: the design lets a count include them. */
+  unexcusedHits?: number;
   /** Its creating delivery was answered 202 with no place taken in its line (placeFailed): it is placed later, by a worker. */
   placeFailed?: boolean;
   /** The first delivery's headers as signed then: what a replayer captured. */
@@ -1529,8 +1531,15 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
     // in any order; a missed count is allowed, an invented one never).
     const checkCount = (k: KeyState, repeats: number): void => {
       const answeredSeq = breakerAnsweredSeq(k);
-      const after = (k.arrivalSeqs ?? []).filter((a) => answeredSeq !== undefined && a > answeredSeq).length;
-      if (repeats > after) violations.push(`${k.key}: a delivery counted ${repeats} repeats, but only ${after} of its deliveries arrived after a 2xx answer`);
+      // Copies still on their way to their excuse, or whose excuse never landed, may be in it too.
+      const self = sched.current();
+      const pending = sched
+        .parked()
+        .reduce((sum, a) => sum + (a !== self && a.kind === 'ingest' && a.meta.keyState === k && typeof a.meta.pendingHits === 'number' ? a.meta.pendingHits : 0), 0);
+      const after = (k.arrivalSeqs ?? []).filter((a) => answeredSeq !== undefined && a > answeredSeq).length + pending + (k.unexcusedHits ?? 0);
+      if (repeats > after) {
+        violations.push(`${k.key}: a delivery counted ${repeats} repeats, but only ${after} could count (deliveries after a 2xx answer, hits whose excuse is pending or failed)`);
+      }
     };
     /** The first answer the breaker may count from: a 2xx, or a death after a send began. */
     const breakerAnsweredSeq = (k: KeyState): number | undefined =>
@@ -1558,6 +1567,22 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
             }
           };
         }
+        if (prop === 'excuseRacingCopy' && typeof value === 'function') {
+          const excuse = value as IngestEventStore['excuseRacingCopy'];
+          return async (...args: Parameters<IngestEventStore['excuseRacingCopy']>): Promise<void> => {
+            const meta = sched.current()?.meta;
+            try {
+              await excuse.apply(target, args);
+            } catch (error) {
+              // Its bookkeeping failed: the answer stands, and the count may include this copy's hits.
+              const k = meta?.keyState as KeyState | undefined;
+              if (k !== undefined) k.unexcusedHits = (k.unexcusedHits ?? 0) + ((meta?.pendingHits as number | undefined) ?? 0);
+              throw error;
+            } finally {
+              if (meta !== undefined) meta.pendingHits = 0;
+            }
+          };
+        }
         if (prop !== 'claimKey' || typeof value !== 'function') return value;
         const claimKey = value as IngestEventStore['claimKey'];
         return async (record: EventRecord, claimNowMs: number) => {
@@ -1577,6 +1602,10 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
             violations.push(`${record.key}: a delivery's own claim, committed and then retried by the SDK, was taken for another delivery's: answered as a replay, no work sent`);
           }
           if (eventual && out.kind === 'created') await checkDoubleClaim(record.route, record.key, claimNowMs);
+          // A duplicate's hits while a count ran, until it is answered or excused: a racing copy's are
+          // in the count until then (a claim before the count started is in its base).
+          const meta = sched.current()?.meta;
+          if (meta !== undefined && out.kind === 'exists' && out.answered) meta.pendingHits = out.attempts ?? 1;
           return out;
         };
       },
@@ -1613,7 +1642,8 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       // the breaker's count): an ingest that dies once it began is taken as having answered (killActor).
       queue: watchCalls(gatedQueue, 'send', (args) => {
         const meta = sched.current()?.meta;
-        if (meta !== undefined && (args[0] as WorkMessage).startsCount === true) meta.sentWork = true;
+        // The event number as the send began: a copy that arrives later came after an answer it could have given.
+        if (meta !== undefined && (args[0] as WorkMessage).startsCount === true) meta.sentAtSeq ??= arrivals;
       }),
       bodies,
       order: orderOf(clientOf.ingest),
@@ -1878,7 +1908,18 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
       if (actor.kind === 'ingest' && actor.meta.placing === true) stats.killedBeforePlace++;
       // Its work may be out and a worker's lease may start the count: a death after the send began
       // is an answer it could have given, as one after v3's mark was (architecture.md#circuit-breaker).
-      if (actor.kind === 'ingest' && actor.meta.sentWork === true) (actor.meta.keyState as KeyState).diedAfterSendSeq ??= ++arrivals;
+      // (A Lambda timeout is noticed here when the actor is next stepped, later than it struck: the
+      // send's own event number stands for it.)
+      const pendingHits = actor.meta.pendingHits;
+      if (actor.kind === 'ingest' && typeof pendingHits === 'number' && pendingHits > 0) {
+        const k = actor.meta.keyState as KeyState;
+        k.unexcusedHits = (k.unexcusedHits ?? 0) + pendingHits;
+      }
+      const sentAtSeq = actor.meta.sentAtSeq;
+      if (actor.kind === 'ingest' && typeof sentAtSeq === 'number') {
+        const k = actor.meta.keyState as KeyState;
+        k.diedAfterSendSeq = Math.min(k.diedAfterSendSeq ?? sentAtSeq, sentAtSeq);
+      }
       if (why === 'crash') stats.crashes++;
       else stats.timeouts++;
       for (const messageId of (actor.meta.messageIds as string[] | undefined) ?? []) crashed.set(messageId, (crashed.get(messageId) ?? 0) + 1);
