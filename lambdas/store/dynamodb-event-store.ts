@@ -39,7 +39,7 @@ function countRuns(item: Readonly<Record<string, unknown>>): boolean {
   return typeof item.repeatBase === 'number' && item.repeatBase >= 0;
 }
 
-/** True when a record item shows an answer below 500 standing, counted from (record-transitions.ts, markAnswered). */
+/** True when a record item shows an answer below 500 standing with the count running (record-transitions.ts: a lease, or a resend's mark, started it). */
 function answerStands(item: Readonly<Record<string, unknown>>): { answered: boolean; answeredAt?: number } {
   const answered = countRuns(item) && typeof item.answerStatus === 'number' && item.answerStatus < 500;
   return answered && typeof item.answeredAt === 'number' ? { answered, answeredAt: item.answeredAt } : { answered };
