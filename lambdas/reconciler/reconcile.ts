@@ -142,6 +142,8 @@ export type Finding =
   | 'line-blocked'
   | 'missing-effect'
   | 'orphan-entry'
+  /** FAILED with two posted entries or more: reversed once a redrive completes it; a person who drops it keeps the entry whose effect happened. */
+  | 'failed-with-entries'
   | 'reenqueue-limit'
   | 'reenqueue-failed'
   /** Stuck, and the record keeps no payload to send again: see messageFor. */
@@ -237,12 +239,11 @@ function byPostingOrder(a: LedgerEntry, b: LedgerEntry): number {
 }
 
 /**
- * The entry of a key to keep (decision 3): the one the completing run posted, when it says
+ * The entry of a COMPLETED key to keep (decision 3): the one the completing run posted, when it says
  * so, else the earliest. `posted` is in posting order and not empty.
  */
-export function keptEntryOf(posted: readonly LedgerEntry[], record: Pick<EventRecord, 'status' | 'runs'>): LedgerEntry {
+export function keptEntryOf(posted: readonly LedgerEntry[], record: Pick<EventRecord, 'runs'>): LedgerEntry {
   const earliest = posted[0] as LedgerEntry;
-  if (record.status !== RECORD_STATUS.completed) return earliest;
   return posted.find((e) => e.attempt === record.runs) ?? earliest;
 }
 
@@ -770,8 +771,12 @@ export async function reconcile(deps: ReconcileDeps, options: ReconcileOptions):
       for (const group of duplicated) {
         const first = group[0] as LedgerEntry;
         const record = records.get(scopedKey(first.route, first.idempotencyKey));
-        // Gone (expired), or still in flight: the run that completes it may post the entry to keep.
-        if (record === undefined || (record.status !== RECORD_STATUS.completed && record.status !== RECORD_STATUS.failed)) continue;
+        // Gone (expired), in flight or FAILED: the run that completes it (a redrive's) may post
+        // the entry to keep; an earlier run's entry may stand without its effect (seed 961).
+        if (record?.status === RECORD_STATUS.failed) {
+          effectFindings.push({ route: record.route, key: record.key, finding: 'failed-with-entries', detail: `entries ${group.map((e) => e.entryId).join(', ')}` });
+        }
+        if (record?.status !== RECORD_STATUS.completed) continue;
         const posted = group.sort(byPostingOrder);
         const keep = keptEntryOf(posted, record);
         for (const entry of posted) {

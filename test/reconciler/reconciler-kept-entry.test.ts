@@ -13,10 +13,9 @@ describe('the entry the reconciler keeps among a key\'s posted entries', () => {
   it('is the one the completing run posted, else the earliest', () => {
     const first = entry('a', 1, 1);
     const second = entry('b', 2, 2);
-    expect(keptEntryOf([first, second], { status: 'COMPLETED', runs: 2 })).toBe(second);
-    expect(keptEntryOf([first, second], { status: 'COMPLETED', runs: 3 })).toBe(first);
-    expect(keptEntryOf([entry('a', 1), entry('b', 2)], { status: 'COMPLETED', runs: 2 }).entryId).toBe('a');
-    expect(keptEntryOf([first, second], { status: 'FAILED', runs: 2 })).toBe(first);
+    expect(keptEntryOf([first, second], { runs: 2 })).toBe(second);
+    expect(keptEntryOf([first, second], { runs: 3 })).toBe(first);
+    expect(keptEntryOf([entry('a', 1), entry('b', 2)], { runs: 2 }).entryId).toBe('a');
   });
 
   it('reverses attempt 1\'s entry when attempt 2 completed the record, and leaves a record still in flight alone', async () => {
@@ -47,6 +46,26 @@ describe('the entry the reconciler keeps among a key\'s posted entries', () => {
     expect(report.reversals).toEqual(
       expect.arrayContaining([expect.objectContaining({ key: 'by-run', keptEntryId: `ent_by-run_${at + 5_000}` })]) as unknown,
     );
+  }, 60_000);
+
+  it('reverses nothing of a FAILED record whose earlier run posted and died before its effect, and reports it (seed 961: the genuine charge was refunded, then a redrive completed the key with it)', async () => {
+    // Prepare: run 2 posted and died before its charge; run 3 posted, charged and died before
+    // completing; the record ran out of attempts (FAILED). Keeping the earliest reverses run 3's.
+    const s = await scene();
+    const at = T0 - 3 * HOUR;
+    await s.writeRecords([s.record('pay', 'failed', at, 'FAILED', { runs: 3, attempts: 3 })]);
+    await s.writeEntries([s.entry('pay', 'failed', at + 1_000, 2), s.entry('pay', 'failed', at + 5_000, 3)]);
+    // Act
+    const report = await reconcile(s.deps(), WINDOW);
+    // Assess: both stand until a redrive's completing run names the one to keep; a person is told.
+    expect(report.counts.reversed).toBe(0);
+    expect(Object.values(await s.statuses('pay', 'failed'))).toEqual(['posted', 'posted']);
+    expect(report.needsAttention).toContainEqual({
+      route: 'pay',
+      key: 'failed',
+      finding: 'failed-with-entries',
+      detail: `entries ent_failed_${at + 1_000}, ent_failed_${at + 5_000}`,
+    });
   }, 60_000);
 
   it.each([
