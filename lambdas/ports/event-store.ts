@@ -39,14 +39,27 @@ export interface ResendRequest {
   readonly answeredFailure: boolean;
 }
 
+/** A claim the store gave up on; `uncertain` of its attempts may have committed, each counting a hit. */
+export class ClaimFailedError extends Error {
+  readonly uncertain: number;
+  constructor(uncertain: number, options?: ErrorOptions) {
+    super(`claimKey failed after ${uncertain} attempts that may have committed`, options);
+    this.name = 'ClaimFailedError';
+    this.uncertain = uncertain;
+  }
+}
+
 /** The ingest's view of the events table. */
 export interface IngestEventStore {
   /**
    * Creates the record if the key is absent, in ONE write; on a live key the same write
    * counts the delivery and returns the record as it stood, with no extra read or write.
    * Only an expired record costs a second request (it is replaced by a new generation).
+   * Throws ClaimFailedError when the SDK gives up.
    */
   claimKey(record: EventRecord, nowMs: number): Promise<ClaimResult>;
+  /** A failed claim's hits, which its attempts may have counted: no count includes them (record-transitions.ts, excuseFailedClaim). */
+  excuseFailedClaim(route: string, key: string, hits: number): Promise<void>;
   /**
    * True for the one caller that marks this generation of the key as having tripped its
    * route's circuit breaker (see record-transitions.ts, markBreakerTripped).

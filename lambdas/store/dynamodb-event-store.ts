@@ -11,6 +11,7 @@ import { DeleteCommand, DynamoDBDocumentClient, GetCommand, UpdateCommand } from
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { RECORD_STATUS } from '../domain/event-record.ts';
 import type { EventRecord, Payload, StoredAnswer } from '../domain/event-record.ts';
+import { ClaimFailedError } from '../ports/event-store.ts';
 import type { ClaimResult, IngestEventStore, ResendRequest } from '../ports/event-store.ts';
 import { conditionalPut, conditionalUpdate } from './conditional-write.ts';
 import { fromRecordItem, toRecordItem } from './record-item.ts';
@@ -19,6 +20,7 @@ import {
   claimExpiredKey,
   claimKey,
   claimResend,
+  excuseFailedClaim,
   excuseRacingCopy,
   forgetReplay,
   keepPayload,
@@ -64,9 +66,10 @@ export class DynamoDbEventStore implements IngestEventStore {
     return { pk: recordPk(route, key), sk: RECORD_SK };
   }
 
+  /** @throws ClaimFailedError: the SDK gave up; its `uncertain` attempts may have committed. */
   async claimKey(record: EventRecord, nowMs: number): Promise<ClaimResult> {
     // This delivery's nonce: the SDK's retry of our own committed claim finds it (claimKey's comment).
-    // (claimKey leaves the item's repeatBase out: the breaker's count starts at markAnswered.)
+    // (claimKey leaves the item's repeatBase out: the breaker's count starts at the lease.)
     const claimId = randomUUID();
     const item = { ...toRecordItem(record, { timeShards: this.#timeShards }), claimId };
     const ours = (old: Readonly<Record<string, unknown>>): boolean => old.claimId === claimId && old.receivedAt === record.receivedAt;
@@ -139,7 +142,7 @@ export class DynamoDbEventStore implements IngestEventStore {
       const out = await this.#doc.send(command);
       return { ok: true, item: out.Attributes, attempts: 1 + uncertain.size };
     } catch (err) {
-      if (!(err instanceof ConditionalCheckFailedException)) throw err;
+      if (!(err instanceof ConditionalCheckFailedException)) throw new ClaimFailedError(uncertain.size, { cause: err });
       // The old item comes back as raw attribute values even through the document client.
       return { ok: false, old: err.Item === undefined ? undefined : unmarshall(err.Item), attempts: 1 + uncertain.size };
     }
@@ -188,6 +191,11 @@ export class DynamoDbEventStore implements IngestEventStore {
   async excuseRacingCopy(route: string, key: string, receivedAt: number, answeredAt: number, hits = 1): Promise<void> {
     // Refused: the count was frozen or started again since (another answeredAt), or our own retried excuse.
     await conditionalUpdate(this.#doc, { TableName: this.#table, Key: this.#key(route, key), ...excuseRacingCopy({ receivedAt, answeredAt, hits }) });
+  }
+
+  async excuseFailedClaim(route: string, key: string, hits: number): Promise<void> {
+    // Refused: no count runs (nothing of ours is in one), or our own retried excuse.
+    await conditionalUpdate(this.#doc, { TableName: this.#table, Key: this.#key(route, key), ...excuseFailedClaim({ hits }) });
   }
 
   async takenBefore(route: string, fingerprint: string, receivedAt: number): Promise<number | undefined> {

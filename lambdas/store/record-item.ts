@@ -88,8 +88,9 @@ export function fromSummaryItem(item: RecordItem): RecordSummary & { readonly at
  */
 function repeatsOf(item: RecordItem, hits: number, answerStatus: number): number | undefined {
   const base = optNum(item, 'repeatBase');
-  // A negative base is COUNT_FROZEN: a 5xx of ours stopped the count.
-  if (answerStatus < 500 && base !== undefined && base >= 0) return hits - base;
+  // A negative base is COUNT_FROZEN: a 5xx of ours stopped the count. A base above hits: an
+  // excuse for hits that never landed (excuseFailedClaim), a missed count.
+  if (answerStatus < 500 && base !== undefined && base >= 0) return Math.max(0, hits - base);
   return optNum(item, 'repeats');
 }
 

@@ -239,12 +239,12 @@ function runnable(p: { receivedAt: number; nowMs: number; maxAttempts: number; f
  * the record its own first attempt created, succeeds, adds one more hit and returns it. An
  * ALL_OLD whose claimId and receivedAt are ours is therefore our own creation, not a
  * duplicate: its work is sent and answered 202 (the store reports it as created). The extra
- * hit is harmless: no count runs until markAnswered, which starts from the hits it finds.
+ * hit is harmless: the count starts at the lease, from the hits it finds (acquireLease).
  *   t0 attempt 1: created, answer lost | t1 attempt 2: old back, claimId ours, hits 2 -> created
  *
  * Only attributes that no later transition removes may be set here: a duplicate would put a
- * removed one back. So `repeatBase` is never set here (markAnswered sets it, recordEnqueueFailure
- * removes it).
+ * removed one back. So `repeatBase` is never set here (a lease or markAnswered sets it,
+ * recordEnqueueFailure freezes it).
  */
 export function claimKey(p: { item: Readonly<Record<string, unknown>>; nowMs: number }): Transition {
   const names: Record<string, string> = {};
@@ -280,7 +280,7 @@ export function claimExpiredKey(
   nowMs: number,
   item: Readonly<Record<string, unknown>>,
 ): { Item: Record<string, unknown>; ConditionExpression: string; ExpressionAttributeValues: Record<string, unknown> } {
-  // As claimKey: no repeatBase, the breaker's count starts at markAnswered.
+  // As claimKey: no repeatBase, the breaker's count starts at the lease (or a resend's markAnswered).
   const { repeatBase: _notYet, ...fresh } = item;
   return {
     Item: fresh,
@@ -918,6 +918,20 @@ export function excuseRacingCopy(p: { receivedAt: number; answeredAt: number; hi
       `(attribute_not_exists(${WRITE_ID}) OR ${WRITE_ID} <> ${WRITE_ID_VALUE})`,
     UpdateExpression: `SET repeatBase = repeatBase + :hits, ${WRITE_ID} = ${WRITE_ID_VALUE}`,
     ExpressionAttributeValues: { ':receivedAt': p.receivedAt, ':answeredAt': p.answeredAt, ':hits': p.hits, ':zero': 0, [WRITE_ID_VALUE]: newWriteId() },
+  };
+}
+
+/**
+ * A claim the ingest gave up on (it answers 5xx) after SDK attempts that may have committed:
+ * each may have counted a hit while a count ran, and the sender's retry of our failure follows
+ * no answer of ours. This moves repeatBase on by them; one that never landed makes a missed
+ * count, never a false one (seed 1580). It carries the write nonce, as excuseRacingCopy does.
+ */
+export function excuseFailedClaim(p: { hits: number }): Omit<Transition, 'ExpressionAttributeNames'> {
+  return {
+    ConditionExpression: `${COUNTING} AND (attribute_not_exists(${WRITE_ID}) OR ${WRITE_ID} <> ${WRITE_ID_VALUE})`,
+    UpdateExpression: `SET repeatBase = repeatBase + :hits, ${WRITE_ID} = ${WRITE_ID_VALUE}`,
+    ExpressionAttributeValues: { ':hits': p.hits, ':zero': 0, [WRITE_ID_VALUE]: newWriteId() },
   };
 }
 

@@ -163,4 +163,30 @@ describe('an ambiguous claimKey (committed, its answer lost, retried by the SDK)
     expect(await repeatsNow()).toBe(1);
     expect((await s.states.get(ROUTE)).state).toBe('active');
   });
+  it("takes a failed claim's committed hits out of the count: the sender's retry of our 503 is one repeat, not three (seed 1580)", async () => {
+    // Prepare: every attempt of the second copy's claim commits and loses its answer; the SDK
+    // gives up after its four attempts and the ingest answers 503.
+    let claims = 0;
+    const s = await scene((name, input, attempt) => {
+      if (name !== 'UpdateItemCommand' || !isClaim(input)) return 'ok';
+      if (attempt === 1) claims++;
+      return claims === 2 ? 'commit-then-error' : 'ok';
+    });
+    const repeatsNow = async (): Promise<number | undefined> => {
+      const item = await s.record();
+      return item === undefined ? undefined : fromRecordItem(item).repeats;
+    };
+    expect((await s.deliver()).statusCode).toBe(202);
+    await s.fx.takeWork();
+    // Act: a copy after our 202, its claim failed; the sender retries it.
+    s.clock.now += ANSWER_MARGIN_MS + 1;
+    expect((await s.deliver()).statusCode).toBe(503);
+    const hitsThen: unknown = (await s.record())?.hits;
+    s.clock.now += 1_000;
+    expect((await s.deliver()).statusCode).toBe(202);
+    // Assess: four hits landed for one copy; none of them counts, the retry counts one.
+    expect(hitsThen).toBe(5);
+    expect(await repeatsNow()).toBe(1);
+    expect((await s.states.get(ROUTE)).state).toBe('active');
+  });
 });

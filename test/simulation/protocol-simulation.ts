@@ -50,6 +50,7 @@ import type { Ledger } from '../../lambdas/ledger/ledger.ts';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { createLogger } from '../../lambdas/observability/powertools.ts';
 import { METRICS_NAMESPACE } from '../../lambdas/observability/metric-catalogue.ts';
+import { ClaimFailedError } from '../../lambdas/ports/event-store.ts';
 import type { IngestEventStore } from '../../lambdas/ports/event-store.ts';
 import type { ExecutionStore } from '../../lambdas/ports/execution-store.ts';
 import { defaultWindow, notDueGapMs, sweepOptionsOf } from '../../lambdas/reconciler/create-reconciler.ts';
@@ -732,6 +733,8 @@ interface KeyState {
   readonly ledgerMode: 'after' | 'after-post-fails' | 'before';
   /** A delivery of the key got a 2xx answer: its sender stops retrying. */
   answered: boolean;
+  /** True time of the last 2xx answer a delivery of it got: a record generation claimed after it holds no answer of it. */
+  lastAnsweredAt?: number;
   /** The receivedAt of the record generation a worker last leased. */
   generation?: number;
   /**
@@ -1583,6 +1586,21 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
             }
           };
         }
+        if (prop === 'excuseFailedClaim' && typeof value === 'function') {
+          const excuse = value as IngestEventStore['excuseFailedClaim'];
+          return async (...args: Parameters<IngestEventStore['excuseFailedClaim']>): Promise<void> => {
+            const meta = sched.current()?.meta;
+            try {
+              await excuse.apply(target, args);
+            } catch (error) {
+              const k = meta?.keyState as KeyState | undefined;
+              if (k !== undefined) k.unexcusedHits = (k.unexcusedHits ?? 0) + args[2];
+              throw error;
+            } finally {
+              if (meta !== undefined) meta.pendingHits = 0;
+            }
+          };
+        }
         if (prop !== 'claimKey' || typeof value !== 'function') return value;
         const claimKey = value as IngestEventStore['claimKey'];
         return async (record: EventRecord, claimNowMs: number) => {
@@ -1591,7 +1609,12 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
           const before = await observerStore.get(record.route, record.key);
           const noneLive = before === undefined || before.expiresAt <= Math.floor(claimNowMs / 1000);
           const call = ++portCalls;
-          const out = await callScope.run(call, () => claimKey.call(target, record, claimNowMs));
+          const out = await callScope.run(call, () => claimKey.call(target, record, claimNowMs)).catch((error: unknown) => {
+            // A failed claim's hits may be in a count until its excuse lands (excuseFailedClaim).
+            const meta = sched.current()?.meta;
+            if (meta !== undefined && error instanceof ClaimFailedError) meta.pendingHits = error.uncertain;
+            throw error;
+          });
           const ownClaimId = actor === undefined ? undefined : committedUnanswered.get(ownWriteOf(actor, pk, call));
           if (actor !== undefined) committedUnanswered.delete(ownWriteOf(actor, pk, call));
           // Ours only if the record that stands carries this delivery's own claimId: copies that
@@ -1809,6 +1832,7 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
             trace?.(`ingest ${k.key} answered: ${outcome.kind}${outcome.kind === 'duplicate' ? ` ${outcome.answerAs}, repeats ${String(outcome.repeats)}` : ''}`);
             if (outcome.kind === 'duplicate') checkCount(k, outcome.repeats ?? 0);
             k.answered = true;
+            k.lastAnsweredAt = nowMs;
             k.answeredSeq ??= ++arrivals;
             if (outcome.kind === 'accepted' && outcome.placeFailed === true) k.placeFailed = true;
           } catch (error) {
@@ -3038,7 +3062,10 @@ function strandedAtEnd(k: KeyState, record: EventRecord, routes: ReadonlyMap<str
   if (record.status === RECORD_STATUS.completed || record.status === RECORD_STATUS.failed || record.status === RECORD_STATUS.parked) return false;
   const window = (routes.get(k.route)?.senderRetryWindowSeconds ?? 0) * 1000;
   const senderGaveUp = k.firstSentAt !== undefined && nowMs - k.firstSentAt > window;
-  const neverAccepted = !k.answered && senderGaveUp && record.status === RECORD_STATUS.received && record.runs === 0 && record.body === undefined;
+  // A generation claimed by a replay after every 2xx of the key (its receipt, on a clock within
+  // the bound, later than the last answer) got none: all its copies died (seed 907).
+  const answered = k.lastAnsweredAt !== undefined && k.lastAnsweredAt >= record.receivedAt - CLOCK_SKEW_SECONDS * 1000;
+  const neverAccepted = !answered && senderGaveUp && record.status === RECORD_STATUS.received && record.runs === 0 && record.body === undefined;
   return !neverAccepted;
 }
 
