@@ -29,8 +29,8 @@ export interface Deployment {
 export interface AwsClients {
   readonly dynamo: DynamoDBClient;
   readonly sqs: SQSClient;
-  /** With the deployment's bodyBucket: the bucket of large bodies. @default - none */
-  readonly s3?: S3Client;
+  /** With the deployment's bodyBucket: the bucket of large bodies (a client, or how to make one at the first large body). @default - none */
+  readonly s3?: S3Client | (() => Promise<S3Client>);
 }
 
 /**

@@ -36,7 +36,7 @@ export interface ReconcilerOptions {
   /** Another queue than SQS's (a benchmark's, which counts). @default - an SqsWorkQueue on sqs and queueUrl */
   readonly queue?: WorkQueue;
   /** With bodyBucket: the bucket of large bodies, whose objects a re-send keeps alive. @default - none */
-  readonly s3?: S3Client;
+  readonly s3?: S3Client | (() => Promise<S3Client>);
   readonly bodyBucket?: string;
   readonly config: ResolvedConfig;
   readonly now?: () => number;

@@ -18,11 +18,17 @@
  * fauxqs, the local S3, ignores If-None-Match and overwrites: with the same bytes, as the name
  * says, so nothing the local stack shows depends on it.
  */
-import { CopyObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { S3Client as S3 } from '@aws-sdk/client-s3';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { bodyObjectPointer, parseBodyObjectPointer } from '../domain/body-object.ts';
 import type { BodyObjects, StoredBody } from '../ports/body-objects.ts';
+import type * as S3Sdk from './s3-sdk.ts';
+
+/** The S3 SDK, loaded at the first large body: a small body's cold start never evaluates it. */
+let sdkLoading: Promise<typeof S3Sdk> | undefined;
+const sdk = (): Promise<typeof S3Sdk> => (sdkLoading ??= import('./s3-sdk.ts'));
+
+/** An S3 client, or how to make one when the first large body needs it (bodiesClient). */
+export type BodiesClient = S3Client | (() => Promise<S3Client>);
 
 /** An S3 error's HTTP status, or undefined. */
 function statusOf(error: unknown): number | undefined {
@@ -36,17 +42,25 @@ function isMissing(error: unknown): boolean {
 
 export class S3BodyObjects implements BodyObjects {
   readonly bucket: string;
-  readonly #client: S3Client;
+  readonly #make: BodiesClient;
+  #client: Promise<S3Client> | undefined;
 
-  constructor(client: S3Client, bucket: string) {
-    this.#client = client;
+  constructor(client: BodiesClient, bucket: string) {
+    this.#make = client;
     this.bucket = bucket;
+  }
+
+  async #s3(): Promise<{ client: S3Client; m: typeof S3Sdk }> {
+    const make = this.#make;
+    const client = await (this.#client ??= typeof make === 'function' ? make() : Promise.resolve(make));
+    return { client, m: await sdk() };
   }
 
   async store(name: string, bytes: Buffer): Promise<{ pointer: string; created: boolean }> {
     const pointer = bodyObjectPointer(this.bucket, name);
     try {
-      await this.#client.send(new PutObjectCommand({ Bucket: this.bucket, Key: name, Body: bytes, IfNoneMatch: '*', ContentLength: bytes.length }));
+      const { client, m } = await this.#s3();
+      await client.send(new m.PutObjectCommand({ Bucket: this.bucket, Key: name, Body: bytes, IfNoneMatch: '*', ContentLength: bytes.length }));
       return { pointer, created: true };
     } catch (error) {
       if (statusOf(error) === 412) return { pointer, created: false };
@@ -57,7 +71,8 @@ export class S3BodyObjects implements BodyObjects {
   async read(pointer: string): Promise<StoredBody | undefined> {
     const { bucket, name } = this.#parse(pointer);
     try {
-      const got = await this.#client.send(new GetObjectCommand({ Bucket: bucket, Key: name }));
+      const { client, m } = await this.#s3();
+      const got = await client.send(new m.GetObjectCommand({ Bucket: bucket, Key: name }));
       const bytes = Buffer.from((await got.Body?.transformToByteArray()) ?? new Uint8Array());
       return { bytes, lastModifiedMs: got.LastModified?.getTime() ?? 0 };
     } catch (error) {
@@ -69,7 +84,8 @@ export class S3BodyObjects implements BodyObjects {
   async lastWritten(pointer: string): Promise<number | undefined> {
     const { bucket, name } = this.#parse(pointer);
     try {
-      const head = await this.#client.send(new HeadObjectCommand({ Bucket: bucket, Key: name }));
+      const { client, m } = await this.#s3();
+      const head = await client.send(new m.HeadObjectCommand({ Bucket: bucket, Key: name }));
       return head.LastModified?.getTime() ?? 0;
     } catch (error) {
       if (isMissing(error)) return undefined;
@@ -80,9 +96,8 @@ export class S3BodyObjects implements BodyObjects {
   async renew(pointer: string): Promise<boolean> {
     const { bucket, name } = this.#parse(pointer);
     try {
-      await this.#client.send(
-        new CopyObjectCommand({ Bucket: bucket, Key: name, CopySource: `${bucket}/${name}`, MetadataDirective: 'REPLACE' }),
-      );
+      const { client, m } = await this.#s3();
+      await client.send(new m.CopyObjectCommand({ Bucket: bucket, Key: name, CopySource: `${bucket}/${name}`, MetadataDirective: 'REPLACE' }));
       return true;
     } catch (error) {
       if (isMissing(error)) return false;
@@ -102,11 +117,11 @@ export class S3BodyObjects implements BodyObjects {
  * there, re-sent here by this Region's reconciler): the SDK follows S3's redirect to the bucket's
  * own Region (followRegionRedirects).
  */
-export function bodiesClient(): S3Client {
-  return new S3({ followRegionRedirects: true });
+export function bodiesClient(): () => Promise<S3Client> {
+  return async () => new (await sdk()).S3Client({ followRegionRedirects: true });
 }
 
 /** The bucket of large bodies, when the deployment has one and an S3 client is given. */
-export function bodyObjectsOf(s3: S3Client | undefined, bucket: string | undefined): S3BodyObjects | undefined {
+export function bodyObjectsOf(s3: BodiesClient | undefined, bucket: string | undefined): S3BodyObjects | undefined {
   return s3 === undefined || bucket === undefined ? undefined : new S3BodyObjects(s3, bucket);
 }

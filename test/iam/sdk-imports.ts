@@ -48,6 +48,8 @@ const LIBRARY_CALLS: Readonly<Record<string, Readonly<Record<string, readonly st
 const NAMED_IMPORT = /^(?:import|export)\s+(?!type\s)(?:[\w$]+\s*,\s*)?\{([^}]*)\}\s*from\s*'([^']+)'/gm;
 /** Any other import or re-export whose module is followed: default, namespace, side effect. */
 const ANY_IMPORT = /^(?:import|export)\s+(?!type\s)(?:[^'";]*?\sfrom\s*)?'([^']+)'/gm;
+/** A module loaded when first needed (`import('./x.ts')`): its calls are the function's too. */
+const DYNAMIC_IMPORT = /\bimport\(\s*'(\.[^']+)'\s*\)/g;
 
 function namesOf(list: string): string[] {
   return list
@@ -86,7 +88,7 @@ export function sdkOperationsOf(entries: readonly string[]): Map<string, string[
         }
       }
     }
-    for (const [, from = ''] of source.matchAll(ANY_IMPORT)) {
+    for (const [, from = ''] of [...source.matchAll(ANY_IMPORT), ...source.matchAll(DYNAMIC_IMPORT)]) {
       if (from.startsWith('.') && from.endsWith('.ts')) pending.push(resolve(dirname(file), from));
     }
   }
