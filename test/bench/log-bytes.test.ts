@@ -61,9 +61,9 @@ describe('the log bytes each function writes, measured from the real handlers un
     expect(measured.functions.ingestDuplicate.emf.lines).toBe(1);
   });
 
-  it('writes no per-invocation metric document for a batch with nothing to count beyond its executions: two per batch, whatever its size', () => {
-    // Executions per route and outcome, and the per-route document with the lease shares.
-    expect(measured.functions.executorInvocation.emf.lines).toBeCloseTo(2, 1);
+  it('writes no per-invocation metric document for a batch with nothing to count beyond its executions: one per batch, whatever its size', () => {
+    // The per-route document with the lease shares, its executions per outcome a directive of it.
+    expect(measured.functions.executorInvocation.emf.lines).toBeCloseTo(1, 1);
     expect(measured.functions.executorMessage.emf.lines).toBeCloseTo(0, 1);
     expect(measured.metricStreams.some((s) => s.includes('RecordsReceived'))).toBe(false);
   });
