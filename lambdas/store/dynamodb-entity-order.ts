@@ -57,6 +57,12 @@ function placeItem(item: Record<string, unknown>): PlaceItem {
   };
 }
 
+/** The waiter a place holds: parked waiting for its turn, the place still live. */
+function waiterOf(item: PlaceItem | undefined, nowMs: number): Waiter | undefined {
+  if (item === undefined || !item.waiting || item.expiresAt < seconds(nowMs)) return undefined;
+  return { key: item.key, receivedAt: item.receivedAt };
+}
+
 function seconds(ms: number): number {
   return Math.floor(ms / 1000);
 }
@@ -176,8 +182,14 @@ export class DynamoDbEntityOrder implements EntityOrder {
 
   async advance(ref: LineRef, place: number, nowMs: number, ttlSeconds: number): Promise<Waiter | undefined> {
     const pk = linePartition(ref.route, ref.entity);
-    await this.#move(pk, place, nowMs, seconds(nowMs) + ttlSeconds);
-    return this.#waiterAt(pk, place + 1, nowMs);
+    // A record placed twice (a copy's placeIfAbsent raced its creator's place) holds the next
+    // place too: the line moves past it, or its waiter waits for the reconciler (seed 1543).
+    for (let at = place; ; at++) {
+      await this.#move(pk, at, nowMs, seconds(nowMs) + ttlSeconds);
+      const next = await this.#placeAt(pk, at + 1);
+      const ours = next !== undefined && next.key === ref.key && next.receivedAt === ref.receivedAt;
+      if (!ours || at - place >= MAX_PLACE_TRIES) return waiterOf(next, nowMs);
+    }
   }
 
   async skip(route: string, entity: string, nowMs: number, ttlSeconds: number): Promise<{ skipped?: LineHead; waiter?: Waiter; refused?: string }> {
@@ -355,11 +367,12 @@ export class DynamoDbEntityOrder implements EntityOrder {
 
   /** The record at `place` when its place is marked waiting. */
   async #waiterAt(pk: string, place: number, nowMs: number): Promise<Waiter | undefined> {
+    return waiterOf(await this.#placeAt(pk, place), nowMs);
+  }
+
+  async #placeAt(pk: string, place: number): Promise<PlaceItem | undefined> {
     const out = await this.#doc.send(new GetCommand({ TableName: this.#table, Key: { pk, sk: placeSortKey(place) }, ConsistentRead: true }));
-    if (out.Item === undefined) return undefined;
-    const item = placeItem(out.Item);
-    if (!item.waiting || item.expiresAt < seconds(nowMs)) return undefined;
-    return { key: item.key, receivedAt: item.receivedAt };
+    return out.Item === undefined ? undefined : placeItem(out.Item);
   }
 
   /** The cursor lives at least as long as a waiting place: a line with waiting work keeps its place. */

@@ -58,6 +58,23 @@ describe('an entity line', () => {
     expect(await order.turn(ref('c'), T0, EXPIRES)).toMatchObject({ kind: 'wait', head: { key: 'b' } });
   });
 
+  it('moves past the second place of a record placed twice and wakes the waiter behind it (seed 1543: a copy placed it while its creator was placing it)', async () => {
+    // Prepare: a copy's placeIfAbsent takes place 1 for b before b's creator takes place 2; c waits at 3.
+    const { route, ref } = lineOf();
+    for (const key of ['b', 'c']) await writeRecord(route, key);
+    expect(await order.placeIfAbsent(ref('b'), T0, EXPIRES)).toBe(1);
+    expect(await order.place(ref('b'), T0, EXPIRES)).toBe(2);
+    expect(await order.place(ref('c'), T0, EXPIRES)).toBe(3);
+    expect(await order.turn(ref('b'), T0, EXPIRES)).toEqual({ kind: 'turn', place: 1 });
+    await order.markWaiting(ref('c'), 3, EXPIRES + 86_400);
+    // Act: b completes at its first place.
+    await writeRecord(route, 'b', { status: 'COMPLETED' });
+    const waiter = await order.advance(ref('b'), 1, T0, 35 * 86_400);
+    // Assess: c is the waiter to wake, and its turn.
+    expect(waiter).toEqual({ key: 'c', receivedAt: T0 });
+    expect(await order.turn(ref('c'), T0, EXPIRES)).toEqual({ kind: 'turn', place: 3 });
+  });
+
   it('repairs a move lost to a crash: a completed head is passed by the next reader', async () => {
     const { route, entity, ref } = lineOf();
     for (const key of ['a', 'b']) {
