@@ -1570,31 +1570,17 @@ export async function runSchedule(env: SimulationEnv, seed: number, ops: readonl
             }
           };
         }
-        if (prop === 'excuseRacingCopy' && typeof value === 'function') {
-          const excuse = value as IngestEventStore['excuseRacingCopy'];
-          return async (...args: Parameters<IngestEventStore['excuseRacingCopy']>): Promise<void> => {
+        if ((prop === 'excuseRacingCopy' || prop === 'excuseFailedClaim') && typeof value === 'function') {
+          const excuse = value as (...args: unknown[]) => Promise<void>;
+          return async (...args: unknown[]): Promise<void> => {
             const meta = sched.current()?.meta;
             try {
               await excuse.apply(target, args);
             } catch (error) {
-              // Its bookkeeping failed: the answer stands, and the count may include this copy's hits.
+              // Its bookkeeping failed: the answer stands, and the count may include this copy's hits
+              // (a racing copy's, or a failed claim's: the claim wrapper below set them pending).
               const k = meta?.keyState as KeyState | undefined;
               if (k !== undefined) k.unexcusedHits = (k.unexcusedHits ?? 0) + ((meta?.pendingHits as number | undefined) ?? 0);
-              throw error;
-            } finally {
-              if (meta !== undefined) meta.pendingHits = 0;
-            }
-          };
-        }
-        if (prop === 'excuseFailedClaim' && typeof value === 'function') {
-          const excuse = value as IngestEventStore['excuseFailedClaim'];
-          return async (...args: Parameters<IngestEventStore['excuseFailedClaim']>): Promise<void> => {
-            const meta = sched.current()?.meta;
-            try {
-              await excuse.apply(target, args);
-            } catch (error) {
-              const k = meta?.keyState as KeyState | undefined;
-              if (k !== undefined) k.unexcusedHits = (k.unexcusedHits ?? 0) + args[2];
               throw error;
             } finally {
               if (meta !== undefined) meta.pendingHits = 0;
