@@ -25,12 +25,15 @@ export interface Deployment {
   readonly bodyBucket?: string;
 }
 
+/** An S3 client, or how to make one when the first large body needs it (store/s3-body-objects.ts, bodiesClient). */
+export type BodiesClient = S3Client | (() => Promise<S3Client>);
+
 /** The AWS clients a function calls through. */
 export interface AwsClients {
   readonly dynamo: DynamoDBClient;
   readonly sqs: SQSClient;
   /** With the deployment's bodyBucket: the bucket of large bodies (a client, or how to make one at the first large body). @default - none */
-  readonly s3?: S3Client | (() => Promise<S3Client>);
+  readonly s3?: BodiesClient;
 }
 
 /**

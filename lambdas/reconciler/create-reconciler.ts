@@ -8,7 +8,7 @@
 import { DynamoDbEntityOrder } from '../store/dynamodb-entity-order.ts';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { S3Client } from '@aws-sdk/client-s3';
+import type { BodiesClient } from '../config/deployment.ts';
 import { bodyObjectsOf } from '../store/s3-body-objects.ts';
 import type { ResolvedConfig } from '../config/resolve-config.ts';
 import type { Ledger } from '../ledger/ledger.ts';
@@ -36,7 +36,7 @@ export interface ReconcilerOptions {
   /** Another queue than SQS's (a benchmark's, which counts). @default - an SqsWorkQueue on sqs and queueUrl */
   readonly queue?: WorkQueue;
   /** With bodyBucket: the bucket of large bodies, whose objects a re-send keeps alive. @default - none */
-  readonly s3?: S3Client | (() => Promise<S3Client>);
+  readonly s3?: BodiesClient;
   readonly bodyBucket?: string;
   readonly config: ResolvedConfig;
   readonly now?: () => number;

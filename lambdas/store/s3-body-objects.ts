@@ -19,6 +19,7 @@
  * says, so nothing the local stack shows depends on it.
  */
 import type { S3Client } from '@aws-sdk/client-s3';
+import type { BodiesClient } from '../config/deployment.ts';
 import { bodyObjectPointer, parseBodyObjectPointer } from '../domain/body-object.ts';
 import type { BodyObjects, StoredBody } from '../ports/body-objects.ts';
 import type * as S3Sdk from './s3-sdk.ts';
@@ -26,9 +27,6 @@ import type * as S3Sdk from './s3-sdk.ts';
 /** The S3 SDK, loaded at the first large body: a small body's cold start never evaluates it. */
 let sdkLoading: Promise<typeof S3Sdk> | undefined;
 const sdk = (): Promise<typeof S3Sdk> => (sdkLoading ??= import('./s3-sdk.ts'));
-
-/** An S3 client, or how to make one when the first large body needs it (bodiesClient). */
-export type BodiesClient = S3Client | (() => Promise<S3Client>);
 
 /** An S3 error's HTTP status, or undefined. */
 function statusOf(error: unknown): number | undefined {
