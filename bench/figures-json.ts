@@ -34,6 +34,8 @@ export interface PipelineFigures {
   readonly writeUnitsPerDeliveryLife: JsonFigure;
   /** Node CPU of the ingest handler's calls per new delivery, ms (a: one delivery at a time, process.cpuUsage around each call). */
   readonly ingestCpuMsPerDelivery: JsonFigure;
+  /** The same per duplicate (e: a sender's retry once the work is done, one at a time). */
+  readonly ingestCpuMsPerDuplicate: JsonFigure;
   /** The ingest's answer p50 at concurrency 16, ms (b). */
   readonly c16P50Ms: JsonFigure;
   /** The worker's DynamoDB requests per executed message, in three of the executor benchmark's scenarios. */
@@ -60,6 +62,7 @@ function pipelineFigures(m: JsonMeasurements, peer: JsonPeer): PipelineFigures {
     ingestRequestsPerDuplicate: figure(requestsPerRetryOf(m.loads.e[peer])),
     writeUnitsPerDeliveryLife: figure((peer === 'retryproof' ? m.writeUnits : m.powertoolsWriteUnits)?.newDeliveryLife),
     ingestCpuMsPerDelivery: figure(handlerCpuMsOf(m.loads.a[peer])),
+    ingestCpuMsPerDuplicate: figure(handlerCpuMsOf(m.loads.e[peer])),
     c16P50Ms: figure(percentile(m.loads.b[peer].latenciesMs, 50)),
     executorRequestsPerMessage: {
       rest: figure(executor('rest').requestsPerExecuted),
@@ -82,6 +85,7 @@ function ratiosOf(rp: PipelineFigures, pt: PipelineFigures): PipelineFigures {
     ingestRequestsPerDuplicate: over((p) => p.ingestRequestsPerDuplicate),
     writeUnitsPerDeliveryLife: over((p) => p.writeUnitsPerDeliveryLife),
     ingestCpuMsPerDelivery: over((p) => p.ingestCpuMsPerDelivery),
+    ingestCpuMsPerDuplicate: over((p) => p.ingestCpuMsPerDuplicate),
     c16P50Ms: over((p) => p.c16P50Ms),
     executorRequestsPerMessage: {
       rest: over((p) => p.executorRequestsPerMessage.rest),

@@ -5,7 +5,7 @@
 import type { SdkMode } from './bundles.ts';
 import { DEFAULT_INPUTS, priceMonth, retryproofWriteUnits } from './cost-model.ts';
 import { executorGoalsOf } from './executor-figures.ts';
-import { bundleOf } from './figures.ts';
+import { bundleOf, handlerCpuMsOf } from './figures.ts';
 import type { Figures } from './figures.ts';
 import type { Measurements } from './measurements.ts';
 import { f1, f2, x } from './goal.ts';
@@ -82,6 +82,24 @@ function coldInitGoal(m: Measurements, f: Figures, mode: SdkMode): Goal {
   };
 }
 
+/** The ingest handler's own CPU per delivery (process.cpuUsage around each call, one at a time), against Powertools'. */
+function ingestCpuGoal(m: Measurements, w: 'a' | 'e', figure: string): Goal {
+  const rp = handlerCpuMsOf(m.loads[w].retryproof);
+  const pt = handlerCpuMsOf(m.loads[w].powertools);
+  const r = rp / pt;
+  const met = r <= 1.0;
+  return {
+    figure,
+    goal: "≤ 1.0x Powertools'",
+    retryproof: `${f2(rp)} ms`,
+    powertools: `${f2(pt)} ms`,
+    ratio: x(r),
+    spread: `${m.loads[w].retryproof.deliveries} deliveries each, one at a time`,
+    met,
+    missed: met ? undefined : `${f2(rp - pt)} ms more a call than the peer for the same one DynamoDB request: our own steps and the SDK's handling of a larger request.`,
+  };
+}
+
 /** The goals of issue 14, each against this run. */
 export function goalsOf(m: Measurements, f: Figures): Goal[] {
   const goals: Goal[] = [];
@@ -137,6 +155,8 @@ export function goalsOf(m: Measurements, f: Figures): Goal[] {
         `(${x(cpuR)}), the sender's signing included. On AWS, where round trips dominate, the model gives ${x(onAws)} at ` +
         `${DEFAULT_INPUTS.dynamoMs} ms per DynamoDB request and ${DEFAULT_INPUTS.sqsMs} ms per SQS send.`,
   });
+
+  goals.push(ingestCpuGoal(m, 'a', 'ingest CPU per new delivery (a, handler only)'), ingestCpuGoal(m, 'e', 'ingest CPU per duplicate (e, handler only)'));
 
   const wcu = retryproofWriteUnits(COST_GOAL_MONTH.bodyBytes);
   const measured = m.writeUnits;

@@ -16,6 +16,7 @@ const FIGURE_KEYS = [
   'ingestRequestsPerDuplicate',
   'writeUnitsPerDeliveryLife',
   'ingestCpuMsPerDelivery',
+  'ingestCpuMsPerDuplicate',
   'c16P50Ms',
   'executorRequestsPerMessage.rest',
   'executorRequestsPerMessage.backlog',
@@ -67,7 +68,7 @@ function measurements(over: Partial<JsonMeasurements> = {}): JsonMeasurements {
       // One at a time: the handler calls' CPU is timed.
       a: merged((p) => ({ handlerCpuMicros: p === 'retryproof' ? 12_000 : 10_000 })),
       b: merged((p) => ({ requests: p === 'retryproof' ? 10 : 20, latenciesMs: p === 'retryproof' ? [30, 40, 50] : [20, 25, 30] })),
-      e: merged(() => ({ newDeliveries: 0, duplicateDeliveries: 10, requests: 10, handlerCpuMicros: 3_000 })),
+      e: merged((p) => ({ newDeliveries: 0, duplicateDeliveries: 10, requests: 10, handlerCpuMicros: p === 'retryproof' ? 3_000 : 2_000 })),
     },
     writeUnits: { newDeliveryLife: 6, duplicate: 1, deliveries: 20 },
     powertoolsWriteUnits: { newDeliveryLife: 4, deliveries: 20 },
@@ -108,8 +109,9 @@ describe('the JSON of npm run bench -- --json', () => {
     const m = measurements();
     // Act
     const json = benchJsonOf(m);
-    // Assess: b's requests per new delivery and p50, e's requests per duplicate, a's handler CPU (1.2 ms over 10 deliveries twice).
-    expect(json.retryproof).toMatchObject({ ingestRequestsPerNewDelivery: 1, ingestRequestsPerDuplicate: 1, ingestCpuMsPerDelivery: 1.2, c16P50Ms: 40 });
+    // Assess: b's requests per new delivery and p50, e's requests per duplicate, a's handler CPU (1.2 ms over 10 deliveries twice), e's (0.3 ms).
+    expect(json.retryproof).toMatchObject({ ingestRequestsPerNewDelivery: 1, ingestRequestsPerDuplicate: 1, ingestCpuMsPerDelivery: 1.2, ingestCpuMsPerDuplicate: 0.3, c16P50Ms: 40 });
+    expect(json.ratios.ingestCpuMsPerDuplicate).toBeCloseTo(1.5, 9);
     expect(json.powertools).toMatchObject({ ingestRequestsPerNewDelivery: 2, ingestCpuMsPerDelivery: 1, c16P50Ms: 25, writeUnitsPerDeliveryLife: 4 });
     // The executor's figures: requests per message in three scenarios, CPU in the backlog, accept-to-effect p50 at rest and in the storm.
     expect(json.retryproof.executorRequestsPerMessage).toEqual({
