@@ -13,8 +13,26 @@ export interface Goal {
   /** How far the figure moved within the run, or why it cannot move. */
   readonly spread: string;
   readonly met: boolean;
-  /** For a missed goal: why, and what it would take. */
+  /** For a missed goal: this goal's own figures, and why, in a sentence or two. */
   readonly missed?: string;
+  /** A reason several missed goals share: the report prints it once, with the first of them. */
+  readonly why?: string;
+}
+
+/**
+ * One short paragraph per missed goal, as markdown list items: its own figures, then the
+ * reason it shares with other goals, written out at the first of them and named after that.
+ */
+export function missedParagraphs(goals: readonly Goal[]): string[] {
+  const firstWith = new Map<string, string>();
+  return goals
+    .filter((g) => !g.met)
+    .map((g) => {
+      const first = g.why === undefined ? undefined : firstWith.get(g.why);
+      if (g.why !== undefined && first === undefined) firstWith.set(g.why, g.figure);
+      const shared = g.why === undefined ? '' : first === undefined ? ` ${g.why}` : ` Why: as for ${first}.`;
+      return `- **${g.figure}.** ${g.missed ?? ''}${shared}`;
+    });
 }
 
 /** One decimal, or '-' for a figure the run could not give. */

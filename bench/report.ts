@@ -13,7 +13,7 @@ import { WORKLOADS } from './measurements.ts';
 import { RECEIVER_NAMES } from './receivers/receiver.ts';
 import type { ReceiverName } from './receivers/receiver.ts';
 import { median, percentile } from './stats.ts';
-import { f1, f2 } from './goal.ts';
+import { f1, f2, missedParagraphs } from './goal.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const TITLE: Readonly<Record<ReceiverName, string>> = { retryproof: 'retryproof', powertools: 'Powertools', naive: 'naive' };
@@ -114,7 +114,7 @@ function goalSection(m: Measurements, f: Figures): string[] {
       ['goal', 'spread', 'verdict'],
     ),
     '',
-    ...(missed.length === 0 ? [] : ['### Missed: why, and what it would take', '', ...missed.map((g) => `- **${g.figure}.** ${g.missed ?? ''}`), '']),
+    ...(missed.length === 0 ? [] : ['### Missed: why, and what it would take', '', ...missedParagraphs(goals), '']),
     '### Notes on the goals',
     '',
     `- **Duplicates in workload c** cost retryproof ${f2(f.requestsPerDuplicate.retryproof)} requests against Powertools' ` +

@@ -9,6 +9,9 @@ import { readFileSync } from 'node:fs';
 /** Every documentation file, in reading order: the README first, whose walk-through runs first. */
 export const DOC_FILES = [
   'README.md',
+  'docs/local-stack.md',
+  'docs/deploying.md',
+  'docs/guarantees.md',
   'docs/routes.md',
   'docs/large-payloads.md',
   'docs/ordering.md',
@@ -18,6 +21,7 @@ export const DOC_FILES = [
   'docs/several-regions.md',
   'docs/architecture.md',
   'docs/your-code.md',
+  'docs/layout.md',
 ] as const;
 
 export type DocFile = (typeof DOC_FILES)[number];

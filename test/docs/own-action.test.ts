@@ -1,5 +1,5 @@
 /**
- * The README's deploy section shows a team writing its own action before the first deploy
+ * The deploy page (docs/deploying.md) shows a team writing its own action before the first deploy
  * (the block marked `<!-- own-action: PATH -->`, PATH being the file it replaces). The block is
  * run here as written: saved as a module whose imports are the repository's, and called with
  * an ActionContext against a fulfilment service on loopback, so the docs cannot show an
@@ -15,11 +15,13 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Action, ActionContext } from '../../lambdas/actions/index.ts';
 import { PermanentActionError, RetryableActionError } from '../../lambdas/actions/index.ts';
-import { readDoc } from './doc-files.ts';
+import { allDocs } from './doc-files.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const MARKED = /<!-- own-action: (\S+) -->\n```ts\n([\s\S]*?)\n```/;
-const found = MARKED.exec(readDoc('README.md'));
+/** The one marked block, in whichever documentation file holds it. */
+const holders = allDocs().filter((d) => MARKED.test(d.text));
+const found = MARKED.exec(holders[0]?.text ?? '');
 const replaces = found?.[1] ?? '';
 const code = found?.[2] ?? '';
 /** The block's relative imports, each as written. */
@@ -71,7 +73,11 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe("the README's own action, before the first deploy", () => {
+describe("the docs' own action, before the first deploy", () => {
+  it('is shown once, on the deploy page', () => {
+    expect(holders.map((d) => d.path)).toEqual(['docs/deploying.md']);
+  });
+
   it('replaces the shipped template, and imports what the repository has from where that file is', () => {
     expect(replaces).toBe('actions/handle-stripe-event.ts');
     expect(existsSync(join(REPO, replaces))).toBe(true);

@@ -63,8 +63,10 @@ describe('the secret names the docs tell people to put', () => {
     ensured.push(...ensuredBy(buildMultiRegionApp({ context: { ...context, ordersApiUrl: 'https://orders.example.test' } })));
   }, 240_000);
 
-  it('finds the commands in the README, the operating guide, the several-Regions page and the multi-region example', () => {
-    expect(new Set(commands.map((c) => c.doc))).toEqual(new Set(['README.md', 'docs/operating.md', 'docs/several-regions.md', 'examples/multi-region/README.md']));
+  it('finds the commands in the README, the deploy page, the operating guide, the several-Regions page and the multi-region example', () => {
+    expect(new Set(commands.map((c) => c.doc))).toEqual(
+      new Set(['README.md', 'docs/deploying.md', 'docs/operating.md', 'docs/several-regions.md', 'examples/multi-region/README.md']),
+    );
     for (const command of commands) expect(command.secretId, command.doc).not.toBe('');
   });
 
