@@ -72,12 +72,42 @@ type AddAlarm = (alarmId: string, spec: AlarmSpec) => void;
  * Observability construct, under the ids they always had there, so an update keeps every alarm.
  */
 export function receiverAlarms(scope: Construct, props: ObservabilityProps, queues: readonly WatchedQueue[]): Alarm[] {
-  const { resolved, metrics } = props;
-  const { duplicateStormShare, duplicateStormMinDeliveries } = resolved.alarms;
-  const action = new SnsAction(props.alarmTopic);
-
   const alarms: Alarm[] = [];
-  const addAlarm: AddAlarm = (alarmId, spec) => {
+  const addAlarm = alarmMaker(scope, props, alarms);
+  addDeadLetterAlarms(addAlarm, props);
+  addRouteAlarms(addAlarm, props);
+  addReconcilerFindingsAlarm(addAlarm, props);
+  addAlarm('Ingest5xx', {
+    name: 'ingest-5xx',
+    description:
+      'The webhook API answered 5xx in the last 5 minutes: our own failure (DynamoDB, SQS or a signing secret unavailable, or the ingest crashed, timed out or was throttled). ' +
+      'Senders retry and the retry completes the work; look at the ingest errors and logs first.',
+    // API Gateway's count, not the ingest's Answers: it also counts the 5xx API Gateway gives
+    // when the ingest never answers (crash, timeout, throttle), which no function can count.
+    metric: props.api.metricServerError({ period: DEFAULT_PERIOD }),
+    threshold: 0,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+    recovers: true,
+  });
+  addWorkQueueAlarms(addAlarm, queues, props.resolved);
+  addAlarm('ExecutorErrors', {
+    name: 'executor-errors',
+    description:
+      'The executor function failed (an uncaught error or a timeout), so its whole batch went back to the queue; repeated failures end in the DLQ. ' +
+      'Look for the error in the executor logs first.',
+    metric: props.executor.metricErrors({ statistic: Stats.SUM, period: DEFAULT_PERIOD }),
+    threshold: 0,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+    recovers: true,
+  });
+  addReconcilerHeartbeat(scope, addAlarm, props);
+  return alarms;
+}
+
+/** The one way this construct makes an alarm: above a threshold, notifying the topic, kept in `alarms`. */
+function alarmMaker(scope: Construct, props: ObservabilityProps, alarms: Alarm[]): AddAlarm {
+  const action = new SnsAction(props.alarmTopic);
+  return (alarmId, spec) => {
     const alarm = new Alarm(scope, alarmId, {
       alarmName: alarmName(props.namePrefix, spec.name),
       alarmDescription: spec.description,
@@ -93,8 +123,10 @@ export function receiverAlarms(scope: Construct, props: ObservabilityProps, queu
     if (spec.silenceNotifies === true) alarm.addInsufficientDataAction(action);
     alarms.push(alarm);
   };
+}
 
-  // Alarms.
+/** A dead letter arrived, and one is about to be deleted by SQS. */
+function addDeadLetterAlarms(addAlarm: AddAlarm, props: ObservabilityProps): void {
   addAlarm('DlqNotEmpty', {
     name: 'dlq-not-empty',
     description:
@@ -119,8 +151,16 @@ export function receiverAlarms(scope: Construct, props: ObservabilityProps, queu
     treatMissingData: TreatMissingData.IGNORE,
     recovers: true,
   });
-  // The circuit breaker's announcements: the ingest sends no notice itself (it has no SNS
-  // client); these alarms do, and point to where the notice is kept.
+}
+
+/**
+ * Each route's alarms: its breaker, its duplicate storms and its signature rejections. The
+ * ingest sends no notice of a breaker itself (it has no SNS client); these alarms do, and point
+ * to where the notice is kept.
+ */
+function addRouteAlarms(addAlarm: AddAlarm, props: ObservabilityProps): void {
+  const { resolved, metrics } = props;
+  const { duplicateStormShare, duplicateStormMinDeliveries } = resolved.alarms;
   for (const route of resolved.routes) {
     if (route.breakerReaction === 'pause') {
       addAlarm(`RoutePaused-${route.name}`, {
@@ -174,6 +214,11 @@ export function receiverAlarms(scope: Construct, props: ObservabilityProps, queu
     const spec = signatureRejectionAlarm(metrics, route.name, i, props.secretNames?.get(route.name) ?? route.secretName);
     addAlarm(`SignatureRejections-${route.name}`, { ...spec, treatMissingData: TreatMissingData.NOT_BREACHING, recovers: true });
   });
+}
+
+/** The reconciler corrected or flagged something in its last run. */
+function addReconcilerFindingsAlarm(addAlarm: AddAlarm, props: ObservabilityProps): void {
+  const { metrics } = props;
   addAlarm('ReconcilerFindings', {
     name: 'reconciler-findings',
     description:
@@ -199,20 +244,13 @@ export function receiverAlarms(scope: Construct, props: ObservabilityProps, queu
     treatMissingData: TreatMissingData.IGNORE,
     recovers: true,
   });
-  addAlarm('Ingest5xx', {
-    name: 'ingest-5xx',
-    description:
-      'The webhook API answered 5xx in the last 5 minutes: our own failure (DynamoDB, SQS or a signing secret unavailable, or the ingest crashed, timed out or was throttled). ' +
-      'Senders retry and the retry completes the work; look at the ingest errors and logs first.',
-    // API Gateway's count, not the ingest's Answers: it also counts the 5xx API Gateway gives
-    // when the ingest never answers (crash, timeout, throttle), which no function can count.
-    metric: props.api.metricServerError({ period: DEFAULT_PERIOD }),
-    threshold: 0,
-    treatMissingData: TreatMissingData.NOT_BREACHING,
-    recovers: true,
-  });
-  // The oldest message of each work queue against its age limit (watched-queues.ts): past it,
-  // the message is not being retried but waits for an executor that is not picking it up.
+}
+
+/**
+ * The oldest message of each work queue against its age limit (watched-queues.ts): past it,
+ * the message is not being retried but waits for an executor that is not picking it up.
+ */
+function addWorkQueueAlarms(addAlarm: AddAlarm, queues: readonly WatchedQueue[], resolved: ResolvedConfig): void {
   const [shared, ...own] = queues;
   if (shared === undefined) throw new Error('no work queue to watch');
   const visibility = resolved.queue.visibilityTimeoutSeconds;
@@ -231,18 +269,6 @@ export function receiverAlarms(scope: Construct, props: ObservabilityProps, queu
   own.forEach((watched, i) => {
     addRouteQueueAlarms(addAlarm, watched, i, resolved);
   });
-  addAlarm('ExecutorErrors', {
-    name: 'executor-errors',
-    description:
-      'The executor function failed (an uncaught error or a timeout), so its whole batch went back to the queue; repeated failures end in the DLQ. ' +
-      'Look for the error in the executor logs first.',
-    metric: props.executor.metricErrors({ statistic: Stats.SUM, period: DEFAULT_PERIOD }),
-    threshold: 0,
-    treatMissingData: TreatMissingData.NOT_BREACHING,
-    recovers: true,
-  });
-  addReconcilerHeartbeat(scope, addAlarm, props);
-  return alarms;
 }
 
 /**
