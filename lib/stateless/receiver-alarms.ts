@@ -1,13 +1,14 @@
-import { Duration, Stack } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, MathExpression, Stats, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { Construct } from 'constructs';
 import type { ResolvedConfig } from '../../lambdas/config/resolve-config.ts';
-import { INGEST_METRIC, RECONCILER_METRIC } from '../../lambdas/observability/metric-catalogue.ts';
+import { INGEST_METRIC } from '../../lambdas/observability/metric-catalogue.ts';
 import { alarmName } from '../stateful/alarm-topic.ts';
 import type { ObservabilityProps } from './observability.ts';
 import { DEFAULT_PERIOD } from './retryproof-metrics.ts';
+import { addReconcilerFindingsAlarm, addReconcilerHeartbeat } from './reconciler-alarms.ts';
 import { signatureRejectionAlarm } from './signature-rejection-alarm.ts';
 import { DLQ_OLDEST_DAYS, QUEUE_PERIOD, ageLimitText } from './watched-queues.ts';
 import { DLQ_RETENTION_SECONDS } from '../../lambdas/config/route-config.ts';
@@ -15,11 +16,6 @@ import type { WatchedQueue } from './watched-queues.ts';
 
 /** Minutes in a row the oldest message must be older than its retries allow before anyone is woken. */
 const OLDEST_MESSAGE_MINUTES = 3;
-/**
- * The no-run alarm's window is at least this many hours, and at least two schedule
- * intervals: one run lost to a transient error is retried by the next, and is not a page.
- */
-const HEARTBEAT_MIN_HOURS = 2;
 /**
  * A rate-limited route's backlog alarm fires when its queue holds more work than the limit
  * runs in this long: work then waits over an hour for its turn, and a backlog that only grows
@@ -29,16 +25,10 @@ export const BACKLOG_HORIZON_SECONDS = 3600;
 /** Minutes in a row over that before it fires: a burst the limit drains within the hour is no page. */
 export const BACKLOG_MINUTES = 15;
 
-/**
- * The CloudWatch Logs Insights query that finds the reconciler's reports with findings,
- * newest first. The handler logs each run's whole report as `reconciliation report`.
- */
-export const FINDINGS_QUERY =
-  'filter message = "reconciliation report" and (report.counts.reversed > 0 or report.counts.missing > 0 ' +
-  'or report.counts.orphans > 0 or report.counts.needsAttention > 0) | sort @timestamp desc | limit 5';
+export { FINDINGS_QUERY } from './reconciler-alarms.ts';
 
 /** One alarm, as this construct builds them all: above a threshold, notifying the topic. */
-interface AlarmSpec {
+export interface AlarmSpec {
   /** The alarm's name after the stack's prefix, e.g. `dlq-not-empty`. */
   readonly name: string;
   /** What it means and what to do first: operators read this in the e-mail. */
@@ -62,22 +52,52 @@ interface AlarmSpec {
   readonly silenceNotifies?: boolean;
 }
 
-type AddAlarm = (alarmId: string, spec: AlarmSpec) => void;
+export type AddAlarm = (alarmId: string, spec: AlarmSpec) => void;
 
 /**
  * Every alarm of a receiver (docs/operating.md, "Metrics and alarms"), each notifying the alarm
  * topic: the DLQ, each route's breaker, duplicate storms and signature rejections, the
- * reconciler's findings and its own health, the API's 5xx, each work queue's oldest message
+ * reconciler's findings and its own health (reconciler-alarms.ts), the API's 5xx, each work queue's oldest message
  * (and a rate-limited route's backlog), and the executor's errors. Built in `scope`, the
  * Observability construct, under the ids they always had there, so an update keeps every alarm.
  */
 export function receiverAlarms(scope: Construct, props: ObservabilityProps, queues: readonly WatchedQueue[]): Alarm[] {
-  const { resolved, metrics } = props;
-  const { duplicateStormShare, duplicateStormMinDeliveries } = resolved.alarms;
-  const action = new SnsAction(props.alarmTopic);
-
   const alarms: Alarm[] = [];
-  const addAlarm: AddAlarm = (alarmId, spec) => {
+  const addAlarm = alarmMaker(scope, props, alarms);
+  addDeadLetterAlarms(addAlarm, props);
+  addRouteAlarms(addAlarm, props);
+  addReconcilerFindingsAlarm(addAlarm, props);
+  addAlarm('Ingest5xx', {
+    name: 'ingest-5xx',
+    description:
+      'The webhook API answered 5xx in the last 5 minutes: our own failure (DynamoDB, SQS or a signing secret unavailable, or the ingest crashed, timed out or was throttled). ' +
+      'Senders retry and the retry completes the work; look at the ingest errors and logs first.',
+    // API Gateway's count, not the ingest's Answers: it also counts the 5xx API Gateway gives
+    // when the ingest never answers (crash, timeout, throttle), which no function can count.
+    metric: props.api.metricServerError({ period: DEFAULT_PERIOD }),
+    threshold: 0,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+    recovers: true,
+  });
+  addWorkQueueAlarms(addAlarm, queues, props.resolved);
+  addAlarm('ExecutorErrors', {
+    name: 'executor-errors',
+    description:
+      'The executor function failed (an uncaught error or a timeout), so its whole batch went back to the queue; repeated failures end in the DLQ. ' +
+      'Look for the error in the executor logs first.',
+    metric: props.executor.metricErrors({ statistic: Stats.SUM, period: DEFAULT_PERIOD }),
+    threshold: 0,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+    recovers: true,
+  });
+  addReconcilerHeartbeat(scope, addAlarm, props);
+  return alarms;
+}
+
+/** The one way this construct makes an alarm: above a threshold, notifying the topic, kept in `alarms`. */
+function alarmMaker(scope: Construct, props: ObservabilityProps, alarms: Alarm[]): AddAlarm {
+  const action = new SnsAction(props.alarmTopic);
+  return (alarmId, spec) => {
     const alarm = new Alarm(scope, alarmId, {
       alarmName: alarmName(props.namePrefix, spec.name),
       alarmDescription: spec.description,
@@ -93,8 +113,10 @@ export function receiverAlarms(scope: Construct, props: ObservabilityProps, queu
     if (spec.silenceNotifies === true) alarm.addInsufficientDataAction(action);
     alarms.push(alarm);
   };
+}
 
-  // Alarms.
+/** A dead letter arrived, and one is about to be deleted by SQS. */
+function addDeadLetterAlarms(addAlarm: AddAlarm, props: ObservabilityProps): void {
   addAlarm('DlqNotEmpty', {
     name: 'dlq-not-empty',
     description:
@@ -119,8 +141,16 @@ export function receiverAlarms(scope: Construct, props: ObservabilityProps, queu
     treatMissingData: TreatMissingData.IGNORE,
     recovers: true,
   });
-  // The circuit breaker's announcements: the ingest sends no notice itself (it has no SNS
-  // client); these alarms do, and point to where the notice is kept.
+}
+
+/**
+ * Each route's alarms: its breaker, its duplicate storms and its signature rejections. The
+ * ingest sends no notice of a breaker itself (it has no SNS client); these alarms do, and point
+ * to where the notice is kept.
+ */
+function addRouteAlarms(addAlarm: AddAlarm, props: ObservabilityProps): void {
+  const { resolved, metrics } = props;
+  const { duplicateStormShare, duplicateStormMinDeliveries } = resolved.alarms;
   for (const route of resolved.routes) {
     if (route.breakerReaction === 'pause') {
       addAlarm(`RoutePaused-${route.name}`, {
@@ -174,45 +204,13 @@ export function receiverAlarms(scope: Construct, props: ObservabilityProps, queu
     const spec = signatureRejectionAlarm(metrics, route.name, i, props.secretNames?.get(route.name) ?? route.secretName);
     addAlarm(`SignatureRejections-${route.name}`, { ...spec, treatMissingData: TreatMissingData.NOT_BREACHING, recovers: true });
   });
-  addAlarm('ReconcilerFindings', {
-    name: 'reconciler-findings',
-    description:
-      'The last reconciler run corrected or flagged something: it reversed a duplicate effect, found an effect missing or without a record, or needs a person. ' +
-      // The report stays in the log, not on this topic: it is already there whole (keys,
-      // findings, reversals), and a publish after the run could fail a run whose work is done.
-      'First read that run\'s report, which is in the reconciler\'s log and not on this topic (the alarm stays until a later run finds nothing): ' +
-      `in CloudWatch Logs Insights, on log group ${props.reconcilerLogs.logGroupName}, run ${FINDINGS_QUERY}`,
-    metric: new MathExpression({
-      expression: 'reversed + needsAttention + missing + orphans',
-      usingMetrics: {
-        reversed: metrics.reconciler(RECONCILER_METRIC.reversed),
-        needsAttention: metrics.reconciler(RECONCILER_METRIC.needsAttention),
-        missing: metrics.reconciler(RECONCILER_METRIC.missing),
-        orphans: metrics.reconciler(RECONCILER_METRIC.orphans),
-      },
-      label: 'reconciler corrections and findings',
-      period: DEFAULT_PERIOD,
-    }),
-    threshold: 0,
-    // Every run reports all four counts, zeros included, and runs are an hour apart: the
-    // state between runs is the last run's verdict, and OK comes from a clean run.
-    treatMissingData: TreatMissingData.IGNORE,
-    recovers: true,
-  });
-  addAlarm('Ingest5xx', {
-    name: 'ingest-5xx',
-    description:
-      'The webhook API answered 5xx in the last 5 minutes: our own failure (DynamoDB, SQS or a signing secret unavailable, or the ingest crashed, timed out or was throttled). ' +
-      'Senders retry and the retry completes the work; look at the ingest errors and logs first.',
-    // API Gateway's count, not the ingest's Answers: it also counts the 5xx API Gateway gives
-    // when the ingest never answers (crash, timeout, throttle), which no function can count.
-    metric: props.api.metricServerError({ period: DEFAULT_PERIOD }),
-    threshold: 0,
-    treatMissingData: TreatMissingData.NOT_BREACHING,
-    recovers: true,
-  });
-  // The oldest message of each work queue against its age limit (watched-queues.ts): past it,
-  // the message is not being retried but waits for an executor that is not picking it up.
+}
+
+/**
+ * The oldest message of each work queue against its age limit (watched-queues.ts): past it,
+ * the message is not being retried but waits for an executor that is not picking it up.
+ */
+function addWorkQueueAlarms(addAlarm: AddAlarm, queues: readonly WatchedQueue[], resolved: ResolvedConfig): void {
   const [shared, ...own] = queues;
   if (shared === undefined) throw new Error('no work queue to watch');
   const visibility = resolved.queue.visibilityTimeoutSeconds;
@@ -231,18 +229,6 @@ export function receiverAlarms(scope: Construct, props: ObservabilityProps, queu
   own.forEach((watched, i) => {
     addRouteQueueAlarms(addAlarm, watched, i, resolved);
   });
-  addAlarm('ExecutorErrors', {
-    name: 'executor-errors',
-    description:
-      'The executor function failed (an uncaught error or a timeout), so its whole batch went back to the queue; repeated failures end in the DLQ. ' +
-      'Look for the error in the executor logs first.',
-    metric: props.executor.metricErrors({ statistic: Stats.SUM, period: DEFAULT_PERIOD }),
-    threshold: 0,
-    treatMissingData: TreatMissingData.NOT_BREACHING,
-    recovers: true,
-  });
-  addReconcilerHeartbeat(scope, addAlarm, props);
-  return alarms;
 }
 
 /**
@@ -295,74 +281,3 @@ function addRouteQueueAlarms(addAlarm: AddAlarm, watched: WatchedQueue, i: numbe
     recovers: true,
   });
 }
-
-/**
- * The alarms that watch the reconciler itself. Its findings alarm reads only what a run
- * reports, and keeps the last verdict through silence, so a reconciler that never runs or
- * always crashes would look clean for weeks. These say so: its errors, its throttles, the
- * schedule failing to invoke it, and the heartbeat, a run that completed (`ReconcilerRuns`),
- * whose absence is the one signal that covers every way a run can fail to happen.
- */
-function addReconcilerHeartbeat(scope: Construct, addAlarm: AddAlarm, props: ObservabilityProps): void {
-  const hours = Math.max(HEARTBEAT_MIN_HOURS, Math.ceil((2 * props.reconcileEveryMinutes) / 60));
-  addAlarm('ReconcilerNoRun', {
-    name: 'reconciler-no-run',
-    description:
-      `No reconciler run has completed for ${hours} hours (the alarm then reads INSUFFICIENT_DATA: no run, no data point): stuck work is not re-enqueued, duplicate effects are not reversed, and the findings alarm sees nothing to report. ` +
-      'First look at the reconciler-errors, reconciler-throttled and reconcile-schedule-failed alarms and the reconciler\'s log; the next run that completes clears this alarm.',
-    // One data point per clock hour. Missing data as breaching would fire at deploy, before the
-    // first run is due; as missing, hours without a run end in INSUFFICIENT_DATA, which notifies,
-    // while a new alarm starts there and so says nothing (docs/architecture.md, "Metrics and alarms").
-    metric: props.metrics.reconciler(RECONCILER_METRIC.runs, { period: Duration.hours(1) }),
-    threshold: 1,
-    below: true,
-    evaluationPeriods: hours,
-    treatMissingData: TreatMissingData.MISSING,
-    recovers: true,
-    silenceNotifies: true,
-  });
-  addAlarm('ReconcilerErrors', {
-    name: 'reconciler-errors',
-    description:
-      'The reconciler function failed a run (an uncaught error or its timeout), so that run\'s re-enqueues, reversals and findings wait for one that succeeds. ' +
-      `First find the error in the reconciler's log; once it is fixed, a run started by hand (npx retryproof --stack ${Stack.of(scope).stackName} reconcile) catches up.`,
-    metric: props.reconciler.metricErrors({ statistic: Stats.SUM, period: DEFAULT_PERIOD }),
-    threshold: 0,
-    // Lambda counts 0 errors for every invocation that succeeds, so missing data only means
-    // no run in these 5 minutes: the verdict of the last run stands until the next one.
-    treatMissingData: TreatMissingData.IGNORE,
-    recovers: true,
-  });
-  addAlarm('ReconcilerThrottles', {
-    name: 'reconciler-throttled',
-    description:
-      'A reconciler invocation was throttled: the account, or the function, had no concurrency left; Lambda retries it for up to 6 hours, and this alarm is an event, OK again 5 minutes later. ' +
-      'First check the account\'s concurrent executions; the reconciler-no-run alarm says whether runs resumed.',
-    metric: props.reconciler.metricThrottles({ statistic: Stats.SUM, period: DEFAULT_PERIOD }),
-    threshold: 0,
-    treatMissingData: TreatMissingData.NOT_BREACHING,
-    recovers: false,
-  });
-  const group = props.reconcileScheduleGroup;
-  addAlarm('ReconcileScheduleFailed', {
-    name: 'reconcile-schedule-failed',
-    description:
-      'EventBridge Scheduler could not invoke the reconciler (the call to Lambda failed, or an invocation was dropped after its retries), so a run never started; this alarm is an event. ' +
-      'First read the target error on the schedule in the EventBridge Scheduler console, and check that its role may still invoke the function; the reconciler-no-run alarm says whether runs resumed.',
-    // The scheduler's counterpart of an EventBridge rule's FailedInvocations: a failed call
-    // to the target (TargetErrorCount) and an invocation given up on (InvocationDroppedCount).
-    metric: new MathExpression({
-      expression: 'FILL(targetErrors, 0) + FILL(dropped, 0)',
-      usingMetrics: {
-        targetErrors: group.metricTargetErrors({ statistic: Stats.SUM, period: DEFAULT_PERIOD }),
-        dropped: group.metricDropped({ statistic: Stats.SUM, period: DEFAULT_PERIOD }),
-      },
-      label: 'failed reconcile invocations',
-      period: DEFAULT_PERIOD,
-    }),
-    threshold: 0,
-    treatMissingData: TreatMissingData.NOT_BREACHING,
-    recovers: false,
-  });
-}
-

@@ -9,6 +9,7 @@ import {
   TextWidget,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import type { Alarm, IMetric, IWidget } from 'aws-cdk-lib/aws-cloudwatch';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { ResolvedConfig } from '../../lambdas/config/resolve-config.ts';
 import { EXECUTOR_METRIC, INGEST_METRIC, RECONCILER_METRIC } from '../../lambdas/observability/metric-catalogue.ts';
@@ -27,44 +28,40 @@ import type { WatchedQueue } from './watched-queues.ts';
 export function receiverDashboard(scope: Construct, props: ObservabilityProps, queues: readonly WatchedQueue[], alarms: readonly Alarm[]): Dashboard {
   const { resolved, metrics } = props;
   const routes = resolved.routes.map((r) => r.name);
-  const { duplicateStormShare } = resolved.alarms;
-  const duplicateRates = (period?: Duration) =>
-    routes.map(
-      (route, i) =>
-        new MathExpression({
-          // No duplicate in a period leaves no data point; FILL makes that a rate of 0.
-          expression: `FILL(duplicates${i}, 0) / deliveries${i}`,
-          usingMetrics: {
-            [`duplicates${i}`]: metrics.ingest(INGEST_METRIC.duplicates, route),
-            [`deliveries${i}`]: metrics.ingest(INGEST_METRIC.deliveries, route),
-          },
-          label: route,
-          period: period ?? DEFAULT_PERIOD,
-        }),
-    );
-  const intervention = interventionExpressions(metrics, routes);
-
   const dashboard = new Dashboard(scope, 'Dashboard', {
     dashboardName: props.dashboardName,
     defaultInterval: Duration.hours(3),
   });
-  dashboard.addWidgets(
-    new TextWidget({
-      width: 24,
-      height: 3,
-      markdown: [
-        '# retryproof',
-        'The four numbers: **duplicate rate** (duplicates intercepted / deliveries, per route), **retry causes** (each duplicate by the answer we gave before: 2xx = the ack was lost, 5xx = our failure), ' +
-          '**TTL and lease coverage** (a duplicate\'s age against the TTL; action time against the lease; near 100% means too short), ' +
-          'and the **manual-intervention rate** (DLQ arrivals, FAILED and PARKED records and reconciler flags, against deliveries).',
-      ].join('\n\n'),
-    }),
-  );
-  dashboard.addWidgets(new AlarmStatusWidget({ title: 'Alarms', alarms: [...alarms], width: 24, height: 3 }));
-  dashboard.addWidgets(
+  const rows: IWidget[][] = [
+    ...summaryRows(metrics, routes, resolved.alarms.duplicateStormShare, alarms),
+    ...routes.map((route) => retryCauseRow(metrics, route)),
+    [answersWidget(metrics, UNKNOWN_ROUTE, 'Answers by status: unknown routes', 24)],
+    coverageRow(metrics, routes),
+    ...queueRows(queues, props.deadLetterQueue, resolved),
+    functionRow(props),
+  ];
+  // One row per addWidgets call, as the dashboard has always been laid out.
+  for (const row of rows) dashboard.addWidgets(...row);
+  return dashboard;
+}
+
+/** The four numbers explained, every alarm's state, then the duplicate and manual-intervention rates: over the time range, and graphed. */
+function summaryRows(metrics: ReceiverMetrics, routes: readonly string[], duplicateStormShare: number, alarms: readonly Alarm[]): IWidget[][] {
+  const intervention = interventionExpressions(metrics, routes);
+  const text = new TextWidget({
+    width: 24,
+    height: 3,
+    markdown: [
+      '# retryproof',
+      'The four numbers: **duplicate rate** (duplicates intercepted / deliveries, per route), **retry causes** (each duplicate by the answer we gave before: 2xx = the ack was lost, 5xx = our failure), ' +
+        '**TTL and lease coverage** (a duplicate\'s age against the TTL; action time against the lease; near 100% means too short), ' +
+        'and the **manual-intervention rate** (DLQ arrivals, FAILED and PARKED records and reconciler flags, against deliveries).',
+    ].join('\n\n'),
+  });
+  const overRange = [
     new SingleValueWidget({
       title: 'Duplicate rate over the time range',
-      metrics: duplicateRates(),
+      metrics: duplicateRates(metrics, routes),
       setPeriodToTimeRange: true,
       width: 12,
       height: 4,
@@ -76,11 +73,11 @@ export function receiverDashboard(scope: Construct, props: ObservabilityProps, q
       width: 12,
       height: 4,
     }),
-  );
-  dashboard.addWidgets(
+  ];
+  const graphed = [
     new GraphWidget({
       title: 'Duplicate rate per route',
-      left: duplicateRates(),
+      left: duplicateRates(metrics, routes),
       leftYAxis: { min: 0, max: 1, label: 'share of deliveries', showUnits: false },
       leftAnnotations: [{ value: duplicateStormShare, label: 'duplicate storm alarm' }],
       width: 12,
@@ -95,32 +92,54 @@ export function receiverDashboard(scope: Construct, props: ObservabilityProps, q
       width: 12,
       height: 6,
     }),
-  );
-  for (const route of routes) {
-    dashboard.addWidgets(
-      new GraphWidget({
-        title: `Retry causes: ${route}`,
-        left: RETRY_CAUSE_STATUSES.map(({ status, cause }) =>
-          metrics.ingest(INGEST_METRIC.retryCause, route, {
-            dimensions: { previousStatus: String(status) },
-            label: `answered ${status} before (${cause})`,
-          }),
-        ),
-        leftYAxis: { min: 0, label: 'duplicates', showUnits: false },
-        width: 8,
-        height: 6,
+  ];
+  return [[text], [new AlarmStatusWidget({ title: 'Alarms', alarms: [...alarms], width: 24, height: 3 })], overRange, graphed];
+}
+
+/** Each route's duplicate rate, duplicates over deliveries, one line per route. */
+function duplicateRates(metrics: ReceiverMetrics, routes: readonly string[]): MathExpression[] {
+  return routes.map(
+    (route, i) =>
+      new MathExpression({
+        // No duplicate in a period leaves no data point; FILL makes that a rate of 0.
+        expression: `FILL(duplicates${i}, 0) / deliveries${i}`,
+        usingMetrics: {
+          [`duplicates${i}`]: metrics.ingest(INGEST_METRIC.duplicates, route),
+          [`deliveries${i}`]: metrics.ingest(INGEST_METRIC.deliveries, route),
+        },
+        label: route,
+        period: DEFAULT_PERIOD,
       }),
-      answersWidget(metrics, route, `Answers by status: ${route}`, 16),
-    );
-  }
-  dashboard.addWidgets(answersWidget(metrics, UNKNOWN_ROUTE, 'Answers by status: unknown routes', 24));
-  dashboard.addWidgets(
+  );
+}
+
+/** A route's retry causes beside its answers by status. */
+function retryCauseRow(metrics: ReceiverMetrics, route: string): IWidget[] {
+  return [
+    new GraphWidget({
+      title: `Retry causes: ${route}`,
+      left: RETRY_CAUSE_STATUSES.map(({ status, cause }) =>
+        metrics.ingest(INGEST_METRIC.retryCause, route, {
+          dimensions: { previousStatus: String(status) },
+          label: `answered ${status} before (${cause})`,
+        }),
+      ),
+      leftYAxis: { min: 0, label: 'duplicates', showUnits: false },
+      width: 8,
+      height: 6,
+    }),
+    answersWidget(metrics, route, `Answers by status: ${route}`, 16),
+  ];
+}
+
+/** TTL coverage (a duplicate's age against its TTL) beside lease coverage (action time against the lease), p99 and maximum per route. */
+function coverageRow(metrics: ReceiverMetrics, routes: readonly string[]): IWidget[] {
+  const statistics = [Stats.p(99), Stats.MAXIMUM];
+  return [
     new GraphWidget({
       title: 'TTL coverage: duplicate age as % of TTL',
       left: routes.flatMap((route) =>
-        [Stats.p(99), Stats.MAXIMUM].map((statistic) =>
-          metrics.ingest(INGEST_METRIC.duplicateAgeShareOfTtl, route, { statistic, label: `${route} ${statistic}` }),
-        ),
+        statistics.map((statistic) => metrics.ingest(INGEST_METRIC.duplicateAgeShareOfTtl, route, { statistic, label: `${route} ${statistic}` })),
       ),
       leftYAxis: { min: 0, max: 100, label: '% of TTL', showUnits: false },
       leftAnnotations: [{ value: 100, label: 'TTL' }],
@@ -130,24 +149,27 @@ export function receiverDashboard(scope: Construct, props: ObservabilityProps, q
     new GraphWidget({
       title: 'Lease coverage: action time as % of lease',
       left: routes.flatMap((route) =>
-        [Stats.p(99), Stats.MAXIMUM].map((statistic) =>
-          metrics.executor(EXECUTOR_METRIC.actionShareOfLease, route, { statistic, label: `${route} ${statistic}` }),
-        ),
+        statistics.map((statistic) => metrics.executor(EXECUTOR_METRIC.actionShareOfLease, route, { statistic, label: `${route} ${statistic}` })),
       ),
       leftYAxis: { min: 0, label: '% of lease', showUnits: false },
       leftAnnotations: [{ value: 100, label: 'lease' }],
       width: 12,
       height: 6,
     }),
-  );
-  // The work queues and the DLQ side by side; then, with routes on queues of their own, each
-  // work queue's backlog apart (workQueueWidgets).
+  ];
+}
+
+/**
+ * The work queues and the DLQ side by side; then, with routes on queues of their own, each
+ * work queue's backlog apart (workQueueWidgets).
+ */
+function queueRows(queues: readonly WatchedQueue[], deadLetterQueue: IQueue, resolved: ResolvedConfig): IWidget[][] {
   const [shared] = queues;
   if (shared === undefined) throw new Error('no work queue to watch');
   const isolated = queues.length > 1;
-  const lines = [...queues.map((w) => ({ queue: w.queue, name: w.label })), { queue: props.deadLetterQueue, name: 'DLQ' }];
+  const lines = [...queues.map((w) => ({ queue: w.queue, name: w.label })), { queue: deadLetterQueue, name: 'DLQ' }];
   const sharedLimit = shared.ageLimit.seconds;
-  dashboard.addWidgets(
+  const sideBySide = [
     new GraphWidget({
       title: 'Queue depth (visible messages)',
       left: lines.map(({ queue, name }) =>
@@ -167,14 +189,18 @@ export function receiverDashboard(scope: Construct, props: ObservabilityProps, q
       width: 12,
       height: 6,
     }),
-  );
-  if (isolated) dashboard.addWidgets(...workQueueWidgets(queues, resolved));
+  ];
+  return isolated ? [sideBySide, workQueueWidgets(queues, resolved)] : [sideBySide];
+}
+
+/** The three functions' errors, throttles and duration. */
+function functionRow(props: ObservabilityProps): IWidget[] {
   const functions = [
     { fn: props.ingest, name: 'ingest' },
     { fn: props.executor, name: 'executor' },
     { fn: props.reconciler, name: 'reconciler' },
   ];
-  dashboard.addWidgets(
+  return [
     new GraphWidget({
       title: 'Lambda errors',
       left: functions.map(({ fn, name }) => fn.metricErrors({ statistic: Stats.SUM, period: DEFAULT_PERIOD, label: name })),
@@ -200,8 +226,7 @@ export function receiverDashboard(scope: Construct, props: ObservabilityProps, q
       width: 8,
       height: 6,
     }),
-  );
-  return dashboard;
+  ];
 }
 
 /**
