@@ -24,7 +24,7 @@
  * routes, but it may live much longer: every wait on a queue or a person moves its expiry at
  * least MESSAGE_COVER_SECONDS on (record-transitions.ts, keepUntilSeconds: a FAILED record while
  * its dead-letter copy lives, a resend, a redrive, an unpark), and a PARKED record on a paused
- * route is kept from expiring for as long as the pause lasts (reconcile.ts, keepParked). So a
+ * route is kept from expiring for as long as the pause lasts (phase-parked.ts, keepParked). So a
  * bucket is first visited once the shortest TTL has passed for all of it, walking forward from
  * the oldest never visited (`nextHourMs`); a visit deletes what has expired, and a bucket that
  * still holds records is remembered with the earliest expiry among them (`pending`) and visited

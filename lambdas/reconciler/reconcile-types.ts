@@ -118,8 +118,8 @@ export interface ReconcileReport {
   readonly skipped?: { readonly reason: 'held'; readonly holder: string; readonly leaseUntil: number };
   /**
    * Another run (another Region's, as a rule) finished a window ending at `finishedToMs`, less
-   * than `minGapMs` before this run's window would end: this run did nothing (reconcile-cursor.ts,
-   * "Runs that would repeat one another"). Apart from `skipped`, which says the cursor was held.
+   * than `minGapMs` before this run's window would end: this run did nothing (reconcile-cursor.ts;
+   * docs/architecture.md#several-regions). Apart from `skipped`, which says the cursor was held.
    */
   readonly notDue?: { readonly reason: 'finished-recently'; readonly finishedToMs: number; readonly minGapMs: number };
   /** What a scheduled run's sweep of expired items did (expiry-sweep.ts): only a deployment of several Regions sweeps. */
