@@ -1,43 +1,20 @@
 /**
- * The sweep of expired items, for a table with no TTL. A deployment of several Regions keeps
- * its events table as an MRSC global table, and MRSC tables do not support TTL (DynamoDB
- * Developer Guide, "How DynamoDB global tables work", multi-Region strong consistency).
- * Correctness never needed TTL (every write condition takes an expired record for absent),
- * but nothing would ever delete: at 330,000 deliveries a day the table would grow by some
- * 120 GB a year. The scheduled reconciler sweeps instead, with what is left of its budget,
- * and only when the deployment has `regions` (with TTL the sweep would pay for deletes TTL
- * makes for free).
+ * The sweep of expired items, for a table with no TTL: a deployment of several Regions keeps an
+ * MRSC global table, which cannot have TTL, so the scheduled reconciler sweeps with what is left
+ * of its budget. why: docs/architecture.md#the-sweep-of-expired-items
  *
- * What is swept, each item by its own `expiresAt`, as TTL would, once it has passed by twice
- * the clock bound (another machine's clock may read that much behind ours, and the write
- * conditions compare `expiresAt` by theirs):
- *  - records, found through the byTime index (hour buckets of receivedAt, 8 shards; the copies
- *    project expiresAt), and with each expired record its partition's expired items, its log
- *    items (sk LOG#...): one strongly consistent Query of the partition. Log items go first, the
- *    record last, so a run that dies in between leaves the record, and its partition is read
- *    again by the next visit; a log item never outlives its record unseen.
- *  - the reconciler's key chunks (pk RECONCILER, sk KEYS#..., two days): one Query a run.
- * Not swept, because they carry no expiry: the cursor, route states and the replay memory
- * (store/replay-memory.ts says why it must never expire).
+ * Each item goes by its own `expiresAt`, as TTL would, once passed by twice the clock bound (the
+ * write conditions compare it by other machines' clocks). A record's log items go before the
+ * record, so a run that dies in between leaves the record, and its partition is read again: a log
+ * item never outlives its record unseen. A bucket is visited once the shortest TTL has passed for
+ * all of it (`nextHourMs`), and again at the earliest expiry it still held (`pending`), since
+ * every wait on a queue or a person renews a record (record-transitions.ts, keepUntilSeconds;
+ * phase-parked.ts, keepParked).
  *
- * Which buckets. A record received in hour H expires no earlier than H + the shortest TTL of the
- * routes, but it may live much longer: every wait on a queue or a person moves its expiry at
- * least MESSAGE_COVER_SECONDS on (record-transitions.ts, keepUntilSeconds: a FAILED record while
- * its dead-letter copy lives, a resend, a redrive, an unpark), and a PARKED record on a paused
- * route is kept from expiring for as long as the pause lasts (phase-parked.ts, keepParked). So a
- * bucket is first visited once the shortest TTL has passed for all of it, walking forward from
- * the oldest never visited (`nextHourMs`); a visit deletes what has expired, and a bucket that
- * still holds records is remembered with the earliest expiry among them (`pending`) and visited
- * again once that has passed. Nothing expired stays forever: every record's bucket is visited
- * once it can hold expired records, and again after each expiry it had when last visited, so a
- * record is swept at most one run after its expiry has passed (given a run's budget for it).
- * A visit reads only what is still there: the deleted are gone from the index.
- *
- * Bounded and resumable like the phases: a visit stops between two records when the budget
- * ends and saves where (`at`: the bucket, the shard and the last index copy handled) on the
- * cursor, and the next run goes on from there. Every delete is conditional
- * (store/dynamodb-expiry-sweep-store.ts), so a run that dies hands its last records to the
- * next one, whose deletes find them gone, and a record renewed or re-claimed meanwhile is kept.
+ * Bounded and resumable like the phases: a visit stops between two records when the budget ends
+ * and saves where (`at`) on the cursor. Every delete is conditional
+ * (store/dynamodb-expiry-sweep-store.ts), so a run that dies hands its last records to the next,
+ * whose deletes find them gone, and a record renewed or re-claimed meanwhile is kept.
  */
 import { takeoverMarginMs } from '../config/route-config.ts';
 import { hourBucket } from '../domain/event-record.ts';
