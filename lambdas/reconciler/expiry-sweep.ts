@@ -1,43 +1,20 @@
 /**
- * The sweep of expired items, for a table with no TTL. A deployment of several Regions keeps
- * its events table as an MRSC global table, and MRSC tables do not support TTL (DynamoDB
- * Developer Guide, "How DynamoDB global tables work", multi-Region strong consistency).
- * Correctness never needed TTL (every write condition takes an expired record for absent),
- * but nothing would ever delete: at 330,000 deliveries a day the table would grow by some
- * 120 GB a year. The scheduled reconciler sweeps instead, with what is left of its budget,
- * and only when the deployment has `regions` (with TTL the sweep would pay for deletes TTL
- * makes for free).
+ * The sweep of expired items, for a table with no TTL: a deployment of several Regions keeps an
+ * MRSC global table, which cannot have TTL, so the scheduled reconciler sweeps with what is left
+ * of its budget. why: docs/architecture.md#the-sweep-of-expired-items
  *
- * What is swept, each item by its own `expiresAt`, as TTL would, once it has passed by twice
- * the clock bound (another machine's clock may read that much behind ours, and the write
- * conditions compare `expiresAt` by theirs):
- *  - records, found through the byTime index (hour buckets of receivedAt, 8 shards; the copies
- *    project expiresAt), and with each expired record its partition's expired items, its log
- *    items (sk LOG#...): one strongly consistent Query of the partition. Log items go first, the
- *    record last, so a run that dies in between leaves the record, and its partition is read
- *    again by the next visit; a log item never outlives its record unseen.
- *  - the reconciler's key chunks (pk RECONCILER, sk KEYS#..., two days): one Query a run.
- * Not swept, because they carry no expiry: the cursor, route states and the replay memory
- * (store/replay-memory.ts says why it must never expire).
+ * Each item goes by its own `expiresAt`, as TTL would, once passed by twice the clock bound (the
+ * write conditions compare it by other machines' clocks). A record's log items go before the
+ * record, so a run that dies in between leaves the record, and its partition is read again: a log
+ * item never outlives its record unseen. A bucket is visited once the shortest TTL has passed for
+ * all of it (`nextHourMs`), and again at the earliest expiry it still held (`pending`), since
+ * every wait on a queue or a person renews a record (record-transitions.ts, keepUntilSeconds;
+ * phase-parked.ts, keepParked).
  *
- * Which buckets. A record received in hour H expires no earlier than H + the shortest TTL of the
- * routes, but it may live much longer: every wait on a queue or a person moves its expiry at
- * least MESSAGE_COVER_SECONDS on (record-transitions.ts, keepUntilSeconds: a FAILED record while
- * its dead-letter copy lives, a resend, a redrive, an unpark), and a PARKED record on a paused
- * route is kept from expiring for as long as the pause lasts (reconcile.ts, keepParked). So a
- * bucket is first visited once the shortest TTL has passed for all of it, walking forward from
- * the oldest never visited (`nextHourMs`); a visit deletes what has expired, and a bucket that
- * still holds records is remembered with the earliest expiry among them (`pending`) and visited
- * again once that has passed. Nothing expired stays forever: every record's bucket is visited
- * once it can hold expired records, and again after each expiry it had when last visited, so a
- * record is swept at most one run after its expiry has passed (given a run's budget for it).
- * A visit reads only what is still there: the deleted are gone from the index.
- *
- * Bounded and resumable like the phases: a visit stops between two records when the budget
- * ends and saves where (`at`: the bucket, the shard and the last index copy handled) on the
- * cursor, and the next run goes on from there. Every delete is conditional
- * (store/dynamodb-expiry-sweep-store.ts), so a run that dies hands its last records to the
- * next one, whose deletes find them gone, and a record renewed or re-claimed meanwhile is kept.
+ * Bounded and resumable like the phases: a visit stops between two records when the budget ends
+ * and saves where (`at`) on the cursor. Every delete is conditional
+ * (store/dynamodb-expiry-sweep-store.ts), so a run that dies hands its last records to the next,
+ * whose deletes find them gone, and a record renewed or re-claimed meanwhile is kept.
  */
 import { takeoverMarginMs } from '../config/route-config.ts';
 import { hourBucket } from '../domain/event-record.ts';
@@ -90,6 +67,8 @@ export interface SweepControl {
   readonly onProgress?: (done: { pages: number; records: number }) => void;
 }
 
+type Visit = NonNullable<SweepPosition['at']>;
+
 /** Sweeps from `position` until the budget ends or nothing is due; returns where it stands. */
 export async function sweepExpired(
   store: ExpirySweepStore,
@@ -102,83 +81,16 @@ export async function sweepExpired(
   const cutoff = Math.floor((nowMs - marginMs) / 1000);
   // The newest bucket every record of which is past the shortest TTL, by the margin.
   const horizonMs = Math.floor((nowMs - marginMs - options.minTtlSeconds * 1000 - HOUR_MS) / HOUR_MS) * HOUR_MS;
-  const concurrency = options.concurrency ?? SWEEP_CONCURRENCY;
-  const report: SweepReport = { swept: 0, records: 0, kept: 0, buckets: 0, caughtUp: false };
-  let pages = 0;
-  let indexed = 0;
-
-  const remove = async (item: ExpiringItem): Promise<boolean> => {
-    const outcome = await store.deleteExpired(item, cutoff);
-    if (outcome === 'deleted') {
-      report.swept++;
-      if (item.sk === RECORD_SK) report.records++;
-    }
-    if (outcome === 'kept') report.kept++;
-    return outcome !== 'kept';
-  };
+  const sweep = new Sweep(store, control, cutoff, options.concurrency ?? SWEEP_CONCURRENCY);
+  const { report } = sweep;
 
   // The key chunks first: a handful of items, never renewed.
-  for (const chunk of await store.readKeyChunks()) if (chunk.expiresAt < cutoff && !control.overBudget()) await remove(chunk);
-
-  /** The earliest expiry the record leaves in its bucket (-1: none), once its expired items are deleted. */
-  const handle = async (copy: IndexedRecord): Promise<number> => {
-    if (copy.expiresAt >= cutoff) return copy.expiresAt;
-    const items = await store.readPartition(copy.pk);
-    const record = items.find((i) => i.sk === RECORD_SK);
-    for (const item of items) if (item.sk !== RECORD_SK && item.expiresAt < cutoff) await remove(item);
-    if (record === undefined) return -1;
-    if (record.expiresAt >= cutoff) return record.expiresAt;
-    // Refused: it lives on (renewed) or is another generation; the bucket is looked at again next run.
-    return (await remove(record)) ? -1 : cutoff;
-  };
+  for (const chunk of await store.readKeyChunks()) if (chunk.expiresAt < cutoff && !control.overBudget()) await sweep.remove(chunk);
 
   let pos: SweepPosition = position ?? { nextHourMs: Math.floor((options.sinceMs ?? SWEEP_EPOCH_MS) / HOUR_MS) * HOUR_MS, pending: {} };
-  const nextVisit = (): NonNullable<SweepPosition['at']> | undefined => {
-    if (pos.at !== undefined) return pos.at;
-    const due = Object.entries(pos.pending)
-      .filter(([, earliest]) => earliest < cutoff)
-      .map(([hour]) => Number(hour))
-      .sort((a, b) => a - b)[0];
-    if (due !== undefined) return { hourMs: due, shard: 0, earliest: -1 };
-    return pos.nextHourMs <= horizonMs ? { hourMs: pos.nextHourMs, shard: 0, earliest: -1 } : undefined;
-  };
-
-  for (let visit = nextVisit(); visit !== undefined; visit = nextVisit()) {
-    const bucket = hourBucket(visit.hourMs);
-    let at = visit;
-    let stopped = false;
-    for (let shard = visit.shard; shard < TIME_SHARDS && !stopped; shard++) {
-      if (shard !== at.shard) at = { hourMs: at.hourMs, shard, earliest: at.earliest };
-      // Before each Query too: a first sweep walks months of empty buckets.
-      if (control.overBudget()) {
-        stopped = true;
-        break;
-      }
-      for await (const page of store.readBucket(bucket, shard, shard === visit.shard ? visit.after : undefined)) {
-        pages++;
-        for (let i = 0; i < page.records.length; i += concurrency) {
-          if (control.overBudget()) {
-            stopped = true;
-            break;
-          }
-          const part = page.records.slice(i, i + concurrency);
-          const left = await Promise.all(part.map(handle));
-          indexed += part.length;
-          const earliest = left.reduce((min, e) => (e < 0 ? min : min < 0 ? e : Math.min(min, e)), at.earliest);
-          at = { hourMs: at.hourMs, shard, after: part[part.length - 1], earliest };
-        }
-        control.onProgress?.({ pages, records: indexed });
-        if (stopped) break;
-        if (!(await control.checkpoint({ ...pos, at }))) {
-          stopped = true;
-          break;
-        }
-      }
-    }
-    if (stopped) {
-      pos = { ...pos, at };
-      return { position: pos, report };
-    }
+  for (let visit = nextVisit(pos, cutoff, horizonMs); visit !== undefined; visit = nextVisit(pos, cutoff, horizonMs)) {
+    const { at, stopped } = await sweep.visit(pos, visit);
+    if (stopped) return { position: { ...pos, at }, report };
     // The bucket is done: forgotten when empty, else remembered with its earliest expiry.
     const { [String(at.hourMs)]: _visited, ...pending } = pos.pending;
     pos = {
@@ -190,4 +102,91 @@ export async function sweepExpired(
   }
   report.caughtUp = true;
   return { position: pos, report };
+}
+
+/** The visit to go on with, else the earliest remembered bucket now due, else the next never visited up to the horizon. */
+function nextVisit(pos: SweepPosition, cutoff: number, horizonMs: number): Visit | undefined {
+  if (pos.at !== undefined) return pos.at;
+  const due = Object.entries(pos.pending)
+    .filter(([, earliest]) => earliest < cutoff)
+    .map(([hour]) => Number(hour))
+    .sort((a, b) => a - b)[0];
+  if (due !== undefined) return { hourMs: due, shard: 0, earliest: -1 };
+  return pos.nextHourMs <= horizonMs ? { hourMs: pos.nextHourMs, shard: 0, earliest: -1 } : undefined;
+}
+
+/** One run's sweep: its deletes, counted in its report. */
+class Sweep {
+  readonly report: SweepReport = { swept: 0, records: 0, kept: 0, buckets: 0, caughtUp: false };
+  readonly #store: ExpirySweepStore;
+  readonly #control: SweepControl;
+  readonly #cutoff: number;
+  readonly #concurrency: number;
+  #pages = 0;
+  #indexed = 0;
+
+  constructor(store: ExpirySweepStore, control: SweepControl, cutoff: number, concurrency: number) {
+    this.#store = store;
+    this.#control = control;
+    this.#cutoff = cutoff;
+    this.#concurrency = concurrency;
+  }
+
+  /** False when the delete was refused: the item was renewed or re-claimed meanwhile. */
+  async remove(item: ExpiringItem): Promise<boolean> {
+    const outcome = await this.#store.deleteExpired(item, this.#cutoff);
+    if (outcome === 'deleted') {
+      this.report.swept++;
+      if (item.sk === RECORD_SK) this.report.records++;
+    }
+    if (outcome === 'kept') this.report.kept++;
+    return outcome !== 'kept';
+  }
+
+  /** Visits a bucket's shards from `visit`; where it stands, and whether it stopped (budget, or the cursor lost) before the end. */
+  async visit(pos: SweepPosition, visit: Visit): Promise<{ at: Visit; stopped: boolean }> {
+    const bucket = hourBucket(visit.hourMs);
+    let at = visit;
+    for (let shard = visit.shard; shard < TIME_SHARDS; shard++) {
+      if (shard !== at.shard) at = { hourMs: at.hourMs, shard, earliest: at.earliest };
+      // Before each Query too: a first sweep walks months of empty buckets.
+      if (this.#control.overBudget()) return { at, stopped: true };
+      for await (const page of this.#store.readBucket(bucket, shard, shard === visit.shard ? visit.after : undefined)) {
+        this.#pages++;
+        const done = await this.#page(page.records, at);
+        at = done.at;
+        this.#control.onProgress?.({ pages: this.#pages, records: this.#indexed });
+        if (done.stopped) return { at, stopped: true };
+        if (!(await this.#control.checkpoint({ ...pos, at }))) return { at, stopped: true };
+      }
+    }
+    return { at, stopped: false };
+  }
+
+  /** A page's records, `concurrency` at a time, until the budget ends. */
+  async #page(records: readonly IndexedRecord[], from: Visit): Promise<{ at: Visit; stopped: boolean }> {
+    let at = from;
+    for (let i = 0; i < records.length; i += this.#concurrency) {
+      if (this.#control.overBudget()) return { at, stopped: true };
+      const part = records.slice(i, i + this.#concurrency);
+      const left = await Promise.all(part.map((copy) => this.#handle(copy)));
+      this.#indexed += part.length;
+      const earliest = left.reduce((min, e) => (e < 0 ? min : min < 0 ? e : Math.min(min, e)), at.earliest);
+      at = { hourMs: at.hourMs, shard: at.shard, after: part[part.length - 1], earliest };
+    }
+    return { at, stopped: false };
+  }
+
+  /** The earliest expiry the record leaves in its bucket (-1: none), once its expired items are deleted. */
+  async #handle(copy: IndexedRecord): Promise<number> {
+    const cutoff = this.#cutoff;
+    if (copy.expiresAt >= cutoff) return copy.expiresAt;
+    const items = await this.#store.readPartition(copy.pk);
+    const record = items.find((i) => i.sk === RECORD_SK);
+    for (const item of items) if (item.sk !== RECORD_SK && item.expiresAt < cutoff) await this.remove(item);
+    if (record === undefined) return -1;
+    if (record.expiresAt >= cutoff) return record.expiresAt;
+    // Refused: it lives on (renewed) or is another generation; the bucket is looked at again next run.
+    return (await this.remove(record)) ? -1 : cutoff;
+  }
 }

@@ -1,6 +1,6 @@
 /**
  * What the reconciler remembers of a window: a 52-bit hash per key, eight bytes each in a
- * Float64Array, never an object per record (see reconcile.ts for why this much and no more).
+ * Float64Array, never an object per record (why: docs/architecture.md#a-day-of-traffic-is-large).
  *
  * The hash is not cryptographic but seeded per run: keys are chosen by senders, and a seed
  * they cannot know keeps them from crafting collisions ahead of time. A collision can only make

@@ -18,7 +18,7 @@
  * The sends are paced (`ratePerSecond`), so a large selection does not flood the executor.
  */
 import { keptPayloadOf, workMessageOf } from '../domain/event-record.ts';
-import type { EventRecord } from '../domain/event-record.ts';
+import type { EventRecord, Payload } from '../domain/event-record.ts';
 import type { FailedRecords, FailedSelection } from '../ports/failed-records.ts';
 import type { ParkedRecords } from '../ports/parked-records.ts';
 import type { RouteStateStore } from '../ports/route-state-store.ts';
@@ -127,104 +127,114 @@ function parkedMatches(record: EventRecord, s: FailedSelection): boolean {
 /** The bulk redrive over its ports. @throws RedriveSelectionError on a selection it cannot run */
 export function bulkRedrive(deps: BulkRedriveDeps) {
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-
-  const check = (s: RedriveSelection): void => {
-    if (s.routes.length === 0) throw new RedriveSelectionError('no route selected');
-    const unknown = s.routes.filter((r) => !deps.routes.includes(r));
-    if (unknown.length > 0) {
-      throw new RedriveSelectionError(`route "${unknown[0]}" is not configured; configured routes: ${deps.routes.join(', ')}`);
-    }
-    if (s.sinceMs !== undefined && s.untilMs !== undefined && s.untilMs <= s.sinceMs) {
-      throw new RedriveSelectionError(`--until (${new Date(s.untilMs).toISOString()}) must come after --since (${new Date(s.sinceMs).toISOString()})`);
-    }
-  };
-
-  /** Each record of the selection, page by page: FAILED through its index, then PARKED of active routes. */
-  async function* records(s: RedriveSelection): AsyncIterable<EventRecord> {
-    for (const route of s.routes) {
-      for await (const page of deps.failed.listFailed(route, s)) yield* page;
-      if (s.includeParked === true && (await deps.states.get(route)).state === 'active') {
-        for await (const page of deps.parked.listParked(route)) for (const r of page) if (parkedMatches(r, s)) yield r;
-      }
-    }
-  }
-
   return {
     /** Counts the selection and lists its earliest rows; changes nothing. */
-    async preview(s: RedriveSelection, firstRows = 10): Promise<RedrivePreview> {
-      check(s);
-      let count = 0;
-      const byRoute: Record<string, number> = Object.fromEntries(s.routes.map((r) => [r, 0]));
-      // The earliest `firstRows`, kept sorted: a bounded buffer however large the selection.
-      const first: SelectedRecord[] = [];
-      for await (const record of records(s)) {
-        count++;
-        byRoute[record.route] = (byRoute[record.route] ?? 0) + 1;
-        if (first.length < firstRows || record.receivedAt < (first.at(-1)?.receivedAt ?? Infinity)) {
-          first.push(selected(record));
-          first.sort((a, b) => a.receivedAt - b.receivedAt || a.key.localeCompare(b.key));
-          if (first.length > firstRows) first.pop();
-        }
-      }
-      return { count, byRoute, first };
+    preview(s: RedriveSelection, firstRows = 10): Promise<RedrivePreview> {
+      return previewSelection(deps, s, firstRows);
     },
-
     /** Redrives the selection, paced; see the module's comment for why a second run is safe. */
-    async run(s: RedriveSelection, options: RunOptions): Promise<RedriveOutcome> {
-      check(s);
-      if (!(options.ratePerSecond > 0)) throw new RedriveSelectionError(`the rate must be above 0 a second, got ${options.ratePerSecond}`);
-      const total = (await this.preview(s, 0)).count;
-      let done = 0;
-      let redriven = 0;
-      let skipped = 0;
-      let unsendable = 0;
-      const startedAt = deps.now();
-      const report = (): void => options.onProgress?.({ total, done, redriven, skipped });
-      /**
-       * A record that failed a moment ago waits (seconds at most) until its dead-letter copy is
-       * surely stamped: a redrive before that is refused, lest it race the copy.
-       */
-      const redrivable = async (record: EventRecord): Promise<boolean> => {
-        const wait = deps.failed.redrivableFrom(record) - deps.now();
-        if (wait > 0) {
-          options.onProgress?.({ total, done, redriven, skipped, waitingMs: wait });
-          await sleep(wait);
-        }
-        return options.signal?.aborted !== true;
-      };
-      report();
-      for await (const record of records(s)) {
-        if (options.signal?.aborted === true) return { total, redriven, skipped, unsendable, interrupted: true };
-        done++;
-        const payload = keptPayloadOf(record);
-        if (payload === undefined) {
-          unsendable++;
-          report();
-          continue;
-        }
-        // Paced: the next send waits until the run is at or under its rate.
-        const dueAt = startedAt + (redriven * 1000) / options.ratePerSecond;
-        const wait = dueAt - deps.now();
-        if (wait > 0) await sleep(wait);
-        if (record.status === 'PARKED') {
-          // As a resume does: send, then unpark; a send that fails leaves it PARKED and indexed.
-          await deps.queue.send(workMessageOf(record, payload));
-          if (await deps.parked.unpark(record, deps.now())) redriven++;
-          else skipped++;
-        } else if (!(await redrivable(record))) {
-          // Stopped while waiting for it: it is left FAILED, for the next run.
-          return { total, redriven, skipped, unsendable, interrupted: true };
-        } else if (await deps.failed.redrive(record, deps.now())) {
-          await deps.queue.send(workMessageOf(record, payload));
-          redriven++;
-        } else {
-          skipped++;
-        }
-        report();
-      }
-      return { total, redriven, skipped, unsendable, interrupted: false };
+    run(s: RedriveSelection, options: RunOptions): Promise<RedriveOutcome> {
+      return runSelection(deps, sleep, s, options);
     },
   };
+}
+
+function check(deps: BulkRedriveDeps, s: RedriveSelection): void {
+  if (s.routes.length === 0) throw new RedriveSelectionError('no route selected');
+  const unknown = s.routes.filter((r) => !deps.routes.includes(r));
+  if (unknown.length > 0) {
+    throw new RedriveSelectionError(`route "${unknown[0]}" is not configured; configured routes: ${deps.routes.join(', ')}`);
+  }
+  if (s.sinceMs !== undefined && s.untilMs !== undefined && s.untilMs <= s.sinceMs) {
+    throw new RedriveSelectionError(`--until (${new Date(s.untilMs).toISOString()}) must come after --since (${new Date(s.sinceMs).toISOString()})`);
+  }
+}
+
+/** Each record of the selection, page by page: FAILED through its index, then PARKED of active routes. */
+async function* records(deps: BulkRedriveDeps, s: RedriveSelection): AsyncIterable<EventRecord> {
+  for (const route of s.routes) {
+    for await (const page of deps.failed.listFailed(route, s)) yield* page;
+    if (s.includeParked === true && (await deps.states.get(route)).state === 'active') {
+      for await (const page of deps.parked.listParked(route)) for (const r of page) if (parkedMatches(r, s)) yield r;
+    }
+  }
+}
+
+async function previewSelection(deps: BulkRedriveDeps, s: RedriveSelection, firstRows: number): Promise<RedrivePreview> {
+  check(deps, s);
+  let count = 0;
+  const byRoute: Record<string, number> = Object.fromEntries(s.routes.map((r) => [r, 0]));
+  // The earliest `firstRows`, kept sorted: a bounded buffer however large the selection.
+  const first: SelectedRecord[] = [];
+  for await (const record of records(deps, s)) {
+    count++;
+    byRoute[record.route] = (byRoute[record.route] ?? 0) + 1;
+    if (first.length < firstRows || record.receivedAt < (first.at(-1)?.receivedAt ?? Infinity)) {
+      first.push(selected(record));
+      first.sort((a, b) => a.receivedAt - b.receivedAt || a.key.localeCompare(b.key));
+      if (first.length > firstRows) first.pop();
+    }
+  }
+  return { count, byRoute, first };
+}
+
+type Sleep = (ms: number) => Promise<void>;
+type Progress = { total: number; done: number; redriven: number; skipped: number };
+
+async function runSelection(deps: BulkRedriveDeps, sleep: Sleep, s: RedriveSelection, options: RunOptions): Promise<RedriveOutcome> {
+  check(deps, s);
+  if (!(options.ratePerSecond > 0)) throw new RedriveSelectionError(`the rate must be above 0 a second, got ${options.ratePerSecond}`);
+  const progress: Progress = { total: (await previewSelection(deps, s, 0)).count, done: 0, redriven: 0, skipped: 0 };
+  let unsendable = 0;
+  const outcome = (interrupted: boolean): RedriveOutcome => ({ total: progress.total, redriven: progress.redriven, skipped: progress.skipped, unsendable, interrupted });
+  const startedAt = deps.now();
+  const report = (): void => options.onProgress?.({ ...progress });
+  report();
+  for await (const record of records(deps, s)) {
+    if (options.signal?.aborted === true) return outcome(true);
+    progress.done++;
+    const payload = keptPayloadOf(record);
+    if (payload === undefined) {
+      unsendable++;
+      report();
+      continue;
+    }
+    // Paced: the next send waits until the run is at or under its rate.
+    const wait = startedAt + (progress.redriven * 1000) / options.ratePerSecond - deps.now();
+    if (wait > 0) await sleep(wait);
+    const result = await redriveOne(deps, sleep, record, payload, options, progress);
+    // Stopped while waiting for it: it is left FAILED, for the next run.
+    if (result === 'stopped') return outcome(true);
+    progress[result]++;
+    report();
+  }
+  return outcome(false);
+}
+
+/** Takes one record back and sends it: 'skipped' when it was no longer FAILED (or PARKED), 'stopped' when aborted first. */
+async function redriveOne(
+  deps: BulkRedriveDeps,
+  sleep: Sleep,
+  record: EventRecord,
+  payload: Payload,
+  options: RunOptions,
+  progress: Progress,
+): Promise<'redriven' | 'skipped' | 'stopped'> {
+  if (record.status === 'PARKED') {
+    // As a resume does: send, then unpark; a send that fails leaves it PARKED and indexed.
+    await deps.queue.send(workMessageOf(record, payload));
+    return (await deps.parked.unpark(record, deps.now())) ? 'redriven' : 'skipped';
+  }
+  // A record that failed a moment ago waits (seconds at most) until its dead-letter copy is surely stamped, lest a redrive race it.
+  const wait = deps.failed.redrivableFrom(record) - deps.now();
+  if (wait > 0) {
+    options.onProgress?.({ ...progress, waitingMs: wait });
+    await sleep(wait);
+  }
+  if (options.signal?.aborted === true) return 'stopped';
+  if (!(await deps.failed.redrive(record, deps.now()))) return 'skipped';
+  await deps.queue.send(workMessageOf(record, payload));
+  return 'redriven';
 }
 
 export type BulkRedrive = ReturnType<typeof bulkRedrive>;

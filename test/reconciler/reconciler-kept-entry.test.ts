@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LedgerEntry } from '../../lambdas/ledger/ledger.ts';
-import { keptEntryOf, reconcile } from '../../lambdas/reconciler/reconcile.ts';
+import { keptEntryOf } from '../../lambdas/reconciler/phase-effects.ts';
+import { reconcile } from '../../lambdas/reconciler/reconcile.ts';
 import { HOUR, T0, scene } from './window-scene.ts';
 
 const WINDOW = { fromMs: T0 - 24 * HOUR, toMs: T0 - 5 * 60_000, budgetMs: 10_000_000, stuckAfterMs: 900_000, maxReenqueue: 500 };
