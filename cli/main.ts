@@ -3,6 +3,7 @@
  * command's flags, connect to the stack, run, and turn errors into exit codes
  * (0 ok, 1 the work failed or found a problem, 2 a bad command line: see EXIT_CODES_HELP).
  */
+import { parseArgs } from 'node:util';
 import { flagNames, parseFlags } from './args.ts';
 import { sdkClients } from './aws-clients.ts';
 import type { AwsClients } from './aws-clients.ts';
@@ -24,9 +25,6 @@ export const GLOBAL_OPTIONS = {
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies OptionSpecs;
-
-/** Global flags that take a value: their value is not a command word. */
-const VALUE_FLAGS: ReadonlySet<string> = new Set(['--stack', '--receiver', '--region']);
 
 /** What each exit code means; shown by `retryproof --help`. Keep in step with EXIT and the commands' returns. */
 export const EXIT_CODES_HELP = `Exit codes:
@@ -95,19 +93,14 @@ export interface CliIo {
   readonly aws?: Partial<AwsClients>;
 }
 
-/** The command words of argv: what is neither a flag nor a flag's value. */
+/**
+ * The command words of argv: what is neither a flag nor a global flag's value, before any `--`.
+ * The command's own flags are not known yet, so the value of one (`--window 24h`) reads as a word.
+ */
 function commandWords(argv: readonly string[]): { word: string; index: number }[] {
-  const words: { word: string; index: number }[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const token = argv[i] ?? '';
-    if (token === '--') break;
-    if (token.startsWith('-')) {
-      if (VALUE_FLAGS.has(token)) i++;
-      continue;
-    }
-    words.push({ word: token, index: i });
-  }
-  return words;
+  const { tokens } = parseArgs({ args: [...argv], options: GLOBAL_OPTIONS, strict: false, allowPositionals: true, tokens: true });
+  const end = tokens.findIndex((t) => t.kind === 'option-terminator');
+  return tokens.slice(0, end === -1 ? undefined : end).flatMap((t) => (t.kind === 'positional' && t.value !== '-' ? [{ word: t.value, index: t.index }] : []));
 }
 
 /** Finds the command: the longest name the first words spell. */
