@@ -3,6 +3,7 @@
  * command's flags, connect to the stack, run, and turn errors into exit codes
  * (0 ok, 1 the work failed or found a problem, 2 a bad command line: see EXIT_CODES_HELP).
  */
+import { parseArgs } from 'node:util';
 import { flagNames, parseFlags } from './args.ts';
 import { sdkClients } from './aws-clients.ts';
 import type { AwsClients } from './aws-clients.ts';
@@ -24,9 +25,6 @@ export const GLOBAL_OPTIONS = {
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies OptionSpecs;
-
-/** Global flags that take a value: their value is not a command word. */
-const VALUE_FLAGS: ReadonlySet<string> = new Set(['--stack', '--receiver', '--region']);
 
 /** What each exit code means; shown by `retryproof --help`. Keep in step with EXIT and the commands' returns. */
 export const EXIT_CODES_HELP = `Exit codes:
@@ -95,19 +93,14 @@ export interface CliIo {
   readonly aws?: Partial<AwsClients>;
 }
 
-/** The command words of argv: what is neither a flag nor a flag's value. */
+/**
+ * The command words of argv: what is neither a flag nor a global flag's value, before any `--`.
+ * The command's own flags are not known yet, so the value of one (`--window 24h`) reads as a word.
+ */
 function commandWords(argv: readonly string[]): { word: string; index: number }[] {
-  const words: { word: string; index: number }[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const token = argv[i] ?? '';
-    if (token === '--') break;
-    if (token.startsWith('-')) {
-      if (VALUE_FLAGS.has(token)) i++;
-      continue;
-    }
-    words.push({ word: token, index: i });
-  }
-  return words;
+  const { tokens } = parseArgs({ args: [...argv], options: GLOBAL_OPTIONS, strict: false, allowPositionals: true, tokens: true });
+  const end = tokens.findIndex((t) => t.kind === 'option-terminator');
+  return tokens.slice(0, end === -1 ? undefined : end).flatMap((t) => (t.kind === 'positional' && t.value !== '-' ? [{ word: t.value, index: t.index }] : []));
 }
 
 /** Finds the command: the longest name the first words spell. */
@@ -187,52 +180,110 @@ export function failureLine(err: unknown, target: Target | undefined, env: NodeJ
   return `${what} (unexpected: run again with RETRYPROOF_DEBUG=1 for the stack trace, and report it)`;
 }
 
+/** Answers a command line that names no command: the general or a group's help, or what was wrong with it. */
+function withoutCommand(found: { group: string } | undefined, args: readonly string[], io: CliIo, commands: readonly Command[]): number {
+  const words = commandWords(args);
+  const wantsHelp = asksForHelp(args);
+  if (wantsHelp && words.length === 0) {
+    io.stdout(`${generalUsage(commands)}\n`);
+    return EXIT.ok;
+  }
+  if (found !== undefined) {
+    if (wantsHelp && words.length === 1) {
+      io.stdout(`${groupUsage(found.group, commands)}\n`);
+      return EXIT.ok;
+    }
+    const typed = words[1]?.word;
+    const what =
+      typed === undefined
+        ? `"${found.group}" needs a subcommand: ${commands.filter((c) => c.name.startsWith(`${found.group} `)).map((c) => c.name).join(', ')}`
+        : `unknown subcommand "${found.group} ${typed}"${commandHint(typed, commands, found.group)}`;
+    io.stderr(`retryproof: ${what}\n\n${groupUsage(found.group, commands)}\n`);
+    return EXIT.usage;
+  }
+  const what = words.length === 0 ? 'no command given' : `unknown command "${words[0]?.word ?? ''}"${commandHint(words[0]?.word ?? '', commands)}`;
+  // The commands, not the whole help: the line that says what was wrong must stay in sight.
+  io.stderr(`retryproof: ${what}\n\n${commandList(commands)}\n(retryproof --help for the global flags and exit codes)\n`);
+  return EXIT.usage;
+}
+
+/**
+ * The progress line on stderr: a terminal gets every step rewritten in place, a log file one
+ * line a second at most. `end` shows the last progress as it finally stood (not a stale
+ * `0/2 moved` above `moved 2 messages`) and ends a terminal's line: before a result, and at the end.
+ */
+function progressLine(io: CliIo): { show: CommandContext['progress']; end: () => void } {
+  let progressShown = false;
+  let lastProgress = '';
+  /** The latest progress a log file was spared, shown before any result. */
+  let pendingProgress: string | undefined;
+  let lastProgressAt = Number.NEGATIVE_INFINITY;
+  const end = (): void => {
+    if (pendingProgress !== undefined) io.stderr(`${pendingProgress}\n`);
+    pendingProgress = undefined;
+    if (io.stderrIsTty && progressShown) io.stderr('\n');
+    progressShown = false;
+  };
+  const show = (text: string, options?: { readonly whole?: boolean }): void => {
+    if (text === lastProgress) return;
+    if (options?.whole === true) {
+      end();
+      lastProgress = text;
+      io.stderr(`${text}\n`);
+      return;
+    }
+    const at = performance.now();
+    lastProgress = text;
+    if (!io.stderrIsTty && at - lastProgressAt < 1000) {
+      pendingProgress = text;
+      return;
+    }
+    pendingProgress = undefined;
+    lastProgressAt = at;
+    progressShown = true;
+    io.stderr(io.stderrIsTty ? `\r\x1b[K${text}` : `${text}\n`);
+  };
+  return { show, end };
+}
+
+/** The global flags that name the receiver. */
+function targetFlagsOf(values: Readonly<Record<string, string | boolean | undefined>>): TargetFlags {
+  return {
+    local: values.local === true,
+    ...(typeof values.stack === 'string' ? { stack: values.stack } : {}),
+    ...(typeof values.region === 'string' ? { region: values.region } : {}),
+    ...(typeof values.receiver === 'string' ? { receiver: values.receiver } : {}),
+  };
+}
+
+/** A command's failure as one line on stderr, and its exit code. */
+function failureExit(err: unknown, command: Command, target: Target | undefined, io: CliIo): number {
+  if (err instanceof UsageError) {
+    const hint = `(retryproof ${command.name} --help for all its flags)`;
+    io.stderr(`retryproof ${command.name}: ${err.message}\n\n${usageExcerpt(`usage: ${command.usage}`, err.message, hint)}\n`);
+    return EXIT.usage;
+  }
+  if (err instanceof CliError) {
+    io.stderr(`retryproof ${command.name}: ${err.message}\n`);
+    return EXIT.failed;
+  }
+  // An SDK or network failure: one line, not a stack trace (unless asked for, to report a bug).
+  io.stderr(`retryproof ${command.name}: ${failureLine(err, target, io.env)}\n`);
+  if (io.env.RETRYPROOF_DEBUG === '1') io.stderr(`${(err as Error).stack ?? ''}\n`);
+  return EXIT.failed;
+}
+
 /** Runs the CLI; returns the exit code. Never throws for a user's mistake. */
 export async function runCli(argv: readonly string[], io: CliIo, commands: readonly Command[] = COMMANDS): Promise<number> {
   // `retryproof help [command]` reads as `retryproof [command] --help`.
   const helpWord = commandWords(argv)[0];
   const args = helpWord?.word === 'help' ? ['--help', ...argv.filter((_, i) => i !== helpWord.index)] : argv;
   const found = findCommand(args, commands);
-  const wantsHelp = asksForHelp(args);
-  if (found === undefined || 'group' in found) {
-    const words = commandWords(args);
-    if (wantsHelp && words.length === 0) {
-      io.stdout(`${generalUsage(commands)}\n`);
-      return EXIT.ok;
-    }
-    if (found !== undefined) {
-      if (wantsHelp && words.length === 1) {
-        io.stdout(`${groupUsage(found.group, commands)}\n`);
-        return EXIT.ok;
-      }
-      const typed = words[1]?.word;
-      const what =
-        typed === undefined
-          ? `"${found.group}" needs a subcommand: ${commands.filter((c) => c.name.startsWith(`${found.group} `)).map((c) => c.name).join(', ')}`
-          : `unknown subcommand "${found.group} ${typed}"${commandHint(typed, commands, found.group)}`;
-      io.stderr(`retryproof: ${what}\n\n${groupUsage(found.group, commands)}\n`);
-      return EXIT.usage;
-    }
-    const what = words.length === 0 ? 'no command given' : `unknown command "${words[0]?.word ?? ''}"${commandHint(words[0]?.word ?? '', commands)}`;
-    // The commands, not the whole help: the line that says what was wrong must stay in sight.
-    io.stderr(`retryproof: ${what}\n\n${commandList(commands)}\n(retryproof --help for the global flags and exit codes)\n`);
-    return EXIT.usage;
-  }
+  if (found === undefined || 'group' in found) return withoutCommand(found, args, io, commands);
   const { command, rest } = found;
   let target: Target | undefined;
   // A progress line rewritten in place has no newline of its own: the CLI ends it.
-  let progressShown = false;
-  let lastProgress = '';
-  /** The latest progress a log file was spared (at most a line a second), shown before any result. */
-  let pendingProgress: string | undefined;
-  // Before the result, and at the end: the last progress is shown as it finally stood (not a
-  // stale `0/2 moved` above `moved 2 messages`), and a terminal's line is ended.
-  const endProgress = (): void => {
-    if (pendingProgress !== undefined) io.stderr(`${pendingProgress}\n`);
-    pendingProgress = undefined;
-    if (io.stderrIsTty && progressShown) io.stderr('\n');
-    progressShown = false;
-  };
+  const progress = progressLine(io);
   const aws: AwsClients = { ...sdkClients(io.env), ...io.aws };
   try {
     const { values, positionals } = parseFlags(command.normalize?.(rest) ?? rest, { ...GLOBAL_OPTIONS, ...command.options }, command.usage, (flag) => ownersOf(flag, command, commands));
@@ -245,13 +296,7 @@ export async function runCli(argv: readonly string[], io: CliIo, commands: reado
       throw new UsageError(`${command.name} takes ${expected}, got ${positionals.length === 0 ? 'none' : positionals.join(' ')}`, command.usage);
     }
     const json = values.json === true;
-    let lastProgressAt = Number.NEGATIVE_INFINITY;
-    const flags: TargetFlags = {
-      local: values.local === true,
-      ...(typeof values.stack === 'string' ? { stack: values.stack } : {}),
-      ...(typeof values.region === 'string' ? { region: values.region } : {}),
-      ...(typeof values.receiver === 'string' ? { receiver: values.receiver } : {}),
-    };
+    const flags = targetFlagsOf(values);
     const ctx: CommandContext = {
       json,
       now: io.now ?? Date.now,
@@ -259,28 +304,11 @@ export async function runCli(argv: readonly string[], io: CliIo, commands: reado
       flags,
       aws,
       print: (text) => {
-        endProgress();
+        progress.end();
         io.stdout(text);
       },
       progress: (text, options) => {
-        if (json || text === lastProgress) return;
-        if (options?.whole === true) {
-          endProgress();
-          lastProgress = text;
-          io.stderr(`${text}\n`);
-          return;
-        }
-        // A terminal gets every step, rewritten in place; a log file one line a second at most.
-        const at = performance.now();
-        lastProgress = text;
-        if (!io.stderrIsTty && at - lastProgressAt < 1000) {
-          pendingProgress = text;
-          return;
-        }
-        pendingProgress = undefined;
-        lastProgressAt = at;
-        progressShown = true;
-        io.stderr(io.stderrIsTty ? `\r\x1b[K${text}` : `${text}\n`);
+        if (!json) progress.show(text, options);
       },
       target: async () => {
         target ??= await resolveTarget(flags, io.env, aws);
@@ -289,22 +317,10 @@ export async function runCli(argv: readonly string[], io: CliIo, commands: reado
     };
     return (await command.run(ctx, { values, positionals })) ?? EXIT.ok;
   } catch (err) {
-    endProgress();
-    if (err instanceof UsageError) {
-      const hint = `(retryproof ${command.name} --help for all its flags)`;
-      io.stderr(`retryproof ${command.name}: ${err.message}\n\n${usageExcerpt(`usage: ${command.usage}`, err.message, hint)}\n`);
-      return EXIT.usage;
-    }
-    if (err instanceof CliError) {
-      io.stderr(`retryproof ${command.name}: ${err.message}\n`);
-      return EXIT.failed;
-    }
-    // An SDK or network failure: one line, not a stack trace (unless asked for, to report a bug).
-    io.stderr(`retryproof ${command.name}: ${failureLine(err, target, io.env)}\n`);
-    if (io.env.RETRYPROOF_DEBUG === '1') io.stderr(`${(err as Error).stack ?? ''}\n`);
-    return EXIT.failed;
+    progress.end();
+    return failureExit(err, command, target, io);
   } finally {
-    endProgress();
+    progress.end();
     target?.close();
   }
 }

@@ -17,6 +17,8 @@ import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
+import { parseFlags } from '../cli/args.ts';
+import { UsageError } from '../cli/errors.ts';
 
 const major = Number(process.versions.node.split('.')[0]);
 if (major < 24) {
@@ -26,7 +28,28 @@ if (major < 24) {
 
 const root = resolve(import.meta.dirname, '..');
 const sig = (file: string): string => JSON.stringify(join(root, 'lambdas/domain/signatures', file));
-const runs = Number(process.argv[2] ?? 21);
+const USAGE = 'usage: npx node scripts/measure-verifier-bundles.ts [runs]   (fresh processes per entry, default 21)';
+
+/** The number of runs, the one argument: a usage error is one line and exit code 2. */
+function runsOf(argv: readonly string[]): number {
+  try {
+    const { values, positionals } = parseFlags(argv, { help: { type: 'boolean', short: 'h' } }, USAGE);
+    if (values.help === true) {
+      console.log(USAGE);
+      process.exit(0);
+    }
+    if (positionals.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[1])}`, USAGE);
+    const text = positionals[0];
+    if (text !== undefined && (!/^\d+$/.test(text) || Number(text) < 1)) throw new UsageError(`runs must be a whole number of 1 or more, got ${JSON.stringify(text)}`, USAGE);
+    return text === undefined ? 21 : Number(text);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    console.error(`measure-verifier-bundles: ${err.message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+}
+
+const runs = runsOf(process.argv.slice(2));
 
 /** Which delivery the child builds; `floor` is a GitHub delivery for the do-nothing entry. */
 type Kind = 'standard-webhooks' | 'github' | 'floor';

@@ -157,8 +157,8 @@ function pickRegions(flag: string, endpoints: LocalEndpoints): LocalRegionEndpoi
   return picked;
 }
 
-async function storm(ctx: CommandContext, args: ParsedArgs): Promise<number> {
-  const values = args.values as StormValues;
+/** The storm's own settings from its flags: size, ladder, mix and seed. */
+function stormSettings(values: StormValues) {
   const events = intFlag('events', values.events, 1, 100_000, USAGE) ?? 300;
   const concurrency = intFlag('concurrency', values.concurrency, 1, 1000, USAGE) ?? 16;
   const ladderMs = values.ladder === undefined ? [1000, 5000, 30_000, 300_000] : parseLadder(values.ladder);
@@ -179,14 +179,17 @@ async function storm(ctx: CommandContext, args: ParsedArgs): Promise<number> {
     throw new UsageError('--slow, --fail, --dead-letter and --crash are shares of one roll: together at most 1', USAGE);
   }
   const seed = intFlag('seed', values.seed, 0, 2 ** 31, USAGE) ?? Math.floor(Math.random() * 2 ** 31);
-  const routeName = values.route ?? DEMO_ROUTE;
-  if (values.url !== undefined && values.secret === undefined) throw new UsageError('--url needs --secret', USAGE);
+  return { events, concurrency, ladderMs, timeScale, mix, seed };
+}
 
-  // The local stack, when there is one: its URL, secrets, timings and admin calls.
-  const dir = localDir(ctx.env);
+/**
+ * The local stack, when one runs (its URL, secrets, timings and admin calls), and the Regions `--regions` picks.
+ * @throws CliError when none runs and no --url names another receiver
+ */
+async function localStackOf(ctx: CommandContext, values: StormValues): Promise<{ endpoints: LocalEndpoints | undefined; picked: LocalRegionEndpoint[] | undefined }> {
   let endpoints: LocalEndpoints | undefined;
   try {
-    endpoints = await readRunningEndpoints(dir);
+    endpoints = await readRunningEndpoints(localDir(ctx.env));
   } catch (err) {
     if (!(err instanceof StackNotRunningError)) throw err;
     if (values.url === undefined) throw new CliError(err.message);
@@ -196,12 +199,17 @@ async function storm(ctx: CommandContext, args: ParsedArgs): Promise<number> {
   }
   if (values.regions !== undefined && endpoints === undefined) throw new CliError('no local stack runs: start one with npm start -- --regions 2');
   const picked = values.regions === undefined || endpoints === undefined ? undefined : pickRegions(values.regions, endpoints);
+  return { endpoints, picked };
+}
+
+/** The receiver the requests go to: its URL, the local Region it is (if any), the route and its secret. */
+function stormReceiver(values: StormValues, endpoints: LocalEndpoints | undefined, picked: readonly LocalRegionEndpoint[] | undefined) {
+  const routeName = values.route ?? DEMO_ROUTE;
   const url = values.url ?? picked?.[0]?.httpUrl ?? endpoints?.httpUrl ?? '';
   // The local Region whose gateway `url` is (the first one's, unless --url names another's).
   const localRegion = endpoints === undefined ? undefined : localRegionsIn(endpoints).find((r) => new URL(r.httpUrl).origin === new URL(url).origin);
-  const isLocal = localRegion !== undefined;
-  const known = isLocal ? endpoints?.routes.find((r) => r.name === routeName) : undefined;
-  if (isLocal && known === undefined) {
+  const known = localRegion !== undefined ? endpoints?.routes.find((r) => r.name === routeName) : undefined;
+  if (localRegion !== undefined && known === undefined) {
     throw new UsageError(`the local stack has no route ${JSON.stringify(routeName)}; its routes: ${endpoints?.routes.map((r) => r.name).join(', ') ?? ''}`, USAGE);
   }
   if (known !== undefined && known.action !== DEMO_ACTION) {
@@ -215,21 +223,30 @@ async function storm(ctx: CommandContext, args: ParsedArgs): Promise<number> {
   const secret = values.secret ?? known?.secret ?? '';
   const toleranceSeconds =
     'toleranceSeconds' in route.signature && typeof route.signature.toleranceSeconds === 'number' ? route.signature.toleranceSeconds : 300;
+  return { url, localRegion, leaseSeconds: known?.leaseSeconds, route, secret, toleranceSeconds };
+}
 
-  let target: Target | undefined;
-  let regions: StormRegion[] | undefined;
-  if (values.stack !== undefined) {
-    target = await resolveTarget(ctx.flags, ctx.env, ctx.aws);
-  } else if (picked !== undefined) {
+/** Where the effects are read: a deployed stack's tables (--stack), or the local stack's, one view per Region picked. */
+async function stormTargets(
+  ctx: CommandContext,
+  values: StormValues,
+  picked: readonly LocalRegionEndpoint[] | undefined,
+  localRegion: LocalRegionEndpoint | undefined,
+): Promise<{ target: Target | undefined; regions: StormRegion[] | undefined }> {
+  if (values.stack !== undefined) return { target: await resolveTarget(ctx.flags, ctx.env, ctx.aws), regions: undefined };
+  if (picked !== undefined) {
     // One view of the stack per Region: the same table, that Region's queues.
-    regions = [];
+    const regions: StormRegion[] = [];
     for (const region of picked) regions.push({ name: region.name, url: region.httpUrl, target: await resolveTarget({ local: true, region: region.name }, ctx.env, ctx.aws) });
-    target = regions[0]?.target;
-  } else if (localRegion !== undefined) {
-    target = await resolveTarget({ local: true, region: localRegion.name }, ctx.env, ctx.aws);
+    return { target: regions[0]?.target, regions };
   }
+  if (localRegion !== undefined) return { target: await resolveTarget({ local: true, region: localRegion.name }, ctx.env, ctx.aws), regions: undefined };
+  return { target: undefined, regions: undefined };
+}
+
+/** How long to wait for the work to settle: --settle-timeout, else long enough for the local stack's timings; notes slow timings. */
+function settleTimeoutSeconds(values: StormValues, endpoints: LocalEndpoints | undefined, isLocal: boolean, leaseSeconds: number | undefined): number {
   const s = endpoints?.settings;
-  const leaseSeconds = known?.leaseSeconds;
   // Long enough for a dead letter's receives and a crashed lease to run out, twice over.
   const derivedSettle = isLocal && s !== undefined ? (s.maxReceiveCount * s.visibilityTimeoutSeconds + (leaseSeconds ?? 0)) * 2 + 10 : 60;
   const settleTimeoutS = intFlag('settle-timeout', values['settle-timeout'], 1, 3600, USAGE) ?? Math.max(30, derivedSettle);
@@ -240,23 +257,30 @@ async function storm(ctx: CommandContext, args: ParsedArgs): Promise<number> {
         'RETRYPROOF_ACTION_TIME_S=1 RETRYPROOF_VISIBILITY_TIMEOUT_S=1 RETRYPROOF_MAX_RECEIVE_COUNT=3\n',
     );
   }
+  return settleTimeoutS;
+}
+
+async function storm(ctx: CommandContext, args: ParsedArgs): Promise<number> {
+  const values = args.values as StormValues;
+  const settings = stormSettings(values);
+  if (values.url !== undefined && values.secret === undefined) throw new UsageError('--url needs --secret', USAGE);
+  const { endpoints, picked } = await localStackOf(ctx, values);
+  const receiver = stormReceiver(values, endpoints, picked);
+  const { url, localRegion, leaseSeconds, route } = receiver;
+  const { target, regions } = await stormTargets(ctx, values, picked, localRegion);
+  const settleTimeoutS = settleTimeoutSeconds(values, endpoints, localRegion !== undefined, leaseSeconds);
 
   const across = regions === undefined ? url : `${regions.length} regions (${regions.map((r) => `${r.name} ${r.url}`).join(', ')})`;
-  process.stderr.write(`storm: ${events} events against ${across} (route ${route.name}), seed ${seed}\n`);
+  process.stderr.write(`storm: ${settings.events} events against ${across} (route ${route.name}), seed ${settings.seed}\n`);
   const bar = progressWriter(values.quiet === true);
   let report;
   try {
     report = await runStorm({
-      events,
-      concurrency,
-      mix,
-      ladderMs,
-      timeScale,
-      seed,
+      ...settings,
       url,
       route,
-      secret,
-      toleranceSeconds,
+      secret: receiver.secret,
+      toleranceSeconds: receiver.toleranceSeconds,
       leaseSeconds,
       target,
       adminUrl: localRegion?.adminUrl,
@@ -271,7 +295,7 @@ async function storm(ctx: CommandContext, args: ParsedArgs): Promise<number> {
     if (regions === undefined) target?.close();
     else for (const r of regions) r.target.close();
   }
-  const out = resolve(values['json-out'] ?? resolve(dir, 'storm-report.json'));
+  const out = resolve(values['json-out'] ?? resolve(localDir(ctx.env), 'storm-report.json'));
   await mkdir(dirname(out), { recursive: true });
   await writeFile(out, `${JSON.stringify(report, null, 2)}\n`);
   ctx.print(ctx.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatSummary(report)}\nreport: ${out}\n`);

@@ -258,6 +258,12 @@ function redriveQueueOf(target: Target, route: string): string {
   return target.routeQueueUrls?.[route] ?? target.queueUrl;
 }
 
+/** A message that cannot run here, with its latest receipt and the row that says why. */
+interface KeptMessage {
+  readonly message: Message;
+  readonly row: DeadLetterRow;
+}
+
 async function receiveSendDelete(target: Target, options: RedriveOptions): Promise<RedriveResult> {
   const sleep = options.sleep ?? defaultSleep;
   const byQueue = new Map<string, number>();
@@ -267,38 +273,11 @@ async function receiveSendDelete(target: Target, options: RedriveOptions): Promi
   let moved = 0;
   // Messages that cannot run here, by id, with their latest receipt: put back at the end with
   // a reason of today (putting them back at once would have this loop receive them again).
-  const kept = new Map<string, { message: Message; row: DeadLetterRow }>();
+  const kept = new Map<string, KeptMessage>();
   if (total > 0) options.onProgress?.(0, total, 0);
   for (;;) {
-    const out = await target.sqs.send(
-      new ReceiveMessageCommand({
-        QueueUrl: target.dlqUrl,
-        MaxNumberOfMessages: 10,
-        VisibilityTimeout: 30,
-        WaitTimeSeconds: 0,
-        MessageAttributeNames: ['All'],
-        MessageSystemAttributeNames: ['SentTimestamp'],
-      }),
-    );
-    const received = out.Messages ?? [];
-    const messages: Message[] = [];
-    for (const m of received) {
-      const id = m.MessageId ?? '';
-      const known = kept.get(id);
-      if (known !== undefined) {
-        kept.set(id, { ...known, message: m });
-        continue;
-      }
-      const row = deadLetterRowOf(m);
-      const reason = unrunnableReason(target, row, Date.now());
-      if (reason === undefined) {
-        messages.push(m);
-        continue;
-      }
-      const rowNow = { ...row, reason };
-      kept.set(id, { message: m, row: rowNow });
-      options.onUnrunnable?.(rowNow);
-    }
+    const received = await receiveForRedrive(target);
+    const messages = runnableOf(target, received, kept, options);
     if (messages.length === 0) {
       // Hidden messages (someone is looking at them) come back soon: wait for them, within bounds.
       const depth = await queueDepth(target, target.dlqUrl);
@@ -306,36 +285,90 @@ async function receiveSendDelete(target: Target, options: RedriveOptions): Promi
       if (received.length === 0) await sleep(250);
       continue;
     }
-    // Each message to its route's queue: one batch per queue.
-    const byDestination = new Map<string, Message[]>();
-    for (const m of messages) {
-      const url = redriveQueueOf(target, deadLetterRowOf(m).route);
-      byDestination.set(url, [...(byDestination.get(url) ?? []), m]);
-    }
-    for (const [url, batch] of byDestination) {
-      const sent = await target.sqs.send(
-        new SendMessageBatchCommand({
-          QueueUrl: url,
-          Entries: batch.map((m, i) => ({
-            Id: String(i),
-            MessageBody: m.Body ?? '',
-            ...(m.MessageAttributes === undefined ? {} : { MessageAttributes: m.MessageAttributes }),
-          })),
-        }),
-      );
-      const ok = new Set((sent.Successful ?? []).map((s) => s.Id));
-      const done = batch.filter((_, i) => ok.has(String(i)));
-      if (done.length > 0) await deleteAll(target, done);
-      moved += done.length;
-      const name = queueNameOf(url);
-      if (done.length > 0) byQueue.set(name, (byQueue.get(name) ?? 0) + done.length);
-      if ((sent.Failed ?? []).length > 0) {
-        throw new CliError(`the work queue ${name} refused ${(sent.Failed ?? []).length} messages: ${sent.Failed?.[0]?.Message ?? ''}; ${moved} moved so far`);
-      }
-    }
+    moved = await sendToRouteQueues(target, messages, byQueue, moved);
     options.onProgress?.(moved, Math.max(total, moved + kept.size), kept.size);
   }
   const keptList = [...kept.values()];
+  await putBackWithReasons(target, keptList);
+  if (keptList.length > 0) options.onProgress?.(moved, Math.max(total, moved + kept.size), kept.size);
+  return { mode: 'receive-send-delete', moved, byQueue: Object.fromEntries(byQueue), unrunnable: keptList.map((k) => k.row) };
+}
+
+async function receiveForRedrive(target: Target): Promise<Message[]> {
+  const out = await target.sqs.send(
+    new ReceiveMessageCommand({
+      QueueUrl: target.dlqUrl,
+      MaxNumberOfMessages: 10,
+      VisibilityTimeout: 30,
+      WaitTimeSeconds: 0,
+      MessageAttributeNames: ['All'],
+      MessageSystemAttributeNames: ['SentTimestamp'],
+    }),
+  );
+  return out.Messages ?? [];
+}
+
+/** The received messages that can run here; the others go into `kept` (their receipt renewed) and are reported once. */
+function runnableOf(target: Target, received: readonly Message[], kept: Map<string, KeptMessage>, options: RedriveOptions): Message[] {
+  const messages: Message[] = [];
+  for (const m of received) {
+    const id = m.MessageId ?? '';
+    const known = kept.get(id);
+    if (known !== undefined) {
+      kept.set(id, { ...known, message: m });
+      continue;
+    }
+    const row = deadLetterRowOf(m);
+    const reason = unrunnableReason(target, row, Date.now());
+    if (reason === undefined) {
+      messages.push(m);
+      continue;
+    }
+    const rowNow = { ...row, reason };
+    kept.set(id, { message: m, row: rowNow });
+    options.onUnrunnable?.(rowNow);
+  }
+  return messages;
+}
+
+/**
+ * Sends each message to its route's queue, one batch per queue, and deletes those sent from the DLQ.
+ * @returns `moved` plus the messages moved; `byQueue` counts them by queue name
+ * @throws CliError when a queue refuses a message
+ */
+async function sendToRouteQueues(target: Target, messages: readonly Message[], byQueue: Map<string, number>, movedBefore: number): Promise<number> {
+  let moved = movedBefore;
+  const byDestination = new Map<string, Message[]>();
+  for (const m of messages) {
+    const url = redriveQueueOf(target, deadLetterRowOf(m).route);
+    byDestination.set(url, [...(byDestination.get(url) ?? []), m]);
+  }
+  for (const [url, batch] of byDestination) {
+    const sent = await target.sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: url,
+        Entries: batch.map((m, i) => ({
+          Id: String(i),
+          MessageBody: m.Body ?? '',
+          ...(m.MessageAttributes === undefined ? {} : { MessageAttributes: m.MessageAttributes }),
+        })),
+      }),
+    );
+    const ok = new Set((sent.Successful ?? []).map((s) => s.Id));
+    const done = batch.filter((_, i) => ok.has(String(i)));
+    if (done.length > 0) await deleteAll(target, done);
+    moved += done.length;
+    const name = queueNameOf(url);
+    if (done.length > 0) byQueue.set(name, (byQueue.get(name) ?? 0) + done.length);
+    if ((sent.Failed ?? []).length > 0) {
+      throw new CliError(`the work queue ${name} refused ${(sent.Failed ?? []).length} messages: ${sent.Failed?.[0]?.Message ?? ''}; ${moved} moved so far`);
+    }
+  }
+  return moved;
+}
+
+/** Puts the kept messages back in the DLQ, each with today's reason, and deletes the originals of the copies sent. */
+async function putBackWithReasons(target: Target, keptList: readonly KeptMessage[]): Promise<void> {
   for (let i = 0; i < keptList.length; i += 10) {
     const batch = keptList.slice(i, i + 10);
     const sent = await target.sqs.send(
@@ -352,8 +385,6 @@ async function receiveSendDelete(target: Target, options: RedriveOptions): Promi
     // A copy the DLQ refused: its original stays (visible again once its 30 s are over).
     await deleteAll(target, batch.filter((_, n) => ok.has(String(n))).map((k) => k.message));
   }
-  if (keptList.length > 0) options.onProgress?.(moved, Math.max(total, moved + kept.size), kept.size);
-  return { mode: 'receive-send-delete', moved, byQueue: Object.fromEntries(byQueue), unrunnable: keptList.map((k) => k.row) };
 }
 
 async function deleteAll(target: Target, messages: readonly Message[]): Promise<void> {

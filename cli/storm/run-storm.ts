@@ -20,6 +20,7 @@ import type { StormMix } from './storm-plan.ts';
 import { buildReport } from './storm-report.ts';
 import type { BreakerSummary, ReconciliationSummary, StormReport, Verification } from './storm-report.ts';
 import { runSenders } from './storm-sender.ts';
+import type { EventOutcome, SenderOptions } from './storm-sender.ts';
 import { readEffects, readRecords, waitForSettle } from './storm-verify.ts';
 import type { SettleResult } from './storm-verify.ts';
 
@@ -80,15 +81,27 @@ export function slowDelayMs(ladderMs: readonly number[], timeScale: number, leas
   return leaseSeconds === undefined ? wanted : Math.min(wanted, Math.round(leaseSeconds * 1000 * 0.5));
 }
 
-export async function runStorm(o: StormOptions): Promise<StormReport> {
-  const startedAt = Date.now();
-  const delay = slowDelayMs(o.ladderMs, o.timeScale, o.leaseSeconds);
-  const plans = planStorm(o.events, o.mix, o.ladderMs.length, delay, o.seed);
-  const progress = o.onProgress ?? (() => undefined);
+type Progress = NonNullable<StormOptions['onProgress']>;
+type Timed = <T>(phase: string, work: () => Promise<T>) => Promise<T>;
 
+/** Where the run's time went, by phase, and a wrapper that adds a phase's time to it. */
+function phaseClock(): { phasesMs: Record<string, number>; timed: Timed } {
+  const phasesMs: Record<string, number> = {};
+  const timed: Timed = async (phase, work) => {
+    const t = Date.now();
+    try {
+      return await work();
+    } finally {
+      phasesMs[phase] = (phasesMs[phase] ?? 0) + (Date.now() - t);
+    }
+  };
+  return { phasesMs, timed };
+}
+
+/** The executor restart halfway through the sending, at every Region's admin call, and what became of it. */
+function midRunRestart(o: StormOptions, regions: readonly StormRegion[] | undefined): { midRun: SenderOptions['midRun']; outcome: () => string } {
   let executorRestart = o.restartExecutor ? 'not run: not the local stack' : 'off';
   const adminUrl = o.adminUrl;
-  const regions = o.regions !== undefined && o.regions.length > 1 ? o.regions : undefined;
   // Every Region's executor, each at its own admin call.
   const adminUrls = regions === undefined ? (adminUrl === undefined ? [] : [adminUrl]) : regions.map((r) => r.url);
   const midRun =
@@ -106,46 +119,154 @@ export async function runStorm(o: StormOptions): Promise<StormReport> {
           },
         }
       : undefined;
+  return { midRun, outcome: () => executorRestart };
+}
 
-  const phasesMs: Record<string, number> = {};
-  const timed = async <T>(phase: string, work: () => Promise<T>): Promise<T> => {
-    const t = Date.now();
-    try {
-      return await work();
-    } finally {
-      phasesMs[phase] = (phasesMs[phase] ?? 0) + (Date.now() - t);
+/** Route control over the storm's tables and queues; undefined when they cannot be reached. */
+function stormRouteControl(target: Target | undefined): RouteControl | undefined {
+  if (target === undefined) return undefined;
+  return createRouteControl({
+    dynamo: target.dynamo,
+    eventsTable: target.eventsTable,
+    sqs: target.sqs,
+    queueUrl: target.queueUrl,
+    // A route with a queue of its own gets its parked work back there on resume.
+    ...(target.routeQueueUrls === undefined ? {} : { routeQueueUrls: target.routeQueueUrls }),
+    // Parked work whose body is in the bucket gets its object kept alive before it is re-sent.
+    ...(target.s3 === undefined || target.bodyBucket === undefined ? {} : { s3: target.s3, bodyBucket: target.bodyBucket }),
+    config: target.config,
+  });
+}
+
+async function pausedRoute(routes: RouteControl | undefined, route: string): Promise<{ reason?: string } | undefined> {
+  const state = (await routes?.list())?.find((r) => r.route === route);
+  return state?.state === 'paused' ? { ...(state.reason === undefined ? {} : { reason: state.reason }) } : undefined;
+}
+
+/** Resumes the route when it is paused before the storm begins. */
+async function resumeBeforeSending(routes: RouteControl | undefined, route: string): Promise<BreakerSummary> {
+  const breaker: BreakerSummary = { checked: routes !== undefined, pausedBefore: false, trippedDuringStorm: false, reenqueuedOnResume: 0 };
+  if (routes === undefined || (await pausedRoute(routes, route)) === undefined) return breaker;
+  const resumed = await routes.resume(route);
+  return { ...breaker, pausedBefore: true, reenqueuedOnResume: resumed.reenqueued };
+}
+
+/**
+ * Resumes the route when the storm's own duplicates tripped its circuit breaker (layer 4: a key
+ * that comes more than its threshold times): work is parked, not lost, and an operator would resume.
+ */
+async function resumeAfterSending(routes: RouteControl | undefined, route: string, breaker: BreakerSummary, timed: Timed): Promise<BreakerSummary> {
+  if (routes === undefined) return breaker;
+  const tripped = await pausedRoute(routes, route);
+  if (tripped === undefined) return breaker;
+  const resumed = await timed('resuming', () => routes.resume(route));
+  return {
+    ...breaker,
+    trippedDuringStorm: true,
+    ...(tripped.reason === undefined ? {} : { reason: tripped.reason }),
+    reenqueuedOnResume: breaker.reenqueuedOnResume + resumed.reenqueued,
+  };
+}
+
+/**
+ * Waits for the work to settle, as often as asked. Every wait counts toward one figure, reported
+ * both as the `settling` phase and in the settle check, so the two can never disagree.
+ */
+function settler(o: StormOptions, target: Target, regions: readonly StormRegion[] | undefined, keys: readonly string[], phasesMs: Record<string, number>, progress: Progress) {
+  let waits = 0;
+  let last: SettleResult | undefined;
+  const settle = async (): Promise<SettleResult> => {
+    const result = await waitForSettle(target, o.route.name, keys, {
+      timeoutMs: o.settleTimeoutMs,
+      ...(regions === undefined ? {} : { queues: regions.map((r) => r.target) }),
+      onTick: (queued, executing) => {
+        progress('settling', 0, 0, `${queued} queued, ${executing} executing`);
+      },
+    });
+    waits++;
+    phasesMs.settling = (phasesMs.settling ?? 0) + result.waitedMs;
+    last = { ...result, waitedMs: phasesMs.settling };
+    return last;
+  };
+  return { settle, waits: () => waits, last: () => last };
+}
+
+/** Reconciles, and settles the work it re-enqueued, until a run finds nothing to do or the rounds run out. */
+async function reconcileUntilQuiet(adminUrl: string, o: StormOptions, timed: Timed, progress: Progress, settle: () => Promise<unknown>): Promise<ReconciliationSummary> {
+  const totals = { rounds: 0, reversed: 0, reenqueued: 0, needsAttention: 0 };
+  try {
+    for (let round = 0; round < o.maxReconcileRounds; round++) {
+      progress('reconciling', round + 1, o.maxReconcileRounds);
+      // Everything recent, with no settle time: the storm has waited for the work itself.
+      const report = await timed('reconciling', () =>
+        admin<ReconcileReport>(adminUrl, '/_local/reconcile', { settleSeconds: 0, stuckAfterSeconds: 0 }),
+      );
+      totals.rounds++;
+      totals.reversed += report.counts.reversed;
+      totals.reenqueued += report.counts.reenqueued;
+      totals.needsAttention = report.counts.needsAttention;
+      // Re-enqueued work runs now; the next round checks what it did.
+      if (report.counts.reenqueued === 0 && report.counts.reversed === 0) break;
+      if (report.counts.reenqueued > 0) await settle();
     }
-  };
-  // The circuit breaker (layer 4) pauses a route whose key comes more than its threshold
-  // times, and a storm does exactly that. Work is parked, not lost: the storm resumes the
-  // route once its senders are done, as an operator would, and then checks everything.
-  const target = o.target;
-  const routes: RouteControl | undefined =
-    target === undefined
-      ? undefined
-      : createRouteControl({
-          dynamo: target.dynamo,
-          eventsTable: target.eventsTable,
-          sqs: target.sqs,
-          queueUrl: target.queueUrl,
-          // A route with a queue of its own gets its parked work back there on resume.
-          ...(target.routeQueueUrls === undefined ? {} : { routeQueueUrls: target.routeQueueUrls }),
-          // Parked work whose body is in the bucket gets its object kept alive before it is re-sent.
-          ...(target.s3 === undefined || target.bodyBucket === undefined ? {} : { s3: target.s3, bodyBucket: target.bodyBucket }),
-          config: target.config,
-        });
-  const paused = async (): Promise<{ reason?: string } | undefined> => {
-    const state = (await routes?.list())?.find((r) => r.route === o.route.name);
-    return state?.state === 'paused' ? { ...(state.reason === undefined ? {} : { reason: state.reason }) } : undefined;
-  };
-  let breaker: BreakerSummary = { checked: routes !== undefined, pausedBefore: false, trippedDuringStorm: false, reenqueuedOnResume: 0 };
-  if (routes !== undefined && (await paused()) !== undefined) {
-    const resumed = await routes.resume(o.route.name);
-    breaker = { ...breaker, pausedBefore: true, reenqueuedOnResume: resumed.reenqueued };
+    return { ran: true, ...totals };
+  } catch (err) {
+    return { ran: false, ...totals, reason: (err as Error).message };
   }
+}
+
+/** Reads what the stack holds for the storm's keys: records, ledger entries since `fromMs`, and every Region's dead letters. */
+async function readEndState(o: StormOptions, target: Target, regions: readonly StormRegion[] | undefined, keys: readonly string[], fromMs: number, timed: Timed) {
+  const dlqs = regions === undefined ? [target] : regions.map((r) => r.target);
+  const [records, effectsAfter, dead] = await timed('verifying', () =>
+    Promise.all([
+      readRecords(target, o.route.name, keys),
+      readEffects(target, o.route.name, fromMs),
+      Promise.all(dlqs.map((t) => peekDeadLetters(t, { max: 10_000 }))).then((lists) => lists.flat()),
+    ]),
+  );
+  const deadLetters = new Map(dead.filter((d) => d.route === o.route.name).map((d) => [d.key, d.reason]));
+  return { records, effectsAfter, deadLetters };
+}
+
+const NOT_RECONCILED: ReconciliationSummary = { ran: false, rounds: 0, reversed: 0, reenqueued: 0, needsAttention: 0, reason: 'not the local stack' };
+
+/** After the sending: settle, reconcile (on the local stack), and read the tables for the verdict. */
+async function settleAndVerify(
+  o: StormOptions,
+  target: Target,
+  regions: readonly StormRegion[] | undefined,
+  events: readonly EventOutcome[],
+  fromMs: number,
+  clock: { phasesMs: Record<string, number>; timed: Timed },
+  progress: Progress,
+): Promise<{ verification: Verification; reconciliation: ReconciliationSummary }> {
+  let reconciliation: ReconciliationSummary = NOT_RECONCILED;
+  const keys = events.filter((e) => e.accepted).map((e) => e.key);
+  const waits = settler(o, target, regions, keys, clock.phasesMs, progress);
+  const first = await waits.settle();
+  if (o.adminUrl !== undefined) reconciliation = await reconcileUntilQuiet(o.adminUrl, o, clock.timed, progress, waits.settle);
+  progress('verifying', 0, 0);
+  const { records, effectsAfter, deadLetters } = await readEndState(o, target, regions, keys, fromMs, clock.timed);
+  const verification = { records, effectsAfter, deadLetters, settle: waits.last() ?? first, settleWaits: waits.waits() };
+  return { verification, reconciliation };
+}
+
+/** Runs one storm, start to verdict (see the module comment). */
+export async function runStorm(o: StormOptions): Promise<StormReport> {
+  const startedAt = Date.now();
+  const delay = slowDelayMs(o.ladderMs, o.timeScale, o.leaseSeconds);
+  const plans = planStorm(o.events, o.mix, o.ladderMs.length, delay, o.seed);
+  const progress = o.onProgress ?? (() => undefined);
+  const regions = o.regions !== undefined && o.regions.length > 1 ? o.regions : undefined;
+  const restart = midRunRestart(o, regions);
+  const clock = phaseClock();
+  const target = o.target;
+  const routes = stormRouteControl(target);
+  let breaker = await resumeBeforeSending(routes, o.route.name);
 
   progress('sending', 0, o.events);
-  const { requests, events } = await timed('sending', () => runSenders(plans, {
+  const { requests, events } = await clock.timed('sending', () => runSenders(plans, {
     url: o.url,
     ...(regions === undefined ? {} : { regions: regions.map((r) => ({ name: r.name, url: r.url })) }),
     route: o.route,
@@ -156,78 +277,11 @@ export async function runStorm(o: StormOptions): Promise<StormReport> {
     onEventDone: (done, sent) => {
       progress('sending', done, o.events, `${sent} requests`);
     },
-    ...(midRun === undefined ? {} : { midRun }),
+    ...(restart.midRun === undefined ? {} : { midRun: restart.midRun }),
   }));
+  breaker = await resumeAfterSending(routes, o.route.name, breaker, clock.timed);
 
-  if (routes !== undefined) {
-    const tripped = await paused();
-    if (tripped !== undefined) {
-      const resumed = await timed('resuming', () => routes.resume(o.route.name));
-      breaker = {
-        ...breaker,
-        trippedDuringStorm: true,
-        ...(tripped.reason === undefined ? {} : { reason: tripped.reason }),
-        reenqueuedOnResume: breaker.reenqueuedOnResume + resumed.reenqueued,
-      };
-    }
-  }
-
-  let verification: Verification | undefined;
-  let reconciliation: ReconciliationSummary = { ran: false, rounds: 0, reversed: 0, reenqueued: 0, needsAttention: 0, reason: 'not the local stack' };
-  if (target !== undefined) {
-    const keys = events.filter((e) => e.accepted).map((e) => e.key);
-    // Every wait counts toward one figure, reported both as the `settling` phase and in the
-    // settle check, so the two can never disagree.
-    let settleWaits = 0;
-    const settleOnce = async (): Promise<SettleResult> => {
-      const result = await waitForSettle(target, o.route.name, keys, {
-        timeoutMs: o.settleTimeoutMs,
-        ...(regions === undefined ? {} : { queues: regions.map((r) => r.target) }),
-        onTick: (queued, executing) => {
-          progress('settling', 0, 0, `${queued} queued, ${executing} executing`);
-        },
-      });
-      settleWaits++;
-      phasesMs.settling = (phasesMs.settling ?? 0) + result.waitedMs;
-      return { ...result, waitedMs: phasesMs.settling };
-    };
-    let settle = await settleOnce();
-    const fromMs = startedAt - 60_000;
-    if (adminUrl !== undefined) {
-      const totals = { rounds: 0, reversed: 0, reenqueued: 0, needsAttention: 0 };
-      try {
-        for (let round = 0; round < o.maxReconcileRounds; round++) {
-          progress('reconciling', round + 1, o.maxReconcileRounds);
-          // Everything recent, with no settle time: the storm has waited for the work itself.
-          const report = await timed('reconciling', () =>
-            admin<ReconcileReport>(adminUrl, '/_local/reconcile', { settleSeconds: 0, stuckAfterSeconds: 0 }),
-          );
-          totals.rounds++;
-          totals.reversed += report.counts.reversed;
-          totals.reenqueued += report.counts.reenqueued;
-          totals.needsAttention = report.counts.needsAttention;
-          // Re-enqueued work runs now; the next round checks what it did.
-          if (report.counts.reenqueued === 0 && report.counts.reversed === 0) break;
-          if (report.counts.reenqueued > 0) settle = await settleOnce();
-        }
-        reconciliation = { ran: true, ...totals };
-      } catch (err) {
-        reconciliation = { ran: false, ...totals, reason: (err as Error).message };
-      }
-    }
-    progress('verifying', 0, 0);
-    const dlqs = regions === undefined ? [target] : regions.map((r) => r.target);
-    const [records, effectsAfter, dead] = await timed('verifying', () =>
-      Promise.all([
-        readRecords(target, o.route.name, keys),
-        readEffects(target, o.route.name, fromMs),
-        Promise.all(dlqs.map((t) => peekDeadLetters(t, { max: 10_000 }))).then((lists) => lists.flat()),
-      ]),
-    );
-    const deadLetters = new Map(dead.filter((d) => d.route === o.route.name).map((d) => [d.key, d.reason]));
-    verification = { records, effectsAfter, deadLetters, settle, settleWaits };
-  }
-
+  const checked = target === undefined ? undefined : await settleAndVerify(o, target, regions, events, startedAt - 60_000, clock, progress);
   return buildReport({
     startedAt,
     endedAt: Date.now(),
@@ -246,10 +300,10 @@ export async function runStorm(o: StormOptions): Promise<StormReport> {
     },
     requests,
     events,
-    verification,
-    reconciliation,
-    executorRestart,
+    verification: checked?.verification,
+    reconciliation: checked?.reconciliation ?? NOT_RECONCILED,
+    executorRestart: restart.outcome(),
     breaker,
-    phasesMs,
+    phasesMs: clock.phasesMs,
   });
 }

@@ -147,63 +147,81 @@ function waitsNote(waits: number | undefined): string {
   return waits === undefined || waits <= 1 ? '' : ` (${waits} waits)`;
 }
 
-export function buildReport(input: ReportInput): StormReport {
-  const { requests, events, verification: v } = input;
-  const genuine = requests.filter((r) => r.kind === 'genuine');
-  const probeKinds = Object.keys(EXPECTED_STATUS) as Exclude<RequestKind, 'genuine'>[];
-  const rejected = Object.fromEntries(
-    probeKinds.map((kind) => {
+const PROBE_KINDS = Object.keys(EXPECTED_STATUS) as Exclude<RequestKind, 'genuine'>[];
+
+/** Requests of each probe kind, and how many got the answer they must get. */
+function rejectedCounts(requests: readonly RequestRecord[]): StormReport['rejected'] {
+  return Object.fromEntries(
+    PROBE_KINDS.map((kind) => {
       const sent = requests.filter((r) => r.kind === kind);
       return [kind, { count: sent.length, asExpected: sent.filter((r) => r.status === EXPECTED_STATUS[kind]).length, expectedStatus: EXPECTED_STATUS[kind] }];
     }),
   ) as StormReport['rejected'];
-  const behaviours: Record<string, number> = {};
-  for (const e of events) for (const b of e.plan.behaviours) behaviours[b] = (behaviours[b] ?? 0) + 1;
-  const latencies = genuine.filter((r) => r.status !== 0).map((r) => r.ms).sort((a, b) => a - b);
-  const accepted = events.filter((e) => e.accepted);
-  const keys = accepted.map((e) => e.key);
+}
 
-  let secondEffectKeys: number | null = null;
-  let reversedEntries: number | null = null;
-  let doubleAfter: number | null = null;
-  let doubleKeys: string[] = [];
-  let lost: number | null = null;
-  const lostKeys: StormReport['lostKeys'][number][] = [];
-  let accountedDlq = 0;
-  let unplannedDlq = 0;
-  const unplannedEnds: string[] = [];
-  if (v !== undefined) {
-    const effectsOf = (k: string) => v.effectsAfter.get(k) ?? { posted: 0, reversed: 0 };
-    secondEffectKeys = keys.filter((k) => effectsOf(k).posted + effectsOf(k).reversed > 1).length;
-    reversedEntries = keys.reduce((sum, k) => sum + effectsOf(k).reversed, 0);
-    doubleKeys = keys.filter((k) => (v.effectsAfter.get(k)?.posted ?? 0) > 1);
-    doubleAfter = doubleKeys.length;
-    lost = 0;
-    for (const e of accepted) {
-      const record: EventRecord | undefined = v.records.get(e.key);
-      const status = record?.status ?? 'absent';
-      const posted = v.effectsAfter.get(e.key)?.posted ?? 0;
-      const completed = record?.status === RECORD_STATUS.completed && posted >= 1;
-      const deadLettered =
-        record?.status === RECORD_STATUS.failed && record.lastError !== undefined && v.deadLetters.has(e.key) && posted === 0;
-      const parked = record?.status === RECORD_STATUS.parked;
-      if (deadLettered) {
-        if (e.plan.expect === 'dead-lettered') accountedDlq++;
-        else unplannedDlq++;
-      }
-      // Parked work is not lost (a resume runs it), but it is not what the storm planned either.
-      if (parked || (completed && e.plan.expect !== 'completed') || (deadLettered && e.plan.expect !== 'dead-lettered')) {
-        unplannedEnds.push(`${e.key}: planned ${e.plan.expect}, ended ${status}`);
-      }
-      if (!completed && !deadLettered && !parked) {
-        lost++;
-        lostKeys.push({ key: e.key, status, posted });
-      }
+/** How each accepted key ended against the stack's tables; every figure null when they were not read. */
+interface EndStates {
+  readonly secondEffectKeys: number | null;
+  readonly reversedEntries: number | null;
+  readonly doubleAfter: number | null;
+  readonly doubleKeys: string[];
+  readonly lost: number | null;
+  readonly lostKeys: StormReport['lostKeys'][number][];
+  readonly accountedDlq: number;
+  readonly unplannedDlq: number;
+  readonly unplannedEnds: string[];
+}
+
+const unread = (): EndStates => ({
+  secondEffectKeys: null,
+  reversedEntries: null,
+  doubleAfter: null,
+  doubleKeys: [],
+  lost: null,
+  lostKeys: [],
+  accountedDlq: 0,
+  unplannedDlq: 0,
+  unplannedEnds: [],
+});
+
+function judgeEndStates(accepted: readonly EventOutcome[], v: Verification | undefined): EndStates {
+  if (v === undefined) return unread();
+  const keys = accepted.map((e) => e.key);
+  const effectsOf = (k: string) => v.effectsAfter.get(k) ?? { posted: 0, reversed: 0 };
+  const doubleKeys = keys.filter((k) => (v.effectsAfter.get(k)?.posted ?? 0) > 1);
+  const ends = { lost: 0, lostKeys: [] as StormReport['lostKeys'][number][], accountedDlq: 0, unplannedDlq: 0, unplannedEnds: [] as string[] };
+  for (const e of accepted) {
+    const record: EventRecord | undefined = v.records.get(e.key);
+    const status = record?.status ?? 'absent';
+    const posted = v.effectsAfter.get(e.key)?.posted ?? 0;
+    const completed = record?.status === RECORD_STATUS.completed && posted >= 1;
+    const deadLettered =
+      record?.status === RECORD_STATUS.failed && record.lastError !== undefined && v.deadLetters.has(e.key) && posted === 0;
+    const parked = record?.status === RECORD_STATUS.parked;
+    if (deadLettered) {
+      if (e.plan.expect === 'dead-lettered') ends.accountedDlq++;
+      else ends.unplannedDlq++;
+    }
+    // Parked work is not lost (a resume runs it), but it is not what the storm planned either.
+    if (parked || (completed && e.plan.expect !== 'completed') || (deadLettered && e.plan.expect !== 'dead-lettered')) {
+      ends.unplannedEnds.push(`${e.key}: planned ${e.plan.expect}, ended ${status}`);
+    }
+    if (!completed && !deadLettered && !parked) {
+      ends.lost++;
+      ends.lostKeys.push({ key: e.key, status, posted });
     }
   }
-  const toComplete = accepted.filter((e) => e.plan.expect === 'completed');
-  const oneEffect = v === undefined ? null : toComplete.filter((e) => (v.effectsAfter.get(e.key)?.posted ?? 0) === 1).length;
-  const regions = input.regions?.map((region): RegionCounts => {
+  return {
+    secondEffectKeys: keys.filter((k) => effectsOf(k).posted + effectsOf(k).reversed > 1).length,
+    reversedEntries: keys.reduce((sum, k) => sum + effectsOf(k).reversed, 0),
+    doubleAfter: doubleKeys.length,
+    doubleKeys,
+    ...ends,
+  };
+}
+
+function regionCounts(regions: ReportInput['regions'], requests: readonly RequestRecord[]): RegionCounts[] | undefined {
+  return regions?.map((region): RegionCounts => {
     const here = requests.filter((r) => r.region === region.name);
     return {
       name: region.name,
@@ -213,35 +231,54 @@ export function buildReport(input: ReportInput): StormReport {
       replayed: here.filter((r) => r.replayed).length,
     };
   });
-  const neverAccepted = events.filter((e) => !e.accepted);
-  const genuineRefused = genuine.filter((r) => r.status >= 400 && r.status < 500).length;
-  const serverErrors = requests.filter((r) => r.status >= 500).length;
-  const networkErrors = requests.filter((r) => r.status === 0).length;
-  const plannedDlq = events.filter((e) => e.plan.expect === 'dead-lettered').length;
-  const skipped = 'not checked: the stack\'s tables are not reachable (run against the local stack)';
+}
 
-  const checks: Check[] = [
+/** What the checks judge: the sender's counts and the end states. */
+interface Tally {
+  readonly events: readonly EventOutcome[];
+  readonly keys: readonly string[];
+  readonly rejected: StormReport['rejected'];
+  readonly genuineRefused: number;
+  readonly serverErrors: number;
+  readonly networkErrors: number;
+  readonly plannedDlq: number;
+  readonly ends: EndStates;
+}
+
+const SKIPPED = 'not checked: the stack\'s tables are not reachable (run against the local stack)';
+
+/** The sender's side of the verdict: every event accepted, every probe refused as it must be. */
+function senderChecks(t: Tally): Check[] {
+  const neverAccepted = t.events.filter((e) => !e.accepted);
+  return [
     {
       name: 'every event was accepted',
       ok: neverAccepted.length === 0,
-      detail: neverAccepted.length === 0 ? `${events.length} of ${events.length}` : `not accepted: ${neverAccepted.slice(0, 5).map((e) => e.key).join(', ')}`,
+      detail: neverAccepted.length === 0 ? `${t.events.length} of ${t.events.length}` : `not accepted: ${neverAccepted.slice(0, 5).map((e) => e.key).join(', ')}`,
     },
     {
       name: 'no genuine delivery was refused',
-      ok: genuineRefused === 0 && networkErrors === 0,
-      detail: `${genuineRefused} refused with 4xx, ${networkErrors} without an answer, ${serverErrors} 5xx (retried)`,
+      ok: t.genuineRefused === 0 && t.networkErrors === 0,
+      detail: `${t.genuineRefused} refused with 4xx, ${t.networkErrors} without an answer, ${t.serverErrors} 5xx (retried)`,
     },
-    ...probeKinds.map((kind) => ({
+    ...PROBE_KINDS.map((kind) => ({
       name: `every ${kind} copy got ${EXPECTED_STATUS[kind]}`,
-      ok: rejected[kind].asExpected === rejected[kind].count,
-      detail: `${rejected[kind].asExpected} of ${rejected[kind].count}`,
+      ok: t.rejected[kind].asExpected === t.rejected[kind].count,
+      detail: `${t.rejected[kind].asExpected} of ${t.rejected[kind].count}`,
     })),
+  ];
+}
+
+/** The stack's side of the verdict: settled, no double effect, nothing lost, every end as planned. */
+function stackChecks(t: Tally, v: Verification | undefined, reconciliation: ReconciliationSummary): Check[] {
+  const { doubleAfter, secondEffectKeys, reversedEntries, lost, lostKeys, unplannedEnds, accountedDlq } = t.ends;
+  return [
     {
       name: 'the work settled',
       ok: v === undefined ? true : v.settle.settled,
       detail:
         v === undefined
-          ? skipped
+          ? SKIPPED
           : v.settle.settled
             ? `queue empty and no live lease, after ${seconds(v.settle.waitedMs)} of waiting${waitsNote(v.settleWaits)}`
             : `still ${v.settle.queued} queued and ${v.settle.executing} executing after ${seconds(v.settle.waitedMs)} of waiting${waitsNote(v.settleWaits)}`,
@@ -251,24 +288,49 @@ export function buildReport(input: ReportInput): StormReport {
       ok: doubleAfter === 0,
       detail:
         doubleAfter === null
-          ? skipped
-          : `${doubleAfter} of ${keys.length} keys hold more than one posted entry` +
+          ? SKIPPED
+          : `${doubleAfter} of ${t.keys.length} keys hold more than one posted entry` +
             (secondEffectKeys === 0
               ? '; no key got a second effect'
               : `; ${secondEffectKeys ?? 0} got a second effect and reconciliation reversed ${reversedEntries ?? 0} ${plural(reversedEntries ?? 0, 'entry', 'entries')}` +
-                (input.reconciliation.ran ? '' : ` (reconciliation not run: ${input.reconciliation.reason ?? ''})`)),
+                (reconciliation.ran ? '' : ` (reconciliation not run: ${reconciliation.reason ?? ''})`)),
     },
     {
       name: 'nothing accepted is lost',
       ok: lost === 0,
-      detail: lost === null ? skipped : lost === 0 ? `all ${keys.length} accepted keys completed or are in the DLQ with a reason` : `lost: ${lostKeys.slice(0, 5).map((l) => `${l.key} (${l.status}, ${l.posted} posted)`).join(', ')}`,
+      detail: lost === null ? SKIPPED : lost === 0 ? `all ${t.keys.length} accepted keys completed or are in the DLQ with a reason` : `lost: ${lostKeys.slice(0, 5).map((l) => `${l.key} (${l.status}, ${l.posted} posted)`).join(', ')}`,
     },
     {
       name: 'every event ended as planned',
       ok: v === undefined ? true : unplannedEnds.length === 0,
-      detail: v === undefined ? skipped : unplannedEnds.length === 0 ? `${accountedDlq} of ${plannedDlq} planned dead letters, the rest completed` : unplannedEnds.slice(0, 5).join('; '),
+      detail: v === undefined ? SKIPPED : unplannedEnds.length === 0 ? `${accountedDlq} of ${t.plannedDlq} planned dead letters, the rest completed` : unplannedEnds.slice(0, 5).join('; '),
     },
   ];
+}
+
+/** Judges one storm: what the sender saw against what the stack holds. */
+export function buildReport(input: ReportInput): StormReport {
+  const { requests, events, verification: v } = input;
+  const genuine = requests.filter((r) => r.kind === 'genuine');
+  const behaviours: Record<string, number> = {};
+  for (const e of events) for (const b of e.plan.behaviours) behaviours[b] = (behaviours[b] ?? 0) + 1;
+  const latencies = genuine.filter((r) => r.status !== 0).map((r) => r.ms).sort((a, b) => a - b);
+  const accepted = events.filter((e) => e.accepted);
+  const ends = judgeEndStates(accepted, v);
+  const toComplete = accepted.filter((e) => e.plan.expect === 'completed');
+  const oneEffect = v === undefined ? null : toComplete.filter((e) => (v.effectsAfter.get(e.key)?.posted ?? 0) === 1).length;
+  const regions = regionCounts(input.regions, requests);
+  const tally: Tally = {
+    events,
+    keys: accepted.map((e) => e.key),
+    rejected: rejectedCounts(requests),
+    genuineRefused: genuine.filter((r) => r.status >= 400 && r.status < 500).length,
+    serverErrors: requests.filter((r) => r.status >= 500).length,
+    networkErrors: requests.filter((r) => r.status === 0).length,
+    plannedDlq: events.filter((e) => e.plan.expect === 'dead-lettered').length,
+    ends,
+  };
+  const checks = [...senderChecks(tally), ...stackChecks(tally, v, input.reconciliation)];
   return {
     startedAt: new Date(input.startedAt).toISOString(),
     durationMs: input.endedAt - input.startedAt,
@@ -280,17 +342,17 @@ export function buildReport(input: ReportInput): StormReport {
     replayed: requests.filter((r) => r.replayed).length,
     acknowledged: events.filter((e) => e.acknowledged).length,
     gaveUp: events.filter((e) => !e.acknowledged).length,
-    rejected,
-    genuineRefused,
-    serverErrors,
-    networkErrors,
+    rejected: tally.rejected,
+    genuineRefused: tally.genuineRefused,
+    serverErrors: tally.serverErrors,
+    networkErrors: tally.networkErrors,
     behaviours,
-    doubleEffects: { keysWithSecondEffect: secondEffectKeys, reversedEntries, keysLeft: doubleAfter, keys: doubleKeys },
-    endState: { keys: toComplete.length, oneEffect, lost, doubled: doubleAfter },
+    doubleEffects: { keysWithSecondEffect: ends.secondEffectKeys, reversedEntries: ends.reversedEntries, keysLeft: ends.doubleAfter, keys: ends.doubleKeys },
+    endState: { keys: toComplete.length, oneEffect, lost: ends.lost, doubled: ends.doubleAfter },
     ...(regions === undefined ? {} : { regions }),
-    lost,
-    lostKeys,
-    deadLettered: { planned: plannedDlq, accountedFor: accountedDlq, unplanned: unplannedDlq },
+    lost: ends.lost,
+    lostKeys: ends.lostKeys,
+    deadLettered: { planned: tally.plannedDlq, accountedFor: ends.accountedDlq, unplanned: ends.unplannedDlq },
     ackLatencyMs: {
       p50: Math.round(quantile(latencies, 0.5) * 10) / 10,
       p99: Math.round(quantile(latencies, 0.99) * 10) / 10,

@@ -82,17 +82,17 @@ function forgedSecret(route: SampleRoute): string {
   return route.signature.scheme === 'standard-webhooks' ? `whsec_${random}` : `forged-${random}`;
 }
 
-export async function runSenders(plans: readonly EventPlan[], options: SenderOptions): Promise<{ requests: RequestRecord[]; events: EventOutcome[] }> {
+type Signed = { headers: Record<string, string>; body: string };
+type Post = (event: number, kind: RequestKind, attempt: number, signed: Signed) => Promise<RequestRecord>;
+
+/** Posts one request and records its answer (status 0 for none); each event's requests go to the Regions in turn. */
+function requestPoster(options: SenderOptions, requests: RequestRecord[]): Post {
   const single = webhookUrl(options.url, options.route.name);
   const regions = (options.regions ?? []).map((r) => ({ name: r.name, url: webhookUrl(r.url, options.route.name) }));
-  const requests: RequestRecord[] = [];
-  const events: EventOutcome[] = [];
-  const tolerance = options.toleranceSeconds ?? 300;
   const timeoutMs = options.requestTimeoutMs ?? 10_000;
-
   /** The event's requests so far, by event: the next one goes to the next Region. */
   const sentOf = new Map<number, number>();
-  const post = async (event: number, kind: RequestKind, attempt: number, signed: { headers: Record<string, string>; body: string }) => {
+  return async (event, kind, attempt, signed) => {
     const seq = sentOf.get(event) ?? 0;
     sentOf.set(event, seq + 1);
     const region = regions.length === 0 ? undefined : regions[(event + seq) % regions.length];
@@ -124,36 +124,44 @@ export async function runSenders(plans: readonly EventPlan[], options: SenderOpt
     requests.push(record);
     return record;
   };
+}
 
-  const deliver = async (plan: EventPlan): Promise<EventOutcome> => {
-    const key = newKey(options.route);
-    const payload = { type: 'payout.requested', amount: plan.amount, currency: 'EUR', ...(plan.simulate === undefined ? {} : { simulate: plan.simulate }) };
-    const body = sampleBody(options.route, key, payload);
-    const now = (): number => Math.floor(Date.now() / 1000);
-    // Refused copies first: verify-before-claim means neither may poison the key.
-    if (plan.badSignature) await post(plan.index, 'bad-signature', 0, signSample(options.route, forgedSecret(options.route), key, body, now()));
-    if (plan.stale) await post(plan.index, 'stale-timestamp', 0, signSample(options.route, options.secret, key, body, now() - tolerance - 120));
-    let accepted = false;
-    let acknowledged = false;
-    let attempts = 0;
-    for (let attempt = 0; attempt <= options.ladderMs.length && !acknowledged; attempt++) {
-      if (attempt > 0) await sleep(options.ladderMs[attempt - 1] ?? 0);
-      attempts++;
-      // Each attempt is signed anew, with its own timestamp, as senders do; the body stays the same.
-      const signed = signSample(options.route, options.secret, key, body, now());
-      const copies = attempt === 0 ? plan.copies : 1;
-      const answers = await Promise.all(Array.from({ length: copies }, () => post(plan.index, 'genuine', attempt, signed)));
-      const ok = answers.some((a) => a.status >= 200 && a.status < 300);
-      accepted ||= ok;
-      acknowledged = ok && plan.lostAcks[attempt] !== true;
-    }
-    if (plan.mismatch && accepted) {
-      const other = sampleBody(options.route, key, { ...payload, amount: plan.amount + 1 });
-      await post(plan.index, 'mismatched-payload', 0, signSample(options.route, options.secret, key, other, now()));
-    }
-    return { index: plan.index, key, plan, accepted, acknowledged, attempts };
-  };
+/** One event as an unlucky sender delivers it: refused probes, the copies and the ladder, then a mismatched reuse. */
+async function deliverEvent(plan: EventPlan, options: SenderOptions, post: Post): Promise<EventOutcome> {
+  const tolerance = options.toleranceSeconds ?? 300;
+  const key = newKey(options.route);
+  const payload = { type: 'payout.requested', amount: plan.amount, currency: 'EUR', ...(plan.simulate === undefined ? {} : { simulate: plan.simulate }) };
+  const body = sampleBody(options.route, key, payload);
+  const now = (): number => Math.floor(Date.now() / 1000);
+  // Refused copies first: verify-before-claim means neither may poison the key.
+  if (plan.badSignature) await post(plan.index, 'bad-signature', 0, signSample(options.route, forgedSecret(options.route), key, body, now()));
+  if (plan.stale) await post(plan.index, 'stale-timestamp', 0, signSample(options.route, options.secret, key, body, now() - tolerance - 120));
+  let accepted = false;
+  let acknowledged = false;
+  let attempts = 0;
+  for (let attempt = 0; attempt <= options.ladderMs.length && !acknowledged; attempt++) {
+    if (attempt > 0) await sleep(options.ladderMs[attempt - 1] ?? 0);
+    attempts++;
+    // Each attempt is signed anew, with its own timestamp, as senders do; the body stays the same.
+    const signed = signSample(options.route, options.secret, key, body, now());
+    const copies = attempt === 0 ? plan.copies : 1;
+    const answers = await Promise.all(Array.from({ length: copies }, () => post(plan.index, 'genuine', attempt, signed)));
+    const ok = answers.some((a) => a.status >= 200 && a.status < 300);
+    accepted ||= ok;
+    acknowledged = ok && plan.lostAcks[attempt] !== true;
+  }
+  if (plan.mismatch && accepted) {
+    const other = sampleBody(options.route, key, { ...payload, amount: plan.amount + 1 });
+    await post(plan.index, 'mismatched-payload', 0, signSample(options.route, options.secret, key, other, now()));
+  }
+  return { index: plan.index, key, plan, accepted, acknowledged, attempts };
+}
 
+/** Sends every planned event, `concurrency` at a time, and starts the mid-run action once; returns the events in plan order. */
+export async function runSenders(plans: readonly EventPlan[], options: SenderOptions): Promise<{ requests: RequestRecord[]; events: EventOutcome[] }> {
+  const requests: RequestRecord[] = [];
+  const events: EventOutcome[] = [];
+  const post = requestPoster(options, requests);
   let next = 0;
   let done = 0;
   let midRunDone = false;
@@ -167,7 +175,7 @@ export async function runSenders(plans: readonly EventPlan[], options: SenderOpt
         midRunDone = true;
         midRuns.push(options.midRun.action());
       }
-      events.push(await deliver(plan));
+      events.push(await deliverEvent(plan, options, post));
       done++;
       options.onEventDone?.(done, requests.length);
     }

@@ -74,7 +74,8 @@ describe('the CLI against a local stack started in the background', () => {
     dir = await mkdtemp(join(tmpdir(), 'retryproof-cli-e2e-'));
     env = await stackEnv(dir);
     // `npm start & npx retryproof --local wait`: the wait starts first, before any endpoints.json.
-    const waiting = cli('--local', 'wait', '--timeout', '100');
+    // The child's own limit past the wait's 100 s: a loaded machine starts the stack in over 60 s.
+    const waiting = runScript('cli/retryproof.ts', ['--local', 'wait', '--timeout', '100'], env, 110_000);
     stack = await startStack(env);
     waited = await waiting;
     const endpoints = JSON.parse(await readFile(join(dir, 'endpoints.json'), 'utf8')) as { routes: { name: string }[] };
