@@ -36,12 +36,12 @@ export function documentClient(client: DynamoDBClient): DynamoDBDocumentClient {
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
 }
 
-/** The breaker's count runs on this item: repeatBase set and not COUNT_FROZEN (record-transitions.ts). */
+/** The breaker's count runs on this item: repeatBase set and not COUNT_FROZEN (docs/state-machine.md#the-breakers-count). */
 function countRuns(item: Readonly<Record<string, unknown>>): boolean {
   return typeof item.repeatBase === 'number' && item.repeatBase >= 0;
 }
 
-/** True when a record item shows an answer below 500 standing with the count running (record-transitions.ts: a lease, or a resend's mark, started it). */
+/** True when a record item shows an answer below 500 standing with the count running (docs/state-machine.md#the-breakers-count). */
 function answerStands(item: Readonly<Record<string, unknown>>): { answered: boolean; answeredAt?: number } {
   const answered = countRuns(item) && typeof item.answerStatus === 'number' && item.answerStatus < 500;
   return answered && typeof item.answeredAt === 'number' ? { answered, answeredAt: item.answeredAt } : { answered };
