@@ -22,7 +22,7 @@ import { prepareExecutor } from './prepared-executor.ts';
 export interface ExecutorHandlerDeps extends Omit<ExecutorDeps, 'remainingMs' | 'requestId' | 'isPaused'> {
   /**
    * The visibility, in seconds, of a message handed back after our own dependency failed on
-   * its `receiveCount`-th receive (route-config.ts, dependencyBackoffSeconds). @default - the
+   * its `receiveCount`-th receive (protocol-limits.ts, dependencyBackoffSeconds). @default - the
    * queue's visibility timeout
    */
   readonly dependencyBackoff?: (receiveCount: number) => number;
