@@ -141,10 +141,7 @@ const actionTimeTable = strict(
   'an object { field, seconds, otherwise }',
 );
 
-// A rate limit per second, minute or hour: exactly one. The gate is one DynamoDB item per route
-// that each admission and each refusal writes (rate-gate.ts); one item takes at most 1,000 writes
-// a second ("Best practices for designing and using partition keys effectively", DynamoDB
-// Developer Guide), so a second's limit stays well under that.
+// A rate limit per second, minute or hour: exactly one. why: docs/architecture.md#rate-gate (at most 200 a second)
 const rateLimit = v.pipe(
   strict(
     {

@@ -337,8 +337,7 @@ export function resolveConfig(config: RetryproofConfig): ResolvedConfig {
     );
   }
   const backstop = Math.max(...routes.map((r) => backstopReceiveCount(r.maxAttempts)));
-  // Every receive counts toward the redrive policy, a throttled or failed invocation's too: by
-  // default the queue also rides out a day-long outage of a dependency (route-config.ts).
+  // why: docs/architecture.md#every-receive-counts-toward-maxreceivecount
   const maxReceiveCount =
     queue.maxReceiveCount ?? Math.min(1000, backstop + outageReceiveCount(OUTAGE_HORIZON_SECONDS, visibilityTimeoutSeconds, executorTimeoutSeconds));
   if (maxReceiveCount < backstop) {
@@ -349,8 +348,7 @@ export function resolveConfig(config: RetryproofConfig): ResolvedConfig {
         `the retry budget is maxAttempts, maxReceiveCount only catches workers that die without answering`,
     );
   }
-  // An age is the reader's clock less another machine's stamp, each off true time by up to the
-  // bound: a margin under twice the bound cannot tell work in flight from work left behind.
+  // why: docs/architecture.md#clocks-differ-between-machines
   const clockSkewSeconds = parsed.maxClockSkewSeconds ?? CLOCK_SKEW_SECONDS;
   for (const [field, seconds] of [['settleSeconds', reconciliation.settleSeconds], ['stuckAfterSeconds', reconciliation.stuckAfterSeconds]] as const) {
     if (seconds < 2 * clockSkewSeconds) {

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 
 const DAY_SECONDS = 86_400;
-/** The queues keep a message 14 days, the most SQS allows (config/route-config.ts, DLQ_RETENTION_SECONDS). */
+/** The queues keep a message 14 days, the most SQS allows (config/protocol-limits.ts, DLQ_RETENTION_SECONDS). */
 const QUEUE_RETENTION_SECONDS = 14 * DAY_SECONDS;
 
 /**

@@ -1,19 +1,7 @@
 /**
- * The event record and its states (protocol v3). The record is the single source of
- * truth; an SQS message is only a wake-up call for it. Every transition is one
- * conditional write in `store/record-transitions.ts`, named as in this diagram:
- *
- *   (absent | expired) --claimKey--> RECEIVED --acquireLease--> EXECUTING --complete--> COMPLETED
- *                                      ^   ^                      | release (retryable, budget left): RECEIVED
- *                                      |   |                      | fail / failExhausted: FAILED + dead-letter copy
- *                                      |   +------ unpark ---- PARKED <-- park (route paused)
- *                                      +-------- redrive ----- FAILED (a person redrove its dead-letter copy:
- *                                                                      a new message, stamped by SQS after every copy of ours)
- *
- * Every transition writes a nonce (`writeId`) and recognises its own success by it; a lease is
- * taken only for the body the record was accepted with (its fingerprint), and over another
- * worker's only twice the clock bound after it ended; a record lives at least 15 days past the
- * last message or copy sent for it.
+ * The event record and its states. The record is the single source of truth; an SQS message is
+ * only a wake-up call for it (docs/architecture.md#record-is-the-truth). Every transition is one
+ * conditional write exported by `store/record-transitions.ts`, drawn in docs/state-machine.md.
  */
 
 export const RECORD_STATUS = {
@@ -76,7 +64,7 @@ export interface EventRecord {
   readonly hits: number;
   /**
    * Deliveries that came after we had answered below 500: what the circuit breaker counts.
-   * The store derives it from `hits` (see store/record-transitions.ts); no write counts it.
+   * The store derives it from `hits` (docs/state-machine.md#the-breakers-count); no write counts it.
    */
   readonly repeats?: number;
   /** Epoch milliseconds at which this generation of the key tripped its route's circuit breaker. */

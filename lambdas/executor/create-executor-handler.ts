@@ -2,14 +2,8 @@
  * The executor Lambda: middy around Powertools batch processing. Records of a batch run
  * concurrently; each one that must be tried again is reported in `batchItemFailures`,
  * so one bad record never fails the rest.
- *
- * A record whose handling fails on our own dependency (DynamoDB or SQS down, throttled, slow)
- * goes back with a visibility that doubles with its receive count (dependencyBackoff). Every
- * receive counts toward the queue's maxReceiveCount ("If your function is throttled, returns an
- * error, or doesn't respond, the message becomes visible again", Lambda Developer Guide, "Using
- * Lambda with Amazon SQS"), so without the backoff a one-hour outage (12 receives of 330 s)
- * would send ordinary work to the DLQ; with it a day costs about 9 receives, which the default
- * maxReceiveCount covers (route-config.ts, outageReceiveCount).
+ * A record whose handling fails on our own dependency goes back with a visibility that doubles
+ * with its receive count (docs/architecture.md#every-receive-counts-toward-maxreceivecount).
  */
 import middy from '@middy/core';
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
@@ -28,7 +22,7 @@ import { prepareExecutor } from './prepared-executor.ts';
 export interface ExecutorHandlerDeps extends Omit<ExecutorDeps, 'remainingMs' | 'requestId' | 'isPaused'> {
   /**
    * The visibility, in seconds, of a message handed back after our own dependency failed on
-   * its `receiveCount`-th receive (route-config.ts, dependencyBackoffSeconds). @default - the
+   * its `receiveCount`-th receive (protocol-limits.ts, dependencyBackoffSeconds). @default - the
    * queue's visibility timeout
    */
   readonly dependencyBackoff?: (receiveCount: number) => number;
@@ -60,8 +54,7 @@ export function createExecutorHandler(deps: ExecutorHandlerDeps) {
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(logMetrics(metrics))
     .handler(async (event, context) => {
-      // No per-batch count of records: Lambda's Invocations and SQS's NumberOfMessagesReceived
-      // count them already, and no alarm or widget read the one that was here (issue 26).
+      // No per-batch count: Lambda's Invocations and SQS's NumberOfMessagesReceived have it.
       const reports: ExecutionReport[] = [];
       const processor = new BatchProcessor(EventType.SQS);
       const recordHandler = async (record: SQSRecord): Promise<void> => {
@@ -99,7 +92,7 @@ export function createExecutorHandler(deps: ExecutorHandlerDeps) {
         try {
           await deps.visibility.changeVisibility(record.receiptHandle, seconds, record.eventSourceARN);
         } catch (visibilityError) {
-          // SQS is down too: the message comes back after the plain visibility timeout; says why it came back sooner than the backoff.
+          // SQS is down too: the message comes back after the plain visibility timeout.
           logger.warn('dependency backoff not applied', { messageId: record.messageId, error: String(visibilityError) });
         }
       };
@@ -118,8 +111,7 @@ export function createExecutorHandler(deps: ExecutorHandlerDeps) {
 
 /** One log line per message, at the level a person needs it. */
 function logExecution(logger: Logger, report: ExecutionReport, messageId: string): void {
-  // Route, key, attempt and outcome only: never the body. The message id only where a
-  // person follows one message (a warning), not on every completed attempt.
+  // why: docs/architecture.md#log-lines (never the body; the message id only on a warning)
   const fields = {
     route: report.route,
     key: report.key,
@@ -128,12 +120,8 @@ function logExecution(logger: Logger, report: ExecutionReport, messageId: string
     ...(report.deadLetterReason === undefined ? {} : { deadLetterReason: report.deadLetterReason }),
     ...(report.error === undefined ? {} : { error: report.error }),
   };
-  // A message on its way to the DLQ: each trip is detail (its copy was logged as a warning when made).
   if (report.outcome === 'to-dead-letter-queue') logger.debug('execution', { ...fields, messageId });
-  // Work waiting for its route's rate limit: routine, and counted (Executions, outcome rate-limited).
   else if (report.outcome === 'rate-limited') logger.debug('execution', fields);
-  // A dead-letter copy made, or a completion fenced out: someone must look; the DLQ runbook starts here.
   else if (report.deadLetterReason !== undefined || report.outcome === 'fenced-out') logger.warn('execution', { ...fields, messageId });
-  // The one line per execution attempt: what an operator searches by route and key (and the local stack prints).
   else logger.info('execution', fields);
 }

@@ -23,8 +23,7 @@ export interface IngestHandlerDeps extends IngestDeps {
 
 /** Turns an HTTP API v2 event into a delivery: raw bytes, lowercase header names. */
 export function deliveryOf(event: APIGatewayProxyEventV2): IncomingDelivery {
-  // No prototype: a route may read or keep a header named `constructor` or `toString`, and an
-  // absent one must read as undefined, not as Object.prototype's member.
+  // No prototype: an absent header named `constructor` must read as undefined.
   const headers: Record<string, string | undefined> = Object.create(null) as Record<string, string | undefined>;
   for (const [name, value] of Object.entries(event.headers)) headers[name.toLowerCase()] = value;
   const body = event.body ?? '';
@@ -60,8 +59,7 @@ export function createIngestHandler(deps: IngestHandlerDeps) {
       if (outcome.kind === 'handshake') return answerHandshake(deps, outcome);
       logger.appendKeys({ route: outcome.route, key: outcome.key });
       if (outcome.markFailed === true) {
-        // The answer stands; only the breaker's count of the repeats after it starts one copy later.
-        // Rare: explains a breaker that trips one copy later than its threshold says.
+        // why: docs/architecture.md#breaker-bookkeeping
         logger.warn('answer not marked for the circuit breaker', { kind: outcome.kind });
       }
       return outcome.kind === 'accepted' ? answerAccepted(deps, outcome) : answerDuplicate(deps, outcome, event.rawPath);
@@ -75,14 +73,11 @@ function observeErrors({ logger, metrics }: IngestHandlerDeps, metricRoute: (eve
       const status = problemOf(request.error).status;
       recordAnswer(metrics, metricRoute(request.event), status);
       if (request.error instanceof UnauthorizedError) {
-        // The reason stays here; the sender gets a bare 401. The signature runbook
-        // (docs/operating.md) and the SignatureRejections alarm send a person to this line.
+        // why: docs/architecture.md#log-lines (the sender gets a bare 401; the reason stays here)
         logger.warn('delivery refused', { status, reason: request.error.reason });
       } else if (isServerError(request.error)) {
-        // Our own failure (DynamoDB, SQS, Secrets Manager): the Ingest5xx alarm's reader starts here.
         logger.error('delivery failed', { status, error: request.error });
       } else {
-        // The one line of a refused delivery (400, 404, 413, 422): route, key when known, status, why.
         logger.info('delivery refused', { status, problem: request.error?.name });
       }
     },
@@ -91,17 +86,14 @@ function observeErrors({ logger, metrics }: IngestHandlerDeps, metricRoute: (eve
 
 function answerHandshake({ logger, metrics }: IngestHandlerDeps, outcome: Outcome<'handshake'>): Response {
   recordAnswer(metrics, outcome.route, 200);
-  // Slack's handshake, once per app set-up: says the route answered it.
   logger.info('slack url_verification answered');
   return { statusCode: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ challenge: outcome.challenge }) };
 }
 
 function answerAccepted({ logger, metrics }: IngestHandlerDeps, outcome: Outcome<'accepted'>): Response {
-  // Its worker takes its place in the entity's line instead: a later delivery of the entity
-  // may be placed before it.
+  // why: docs/architecture.md#a-place-follows-its-message (its worker places it)
   if (outcome.placeFailed === true) logger.warn('place in the entity line not taken; the executor places it');
   recordAnswer(metrics, outcome.route, outcome.answer.status);
-  // The one line of a new delivery: route and key (appended above), status.
   logger.info('delivery accepted', { status: outcome.answer.status, ...(outcome.retriedClaim === true ? { retriedClaim: true } : {}) });
   return { statusCode: outcome.answer.status, headers: { 'content-type': 'application/json' }, body: outcome.answer.body };
 }
@@ -109,8 +101,7 @@ function answerAccepted({ logger, metrics }: IngestHandlerDeps, outcome: Outcome
 function answerDuplicate({ logger, metrics }: IngestHandlerDeps, outcome: Outcome<'duplicate'>, rawPath: string): Response {
   recordDuplicate(metrics, outcome);
   if (outcome.breaker !== undefined) {
-    // The trip's notice lives here and in the route state; the RoutePaused (or, on an
-    // alerting route, BreakerTripped) alarm tells the alarm topic and points to both.
+    // why: docs/architecture.md#breaker-reaction
     const { notice } = outcome.breaker;
     logger.warn('circuit breaker tripped', {
       breaker: outcome.breaker.outcome,
@@ -122,13 +113,11 @@ function answerDuplicate({ logger, metrics }: IngestHandlerDeps, outcome: Outcom
   if (outcome.answerAs === 'refuse') {
     const problem = problemOf(new DuplicateDeliveryError(deliveryId(outcome.route, outcome.key)), rawPath);
     recordAnswer(metrics, outcome.route, problem.status);
-    // The one line of a duplicate on a strict (409) route.
     logger.info('duplicate refused (strict)', { status: problem.status, hits: outcome.hits });
     return problemResponse(problem);
   }
   recordAnswer(metrics, outcome.route, outcome.answer.status);
   const replay = outcome.answerAs === 'replay';
-  // The one line of a duplicate: status, the answer it had before, how often the key came, whether it re-sent.
   logger.info(replay ? 'duplicate replayed' : 'duplicate accepted after our failure', {
     status: outcome.answer.status,
     previousStatus: outcome.previousStatus,

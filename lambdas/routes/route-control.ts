@@ -55,10 +55,7 @@ export function routeControl(deps: RouteControlDeps): RouteControl {
       let reenqueued = 0;
       for await (const page of deps.parked.listParked(route)) {
         for (const record of page) {
-          // Send first, then unpark: if the send fails the record stays PARKED and in the
-          // index, where the next resume or the reconciler finds it. Two resumes at once
-          // may both send; the second message is a harmless duplicate wake-up.
-          // park keeps the payload; a record without one stays parked, and the reconciler reports it.
+          // why: docs/architecture.md#resume (send, then unpark; a record without a payload stays parked)
           const payload = keptPayloadOf(record);
           if (payload === undefined) continue;
           await deps.queue.send(workMessageOf(record, payload));

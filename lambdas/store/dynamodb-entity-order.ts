@@ -1,22 +1,9 @@
 /**
- * The lines of routes ordered per entity (issue 24; domain/entity-order.ts has the items).
- *
- * Why not an SQS FIFO queue and its MessageGroupId alone (docs/ordering.md has the whole):
- *  - FIFO keeps the order of the sends, not of the acceptances: two ingests that claimed one customer's events
- *    in one order may send them in the other, and a send lost to a crash is re-sent by the
- *    reconciler an hour later, behind everything the entity received since;
- *  - a message group is blocked while its first message is in flight or handed back, so a late
- *    message that must wait for one behind it would hold it there until maxReceiveCount moves it
- *    to the DLQ, and the DLQ move itself unblocks the group: the order breaks exactly when a
- *    head fails (SQS Developer Guide, "FIFO queue message ordering" and "Using dead-letter queues");
- *  - a FIFO queue takes no per-message delay (DelaySeconds is the queue's own), which the rate
- *    limits' delayed wake-ups (issue 23) need.
- * The record stays the single source of truth instead, and the line is kept beside it, with one
- * conditional write on one item at a time: MRSC global tables refuse transactions (Developer
- * Guide, "How DynamoDB global tables work"), and several Regions share one line.
- *
- * Every read here is strongly consistent, and every write either recognises its own success (a
- * place carries its record's key and receivedAt; the cursor's move a nonce) or is idempotent.
+ * The lines of routes ordered per entity (domain/entity-order.ts has the items; why not SQS FIFO:
+ * docs/ordering.md#why-not-sqs-fifo). One conditional write on one item at a time, since MRSC
+ * refuses transactions (docs/architecture.md#entity-order). Every read is strongly consistent,
+ * and every write recognises its own success (a place carries its record's key and receivedAt,
+ * the cursor's move a nonce) or is idempotent.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
@@ -89,8 +76,7 @@ export class DynamoDbEntityOrder implements EntityOrder {
   async place(ref: LineRef, nowMs: number, expiresAt: number): Promise<number> {
     const pk = linePartition(ref.route, ref.entity);
     const [next, last] = await Promise.all([this.#cursor(pk, nowMs), this.#lastPlace(pk)]);
-    // Above every place there is, and never below the cursor: places whose items expired may
-    // lie behind it, and a place behind the cursor would run at once, beside the head.
+    // Never below the cursor: a place behind it would run at once, beside the head.
     let place = Math.max(last + 1, next);
     for (let tries = 0; tries < MAX_PLACE_TRIES; tries++, place++) {
       const out = await conditionalPut(this.#doc, {
@@ -119,23 +105,18 @@ export class DynamoDbEntityOrder implements EntityOrder {
     const found = await this.#find(pk, next, ref);
     let own = found?.place;
     if (found !== undefined && found.expiresAt < expiresAt - PLACE_REFRESH_SLACK_SECONDS) {
-      // An old record still in the line (its head, redriven or retried weeks on): its place lives
-      // on with it, so the line does not pass it while it still may run (#head reads a missing
-      // place as nothing holding the line).
+      // An old record still in the line: its place lives on with it, or the line would pass it.
       await this.#keepPlace(pk, found.place, ref, expiresAt);
     }
     if (own === undefined) {
-      // No place from the cursor on: its ingest died before placing it, or a person skipped it and
-      // redrove it since. Runnable work takes a place at the end of the line; a copy of done or
-      // failed work takes none (else every stray copy would leave a place behind).
+      // why: docs/architecture.md#a-place-follows-its-message (done or failed work takes no place)
       const record = await this.#record(ref.route, ref.key);
       const runnable =
         record !== undefined &&
         record.receivedAt === ref.receivedAt &&
         (record.status === RECORD_STATUS.received || record.status === RECORD_STATUS.parked || record.status === RECORD_STATUS.executing);
       if (!runnable) {
-        // Most often a copy of the record that moved the line: its worker may have died between the
-        // move and the wake-up, so the waiter at the cursor is handed to this one to wake.
+        // A copy of the record that moved the line: its worker may have died before the wake-up.
         const waiter = await this.#waiterAt(pk, next, nowMs);
         return waiter === undefined ? { kind: 'none' } : { kind: 'none', waiter };
       }
@@ -159,8 +140,7 @@ export class DynamoDbEntityOrder implements EntityOrder {
           TableName: this.#table,
           Key: { pk: linePartition(ref.route, ref.entity), sk: placeSortKey(place) },
           ConditionExpression: '#key = :key AND receivedAt = :receivedAt',
-          // A waiting place lives as long as its parked record (kept a whole TTL from its park,
-          // so never less than the place had).
+          // why: docs/architecture.md#a-pause-keeps-the-line
           UpdateExpression: 'SET waiting = :true, expiresAt = :keep',
           ExpressionAttributeNames: { '#key': 'key' },
           ExpressionAttributeValues: { ':key': ref.key, ':receivedAt': ref.receivedAt, ':true': true, ':keep': keepUntilSeconds },
@@ -182,8 +162,7 @@ export class DynamoDbEntityOrder implements EntityOrder {
 
   async advance(ref: LineRef, place: number, nowMs: number, ttlSeconds: number): Promise<Waiter | undefined> {
     const pk = linePartition(ref.route, ref.entity);
-    // A record placed twice (a copy's placeIfAbsent raced its creator's place) holds the next
-    // place too: the line moves past it, or its waiter waits for the reconciler (seed 1543).
+    // A record placed twice (a copy raced its creator) holds the next place too: move past it.
     for (let at = place; ; at++) {
       await this.#move(pk, at, nowMs, seconds(nowMs) + ttlSeconds);
       const next = await this.#placeAt(pk, at + 1);
@@ -202,8 +181,7 @@ export class DynamoDbEntityOrder implements EntityOrder {
       const waiter = await this.#waiterAt(pk, next + 1, nowMs);
       return waiter === undefined ? {} : { waiter };
     }
-    // The head is fenced first (fenceSkip): a redrive landing before the move then runs nothing
-    // at this place. A head fenced here already is a skip that died before its move: finish it.
+    // Fenced first, so a redrive landing before the move runs nothing here; fenced already: finish it.
     const fenced = await this.#fenceSkip(route, head);
     if (!fenced) {
       return { refused: `the head of the line (place ${head.place}, key ${head.key}) is ${head.status}, not FAILED: only a failed head is skipped` };

@@ -36,12 +36,12 @@ export function documentClient(client: DynamoDBClient): DynamoDBDocumentClient {
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
 }
 
-/** The breaker's count runs on this item: repeatBase set and not COUNT_FROZEN (record-transitions.ts). */
+/** The breaker's count runs on this item: repeatBase set and not COUNT_FROZEN (docs/state-machine.md#the-breakers-count). */
 function countRuns(item: Readonly<Record<string, unknown>>): boolean {
   return typeof item.repeatBase === 'number' && item.repeatBase >= 0;
 }
 
-/** True when a record item shows an answer below 500 standing with the count running (record-transitions.ts: a lease, or a resend's mark, started it). */
+/** True when a record item shows an answer below 500 standing with the count running (docs/state-machine.md#the-breakers-count). */
 function answerStands(item: Readonly<Record<string, unknown>>): { answered: boolean; answeredAt?: number } {
   const answered = countRuns(item) && typeof item.answerStatus === 'number' && item.answerStatus < 500;
   return answered && typeof item.answeredAt === 'number' ? { answered, answeredAt: item.answeredAt } : { answered };
@@ -68,8 +68,7 @@ export class DynamoDbEventStore implements IngestEventStore {
 
   /** @throws ClaimFailedError: the SDK gave up; its `uncertain` attempts may have committed. */
   async claimKey(record: EventRecord, nowMs: number): Promise<ClaimResult> {
-    // This delivery's nonce: the SDK's retry of our own committed claim finds it (claimKey's comment).
-    // (claimKey leaves the item's repeatBase out: the breaker's count starts at the lease.)
+    // why: docs/architecture.md#write-nonce (claimId finds the SDK's retry of our own claim)
     const claimId = randomUUID();
     const item = { ...toRecordItem(record, { timeShards: this.#timeShards }), claimId };
     const ours = (old: Readonly<Record<string, unknown>>): boolean => old.claimId === claimId && old.receivedAt === record.receivedAt;
@@ -119,11 +118,8 @@ export class DynamoDbEventStore implements IngestEventStore {
       ReturnValues: 'ALL_OLD',
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     });
-    // The attempts that may have committed: every one the SDK retried after an answer other than
-    // a client error (a 5xx, a timeout, a reset connection). A throttle (400) wrote nothing.
-    // Keyed by the attempt's number (its amz-sdk-request header, set by the retry middleware):
-    // it met one error of one attempt more than once in tests (a document command resolves its
-    // inner command's stack with its own), and an attempt must be counted once.
+    // Attempts that may have committed (a 5xx, a timeout; a 400 throttle wrote nothing), keyed by
+    // amz-sdk-request: a document command can report one attempt's error twice.
     const uncertain = new Set<string>();
     command.middlewareStack.add(
       (next) => async (args) => {
@@ -149,25 +145,17 @@ export class DynamoDbEventStore implements IngestEventStore {
   }
 
   /**
-   * One attempt only, never the SDK's retries: the mark must be the last thing before the
-   * answer. A mark that committed and lost its answer, retried for a second or more, would let
-   * copies count as repeats before the answer is given (and a function that died in those
-   * retries would have started the count with no answer at all). So the first attempt's error
-   * aborts the call before the retry middleware decides (it gives up on an aborted signal:
-   * node_modules/@smithy/core/dist-es/submodules/retry/middleware-retry/retryMiddleware.js), and
-   * the caller answers without the mark: the breaker then starts counting one copy later.
+   * One attempt only, within `budgetMs` and MARK_ANSWERED_MAX_MS: the mark is the last write
+   * before the answer (docs/architecture.md#resend-mark). The first attempt's error aborts the
+   * call before the SDK's retry decides (retryMiddleware.js in @smithy/core gives up on an abort).
    */
   async markAnswered(route: string, key: string, receivedAt: number, markAtMs: number, budgetMs?: () => number): Promise<void> {
-    // The caller's budget, read as the request goes out: what is left of MARK_ANSWERED_MAX_MS
-    // since the stamp, and never past the invocation's end less its reserve (killed by its
-    // timeout after the mark committed, the function would have marked an answer no sender got,
-    // seed 1683's shape). Never more than MARK_ANSWERED_MAX_MS in any case.
+    // Read as the request goes out: a mark past the invocation's reserve marks an answer no sender got.
     const budget = Math.min(MARK_ANSWERED_MAX_MS, budgetMs === undefined ? MARK_ANSWERED_MAX_MS : budgetMs());
     if (!(budget > 0)) throw new Error('too little time left to mark the answer');
     const command = new UpdateCommand({ TableName: this.#table, Key: this.#key(route, key), ...markAnswered({ receivedAt, markAtMs }) });
     const oneAttempt = new AbortController();
-    // Inside the retry middleware (finalizeRequest, 'high'), outside everything below it: it sees each
-    // attempt's end, however the attempt failed, before the retry decision.
+    // Below the retry middleware: it sees each attempt's end before the retry decision.
     command.middlewareStack.add(
       (next) => async (args) => {
         try {
@@ -180,7 +168,6 @@ export class DynamoDbEventStore implements IngestEventStore {
       { step: 'finalizeRequest', priority: 'low' },
     );
     try {
-      // And never longer than MARK_ANSWERED_MAX_MS: the answer follows the mark within it (ANSWER_MARGIN_MS).
       await this.#doc.send(command, { abortSignal: AbortSignal.any([oneAttempt.signal, AbortSignal.timeout(budget)]) });
     } catch (err) {
       // Refused: the count runs already (another copy answered first), or the answer is a 5xx now.

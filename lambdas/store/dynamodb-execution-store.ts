@@ -185,9 +185,7 @@ export class DynamoDbExecutionStore implements ExecutionStore {
       new GetCommand({ TableName: this.#table, Key: { pk: routeStatePk(request.route), sk: ROUTE_STATE_SK }, ConsistentRead: true }),
     );
     if (state.Item?.state === 'paused') return out.ok ? { kind: 'parked' } : { kind: 'already-parked' };
-    // Resumed meanwhile: the message in hand is the record's wake-up call, so the record goes back
-    // to RECEIVED for it (unpark's condition: still PARKED, this generation). Refused, someone's
-    // sweep took it back first; either way the caller leases and runs it as usual.
+    // why: docs/architecture.md#pause-parks (resumed meanwhile: unpark, then lease and run as usual)
     await this.#apply(request.route, request.key, unpark({ receivedAt: request.receivedAt, nowMs: request.nowMs }));
     return { kind: 'route-active' };
   }

@@ -1,36 +1,14 @@
 /**
  * The rate gate of a route (ports/rate-gate.ts) on the events table: one item per route, pk
- * ROUTE#<route>, sk RATE, beside the route's state. It is GCRA without a burst that hands out
- * start slots: `nextAt` is the earliest slot not yet given, and slots are `step` apart
- * (rateSlotStepMs: the limit's interval plus a share of the start tolerance). An admission is one
- * conditional UpdateItem:
+ * ROUTE#<route>, sk RATE. GCRA without a burst, handing out start slots `step` apart
+ * (docs/architecture.md#rate-gate). An admission is one conditional UpdateItem with the write nonce:
  *
  *   idle:  nextAt <= earliest         ->  slot = earliest, nextAt = earliest + step
  *   busy:  nextAt = seen <= latest    ->  slot = seen,     nextAt = seen + step
  *
- * where earliest and latest are the caller's window (its clock plus the lead its lease needs,
- * plus the longest it waits in its invocation). The first write tries the idle form and, when
- * the gate is busy, returns the item as it stood (ALL_OLD), which gives the busy form its `seen`.
- * The executor starts the run at its slot and never later than RATE_START_TOLERANCE_MS after it
- * (else it gives the slot up), so starts, not only admissions, are spaced: at most n of them in
- * any window of the limit's unit, by the workers' clocks. The clocks of two Lambdas may differ
- * (Amazon Time Sync keeps them within milliseconds; the protocol's safety margins assume the
- * much larger configured bound): the spacing in true time is the step less their difference. A
- * rate limit protects a downstream's throughput, not an invariant of money, so it takes the
- * clocks as they are rather than widening every step by twice the bound.
- *
- * A slot past the caller's window is refused, and the refused work reserves a return slot,
- * `returnAt`: its delayed wake-up comes back then, one step after the slot before it, so a
- * backlog of n waiting runs comes back spread over n steps instead of all at once at `nextAt`
- * (where all but one would be refused again). The slot is a hint, not a promise: the run that
- * comes back asks the gate again. A slot past SQS's longest delay (900 s) is not reserved: that
- * work comes back after the longest delay and reserves its slot then.
- *
- * Every admission carries the write nonce (conditional-write.ts): the SDK's retry of an
- * admission that committed and lost its answer meets its own write and counts as admitted, at
- * the slot it computed. A write on one item takes at most 1,000 write units a second (DynamoDB
- * Developer Guide, "Best practices for designing and using partition keys effectively"), which
- * bounds the limit a route may set (MAX_RATE_PER_SECOND).
+ * The idle form, refused, returns the item (ALL_OLD), which gives the busy form its `seen`. Refused
+ * work reserves a return slot, `returnAt`, one step after the last, unless past SQS's 900 s delay
+ * (docs/architecture.md#rate-deferral).
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';

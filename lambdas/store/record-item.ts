@@ -82,7 +82,7 @@ export function fromSummaryItem(item: RecordItem): RecordSummary & { readonly at
 }
 
 /**
- * The circuit breaker's count of a record (see record-transitions.ts): derived from `hits`
+ * The circuit breaker's count of a record (docs/state-machine.md#the-breakers-count): derived from `hits`
  * while the answer is below 500, frozen in `repeats` while it is a 5xx of ours. A record
  * written before repeatBase existed kept its count in `repeats`.
  */

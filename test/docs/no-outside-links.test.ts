@@ -53,12 +53,14 @@ function prose(markdown: string): string {
   return markdown.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[ \t]*$/gm, '');
 }
 
-/** GitHub's heading ids: lowercase, punctuation dropped, spaces to hyphens, repeats numbered. */
+/** GitHub's heading ids (HTML dropped, lowercase, punctuation dropped, spaces to hyphens, repeats numbered), and every `<a id>`. */
 function headingIds(markdown: string): Set<string> {
-  const ids = new Set<string>();
+  const ids = new Set<string>([...prose(markdown).matchAll(/<a id="([^"]+)"><\/a>/g)].map((m) => m[1] ?? ''));
   const seen = new Map<string, number>();
   for (const [, text = ''] of prose(markdown).matchAll(/^#{1,6}[ \t]+(.+?)[ \t]*#*[ \t]*$/gm)) {
     const base = text
+      .replace(/<[^>]*>/g, '')
+      .trim()
       .toLowerCase()
       .replace(/[^\p{L}\p{N}\s_-]/gu, '')
       .replace(/\s/g, '-');
@@ -69,9 +71,13 @@ function headingIds(markdown: string): Set<string> {
   return ids;
 }
 
-/** The heading texts of a markdown file, as written (inline code marks removed). */
+/** The heading texts of a markdown file, as written (inline code marks, HTML and a decision's number `D12. ` removed). */
 function headingTexts(markdown: string): Set<string> {
-  return new Set([...prose(markdown).matchAll(/^#{1,6}[ \t]+(.+?)[ \t]*$/gm)].map((m) => (m[1] ?? '').replaceAll('`', '')));
+  return new Set(
+    [...prose(markdown).matchAll(/^#{1,6}[ \t]+(.+?)[ \t]*$/gm)].map((m) =>
+      (m[1] ?? '').replaceAll('`', '').replace(/<[^>]*>/g, '').replace(/^D\d+\. /, '').trim(),
+    ),
+  );
 }
 
 interface Link {
@@ -181,5 +187,6 @@ describe('headingIds', () => {
   it('makes the ids GitHub gives headings', () => {
     const ids = headingIds('# retryproof: architecture\n## Keys, fingerprints and TTL\n```\n# not a heading\n```\n## `npm start`\n## Keys, fingerprints and TTL\n');
     expect([...ids]).toEqual(['retryproof-architecture', 'keys-fingerprints-and-ttl', 'npm-start', 'keys-fingerprints-and-ttl-1']);
+    expect([...headingIds('### D12. A pause reaches the workers late <a id="pause-cache"></a>\n')]).toEqual(['pause-cache', 'd12-a-pause-reaches-the-workers-late']);
   });
 });

@@ -58,7 +58,7 @@ const deliverWith = (timeLeftMs: number) => deliver({ timeLeftMs });
 const deliverPausedBeforeMark = (pauseMs: number) => deliver({ pauseMs });
 
 describe('markAnswered and the time left in the invocation', () => {
-  it('is not made with less than the reserve left: the delivery is answered and queued, unmarked', async () => {
+  it('is not made with less than the reserve left: the delivery is answered and queued, unmarked (seed 1683)', async () => {
     // Act: the invocation has less than MARK_ANSWERED_RESERVE_MS left when it would mark.
     const { answer, record, queued } = await deliverWith(MARK_ANSWERED_RESERVE_MS - 100);
     // Assess: accepted and queued as ever; no answeredAt, so no copy can count as a repeat of it.
@@ -76,7 +76,7 @@ describe('markAnswered and the time left in the invocation', () => {
     expect(typeof record?.answeredAt).toBe('number');
   });
 
-  it('is not made when the function paused longer than MARK_ANSWERED_MAX_MS between its stamp and its request', async () => {
+  it('is not made when the function paused longer than MARK_ANSWERED_MAX_MS between its stamp and its request (seed 860)', async () => {
     // Act: 100 ms past the mark's whole budget goes by after the stamp, before the request.
     const { answer, record, queued } = await deliverPausedBeforeMark(MARK_ANSWERED_MAX_MS + 100);
     // Assess: accepted and queued, unmarked: the stamp would be older than the answer allows.

@@ -156,7 +156,7 @@ describe('the replay memory across a crash', () => {
     expect(await s.record()).toBeUndefined();
   });
 
-  it('runs a re-post as new work when the earlier generation never ran: its function died before the send, and no sender retried', async () => {
+  it('runs a re-post as new work when the earlier generation never ran: its function died before the send, and no sender retried (seed 64)', async () => {
     // Prepare: the first delivery's function dies at its send, after its claim and the memory; nobody retries it; its record expires.
     const s = await scene(route, undefined, new DyingOnceQueue());
     const died = await s.fx.invoke(s.delivery);
