@@ -24,18 +24,18 @@ export interface WindowPage {
 }
 
 /**
- * Where a reconciliation of one window stands, phase by phase (reconcile.ts): the next run of
+ * Where a reconciliation of one window stands, phase by phase (reconciler/reconcile.ts runs them in order): the next run of
  * the window starts here. `after` is the last record handled, the key the next read starts after.
  */
 export type ReconcilePosition =
   | { readonly phase: 'parked' | 'stranded'; readonly route: string; readonly after?: RecordRef }
   | { readonly phase: 'window'; readonly bucket: string; readonly shard: number; readonly after?: RecordRef }
-  /** The effects check starts over when a run stops inside it (reconcile.ts says why). */
+  /** The effects check starts over when a run stops inside it (reconciler/phase-effects.ts says why). */
   | { readonly phase: 'effects' }
   | { readonly phase: 'done' };
 
 /**
- * What the effects check keeps of the records one run read in the window phase (reconcile.ts,
+ * What the effects check keeps of the records one run read in the window phase (reconciler/window-keys.ts,
  * the header): a 52-bit hash per record, and for each route with a ledger a hash and a Query
  * partition per completed record.
  */

@@ -3104,7 +3104,7 @@ async function checkInvariants(input: InvariantInput): Promise<void> {
       violations.push(`${k.key}: ${standing} charges stand on the downstream after reconciliation (paid ${standing} times: ${which})`);
     }
     // A PARKED record is still in flight (its route is paused): the run that completes it may
-    // post the entry to keep, so the reconciler leaves its entries until then (reconcile.ts).
+    // post the entry to keep, so the reconciler leaves its entries until then (reconciler/phase-effects.ts).
     // Workers killed between their post and their effect leave such entries (seed 128).
     if (posted > 1 && record?.status !== RECORD_STATUS.parked && !failed) {
       const which = entries.filter((e) => e.status === 'posted').map((e) => `${e.entryId} of run ${e.attempt} under ${JSON.stringify(e.idempotencyKey)} on day ${((e.postedAt - EPOCH) / DAY).toFixed(2)}`);
