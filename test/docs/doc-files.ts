@@ -35,3 +35,27 @@ export function readDoc(path: DocFile): string {
 export function allDocs(): { readonly path: DocFile; readonly text: string }[] {
   return DOC_FILES.map((path) => ({ path, text: readDoc(path) }));
 }
+
+/** Markdown without its fenced code blocks: a `#` line there is code, not a heading, and its links are not links. */
+export function prose(markdown: string): string {
+  return markdown.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[ \t]*$/gm, '');
+}
+
+/** Every id a link can reach on a page: GitHub's heading ids (HTML dropped, lowercase, punctuation dropped, spaces to hyphens, repeats numbered) and each `<a id>`. */
+export function anchorsOf(markdown: string): Set<string> {
+  const text = prose(markdown);
+  const ids = new Set([...text.matchAll(/<a id="([^"]+)"><\/a>/g)].map((m) => m[1] ?? ''));
+  const seen = new Map<string, number>();
+  for (const [, heading = ''] of text.matchAll(/^#{1,6}[ \t]+(.+?)[ \t]*#*[ \t]*$/gm)) {
+    const base = heading
+      .replace(/<[^>]*>/g, '')
+      .trim()
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-');
+    const n = seen.get(base) ?? 0;
+    seen.set(base, n + 1);
+    ids.add(n === 0 ? base : `${base}-${n}`);
+  }
+  return ids;
+}

@@ -19,6 +19,7 @@ import { readFileSync } from 'node:fs';
 import { posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { anchorsOf, prose } from './doc-files.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -47,29 +48,6 @@ function textOf(file: string): string | undefined {
 }
 
 const MARKDOWN = FILES.filter((f) => f.endsWith('.md'));
-
-/** Markdown without its fenced code blocks: what is in them is code, not links or headings. */
-function prose(markdown: string): string {
-  return markdown.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[ \t]*$/gm, '');
-}
-
-/** GitHub's heading ids (HTML dropped, lowercase, punctuation dropped, spaces to hyphens, repeats numbered), and every `<a id>`. */
-function headingIds(markdown: string): Set<string> {
-  const ids = new Set<string>([...prose(markdown).matchAll(/<a id="([^"]+)"><\/a>/g)].map((m) => m[1] ?? ''));
-  const seen = new Map<string, number>();
-  for (const [, text = ''] of prose(markdown).matchAll(/^#{1,6}[ \t]+(.+?)[ \t]*#*[ \t]*$/gm)) {
-    const base = text
-      .replace(/<[^>]*>/g, '')
-      .trim()
-      .toLowerCase()
-      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
-      .replace(/\s/g, '-');
-    const n = seen.get(base) ?? 0;
-    seen.set(base, n + 1);
-    ids.add(n === 0 ? base : `${base}-${n}`);
-  }
-  return ids;
-}
 
 /** The heading texts of a markdown file, as written (inline code marks, HTML and a decision's number `D12. ` removed). */
 function headingTexts(markdown: string): Set<string> {
@@ -109,7 +87,7 @@ function brokenReason(link: Link): string | undefined {
   if (!isFile && !FOLDERS.has(target)) return `${target} does not exist in the repository`;
   if (anchor !== undefined && anchor !== '') {
     if (!isFile || !target.endsWith('.md')) return `#${anchor} on ${target}, which is not a markdown file`;
-    if (!headingIds(textOf(target) ?? '').has(anchor)) return `${target} has no heading #${anchor}`;
+    if (!anchorsOf(textOf(target) ?? '').has(anchor)) return `${target} has no heading #${anchor}`;
   }
   return undefined;
 }
@@ -172,7 +150,7 @@ describe('the repository stands on its own', () => {
           references++;
           const where = m[1] === undefined ? 'docs/architecture.md' : m[1] === 'docs/architecture.md' ? m[1] : 'README.md';
           const doc = sections[where];
-          const ok = m[2] !== undefined ? headingTexts(doc).has(m[2]) : headingIds(doc).has(m[4] ?? '');
+          const ok = m[2] !== undefined ? headingTexts(doc).has(m[2]) : anchorsOf(doc).has(m[4] ?? '');
           return ok ? [] : [`${file}:${i + 1}: ${m[0]}`];
         }),
       ),
@@ -183,10 +161,10 @@ describe('the repository stands on its own', () => {
   });
 });
 
-describe('headingIds', () => {
+describe('anchorsOf', () => {
   it('makes the ids GitHub gives headings', () => {
-    const ids = headingIds('# retryproof: architecture\n## Keys, fingerprints and TTL\n```\n# not a heading\n```\n## `npm start`\n## Keys, fingerprints and TTL\n');
+    const ids = anchorsOf('# retryproof: architecture\n## Keys, fingerprints and TTL\n```\n# not a heading\n```\n## `npm start`\n## Keys, fingerprints and TTL\n');
     expect([...ids]).toEqual(['retryproof-architecture', 'keys-fingerprints-and-ttl', 'npm-start', 'keys-fingerprints-and-ttl-1']);
-    expect([...headingIds('### D12. A pause reaches the workers late <a id="pause-cache"></a>\n')]).toEqual(['pause-cache', 'd12-a-pause-reaches-the-workers-late']);
+    expect([...anchorsOf('### D12. A pause reaches the workers late <a id="pause-cache"></a>\n')]).toEqual(['pause-cache', 'd12-a-pause-reaches-the-workers-late']);
   });
 });

@@ -8,6 +8,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { anchorsOf } from './doc-files.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const CITING = ['lambdas', 'lib', 'cli', 'docs'] as const;
@@ -16,30 +17,6 @@ const TEXT = /\.(ts|mts|mjs|js|json|md)$/;
 /** A page's path from its file name: the README at the root, every other page under docs/. */
 function pagePath(name: string): string {
   return name === 'README.md' ? 'README.md' : `docs/${name}`;
-}
-
-/** Markdown without its fenced code blocks: a `#` line there is code, not a heading. */
-function prose(markdown: string): string {
-  return markdown.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[ \t]*$/gm, '');
-}
-
-/** Every id a link can reach on a page: GitHub's heading ids (repeats numbered) and each `<a id>`. */
-export function anchorsOf(markdown: string): Set<string> {
-  const text = prose(markdown);
-  const ids = new Set([...text.matchAll(/<a id="([^"]+)"><\/a>/g)].map((m) => m[1] ?? ''));
-  const seen = new Map<string, number>();
-  for (const [, heading = ''] of text.matchAll(/^#{1,6}[ \t]+(.+?)[ \t]*#*[ \t]*$/gm)) {
-    const base = heading
-      .replace(/<[^>]*>/g, '')
-      .trim()
-      .toLowerCase()
-      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
-      .replace(/\s/g, '-');
-    const n = seen.get(base) ?? 0;
-    seen.set(base, n + 1);
-    ids.add(n === 0 ? base : `${base}-${n}`);
-  }
-  return ids;
 }
 
 interface Cite {
