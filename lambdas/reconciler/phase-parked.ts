@@ -65,7 +65,7 @@ async function parkedRecord(run: ReconcileRun, route: ResolvedRoute, record: Eve
 /**
  * A record waiting in its entity's line is not lost unless its turn came and its wake-up did
  * not (the worker that moved the line died first): true when it still waits, kept with its place.
- * False too when it waits for no turn, or the deployment orders no line.
+ * False too when it waits for no turn, or the deployment keeps no line.
  */
 async function waitsItsTurn(run: ReconcileRun, route: ResolvedRoute, record: EventRecord, keepUntilSeconds: number): Promise<boolean> {
   const { deps, now } = run;
