@@ -5,14 +5,12 @@ import { TableGrants } from 'aws-cdk-lib/aws-dynamodb';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Grant } from 'aws-cdk-lib/aws-iam';
 import type { IGrantable } from 'aws-cdk-lib/aws-iam';
-import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { ResolvedConfig } from '../lambdas/config/resolve-config.ts';
-import type { ActionSource, RetryproofConfig } from '../lambdas/config/route-config.ts';
 import { LEDGER_TABLE } from '../lambdas/store/table-schema.ts';
 import type { RegionalPlacement } from './regional-placement.ts';
 import { grantReceiverFunctions } from './receiver/receiver-grants.ts';
@@ -26,24 +24,9 @@ import type { RetryproofFunction } from './stateless/retryproof-function.ts';
 
 export { generatedEntriesOf } from './receiver/generated-entries.ts';
 
-/** Props of {@link WebhookReceiver}: the routes, the actions they run, and the rest of the configuration. */
-export interface WebhookReceiverProps extends Omit<RetryproofConfig, 'demo' | 'actions'> {
-  /**
-   * The actions the routes name, each your own module: `entry` is the path (absolute, or
-   * relative to the current directory) of a module whose default export is the action,
-   * `async (ctx) => result`; `ledger`, optionally, of a module whose default export is the
-   * action's ledger (`post`, `listWindow`, `reverse`), which the reconciler reads to find
-   * and reverse a key that took effect twice. Both are bundled into the functions at synth.
-   * A route that names an action missing here fails synth.
-   */
-  readonly actions: Readonly<Record<string, ActionSource>>;
-  /**
-   * The customer-managed KMS key of route secrets you import (`importSecret: true`): the
-   * ingest gets kms:Decrypt on it. Secrets the receiver creates use the AWS managed key.
-   * @default - imported secrets use the AWS managed key, which needs no grant
-   */
-  readonly secretsKey?: IKey;
-}
+import type { WebhookReceiverProps } from './receiver/receiver-props.ts';
+
+export type { WebhookReceiverProps } from './receiver/receiver-props.ts';
 
 /**
  * A webhook receiver that makes sender retries harmless, as one construct: an HTTP API

@@ -9,7 +9,7 @@ import type { ActionSource } from '../../lambdas/config/route-config.ts';
 import { regionalPlacement } from '../regional-placement.ts';
 import type { RegionalPlacement } from '../regional-placement.ts';
 import { createdSecretName } from '../stateful/route-secrets.ts';
-import type { WebhookReceiverProps } from '../webhook-receiver.ts';
+import type { WebhookReceiverProps } from './receiver-props.ts';
 
 /** The configuration as written, without the actions' paths: what the functions' code carries. */
 export type WrittenConfig = Omit<WebhookReceiverProps, 'secretsKey' | 'actions'>;
