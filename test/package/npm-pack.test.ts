@@ -27,6 +27,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../cli/commands/index.ts';
+import { ROUTE_STATE_MAX_AGE_MS } from '../../lambdas/config/route-config.ts';
 import { freePort } from '../../local/free-port.ts';
 import { commandsOf, consumerBlocks, isFileBlock } from './consumer-docs.ts';
 import type { ConsumerBlock } from './consumer-docs.ts';
@@ -576,6 +577,8 @@ describe('the installed retryproof command, on the local stack over the folder\'
       return routes.find((r) => r.route === DOC_ROUTE && r.state === 'paused');
     });
     expect(paused.pausedBy).toBe('circuit-breaker');
+    // A worker may act on the route's state it read up to ROUTE_STATE_MAX_AGE_MS before the pause (docs/architecture.md#a-pause-reaches-the-workers-late).
+    await new Promise((resolve) => setTimeout(resolve, ROUTE_STATE_MAX_AGE_MS + 500));
     await send('inv-2002');
     expect(await eventually('inv-2002 PARKED', async () => ((await statusOf('inv-2002')) === 'PARKED' ? true : undefined))).toBe(true);
     // Act
