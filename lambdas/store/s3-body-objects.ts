@@ -23,10 +23,11 @@ import type { BodiesClient } from '../config/deployment.ts';
 import { bodyObjectPointer, parseBodyObjectPointer } from '../domain/body-object.ts';
 import type { BodyObjects, StoredBody } from '../ports/body-objects.ts';
 import type * as S3Sdk from './s3-sdk.ts';
+import { s3SdkSpecifier } from './s3-sdk-file.ts';
 
 /** The S3 SDK, loaded at the first large body: a small body's cold start never evaluates it. */
 let sdkLoading: Promise<typeof S3Sdk> | undefined;
-const sdk = (): Promise<typeof S3Sdk> => (sdkLoading ??= import('./s3-sdk.ts'));
+const sdk = (): Promise<typeof S3Sdk> => (sdkLoading ??= import(s3SdkSpecifier(import.meta.url)) as Promise<typeof S3Sdk>);
 
 /** An S3 error's HTTP status, or undefined. */
 function statusOf(error: unknown): number | undefined {

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Validations } from 'aws-cdk-lib';
@@ -10,6 +11,7 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { SHIPPED_CONFIG_DEFINE } from '../../lambdas/config/shipped-config.ts';
+import { S3_SDK_BUNDLE_FILE, S3_SDK_FILE_DEFINE } from '../../lambdas/store/s3-sdk-file.ts';
 import { logRetention } from '../log-retention.ts';
 import { defaultPolicyOf } from '../nag.ts';
 
@@ -52,6 +54,25 @@ function projectRoot(): { readonly projectRoot: string; readonly depsLockFilePat
     if (existsSync(lock)) return { projectRoot: dir, depsLockFilePath: lock };
     if (dirname(dir) === dir) return undefined;
   }
+}
+
+/** The esbuild binary NodejsFunction itself runs: the project's, else the one on the PATH. */
+function esbuildBinary(): string {
+  const root = projectRoot()?.projectRoot ?? process.cwd();
+  try {
+    return createRequire(join(root, 'package.json')).resolve('esbuild/bin/esbuild');
+  } catch {
+    return 'esbuild';
+  }
+}
+
+/** The command that writes the S3 SDK's own file beside the bundle (why: docs/architecture.md#large-bodies-off-the-cold-path). */
+function s3SdkBundleCommand(outputDir: string): string {
+  const banner = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+  const args = ['--bundle', '--minify', '--format=esm', '--platform=node', '--target=node24', '--main-fields=module,main', '--log-level=error'];
+  const build = [`"${esbuildBinary()}"`, `"${lambdaEntry('store/s3-sdk')}"`, ...args, `"--banner:js=${banner}"`, `"--outfile=${join(outputDir, S3_SDK_BUNDLE_FILE)}"`];
+  // Only a bundle that imports it gets it: the route secrets' handler never reads a body.
+  return `if grep -q '"./${S3_SDK_BUNDLE_FILE}"' "${join(outputDir, 'index.mjs')}"; then ${build.join(' ')}; fi`;
 }
 
 /**
@@ -164,7 +185,11 @@ export class RetryproofFunction extends NodejsFunction {
         banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
         // The configuration as a string literal in the code (esbuild passes it on its command
         // line, where Linux allows one argument 128 KiB: some 590 routes like the shipped one, past CloudFormation's 500 resources).
-        ...(props.shippedConfig === undefined ? {} : { define: { [SHIPPED_CONFIG_DEFINE]: JSON.stringify(props.shippedConfig) } }),
+        define: {
+          [S3_SDK_FILE_DEFINE]: JSON.stringify(`./${S3_SDK_BUNDLE_FILE}`),
+          ...(props.shippedConfig === undefined ? {} : { [SHIPPED_CONFIG_DEFINE]: JSON.stringify(props.shippedConfig) }),
+        },
+        commandHooks: { beforeBundling: () => [], beforeInstall: () => [], afterBundling: (_input, output) => [s3SdkBundleCommand(output)] },
         ...(SELF_REFERENCE_ALIASES === undefined ? {} : { esbuildArgs: SELF_REFERENCE_ALIASES }),
       },
     });

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -69,5 +69,21 @@ describe('npx cdk synth --quiet', () => {
       const code = readFileSync(join(asset, 'index.mjs'), 'utf8');
       expect(code.startsWith("import { createRequire } from 'module'; const require = createRequire(import.meta.url);")).toBe(true);
     }
+  });
+
+  it('keeps the S3 SDK out of each bundle that reads bodies, in a file beside it that the bundle imports by name', async () => {
+    const byId = (prefix: string) => Object.entries(template.Resources).find(([id, r]) => id.startsWith(prefix) && r.Type === 'AWS::Lambda::Function')?.[1];
+    for (const id of ['Ingest', 'Executor', 'Reconciler']) {
+      const key = (byId(id)?.Properties.Code as { S3Key: string }).S3Key;
+      const asset = join(outdir, `asset.${key.replace(/\.zip$/, '')}`);
+      const code = readFileSync(join(asset, 'index.mjs'), 'utf8');
+      // The S3 client's service id is in the side file only.
+      expect(code).not.toContain('AmazonS3');
+      expect(code).toContain('"./s3-sdk.mjs"');
+      const side = (await import(pathToFileURL(join(asset, 's3-sdk.mjs')).href)) as Record<string, unknown>;
+      expect(Object.keys(side).sort()).toEqual(['CopyObjectCommand', 'GetObjectCommand', 'HeadObjectCommand', 'PutObjectCommand', 'S3Client']);
+    }
+    const secrets = (byId(SECRET_HANDLER_ID)?.Properties.Code as { S3Key: string }).S3Key;
+    expect(existsSync(join(outdir, `asset.${secrets.replace(/\.zip$/, '')}`, 's3-sdk.mjs'))).toBe(false);
   });
 });

@@ -1,24 +1,40 @@
 /**
- * What a plain route's cold start evaluates: the S3 SDK, needed only by a large body, is reached
- * through a dynamic import alone (lambdas/store/s3-body-objects.ts), so the bundle evaluates it at
- * the first large body, never at init. Checked on esbuild's own import graph of each function.
+ * What a plain route's cold start reads: none of the S3 SDK, needed only by a large body. The
+ * store imports lambdas/store/s3-sdk.ts by a name it computes (lambdas/store/s3-sdk-file.ts), so
+ * esbuild leaves the SDK out of the bundle, and the construct writes it into a file of its own
+ * (docs/architecture.md#large-bodies-off-the-cold-path; test/cdk/cdk-synth.test.ts checks that file).
+ * Checked on esbuild's own import graph of each function, bundled with the construct's define.
  */
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
+import { S3_SDK_BUNDLE_FILE, S3_SDK_FILE_DEFINE, s3SdkSpecifier } from '../../lambdas/store/s3-sdk-file.ts';
 
-async function importsOf(entry: string): Promise<Record<string, { imports: { path: string; kind: string }[] }>> {
-  const result = await build({ entryPoints: [entry], bundle: true, write: false, outdir: 'unused', format: 'esm', platform: 'node', metafile: true, logLevel: 'error' });
-  return result.metafile.inputs;
+async function bundled(entry: string) {
+  const result = await build({
+    entryPoints: [entry],
+    bundle: true,
+    write: false,
+    outdir: 'unused',
+    format: 'esm',
+    platform: 'node',
+    metafile: true,
+    logLevel: 'error',
+    define: { [S3_SDK_FILE_DEFINE]: JSON.stringify(`./${S3_SDK_BUNDLE_FILE}`) },
+  });
+  return { inputs: Object.keys(result.metafile.inputs), code: result.outputFiles.map((f) => f.text).join('\n') };
 }
 
-describe.each(['lambdas/ingest/handler.ts', 'lambdas/executor/lambda.ts'])('the cold path of %s', (entry) => {
-  it('reaches the S3 SDK only through a dynamic import', async () => {
-    const inputs = await importsOf(entry);
-    const edges = Object.entries(inputs).flatMap(([from, { imports }]) => imports.map((i) => ({ from, ...i })));
-    const intoS3 = edges.filter((e) => e.path.includes('node_modules/@aws-sdk/client-s3/') && !e.from.includes('node_modules/@aws-sdk/client-s3/'));
-    expect(intoS3.map((e) => e.from)).toEqual(['lambdas/store/s3-sdk.ts']);
-    const intoSdkModule = edges.filter((e) => e.path === 'lambdas/store/s3-sdk.ts');
-    expect(intoSdkModule.length).toBeGreaterThan(0);
-    expect(new Set(intoSdkModule.map((e) => e.kind))).toEqual(new Set(['dynamic-import']));
+describe.each(['lambdas/ingest/handler.ts', 'lambdas/executor/lambda.ts', 'lambdas/reconciler/lambda.ts'])('the bundle of %s', (entry) => {
+  it('holds none of the S3 SDK, and names its side file', async () => {
+    const { inputs, code } = await bundled(entry);
+    expect(inputs.filter((i) => i.includes('node_modules/@aws-sdk/client-s3/') || i === 'lambdas/store/s3-sdk.ts')).toEqual([]);
+    expect(code).toContain(`"./${S3_SDK_BUNDLE_FILE}"`);
+  });
+});
+
+describe('s3SdkSpecifier', () => {
+  it('names s3-sdk beside the importing module when unbundled, with its extension', () => {
+    expect(s3SdkSpecifier('file:///app/lambdas/store/s3-body-objects.ts')).toBe('./s3-sdk.ts');
+    expect(s3SdkSpecifier('file:///app/dist/lambdas/store/s3-body-objects.js')).toBe('./s3-sdk.js');
   });
 });
