@@ -110,21 +110,20 @@ function answerDuplicate({ logger, metrics }: IngestHandlerDeps, outcome: Outcom
       ...(notice === undefined ? {} : { notice }),
     });
   }
+  // why: docs/architecture.md#log-lines (a duplicate's facts ride in its metric document: one line, not two)
+  metrics.addMetadata('key', outcome.key);
+  metrics.addMetadata('hits', String(outcome.hits));
   if (outcome.answerAs === 'refuse') {
     const problem = problemOf(new DuplicateDeliveryError(deliveryId(outcome.route, outcome.key)), rawPath);
     recordAnswer(metrics, outcome.route, problem.status);
-    logger.info('duplicate refused (strict)', { status: problem.status, hits: outcome.hits });
+    metrics.addMetadata('duplicate', 'refused');
     return problemResponse(problem);
   }
   recordAnswer(metrics, outcome.route, outcome.answer.status);
   const replay = outcome.answerAs === 'replay';
-  logger.info(replay ? 'duplicate replayed' : 'duplicate accepted after our failure', {
-    status: outcome.answer.status,
-    previousStatus: outcome.previousStatus,
-    hits: outcome.hits,
-    resent: outcome.resent,
-    ...(outcome.replayAfterExpiry === true ? { replayAfterExpiry: true, ageMs: outcome.ageMs } : {}),
-  });
+  metrics.addMetadata('duplicate', replay ? 'replayed' : 'accepted after our failure');
+  if (outcome.resent) metrics.addMetadata('resent', 'true');
+  if (outcome.replayAfterExpiry === true) metrics.addMetadata('replayAfterExpiryAgeMs', String(outcome.ageMs));
   return {
     statusCode: outcome.answer.status,
     headers: { 'content-type': 'application/json', ...(replay ? { 'idempotent-replayed': 'true' } : {}) },
