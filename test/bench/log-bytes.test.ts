@@ -40,10 +40,10 @@ describe('the log bytes each function writes, measured from the real handlers un
     expect(after.total).toBeLessThanOrEqual(before.total / 2);
   });
 
-  it('logs one line per delivery per function at INFO, with the route, the key and the outcome, and none of the invocation context', () => {
+  it('logs one line per delivery per function at INFO, with the route, the key and the outcome, and none of the invocation context; a duplicate only its metric document', () => {
     const f = measured.functions;
     expect(f.ingestNew.powertools.lines).toBe(1);
-    expect(f.ingestDuplicate.powertools.lines).toBe(1);
+    expect(f.ingestDuplicate.powertools.lines).toBe(0);
     expect(f.executorMessage.powertools.lines).toBeCloseTo(1, 5);
     expect(f.executorInvocation.powertools.lines).toBeCloseTo(0, 5);
     const ingest = JSON.parse(measured.samples['ingestNew.powertools'] ?? '{}') as Record<string, unknown>;
@@ -59,6 +59,10 @@ describe('the log bytes each function writes, measured from the real handlers un
   it('writes one metric document per delivery from the ingest, its answer by status and a duplicate\'s retry cause included', () => {
     expect(measured.functions.ingestNew.emf.lines).toBe(1);
     expect(measured.functions.ingestDuplicate.emf.lines).toBe(1);
+    // A duplicate's facts ride in its document, where Logs Insights finds the key (docs/architecture.md#log-lines).
+    const duplicate = JSON.parse(measured.samples['ingestDuplicate.emf'] ?? '{}') as Record<string, unknown>;
+    expect(duplicate).toMatchObject({ route: 'stripe', status: '202', previousStatus: '202', duplicate: 'replayed', hits: '2' });
+    expect(typeof duplicate.key).toBe('string');
   });
 
   it('writes no per-invocation metric document for a batch with nothing to count beyond its executions: one per batch, whatever its size', () => {
