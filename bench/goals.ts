@@ -259,12 +259,13 @@ export function goalsOf(m: Measurements, f: Figures): Goal[] {
     missed:
       bundleR <= 1
         ? undefined
-        : `retryproof is ${kb(rpB.bytes - ptB.bytes)} larger. It carries the S3 client for large bodies (${kb(s3)}) and Powertools Logger and ` +
+        : `retryproof is ${kb(rpB.bytes - ptB.bytes)} larger. It carries ${s3 > 0 ? `the S3 client for large bodies (${kb(s3)}) and ` : ''}Powertools Logger and ` +
           `Metrics (${kb(observability)}), which the peer does not${part('valibot') > 0 ? `, and valibot (${kb(part('valibot'))}) to check its configuration again at cold start` : ''}; the peer carries Powertools' ` +
           `JMESPath engine and idempotency library (${kb((ptB.byOrigin['@aws-lambda-powertools/jmespath'] ?? 0) + (ptB.byOrigin['@aws-lambda-powertools/idempotency'] ?? 0))}) instead. ` +
           'Closing the gap would mean hand-written JSON logs and EMF metrics, which this project chose against (Powertools carries ' +
           'the log format, the metric flush and the cold-start metric the alarms use)' +
-          (part('valibot') > 0 ? ', and no check of the configuration at cold start, which catches an environment edited by hand.' : '.'),
+          (part('valibot') > 0 ? ', and no check of the configuration at cold start, which catches an environment edited by hand.' : '.') +
+          (s3 > 0 ? '' : ' The S3 SDK for large bodies is a file of its own beside the bundle, read at the first large body only (architecture.md, D92).'),
   });
   for (const mode of ['sdk-bundled', 'sdk-external'] as const) goals.push(coldInitGoal(m, f, mode));
   // Issue 26: the executor against the Powertools SQS consumer.
