@@ -6,7 +6,8 @@
  * README's `npm run storm` wrote. Then Ctrl-C, and a restart on the same folder.
  *
  * What it checks beside the walk-through: one ready line and a 404 problem+json off the
- * webhook route, the 401 line, the refusal of a second stack, `send --dup 3` tripping the
+ * webhook route, the 401 line, the demo route of each signature scheme (its banner line, `routes
+ * list`, a signed send and its replay), the refusal of a second stack, `send --dup 3` tripping the
  * breaker and `routes resume`, the DLQ round trip in JSON, the storm's report, no warning
  * printed twice, a reconcile by hand that finds nothing left, the stop and the restart.
  */
@@ -19,6 +20,7 @@ import type { StormReport } from '../../cli/storm/storm-report.ts';
 import type { Target } from '../../cli/target.ts';
 import { DEFAULT_MAX_ATTEMPTS } from '../../lambdas/config/protocol-limits.ts';
 import { readEndpointsFile } from '../../local/endpoints-file.ts';
+import { DEMO_ROUTE, LOCAL_SCHEME_DEMO_ROUTES } from '../../local/local-settings.ts';
 import { freePort } from '../../local/free-port.ts';
 import { runScript, shutDown, startStack, until, withLocalTarget } from '../local/stack-process.ts';
 import type { StackProcess } from '../local/stack-process.ts';
@@ -80,6 +82,35 @@ export function describeWalkThroughStack(walk: WalkThrough): void {
       const line = await until('the 401 line', () => Promise.resolve(lines().find((l) => / in {3}demo\/.* 401 .*missing-signature/.test(l))), 10_000);
       expect(line).toContain('401 Unauthorized (missing-signature: standard-webhooks needs the headers webhook-id, webhook-timestamp, webhook-signature)');
     });
+
+    it('prints each route’s local secret in the banner, and for v1a the signing key beside the public key', () => {
+      // The demo route's secret is on the ready line ("(demo secret ...)"); every other route has a line of its own.
+      for (const route of LOCAL_SCHEME_DEMO_ROUTES.filter((r) => r.name !== DEMO_ROUTE)) {
+        expect(lines().some((l) => l.startsWith(`route ${route.name} (${route.signature.scheme},`)), route.name).toBe(true);
+      }
+      expect(lines().some((l) => / \(demo secret whsec_\S+\)/.test(l))).toBe(true);
+      expect(lines().find((l) => l.startsWith('route demo-v1a '))).toMatch(/local signing key whsk_\S+ \(the receiver holds whpk_\S+\)/);
+    });
+
+    it('lists every demo route in `retryproof --local routes list`', async () => {
+      const listed = await cli(['--local', 'routes', 'list', '--json']);
+      expect(listed.code, listed.stderr).toBe(0);
+      const routes = (JSON.parse(listed.stdout) as { route: string }[]).map((r) => r.route);
+      expect(routes).toEqual(expect.arrayContaining(LOCAL_SCHEME_DEMO_ROUTES.map((r) => r.name)));
+    }, 60_000);
+
+    it.each(LOCAL_SCHEME_DEMO_ROUTES.map((r) => r.name))('accepts `npm run send -- --route %s --dup 1` as one delivery and one replay, and runs it once', async (route) => {
+      // Act: every scheme's sender, as the README's senders table says.
+      const sent = await runScript('scripts/send.ts', ['--route', route, '--dup', '1', '--json'], env());
+      // Assess
+      expect(sent.code, sent.stderr).toBe(0);
+      const out = JSON.parse(sent.stdout) as { key: string; answers: { status: number; replayed: boolean }[] };
+      expect(out.answers.map((a) => [a.status, a.replayed])).toEqual([
+        [202, false],
+        [202, true],
+      ]);
+      await completed(route, out.key);
+    }, 90_000);
 
     it('refuses a second stack on the same folder, before it starts anything', async () => {
       const second = await runScript('scripts/start.ts', [], { ...env(), PORT: String(await freePort()) });
