@@ -37,7 +37,7 @@ import type { PackageLock } from './consumer-lock.ts';
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /**
  * Measured at 48 s on two shared cores for the whole file (pack with its build 12 s, install
- * 15 s, two synths 4 s each, the local stack's start 2 s and the CLI's checks 8 s); CI's
+ * 15 s, two synths 4 s each (run together since issue 45), the local stack's start 2 s and the CLI's checks 8 s); CI's
  * whole budget is 10 minutes.
  */
 const SUITE_TIMEOUT_MS = 240_000;
