@@ -25,6 +25,9 @@
  *   later blocks build on earlier ones.
  * - Whatever a block leaves running (the local stack) is stopped afterwards, through each
  *   block's own process group.
+ *
+ * After the blocks, the local stack's end-to-end checks run on the stack they left running and
+ * on the report of their storm (walk-through-stack.ts): one stack and one storm for both.
  */
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
@@ -35,6 +38,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../local/free-port.ts';
 import { allDocs } from './doc-files.ts';
+import { describeWalkThroughStack } from './walk-through-stack.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -127,6 +131,9 @@ interface BlockRun {
 
 const BLOCKS = allDocs().flatMap(({ path, text }) => blocksOf(text, path));
 const RUNNABLE = BLOCKS.filter((b) => b.mark?.kind === 'runnable');
+/** The block that starts the stack in the background, and the storm's: the end-to-end checks read their output. */
+const STACK_BLOCK = RUNNABLE.findIndex((b) => commandsOf(b).some((c) => /\bnpm start\b.*&\s*$/.test(c)));
+const STORM_BLOCK = RUNNABLE.findIndex((b) => commandsOf(b).some((c) => /\bnpm run storm\b/.test(c)));
 
 describe('the documentation command blocks: the marks', () => {
   it('marks every shell block runnable or not runnable (with a reason), and nothing else', () => {
@@ -187,6 +194,10 @@ describe('the documentation command blocks, run as pasted, in order', () => {
   const groups: number[] = [];
   const logs: string[] = [];
   let failed: string | undefined;
+  let passed = 0;
+  /** The stack log's size before and after the storm's block. */
+  const stormWindow = { from: 0, to: 0 };
+  const stackLog = (): string => (logs[STACK_BLOCK] === undefined ? '' : readFileSync(logs[STACK_BLOCK], 'utf8'));
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'retryproof-readme-'));
@@ -256,10 +267,21 @@ describe('the documentation command blocks, run as pasted, in order', () => {
       // Prepare
       expect(failed, 'an earlier block failed; this one builds on it').toBeUndefined();
       // Act
+      if (index === STORM_BLOCK) stormWindow.from = Buffer.byteLength(stackLog());
       const run = await runBlock(index, block, timeoutMs);
+      if (index === STORM_BLOCK) stormWindow.to = Buffer.byteLength(stackLog());
       // Assess
       if (run.status !== mark.exit) failed = `${block.file}:${block.line}`;
+      else passed++;
       expect(run.status, `exit status after ${Math.round(run.ms)} ms\n${context()}`).toBe(mark.exit);
     }, timeoutMs + 10_000);
+  });
+
+  // The end-to-end checks, on the stack the blocks left running (issue 45: one stack, one storm).
+  describeWalkThroughStack({
+    env: () => env,
+    stackLog,
+    stormWindow: () => stormWindow,
+    blocksPassed: () => failed === undefined && passed === RUNNABLE.length && STACK_BLOCK >= 0 && STORM_BLOCK >= 0,
   });
 });

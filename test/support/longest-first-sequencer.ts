@@ -9,8 +9,7 @@ import { BaseSequencer } from 'vitest/node';
 import type { TestSpecification } from 'vitest/node';
 
 const LONGEST_FIRST = [
-  'test/docs/readme-commands.test.ts', // 133 s, mostly waiting on the walk-through's timings
-  'test/local/local-stack.e2e.test.ts', // 79 s
+  'test/docs/readme-commands.test.ts', // 133 s, mostly waiting on the walk-through's timings; since issue 45 the local stack's end-to-end checks too
   'test/examples/orders-app.e2e.test.ts', // 73 s
   'test/local/stack-stop.e2e.test.ts', // 46 s
   'test/package/npm-pack.test.ts', // 40 s
