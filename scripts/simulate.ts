@@ -105,6 +105,11 @@ async function main(argv: string[]): Promise<number> {
     }
   }
 
+  if (seed !== undefined) {
+    // One seed: the shape it drew, in one block, before its run (on stderr: --json's stdout stays as it was).
+    const { shapeBlockOf } = await import('../test/simulation/protocol-simulation.ts');
+    process.stderr.write(`simulate: seed ${seed} draws\n${shapeBlockOf(seed, world).map((line) => `  ${line}\n`).join('')}`);
+  }
   process.stderr.write(`simulate: starting DynamoDB Local\n`);
   const dynamo = await startLocalDynamo();
   // Stopped by a signal (Ctrl-C, a kill, a CI timeout): the JVM goes with the run, not orphaned.
