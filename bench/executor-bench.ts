@@ -73,8 +73,6 @@ export class ExecutorProcess {
   static async start(settings: ExecutorProcessSettings): Promise<ExecutorProcess> {
     const child = fork(new URL('./executor-process.ts', import.meta.url).pathname, [JSON.stringify(settings)], {
       execPath: process.execPath,
-      // BENCH_CPU_PROF_DIR=dir: each executor writes a CPU profile there when it exits (Node's --cpu-prof).
-      ...(process.env.BENCH_CPU_PROF_DIR === undefined ? {} : { execArgv: [...process.execArgv, '--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] }),
       // Its output joins the parent's stderr: `npm run bench -- --json` keeps stdout for the JSON alone.
       stdio: ['ignore', 2, 'inherit', 'ipc'],
     });
