@@ -13,6 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
+import type { BuildOptions } from 'esbuild';
 import { ENV } from '../lambdas/config/env.ts';
 import { SHIPPED_CONFIG_DEFINE } from '../lambdas/config/shipped-config.ts';
 import { S3_SDK_BUNDLE_FILE, S3_SDK_FILE_DEFINE } from '../lambdas/store/s3-sdk-file.ts';
@@ -82,6 +83,17 @@ export function coldInitShippedConfig(): string {
   return shippedConfigJson(benchConfig(), new Map());
 }
 
+/** What lib/stateless/retryproof-function.ts gives esbuild for every function (and the reconcile bench, for its runner). */
+export const LAMBDA_BUILD = {
+  bundle: true,
+  minify: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node24',
+  mainFields: ['module', 'main'],
+  banner: { js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);" },
+} as const satisfies BuildOptions;
+
 function originOf(input: string): string {
   const at = input.lastIndexOf('node_modules/');
   if (at === -1) return 'project';
@@ -102,13 +114,7 @@ async function bundle(
       ? { stdin: { contents: 'export const handler = async () => ({ statusCode: 202 });', resolveDir: ROOT, loader: 'ts' as const } }
       : { entryPoints: [join(ROOT, ENTRIES[name])] }),
     outfile: file,
-    bundle: true,
-    minify: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node24',
-    mainFields: ['module', 'main'],
-    banner: { js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);" },
+    ...LAMBDA_BUILD,
     ...(name === 'retryproof'
       ? { define: { [SHIPPED_CONFIG_DEFINE]: JSON.stringify(coldInitShippedConfig()), [S3_SDK_FILE_DEFINE]: JSON.stringify(`./${S3_SDK_BUNDLE_FILE}`) } }
       : {}),
@@ -132,13 +138,7 @@ function buildS3SdkFile(outfile: string, mode: SdkMode) {
   return build({
     entryPoints: [join(ROOT, 'lambdas/store/s3-sdk.ts')],
     outfile,
-    bundle: true,
-    minify: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node24',
-    mainFields: ['module', 'main'],
-    banner: { js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);" },
+    ...LAMBDA_BUILD,
     external: mode === 'sdk-external' ? ['@aws-sdk/*'] : [],
     logLevel: 'error',
   });

@@ -17,6 +17,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { build } from 'esbuild';
+import { LAMBDA_BUILD } from './bundles.ts';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DEPLOYED_BUDGET_MS, RECONCILER_NODE_OPTIONS, RECONCILER_TIMEOUT_SECONDS } from '../lambdas/reconciler/reconciler-budget.ts';
@@ -74,13 +75,7 @@ async function bundleRunner(): Promise<string> {
   await build({
     entryPoints: [join(import.meta.dirname, 'reconcile-runner.ts')],
     outfile,
-    bundle: true,
-    minify: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node24',
-    mainFields: ['module', 'main'],
-    banner: { js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);" },
+    ...LAMBDA_BUILD,
     // Source maps, read at load as the function's NODE_OPTIONS (--enable-source-maps) has them read.
     sourcemap: true,
     logLevel: 'error',
