@@ -43,7 +43,7 @@ export async function runReconciler(w: World, toEnd = false, region = nextReconc
   w.stats.reconcilerRuns++;
   w.lastReconcilerRunAt = w.nowMs;
   let finished = false;
-  const actor = await w.sched.spawn('reconciler', 'reconciler', async () => {
+  const actor = await w.sched.spawn('reconciler', 'reconciler', async (self) => {
     // The deployed window by its own clock, clipped: nothing of the run was stamped before its start, less the skew.
     const window = defaultWindow(w.config, w.now());
     const report = await reconcileScheduled(
@@ -56,6 +56,8 @@ export async function runReconciler(w: World, toEnd = false, region = nextReconc
         bodies: w.bodies,
         order: orderOf(w, w.clientOf.reconciler),
         now: w.now,
+        // The cursor's holder: of the seed, not a random UUID (a replay holds it under the same name).
+        runId: `sched_sim${w.seed}_${self.id}`,
         ...(w.expiryStore === undefined ? {} : { expiry: w.expiryStore }),
       },
       {

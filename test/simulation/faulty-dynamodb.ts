@@ -118,15 +118,20 @@ export interface FaultyDynamoOptions {
   readonly trace?: ((line: string) => void) | undefined;
 }
 
+/** The calls between a failed attempt and what the SDK does next (Scheduler.retryGapOpened). */
+const inRetryGap = new WeakSet<HandlerExecutionContext>();
+
 /** Counts the client's requests per actor; the only middleware a fault-free client needs. */
 export function countRequests(client: DynamoDBClient, sched: Scheduler): void {
   client.middlewareStack.add(
-    <Output extends MetadataBearer>(next: InitializeHandler<object, Output>) =>
+    <Output extends MetadataBearer>(next: InitializeHandler<object, Output>, context: HandlerExecutionContext) =>
       async (args: InitializeHandlerArguments<object>) => {
         sched.ioStarted();
         try {
           return await next(args);
         } finally {
+          // The SDK gave up after a failed attempt: its retry gap closes here.
+          if (inRetryGap.delete(context)) sched.retryGapClosed();
           sched.ioEnded();
         }
       },
@@ -177,7 +182,15 @@ export function faultyDynamoDb(client: DynamoDBClient, options: FaultyDynamoOpti
   const handler = client.config.requestHandler as unknown as RequestHandlerLike;
   const realHandle = handler.handle.bind(handler);
   handler.handle = async (request, handlerOptions) => {
-    const answer = await realHandle(request, handlerOptions);
+    // In send order, whatever order the answers arrive in (Scheduler.answerTurn).
+    const turn = sched.answerTurn();
+    let answer: unknown;
+    try {
+      answer = await realHandle(request, handlerOptions);
+    } finally {
+      await turn.wait();
+      turn.done();
+    }
     // The signed request's body: the JSON text, or its bytes. The bytes are read through their
     // ArrayBuffer: the SDK's JSON body (@smithy/core JsonBytesStringAdapter) warns when a string
     // method is called on it, and Buffer.from(object) calls its valueOf().
@@ -226,6 +239,7 @@ export function faultyDynamoDb(client: DynamoDBClient, options: FaultyDynamoOpti
         const invocation = headers['amz-sdk-invocation-id'] ?? '';
         const previous = lastError.get(invocation);
         lastError.delete(invocation);
+        if (inRetryGap.delete(context)) sched.retryGapClosed();
         if (attempt > 1 && previous !== undefined) {
           stats.retries++;
           const base = previous.throttling ? THROTTLING_BASE_DELAY_MS : BASE_DELAY_MS;
@@ -242,6 +256,10 @@ export function faultyDynamoDb(client: DynamoDBClient, options: FaultyDynamoOpti
         } catch (error) {
           const name = (error as { name?: string }).name ?? '';
           lastError.set(invocation, { throttling: name === 'ProvisionedThroughputExceededException' || name === 'ThrottlingException', at: options.now() });
+          if (!inRetryGap.has(context)) {
+            inRetryGap.add(context);
+            sched.retryGapOpened();
+          }
           throw error;
         }
       },

@@ -12,7 +12,10 @@
  * calls in the same async context. Each yield point is therefore a waiter of its own, and a
  * step wakes one waiter and waits until the actor is quiet again: the woken strand parked
  * again, the actor ended, or the strand ended inside the actor (it resolved into a
- * Promise.all) with no DynamoDB request of the actor in flight.
+ * Promise.all), and in each case no DynamoDB request of the actor in flight. A strand may send
+ * several requests at once (a port call's own Promise.all): their answers are acted on in the
+ * order they were sent, never while another strand waits out an SDK retry's real timer
+ * (answerTurn), so real time never decides what the seed draws next.
  *
  * Each actor has its own clock: the shared simulated instant plus an offset drawn when it is
  * spawned, as each Lambda reads its own machine's clock.
@@ -55,6 +58,12 @@ export interface Actor {
   events: number;
   /** Set by the scheduler while a step waits for the actor to be quiet again. */
   quiet?: () => void;
+  /** Resolves once the answer to the actor's latest request sent has been acted on (answerTurn). */
+  lastAnswer: Promise<void>;
+  /** Calls of the actor between a failed attempt and the SDK's next step (its retry, or giving up): a real timer runs there. */
+  retryGaps: number;
+  /** Answers waiting for every retry gap of the actor to close. */
+  readonly gapWaiters: (() => void)[];
 }
 
 /**
@@ -110,7 +119,7 @@ export class Scheduler {
   async spawn(kind: ActorKind, label: string, work: (actor: Actor) => Promise<void>, meta: Record<string, unknown> = {}): Promise<Actor> {
     const skewMs = Math.round(this.#skewOf(kind));
     this.maxSkewMs = Math.max(this.maxSkewMs, Math.abs(skewMs));
-    const actor: Actor = { id: this.#nextId++, kind, label, skewMs, parkedAt: undefined, state: 'running', meta, waiters: [], inflight: 0, events: 0 };
+    const actor: Actor = { id: this.#nextId++, kind, label, skewMs, parkedAt: undefined, state: 'running', meta, waiters: [], inflight: 0, events: 0, lastAnswer: Promise.resolve(), retryGaps: 0, gapWaiters: [] };
     this.#actors.push(actor);
     const quiet = this.#untilQuiet(actor);
     void this.#als.run(actor, async () => {
@@ -202,6 +211,48 @@ export class Scheduler {
     if (actor.inflight === 0) this.#checkIdle(actor, actor.events);
   }
 
+  /**
+   * Called as a request of the calling actor goes on the wire: its answer's turn. Answers of
+   * one actor's requests in flight together (a port call's Promise.all) are acted on in the
+   * order the requests were sent, each once the one before has been acted on, not in the
+   * order DynamoDB Local's answers happen to arrive (real time): `wait()`, called with the
+   * answer in hand, resolves at this
+   * answer's turn, and `done` ends it once what the answer set going has parked, ended or sent.
+   * Outside an actor: no turn.
+   */
+  answerTurn(): { readonly wait: () => Promise<void>; readonly done: () => void } {
+    const actor = this.#als.getStore();
+    if (actor === undefined) return { wait: () => Promise.resolve(), done: () => undefined };
+    const previous = actor.lastAnswer;
+    let release = (): void => undefined;
+    actor.lastAnswer = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // Two rounds of the event loop: the continuation's microtasks have all run (as #checkIdle).
+    return { wait: () => previous.then(() => this.#gapsClosed(actor)), done: () => void setImmediate(() => setImmediate(release)) };
+  }
+
+  /**
+   * The SDK waits on a real timer (setTimeout, even of 0 ms) between a failed attempt and its
+   * retry: an answer acted on while it runs would race it. faulty-dynamodb.ts opens a gap as an
+   * attempt fails and closes it as the retry comes through (a yield point) or the call gives up.
+   */
+  retryGapOpened(): void {
+    const actor = this.#als.getStore();
+    if (actor !== undefined) actor.retryGaps++;
+  }
+
+  retryGapClosed(): void {
+    const actor = this.#als.getStore();
+    if (actor === undefined) return;
+    actor.retryGaps--;
+    if (actor.retryGaps === 0) for (const wake of actor.gapWaiters.splice(0)) wake();
+  }
+
+  async #gapsClosed(actor: Actor): Promise<void> {
+    while (actor.retryGaps > 0) await new Promise<void>((resolve) => actor.gapWaiters.push(resolve));
+  }
+
   /** Wraps a port so that every method call is a yield point named `<label>.<method>`. */
   gate<T extends object>(target: T, label: string): T {
     return new Proxy(target, {
@@ -239,6 +290,10 @@ export class Scheduler {
 
   #event(actor: Actor): void {
     actor.events++;
+    // A strand parked or ended while another of the actor's requests is on the wire: the step
+    // goes on until that answer is in and acted on (ioEnded), or its arrival, real-time, would
+    // land in whatever step or operation comes next, and the seed would not decide the run.
+    if (actor.inflight > 0) return;
     const quiet = actor.quiet;
     actor.quiet = undefined;
     quiet?.();
