@@ -62,7 +62,7 @@ ${log.map((e) => {
 
 function ledgerTable(ledger: Inspection['ledger']): SafeHtml {
   if (ledger.length === 0) return html`<p>No ledger entry.</p>`;
-  return html`<div class="scroll"><table><thead><tr><th scope="col">entry</th><th scope="col" class="num">amount</th><th scope="col">status</th><th scope="col">posted (UTC)</th><th scope="col">reversed</th></tr></thead><tbody>
+  return html`<div class="scroll"><table data-testid="ledger"><thead><tr><th scope="col">entry</th><th scope="col" class="num">amount</th><th scope="col">status</th><th scope="col">posted (UTC)</th><th scope="col">reversed</th></tr></thead><tbody>
 ${ledger.map((e) => html`<tr><td class="mono">${e.entryId}</td><td class="num">${e.amount ?? ''} ${e.currency ?? ''}</td><td>${e.status}</td><td>${when(e.postedAt)}</td><td>${e.reversedAt === undefined ? '' : `${when(e.reversedAt)} ${e.reversalReason ?? ''}`}</td></tr>`)}
 </tbody></table></div>`;
 }

@@ -7,7 +7,7 @@
  * - The token comes in the query (the URL the CLI prints), a cookie (set on that first visit, so
  *   links and the page's refreshes carry no token) or `Authorization: Bearer`. Without it: 401.
  * - A change (anything but GET and HEAD) must be a POST whose Origin is the console's, or, from
- *   a browser that sends no Origin, whose Sec-Fetch-Site is same-origin. Cross-site: 403.
+ *   a browser that sends no Origin (or `null`), whose Sec-Fetch-Site is same-origin. Cross-site: 403.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 
@@ -56,7 +56,8 @@ function bearer(request: GuardedRequest): string | undefined {
 /** Whether a change comes from the console's own pages. */
 function sameOrigin(request: GuardedRequest, host: string): boolean {
   const origin = header(request, 'origin');
-  if (origin !== undefined) return origin === `http://${host}`;
+  if (origin !== undefined && origin !== 'null') return origin === `http://${host}`;
+  // A browser that hides the origin (`null`: a privacy setting) still says where the request comes from.
   return header(request, 'sec-fetch-site') === 'same-origin';
 }
 
