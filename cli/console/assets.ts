@@ -27,6 +27,7 @@ th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid #d1d5db;verti
 th{background:#f3f4f6}
 td.num,th.num{text-align:right}
 .mono{font-family:ui-monospace,Menlo,Consolas,monospace;word-break:break-all}
+td.mono{min-width:14rem}
 .badge{display:inline-block;padding:0 .4rem;border-radius:.25rem;font-size:.85rem;font-weight:600;background:#e5e7eb;color:#1a1a1a}
 .s-COMPLETED,.s-active{background:#e6f4ea;color:#0d652d}
 .s-FAILED,.s-paused{background:#fdecea;color:#a50e0e}

@@ -56,9 +56,13 @@ describe('retryproof console in a browser', () => {
   let doneKey = '';
   let failedKey = '';
 
+  // Expressions run in the page, as text: this project's TypeScript has no DOM types.
+  const inPage = async (expression: string): Promise<unknown> => page.evaluate(expression);
+  const textOf = async (selector: string): Promise<string> => String(await inPage(`document.querySelector(${JSON.stringify(selector)})?.textContent ?? ''`));
   /** The status of each row of the shown delivery's ledger table. */
-  const ledgerRows = (): Promise<string[]> => page.$$eval('[data-testid=ledger] tbody tr', (rows) => rows.map((r) => r.children[2]?.textContent ?? ''));
-  const main = (): Promise<string> => page.$eval('main', (m) => m.textContent);
+  const ledgerRows = async (): Promise<string[]> =>
+    (await inPage(`[...document.querySelectorAll('[data-testid=ledger] tbody tr')].map((r) => r.children[2]?.textContent ?? '')`)) as string[];
+  const main = (): Promise<string> => textOf('main');
   const goto = async (path: string): Promise<void> => {
     await page.goto(`${origin}${path}`, { waitUntil: 'load' });
   };
@@ -134,7 +138,7 @@ describe('retryproof console in a browser', () => {
   it('opens on the printed URL, moves the token into a cookie, and shows each route on the overview', async () => {
     await page.goto(url, { waitUntil: 'load' });
     expect(new URL(page.url()).search).toBe('');
-    expect(await page.$eval('h1', (h) => h.textContent)).toBe('Overview');
+    expect(await textOf('h1')).toBe('Overview');
     const seen = await main();
     expect(seen).toContain('demo');
     expect(seen).toMatch(/last hour\s*\d+/);
@@ -155,7 +159,7 @@ describe('retryproof console in a browser', () => {
     await clickAndWait(`a[href*="${encodeURIComponent(failedKey)}"]`);
     const seen = await shows(`/delivery?route=demo&key=${failedKey}`, 'DLQ reason');
     expect(seen).toContain('simulated permanent');
-    expect(await page.$$eval('main table tbody tr', (rows) => rows.length)).toBeGreaterThanOrEqual(1);
+    expect(await inPage(`document.querySelectorAll('main table tbody tr').length`)).toBeGreaterThanOrEqual(1);
     expect(await page.content()).not.toContain('payout.requested');
     await shot('delivery');
     await clickAndWait('a[href*="body=1"]');
@@ -197,10 +201,10 @@ describe('retryproof console in a browser', () => {
       return keys.every((k) => seen.includes(k)) ? true : undefined;
     }, 30_000);
     await clickAndWait('a[href^="/confirm/redrive-filter?"]');
-    expect(await page.$eval('[data-testid=dry-run-count]', (e) => e.textContent)).toBe('2');
+    expect(await textOf('[data-testid=dry-run-count]')).toBe('2');
     await shot('redrive-preview');
     await clickAndWait('form[action="/action/redrive-filter"] button[type=submit]');
-    expect(await page.$eval('[data-testid=redriven]', (e) => e.textContent)).toBe('2');
+    expect(await textOf('[data-testid=redriven]')).toBe('2');
     for (const key of keys) {
       await shows(`/delivery?route=demo&key=${key}`, /status\s*COMPLETED/);
       expect(await ledgerRows(), key).toEqual(['posted']);
@@ -211,13 +215,13 @@ describe('retryproof console in a browser', () => {
     await page.setViewport({ width: 390, height: 844 });
     for (const path of ['/', '/deliveries', `/delivery?route=demo&key=${failedKey}`, '/dlq']) {
       await goto(path);
-      expect(await page.evaluate(() => document.documentElement.scrollWidth), path).toBeLessThanOrEqual(390);
+      expect(await inPage('document.documentElement.scrollWidth'), path).toBeLessThanOrEqual(390);
     }
     await goto('/dlq');
     await shot('dlq-390');
     await page.keyboard.press('Tab');
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
-    const unlabelled = await page.$$eval('main input:not([type=hidden]), main select', (els) => els.filter((e) => e.closest('label') === null).length);
+    expect(await inPage('document.activeElement?.textContent')).toBe('Skip to content');
+    const unlabelled = await inPage(`[...document.querySelectorAll('main input:not([type=hidden]), main select')].filter((e) => e.closest('label') === null).length`);
     expect(unlabelled).toBe(0);
   });
 });
