@@ -120,7 +120,7 @@ describe('retryproof console in a browser', () => {
   it('listens on 127.0.0.1 only', async () => {
     expect(new URL(url).hostname).toBe('127.0.0.1');
     const port = Number(new URL(url).port);
-    const others = Object.values(networkInterfaces()).flat().filter((a) => a !== undefined && !a.internal && a.family === 'IPv4');
+    const others = Object.values(networkInterfaces()).flatMap((list) => list ?? []).filter((a) => !a.internal && a.family === 'IPv4');
     for (const a of others) {
       const refused = await new Promise<boolean>((resolve) => {
         const socket = connect({ host: a.address, port }, () => {
