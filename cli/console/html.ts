@@ -61,7 +61,7 @@ export function query(values: Readonly<Record<string, string | undefined>>): str
 export interface PageOptions {
   readonly title: string;
   /** Which item of the navigation is this page's. */
-  readonly nav: 'overview' | 'deliveries' | 'dlq' | 'none';
+  readonly nav: 'overview' | 'deliveries' | 'dlq' | 'line' | 'none';
   /** The receiver, shown in the header. */
   readonly target: string;
   /** Seconds between refreshes of <main> while the page is shown; @default - not refreshed */
@@ -81,7 +81,7 @@ export function page(options: PageOptions, main: SafeHtml): string {
 <link rel="stylesheet" href="${CONSOLE_STYLE_PATH}"><script src="${CONSOLE_SCRIPT_PATH}" defer></script></head>
 <body><a class="skip" href="#main">Skip to content</a>
 <header><strong>retryproof</strong> <span class="target">${options.target}</span>
-<nav aria-label="Screens">${navLink('/', 'Overview', options.nav === 'overview')}${navLink('/deliveries', 'Deliveries', options.nav === 'deliveries')}${navLink('/dlq', 'DLQ', options.nav === 'dlq')}</nav></header>
+<nav aria-label="Screens">${navLink('/', 'Overview', options.nav === 'overview')}${navLink('/deliveries', 'Deliveries', options.nav === 'deliveries')}${navLink('/dlq', 'DLQ', options.nav === 'dlq')}${navLink('/line', 'Lines', options.nav === 'line')}</nav></header>
 <main id="main" tabindex="-1"${live}><h1>${options.title}</h1>
 ${main}</main></body></html>
 `.text;

@@ -128,7 +128,7 @@ async function getAnswer(o: ConsoleOptions, path: string, p: Params): Promise<An
       return framed({ title: 'DLQ', nav: 'dlq', refreshSeconds: 10 }, dlqMain(await peekDeadLetters(t, { max: DLQ_SHOWN }), DLQ_SHOWN, now));
     case '/line': {
       const line = p.route !== undefined && p.entity !== undefined && p.entity !== '' ? await createLineControl(operatorOptionsOf(t, o.now)).showLine(p.route, p.entity) : undefined;
-      return framed({ title: 'Ordered line', nav: 'none' }, lineMain(t.routes, p.route, p.entity, line));
+      return framed({ title: 'Ordered line', nav: 'line' }, lineMain(t.routes, p.route, p.entity, line));
     }
     default:
       if (path.startsWith('/confirm/')) {
