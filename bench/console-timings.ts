@@ -35,7 +35,7 @@ async function write(): Promise<void> {
         const out = await doc.send(new BatchWriteCommand({ RequestItems: { [target.eventsTable]: items.map((Item) => ({ PutRequest: { Item } })) } }));
         items = (out.UnprocessedItems?.[target.eventsTable] ?? []).map((r) => r.PutRequest?.Item ?? {});
       }
-      if (from % 50_000 === 0) process.stdout.write(`${`written ${from} of ${n} in ${Math.round(performance.now() - started)} ms`}\n`);
+      if (from % 50_000 === 0) process.stdout.write(`written ${from} of ${n} in ${Math.round(performance.now() - started)} ms\n`);
     }
   }));
 }
@@ -49,7 +49,7 @@ async function timed<T>(what: string, work: () => Promise<T>, show: (t: T) => st
     ms.push(performance.now() - start);
   }
   ms.sort((a, b) => a - b);
-  process.stdout.write(`${`${what}: median ${ms[3]?.toFixed(0)} ms, best ${ms[0]?.toFixed(0)} ms, worst ${ms[6]?.toFixed(0)} ms; ${last === undefined ? '' : show(last)}`}\n`);
+  process.stdout.write(`${what}: median ${ms[3]?.toFixed(0)} ms, best ${ms[0]?.toFixed(0)} ms, worst ${ms[6]?.toFixed(0)} ms; ${last === undefined ? '' : show(last)}\n`);
 }
 
 if (values.skipWrite !== true) await write();
