@@ -3,6 +3,7 @@
  * entry point, the help text and the flag parsing pick it up from the table.
  */
 import type { Command } from '../command.ts';
+import { consoleCommand } from './console.ts';
 import { dlqListCommand } from './dlq-list.ts';
 import { dlqRedriveCommand } from './dlq-redrive.ts';
 import { inspectCommand } from './inspect.ts';
@@ -34,4 +35,5 @@ export const COMMANDS: readonly Command[] = [
   waitCommand,
   sendCommand,
   stormCommand,
+  consoleCommand,
 ];

@@ -17,6 +17,7 @@ export const DOC_FILES = [
   'docs/ordering.md',
   'docs/state-machine.md',
   'docs/operating.md',
+  'docs/console.md',
   'docs/construct.md',
   'docs/several-regions.md',
   'docs/architecture.md',

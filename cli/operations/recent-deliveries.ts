@@ -1,0 +1,214 @@
+/**
+ * The newest deliveries first, a page at a time, read through the byTime index (never a Scan).
+ * An hour bucket's shards are each read newest first and merged; only the records still open
+ * are read whole (BatchGetItem, without the body), since the index copy of a completed record
+ * says all a list needs. Filters on route and key prefix use the index's sort key
+ * (<receivedAt ISO>#<route>#<key>); status and error text need the open records' items.
+ *
+ * A page ends on its last row's sort key; the next page reads strictly below it, so a page is
+ * exact whatever arrives meanwhile. A filter that matches little reads at most `readBudget`
+ * index copies a page, and then ends the page early with a cursor to go on from.
+ */
+import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { RECORD_STATUS, hourBucket } from '../../lambdas/domain/event-record.ts';
+import { documentClient } from '../../lambdas/store/dynamodb-event-store.ts';
+import { fromSummaryItem } from '../../lambdas/store/record-item.ts';
+import { RECORD_SK, recordPk } from '../../lambdas/store/record-keys.ts';
+import { EVENTS_TABLE } from '../../lambdas/store/table-schema.ts';
+import type { Target } from '../target.ts';
+
+const HOUR_MS = 3_600_000;
+
+export interface DeliveryFilter {
+  readonly route?: string;
+  /** RECEIVED, EXECUTING, COMPLETED, FAILED or PARKED. */
+  readonly status?: string;
+  /** Received at or after (epoch ms). */
+  readonly sinceMs: number;
+  /** Received before (epoch ms). */
+  readonly untilMs: number;
+  readonly keyPrefix?: string;
+  /** The last error holds this text (case-sensitive). */
+  readonly errorContains?: string;
+}
+
+export interface DeliveryRow {
+  readonly route: string;
+  readonly key: string;
+  readonly receivedAt: number;
+  readonly status: string;
+  readonly attempts?: number;
+  readonly lastError?: string;
+  readonly completedAt?: number;
+}
+
+export interface DeliveryPage {
+  readonly rows: readonly DeliveryRow[];
+  /** Where the next page starts (exclusive): a byTime sort key. Undefined when the range is read to its start. */
+  readonly next?: string;
+  /** Index copies read for this page. */
+  readonly read: number;
+}
+
+export interface PageOptions {
+  readonly limit: number;
+  /** The previous page's `next`. */
+  readonly after?: string;
+  /** @default 4000 */
+  readonly readBudget?: number;
+}
+
+interface IndexCopy {
+  readonly sk: string;
+  readonly route: string;
+  readonly key: string;
+  readonly receivedAt: number;
+  readonly completedAt?: number;
+}
+
+/** A byTime copy's route, key and instant, from its sort key (a route name has no '#'). */
+function copyOf(item: Record<string, unknown>): IndexCopy {
+  const sk = String(item[EVENTS_TABLE.byTimeIndex.sortKey]);
+  const rest = sk.slice(25);
+  const cut = rest.indexOf('#');
+  return {
+    sk,
+    route: rest.slice(0, cut),
+    key: rest.slice(cut + 1),
+    receivedAt: Date.parse(sk.slice(0, 24)),
+    ...(typeof item.completedAt === 'number' ? { completedAt: item.completedAt } : {}),
+  };
+}
+
+/** One shard of one hour, newest first, in [lower, upper], from `start` on; `next` where the Limit cut it. */
+async function readShard(doc: DynamoDBDocumentClient, table: string, pk: string, range: { lower: string; upper: string }, limit: number, start?: Record<string, unknown>) {
+  const index = EVENTS_TABLE.byTimeIndex;
+  const out = await doc.send(
+    new QueryCommand({
+      TableName: table,
+      IndexName: index.name,
+      KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :lower AND :upper',
+      ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
+      ExpressionAttributeValues: { ':pk': pk, ':lower': range.lower, ':upper': range.upper },
+      ScanIndexForward: false,
+      Limit: limit,
+      ExclusiveStartKey: start,
+    }),
+  );
+  return { copies: (out.Items ?? []).map(copyOf).filter((c) => c.sk < range.upper), next: out.LastEvaluatedKey };
+}
+
+/** The open records of some copies, read whole but for the payload. */
+async function openRecords(doc: DynamoDBDocumentClient, table: string, copies: readonly IndexCopy[]): Promise<Map<string, DeliveryRow>> {
+  const found = new Map<string, DeliveryRow>();
+  for (let i = 0; i < copies.length; i += 100) {
+    let keys: Record<string, unknown>[] = copies.slice(i, i + 100).map((c) => ({ pk: recordPk(c.route, c.key), sk: RECORD_SK }));
+    while (keys.length > 0) {
+      const out = await doc.send(
+        new BatchGetCommand({
+          RequestItems: {
+            [table]: {
+              Keys: keys,
+              ProjectionExpression: '#r, #k, #s, fingerprint, receivedAt, expiresAt, attempts, lastError, completedAt',
+              ExpressionAttributeNames: { '#r': 'route', '#k': 'key', '#s': 'status' },
+            },
+          },
+        }),
+      );
+      for (const item of out.Responses?.[table] ?? []) {
+        const r = fromSummaryItem(item);
+        found.set(recordPk(r.route, r.key), { route: r.route, key: r.key, receivedAt: r.receivedAt, status: r.status, attempts: r.attempts, ...(r.lastError === undefined ? {} : { lastError: r.lastError }), ...(r.completedAt === undefined ? {} : { completedAt: r.completedAt }) });
+      }
+      keys = out.UnprocessedKeys?.[table]?.Keys ?? [];
+    }
+  }
+  return found;
+}
+
+function keptByIndex(c: IndexCopy, f: DeliveryFilter): boolean {
+  if (f.route !== undefined && c.route !== f.route) return false;
+  if (f.keyPrefix !== undefined && !c.key.startsWith(f.keyPrefix)) return false;
+  // A completed copy is known from the index alone: it matches no other status, and no error text.
+  if (c.completedAt !== undefined && ((f.status !== undefined && f.status !== RECORD_STATUS.completed) || f.errorContains !== undefined)) return false;
+  return true;
+}
+
+function keptByRecord(r: DeliveryRow, f: DeliveryFilter): boolean {
+  if (f.status !== undefined && r.status !== f.status) return false;
+  return f.errorContains === undefined || (r.lastError ?? '').includes(f.errorContains);
+}
+
+/** The rows of some copies that pass the filter, newest first: open records read whole. */
+async function rowsOf(doc: DynamoDBDocumentClient, table: string, copies: readonly IndexCopy[], f: DeliveryFilter): Promise<DeliveryRow[]> {
+  const candidates = copies.filter((c) => keptByIndex(c, f));
+  const open = await openRecords(doc, table, candidates.filter((c) => c.completedAt === undefined));
+  return candidates.flatMap((c) => {
+    if (c.completedAt !== undefined) return [{ route: c.route, key: c.key, receivedAt: c.receivedAt, status: RECORD_STATUS.completed, completedAt: c.completedAt }];
+    const r = open.get(recordPk(c.route, c.key));
+    return r !== undefined && keptByRecord(r, f) ? [r] : [];
+  });
+}
+
+/** Hours read together: an hour with few deliveries costs one round of Queries with its neighbours, not one of its own. */
+const HOURS_TOGETHER = 6;
+
+/** A partition's read in progress: its copies in hand (newest first), and where its next page starts. */
+interface PartitionRead {
+  readonly pk: string;
+  copies: IndexCopy[];
+  next?: Record<string, unknown>;
+}
+
+/**
+ * The next copies of a group of partitions, newest first: a merge that takes a copy only while
+ * every partition with more to read has copies in hand, so none newer can still come.
+ */
+function takeNewest(reads: readonly PartitionRead[], want: number): IndexCopy[] {
+  const taken: IndexCopy[] = [];
+  while (taken.length < want && reads.every((r) => r.copies.length > 0 || r.next === undefined)) {
+    let best: PartitionRead | undefined;
+    for (const r of reads) if (r.copies.length > 0 && (best === undefined || (r.copies[0]?.sk ?? '') > (best.copies[0]?.sk ?? ''))) best = r;
+    const copy = best?.copies.shift();
+    if (copy === undefined) break;
+    taken.push(copy);
+  }
+  return taken;
+}
+
+/** One page of deliveries, newest first; see the module's comment. */
+export async function recentDeliveries(target: Target, filter: DeliveryFilter, options: PageOptions): Promise<DeliveryPage> {
+  const doc = documentClient(target.dynamo);
+  const budget = options.readBudget ?? 4000;
+  const range = { lower: new Date(filter.sinceMs).toISOString(), upper: options.after ?? `${new Date(filter.untilMs - 1).toISOString()}\uffff` };
+  const rows: DeliveryRow[] = [];
+  let read = 0;
+  let last = range.upper;
+  const lowest = Math.floor(filter.sinceMs / HOUR_MS) * HOUR_MS;
+  const fill = async (r: PartitionRead): Promise<void> => {
+    const out = await readShard(doc, target.eventsTable, r.pk, range, options.limit + 1, r.next);
+    r.copies = out.copies;
+    r.next = out.next;
+  };
+  // The page's own hour alone first (a busy hour fills a page), then hours together.
+  let span = 1;
+  for (let top = Math.floor(Date.parse(range.upper.slice(0, 24)) / HOUR_MS) * HOUR_MS; top >= lowest; top -= span * HOUR_MS, span = HOURS_TOGETHER) {
+    const hours = Array.from({ length: span }, (_, i) => top - i * HOUR_MS).filter((h) => h >= lowest);
+    const reads: PartitionRead[] = hours.flatMap((h) => Array.from({ length: EVENTS_TABLE.timeShards }, (_, s) => ({ pk: `T#${hourBucket(h)}#${s}`, copies: [] })));
+    await Promise.all(reads.map(fill));
+    for (;;) {
+      const copies = takeNewest(reads, Math.max(options.limit - rows.length, 25));
+      read += copies.length;
+      for (const row of await rowsOf(doc, target.eventsTable, copies, filter)) {
+        rows.push(row);
+        if (rows.length === options.limit) return { rows, next: `${new Date(row.receivedAt).toISOString()}#${row.route}#${row.key}`, read };
+      }
+      last = copies.at(-1)?.sk ?? last;
+      if (read >= budget && copies.length > 0) return { rows, next: last, read };
+      const dry = reads.filter((r) => r.copies.length === 0 && r.next !== undefined);
+      if (dry.length === 0 && copies.length === 0) break;
+      await Promise.all(dry.map(fill));
+    }
+  }
+  return { rows, read };
+}

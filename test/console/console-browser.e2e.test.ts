@@ -1,0 +1,227 @@
+/**
+ * `retryproof console --local` in a real headless Chromium (Debian's `chromium`, driven by
+ * puppeteer-core), against one local stack and one console for the whole file: the token and
+ * origin rules over HTTP, then the screens and the actions as an operator clicks them.
+ * RETRYPROOF_CONSOLE_SHOTS=<dir> saves a screenshot of each screen there (docs/console/).
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { networkInterfaces, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import puppeteer from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../local/free-port.ts';
+import { REPO, runScript, shutDown, stackEnv, startStack, until } from '../local/stack-process.ts';
+import type { StackProcess } from '../local/stack-process.ts';
+
+const TOKEN = 't0k3n';
+const SHOTS = process.env.RETRYPROOF_CONSOLE_SHOTS;
+
+/** Starts the console and resolves with its URL: the last line of its stdout. */
+function startConsole(env: NodeJS.ProcessEnv, port: number): Promise<{ child: ChildProcess; url: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [`${REPO}cli/retryproof.ts`, 'console', '--local', '--port', String(port), '--token', TOKEN], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+      const last = out.trimEnd().split('\n').at(-1) ?? '';
+      if (out.endsWith('\n') && last.startsWith('http://')) resolve({ child, url: last });
+    });
+    child.on('exit', (code) => {
+      reject(new Error(`the console exited with ${String(code)}\n${out}\n${err}`));
+    });
+  });
+}
+
+async function send(env: NodeJS.ProcessEnv, simulate?: object): Promise<string> {
+  const sent = await runScript('scripts/send.ts', [...(simulate === undefined ? [] : ['--simulate', JSON.stringify(simulate)]), '--json'], env);
+  expect(sent.code, sent.stderr).toBe(0);
+  return (JSON.parse(sent.stdout) as { key: string }).key;
+}
+
+describe('retryproof console in a browser', () => {
+  let dir: string;
+  let env: NodeJS.ProcessEnv;
+  let stack: StackProcess | undefined;
+  let consoleProcess: ChildProcess | undefined;
+  let url = '';
+  let origin = '';
+  let browser: Browser | undefined;
+  let page: Page;
+  let doneKey = '';
+  let failedKey = '';
+
+  // Expressions run in the page, as text: this project's TypeScript has no DOM types.
+  const inPage = async (expression: string): Promise<unknown> => page.evaluate(expression);
+  const textOf = async (selector: string): Promise<string> => String(await inPage(`document.querySelector(${JSON.stringify(selector)})?.textContent ?? ''`));
+  /** The status of each row of the shown delivery's ledger table. */
+  const ledgerRows = async (): Promise<string[]> =>
+    (await inPage(`[...document.querySelectorAll('[data-testid=ledger] tbody tr')].map((r) => r.children[2]?.textContent ?? '')`)) as string[];
+  const main = (): Promise<string> => textOf('main');
+  const goto = async (path: string): Promise<void> => {
+    await page.goto(`${origin}${path}`, { waitUntil: 'load' });
+  };
+  const clickAndWait = async (selector: string): Promise<void> => {
+    await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click(selector)]);
+  };
+  /** Reloads `path` until its <main> holds `text`. */
+  const shows = (path: string, text: string | RegExp): Promise<string> =>
+    until(`${path} to show ${String(text)}`, async () => {
+      await goto(path);
+      const seen = await main();
+      return (typeof text === 'string' ? seen.includes(text) : text.test(seen)) ? seen : undefined;
+    }, 30_000);
+  const shot = async (name: string): Promise<void> => {
+    if (SHOTS !== undefined) await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
+  };
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'retryproof-console-'));
+    env = await stackEnv(dir);
+    stack = await startStack(env);
+    [doneKey, failedKey] = await Promise.all([send(env), send(env, { permanentErrorRuns: 1 })]);
+    ({ child: consoleProcess, url } = await startConsole(env, await freePort()));
+    origin = new URL(url).origin;
+    const executablePath = execFileSync('sh', ['-c', 'command -v chromium'], { encoding: 'utf8' }).trim();
+    browser = await puppeteer.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+    page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 900 });
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    consoleProcess?.kill('SIGINT');
+    await shutDown(stack, dir);
+    await rm(dir, { recursive: true, force: true });
+  }, 90_000);
+
+  it('answers 401 to every page and call without the token', async () => {
+    const paths = ['/', '/deliveries', `/delivery?route=demo&key=${doneKey}`, '/dlq', '/line', '/confirm/pause?route=demo', '/api/overview', '/api/deliveries', '/assets/console.js'];
+    for (const path of paths) expect((await fetch(`${origin}${path}`)).status, path).toBe(401);
+    expect((await fetch(`${origin}/?token=wrong`)).status).toBe(401);
+    const post = await fetch(`${origin}/action/pause`, { method: 'POST', headers: { origin, 'content-type': 'application/x-www-form-urlencoded' }, body: 'route=demo' });
+    expect(post.status).toBe(401);
+  });
+
+  it('refuses a cross-origin POST, with the token, and changes nothing', async () => {
+    const auth = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/x-www-form-urlencoded' };
+    const foreign = await fetch(`${origin}/action/pause`, { method: 'POST', headers: { ...auth, origin: 'http://evil.example' }, body: 'route=demo' });
+    const crossSite = await fetch(`${origin}/action/pause`, { method: 'POST', headers: { ...auth, 'sec-fetch-site': 'cross-site' }, body: 'route=demo' });
+    expect([foreign.status, crossSite.status]).toEqual([403, 403]);
+    const overview = (await (await fetch(`${origin}/api/overview`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { routes: { state: { route: string; state: string } }[] };
+    expect(overview.routes.find((r) => r.state.route === 'demo')?.state.state).toBe('active');
+  });
+
+  it('listens on 127.0.0.1 only', async () => {
+    expect(new URL(url).hostname).toBe('127.0.0.1');
+    const port = Number(new URL(url).port);
+    const others = Object.values(networkInterfaces()).flatMap((list) => list ?? []).filter((a) => !a.internal && a.family === 'IPv4');
+    for (const a of others) {
+      const refused = await new Promise<boolean>((resolve) => {
+        const socket = connect({ host: a.address, port }, () => {
+          socket.destroy();
+          resolve(false);
+        });
+        socket.on('error', () => {
+          resolve(true);
+        });
+      });
+      expect(refused, a.address).toBe(true);
+    }
+  });
+
+  it('opens on the printed URL, moves the token into a cookie, and shows each route on the overview', async () => {
+    await page.goto(url, { waitUntil: 'load' });
+    expect(new URL(page.url()).search).toBe('');
+    expect(await textOf('h1')).toBe('Overview');
+    const seen = await main();
+    expect(seen).toContain('demo');
+    expect(seen).toMatch(/last hour\s*\d+/);
+    await shot('overview');
+  });
+
+  it('lists the deliveries sent a moment before, newest first, and filters one route\'s FAILED ones', async () => {
+    const all = await shows('/deliveries', failedKey);
+    expect(all).toContain(doneKey);
+    await shows('/deliveries?route=demo&status=FAILED', failedKey);
+    await shot('deliveries');
+    const filtered = await main();
+    expect(filtered).toContain(failedKey);
+    expect(filtered).not.toContain(doneKey);
+  });
+
+  it("opens a FAILED delivery: its attempts, its DLQ reason, and no body until asked for", async () => {
+    await clickAndWait(`a[href*="${encodeURIComponent(failedKey)}"]`);
+    const seen = await shows(`/delivery?route=demo&key=${failedKey}`, 'DLQ reason');
+    expect(seen).toContain('simulated permanent');
+    expect(await inPage(`document.querySelectorAll('main table tbody tr').length`)).toBeGreaterThanOrEqual(1);
+    expect(await page.content()).not.toContain('payout.requested');
+    await shot('delivery');
+    await clickAndWait('a[href*="body=1"]');
+    expect(await page.content()).toContain('payout.requested');
+  });
+
+  it('redrives it after a confirmation, and sees it COMPLETED with one ledger entry', async () => {
+    await goto(`/delivery?route=demo&key=${failedKey}`);
+    await clickAndWait('a[href^="/confirm/redrive?"]');
+    expect(await main()).toContain('runs once more');
+    await clickAndWait('form[action="/action/redrive"] button[type=submit]');
+    expect(await main()).toContain('Redriven: it runs once more.');
+    await shows(`/delivery?route=demo&key=${failedKey}`, /status\s*COMPLETED/);
+    expect(await ledgerRows()).toEqual(['posted']);
+  });
+
+  it('pauses a route, parks what is sent to it, resumes it, and the parked work runs', async () => {
+    await goto('/');
+    await clickAndWait('a[href="/confirm/pause?route=demo"]');
+    await clickAndWait('form[action="/action/pause"] button[type=submit]');
+    expect(await main()).toContain('Route demo paused.');
+    await shows('/', /demo\s*paused/);
+    const parked = await send(env);
+    await shows(`/delivery?route=demo&key=${parked}`, /status\s*PARKED/);
+    await goto('/');
+    await clickAndWait('a[href="/confirm/resume?route=demo"]');
+    await clickAndWait('form[action="/action/resume"] button[type=submit]');
+    expect(await main()).toMatch(/Route demo resumed; [1-9]\d* parked deliver/);
+    await shows(`/delivery?route=demo&key=${parked}`, /status\s*COMPLETED/);
+  });
+
+  it('redrives a time band by filter after the dry run, one ledger effect per delivery', async () => {
+    const since = new Date(Date.now() - 1000).toISOString();
+    const keys = await Promise.all([send(env, { permanentErrorRuns: 1 }), send(env, { permanentErrorRuns: 1 })]);
+    const band = `/deliveries?route=demo&status=FAILED&since=${encodeURIComponent(since)}`;
+    await until('both FAILED', async () => {
+      await goto(band);
+      const seen = await main();
+      return keys.every((k) => seen.includes(k)) ? true : undefined;
+    }, 30_000);
+    await clickAndWait('a[href^="/confirm/redrive-filter?"]');
+    expect(await textOf('[data-testid=dry-run-count]')).toBe('2');
+    await shot('redrive-preview');
+    await clickAndWait('form[action="/action/redrive-filter"] button[type=submit]');
+    expect(await textOf('[data-testid=redriven]')).toBe('2');
+    for (const key of keys) {
+      await shows(`/delivery?route=demo&key=${key}`, /status\s*COMPLETED/);
+      expect(await ledgerRows(), key).toEqual(['posted']);
+    }
+  });
+
+  it('fits 390 px: no page-wide horizontal scroll, and the keyboard reaches the skip link first', async () => {
+    await page.setViewport({ width: 390, height: 844 });
+    for (const path of ['/', '/deliveries', `/delivery?route=demo&key=${failedKey}`, '/dlq']) {
+      await goto(path);
+      expect(await inPage('document.documentElement.scrollWidth'), path).toBeLessThanOrEqual(390);
+    }
+    await goto('/dlq');
+    await shot('dlq-390');
+    await page.keyboard.press('Tab');
+    expect(await inPage('document.activeElement?.textContent')).toBe('Skip to content');
+    const unlabelled = await inPage(`[...document.querySelectorAll('main input:not([type=hidden]), main select')].filter((e) => e.closest('label') === null).length`);
+    expect(unlabelled).toBe(0);
+  });
+});
