@@ -81,8 +81,8 @@ function copyOf(item: Record<string, unknown>): IndexCopy {
   };
 }
 
-/** One shard of one hour, newest first, in [lower, upper], from `start` on; `next` where the Limit cut it. */
-async function readShard(doc: DynamoDBDocumentClient, table: string, pk: string, range: { lower: string; upper: string }, limit: number, start?: Record<string, unknown>) {
+/** One shard of one hour, newest first, in [lower, upper]; `more` when the Limit cut it. */
+async function readShard(doc: DynamoDBDocumentClient, table: string, pk: string, lower: string, upper: string, limit: number) {
   const index = EVENTS_TABLE.byTimeIndex;
   const out = await doc.send(
     new QueryCommand({
@@ -90,13 +90,12 @@ async function readShard(doc: DynamoDBDocumentClient, table: string, pk: string,
       IndexName: index.name,
       KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :lower AND :upper',
       ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
-      ExpressionAttributeValues: { ':pk': pk, ':lower': range.lower, ':upper': range.upper },
+      ExpressionAttributeValues: { ':pk': pk, ':lower': lower, ':upper': upper },
       ScanIndexForward: false,
       Limit: limit,
-      ExclusiveStartKey: start,
     }),
   );
-  return { copies: (out.Items ?? []).map(copyOf).filter((c) => c.sk < range.upper), next: out.LastEvaluatedKey };
+  return { copies: (out.Items ?? []).map(copyOf), more: out.LastEvaluatedKey !== undefined };
 }
 
 /** The open records of some copies, read whole but for the payload. */
@@ -153,62 +152,35 @@ async function rowsOf(doc: DynamoDBDocumentClient, table: string, copies: readon
 /** Hours read together: an hour with few deliveries costs one round of Queries with its neighbours, not one of its own. */
 const HOURS_TOGETHER = 6;
 
-/** A partition's read in progress: its copies in hand (newest first), and where its next page starts. */
-interface PartitionRead {
-  readonly pk: string;
-  copies: IndexCopy[];
-  next?: Record<string, unknown>;
-}
-
-/**
- * The next copies of a group of partitions, newest first: a merge that takes a copy only while
- * every partition with more to read has copies in hand, so none newer can still come.
- */
-function takeNewest(reads: readonly PartitionRead[], want: number): IndexCopy[] {
-  const taken: IndexCopy[] = [];
-  while (taken.length < want && reads.every((r) => r.copies.length > 0 || r.next === undefined)) {
-    let best: PartitionRead | undefined;
-    for (const r of reads) if (r.copies.length > 0 && (best === undefined || (r.copies[0]?.sk ?? '') > (best.copies[0]?.sk ?? ''))) best = r;
-    const copy = best?.copies.shift();
-    if (copy === undefined) break;
-    taken.push(copy);
-  }
-  return taken;
-}
-
 /** One page of deliveries, newest first; see the module's comment. */
 export async function recentDeliveries(target: Target, filter: DeliveryFilter, options: PageOptions): Promise<DeliveryPage> {
   const doc = documentClient(target.dynamo);
   const budget = options.readBudget ?? 4000;
-  const range = { lower: new Date(filter.sinceMs).toISOString(), upper: options.after ?? `${new Date(filter.untilMs - 1).toISOString()}\uffff` };
+  const lower = new Date(filter.sinceMs).toISOString();
+  let upper = options.after ?? `${new Date(filter.untilMs - 1).toISOString()}\uffff`;
   const rows: DeliveryRow[] = [];
   let read = 0;
-  let last = range.upper;
   const lowest = Math.floor(filter.sinceMs / HOUR_MS) * HOUR_MS;
-  const fill = async (r: PartitionRead): Promise<void> => {
-    const out = await readShard(doc, target.eventsTable, r.pk, range, options.limit + 1, r.next);
-    r.copies = out.copies;
-    r.next = out.next;
-  };
-  // The page's own hour alone first (a busy hour fills a page), then hours together.
-  let span = 1;
-  for (let top = Math.floor(Date.parse(range.upper.slice(0, 24)) / HOUR_MS) * HOUR_MS; top >= lowest; top -= span * HOUR_MS, span = HOURS_TOGETHER) {
-    const hours = Array.from({ length: span }, (_, i) => top - i * HOUR_MS).filter((h) => h >= lowest);
-    const reads: PartitionRead[] = hours.flatMap((h) => Array.from({ length: EVENTS_TABLE.timeShards }, (_, s) => ({ pk: `T#${hourBucket(h)}#${s}`, copies: [] })));
-    await Promise.all(reads.map(fill));
+  for (let top = Math.floor(Date.parse(upper.slice(0, 24)) / HOUR_MS) * HOUR_MS; top >= lowest; top -= HOURS_TOGETHER * HOUR_MS) {
+    const hours = Array.from({ length: HOURS_TOGETHER }, (_, i) => top - i * HOUR_MS).filter((h) => h >= lowest);
+    const partitions = hours.flatMap((h) => Array.from({ length: EVENTS_TABLE.timeShards }, (_, s) => `T#${hourBucket(h)}#${s}`));
     for (;;) {
-      const copies = takeNewest(reads, Math.max(options.limit - rows.length, 25));
+      const shards = await Promise.all(partitions.map((pk) => readShard(doc, target.eventsTable, pk, lower, upper, options.limit + 1)));
+      // Every copy at or above the frontier is in hand: each cut partition's last copy is at or below it.
+      const cut = shards.filter((s) => s.more).map((s) => s.copies.at(-1)?.sk ?? '');
+      const frontier = cut.length === 0 ? '' : cut.reduce((a, b) => (a > b ? a : b));
+      const copies = shards.flatMap((s) => s.copies).filter((c) => c.sk < upper && c.sk >= frontier).sort((a, b) => (a.sk < b.sk ? 1 : -1));
       read += copies.length;
       for (const row of await rowsOf(doc, target.eventsTable, copies, filter)) {
         rows.push(row);
         if (rows.length === options.limit) return { rows, next: `${new Date(row.receivedAt).toISOString()}#${row.route}#${row.key}`, read };
       }
-      last = copies.at(-1)?.sk ?? last;
-      if (read >= budget && copies.length > 0) return { rows, next: last, read };
-      const dry = reads.filter((r) => r.copies.length === 0 && r.next !== undefined);
-      if (dry.length === 0 && copies.length === 0) break;
-      await Promise.all(dry.map(fill));
+      if (cut.length === 0) break;
+      upper = frontier;
+      if (read >= budget) return { rows, next: upper, read };
     }
+    upper = `${new Date(top - (HOURS_TOGETHER - 1) * HOUR_MS - 1).toISOString()}\uffff`;
+    if (read >= budget) return { rows, next: upper, read };
   }
   return { rows, read };
 }
