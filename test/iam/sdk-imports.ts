@@ -50,6 +50,11 @@ const NAMED_IMPORT = /^(?:import|export)\s+(?!type\s)(?:[\w$]+\s*,\s*)?\{([^}]*)
 const ANY_IMPORT = /^(?:import|export)\s+(?!type\s)(?:[^'";]*?\sfrom\s*)?'([^']+)'/gm;
 /** A module loaded when first needed (`import('./x.ts')`): its calls are the function's too. */
 const DYNAMIC_IMPORT = /\bimport\(\s*'(\.[^']+)'\s*\)/g;
+/**
+ * Modules imported by a computed name, by the module that computes it: the S3 SDK's own file
+ * (docs/architecture.md#large-bodies-off-the-cold-path) is what `s3SdkSpecifier` names.
+ */
+const COMPUTED_IMPORTS: Readonly<Record<string, string>> = { 'lambdas/store/s3-sdk-file.ts': 'lambdas/store/s3-sdk.ts' };
 
 function namesOf(list: string): string[] {
   return list
@@ -91,6 +96,8 @@ export function sdkOperationsOf(entries: readonly string[]): Map<string, string[
     for (const [, from = ''] of [...source.matchAll(ANY_IMPORT), ...source.matchAll(DYNAMIC_IMPORT)]) {
       if (from.startsWith('.') && from.endsWith('.ts')) pending.push(resolve(dirname(file), from));
     }
+    const computed = COMPUTED_IMPORTS[relative(ROOT, file)];
+    if (computed !== undefined) pending.push(resolve(ROOT, computed));
   }
   return operations;
 }
