@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../local/free-port.ts';
 import { REPO, runScript, shutDown, stackEnv, startStack, until } from '../local/stack-process.ts';
 import type { StackProcess } from '../local/stack-process.ts';
+import { ROUTE_STATE_MAX_AGE_MS } from '../../lambdas/config/route-config.ts';
 
 const TOKEN = 't0k3n';
 const SHOTS = process.env.RETRYPROOF_CONSOLE_SHOTS;
@@ -182,6 +183,8 @@ describe('retryproof console in a browser', () => {
     await clickAndWait('form[action="/action/pause"] button[type=submit]');
     expect(await main()).toContain('Route demo paused.');
     await shows('/', /demo\s*paused/);
+    // A worker may act on the route's state it read up to ROUTE_STATE_MAX_AGE_MS before the pause (docs/architecture.md#a-pause-reaches-the-workers-late).
+    await new Promise((resolve) => setTimeout(resolve, ROUTE_STATE_MAX_AGE_MS + 500));
     const parked = await send(env);
     await shows(`/delivery?route=demo&key=${parked}`, /status\s*PARKED/);
     await goto('/');

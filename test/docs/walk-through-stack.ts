@@ -240,7 +240,8 @@ export function describeWalkThroughStack(walk: WalkThrough): void {
       // anything else repeated is noise (such as Powertools' "No application metrics to
       // publish", once printed for every empty executor batch).
       const perEvent = /^\d\d:\d\d:\d\d\.\d{3} /;
-      const other = lines().filter((l) => l.trim() !== '' && !perEvent.test(l));
+      // npm's own warnings (`npm start` on a host Node older than the package's engines) are not the stack's.
+      const other = lines().filter((l) => l.trim() !== '' && !perEvent.test(l) && !l.startsWith('npm warn '));
       const seen = new Map<string, number>();
       for (const line of other) seen.set(line, (seen.get(line) ?? 0) + 1);
       const repeated = [...seen].filter(([, count]) => count > 1).map(([line, count]) => `${count}x ${line}`);
