@@ -598,9 +598,12 @@ describe('the installed retryproof command, on the local stack over the folder\'
   it('pauses the route when one key keeps coming back, and routes resume runs the work parked meanwhile', async () => {
     // Prepare: inv-1001 was answered 202 above; three more copies reach the route's breakerThreshold of 3.
     for (let i = 0; i < 3; i++) await send('inv-1001');
+    // The count starts at the worker's lease and may miss a copy sent before it (docs/architecture.md#breaker-count-starts-at-lease): one more copy each check until the route pauses.
     const paused = await eventually('the route paused', async () => {
       const routes = await cliJson<{ route: string; state: string; pausedBy?: string }[]>(['--local', 'routes', 'list']);
-      return routes.find((r) => r.route === DOC_ROUTE && r.state === 'paused');
+      const found = routes.find((r) => r.route === DOC_ROUTE && r.state === 'paused');
+      if (found === undefined) await send('inv-1001');
+      return found;
     });
     expect(paused.pausedBy).toBe('circuit-breaker');
     // A worker may act on the route's state it read up to ROUTE_STATE_MAX_AGE_MS before the pause (docs/architecture.md#a-pause-reaches-the-workers-late).
@@ -609,8 +612,10 @@ describe('the installed retryproof command, on the local stack over the folder\'
     expect(await eventually('inv-2002 PARKED', async () => ((await statusOf('inv-2002')) === 'PARKED' ? true : undefined))).toBe(true);
     // Act
     const { stdout } = await npx(['retryproof', '--local', 'routes', 'resume', DOC_ROUTE], { PORT: String(port) });
-    // Assess: the parked record ran, through the user's action.
-    expect(stdout).toContain(`route ${DOC_ROUTE} resumed; 1 parked record re-enqueued`);
+    // Assess: the parked record ran, through the user's action. The stack's periodic reconciler may
+    // re-send it between the route's resume and the resume's query of the parked index (its parked
+    // phase, docs/architecture.md#reconciliation): then the resume finds none, and it still runs once.
+    expect(stdout).toMatch(new RegExp(`route ${DOC_ROUTE} resumed; (1 parked record|0 parked records) re-enqueued`));
     expect(await eventually('inv-2002 COMPLETED', async () => ((await statusOf('inv-2002')) === 'COMPLETED' ? true : undefined))).toBe(true);
     expect(stackOutput).toMatch(/exec invoices\/inv-2002 +attempt 1 completed/);
   });
