@@ -24,6 +24,7 @@ import { DEMO_ROUTE, LOCAL_SCHEME_DEMO_ROUTES } from '../../local/local-settings
 import { freePort } from '../../local/free-port.ts';
 import { runScript, shutDown, startStack, until, withLocalTarget } from '../local/stack-process.ts';
 import type { StackProcess } from '../local/stack-process.ts';
+import { isAlive } from '../../local/endpoints-file.ts';
 
 /** What the walk-through's run gives these checks, read when they run. */
 export interface WalkThrough {
@@ -294,11 +295,3 @@ export function describeWalkThroughStack(walk: WalkThrough): void {
   });
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}

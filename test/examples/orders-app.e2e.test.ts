@@ -27,19 +27,12 @@ import { localDynamoClient } from '../../local/aws-clients.ts';
 import { readEndpointsFile } from '../../local/endpoints-file.ts';
 import { dynamoJvmsOf, runScript, shutDown, stackEnv, startStack, until, withLocalTarget } from '../local/stack-process.ts';
 import type { StackProcess } from '../local/stack-process.ts';
+import { isAlive } from '../../local/endpoints-file.ts';
 
 const CONFIG = 'examples/orders-app/retryproof.config.ts';
 const ROUTE = 'orders';
 
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('the orders-app on the local stack (npm start -- --config examples/orders-app/retryproof.config.ts)', () => {
   let dir: string;
