@@ -8,9 +8,9 @@ import type { RetryproofConfig } from '../../lambdas/config/route-config.ts';
 import type { WorkMessage } from '../../lambdas/domain/event-record.ts';
 import { createIngestHandler } from '../../lambdas/ingest/create-ingest-handler.ts';
 import { prepareRoutes } from '../../lambdas/ingest/prepared-route.ts';
-import { Metrics } from '@aws-lambda-powertools/metrics';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { METRICS_NAMESPACE } from '../../lambdas/observability/metric-catalogue.ts';
-import { createLogger } from '../../lambdas/observability/powertools.ts';
+import { createLogger, QuietMetrics } from '../../lambdas/observability/powertools.ts';
 import type { SecretSource } from '../../lambdas/ports/secret-source.ts';
 import type { WorkQueue } from '../../lambdas/ports/work-queue.ts';
 import { DynamoDbEventStore } from '../../lambdas/store/dynamodb-event-store.ts';
@@ -66,13 +66,14 @@ export class CountingQueue implements WorkQueue {
 }
 
 /**
- * Metrics as lambdas/observability/powertools.ts makes them, with a silent logger: many
+ * Metrics as lambdas/observability/powertools.ts makes them (QuietMetrics: one EMF document an
+ * invocation, its status metrics as directives of it), with a silent logger: many
  * invocations share one instance in this process (never in Lambda), so one invocation's
  * publish empties another's store and Metrics warns about it on every answer.
  */
 export function benchMetrics(serviceName: string): Metrics {
   const quiet = (): void => undefined;
-  return new Metrics({
+  return new QuietMetrics({
     namespace: METRICS_NAMESPACE,
     serviceName,
     logger: { trace: quiet, debug: quiet, info: quiet, warn: quiet, error: quiet },

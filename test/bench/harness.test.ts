@@ -1,4 +1,6 @@
 import { describe, expect, inject, it } from 'vitest';
+import { benchMetrics } from '../../bench/receivers/retryproof.ts';
+import { createMetrics, QuietMetrics } from '../../lambdas/observability/powertools.ts';
 import { payloadOf, signedEvent } from '../../bench/deliveries.ts';
 import type { ReceiverName } from '../../bench/receivers/receiver.ts';
 import { createBenchStack } from '../../bench/stack.ts';
@@ -163,5 +165,13 @@ describe('the benchmark harness', () => {
     } finally {
       stack.destroy();
     }
+  });
+});
+
+describe("the benchmark's retryproof", () => {
+  it('counts with the Metrics class the functions deploy, so a delivery builds one EMF document as in Lambda, not one per status metric', () => {
+    // A plain Metrics would take singleMetric() for Answers and RetryCause: a Metrics instance each, CPU the deployed ingest never spends.
+    expect(benchMetrics('bench')).toBeInstanceOf(QuietMetrics);
+    expect(createMetrics('bench').constructor).toBe(benchMetrics('bench').constructor);
   });
 });
