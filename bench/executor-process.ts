@@ -15,9 +15,6 @@
  * the effect's timestamp (performance.timeOrigin + performance.now(), comparable across processes).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector/promises';
-import { join } from 'node:path';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import { resolveConfig } from '../lambdas/config/resolve-config.ts';
 import { wireExecutor } from '../lambdas/executor/wire-executor.ts';
@@ -28,6 +25,7 @@ import { lambdaContext } from '../local/http-api-event.ts';
 import { countRequests } from '../local/request-counter.ts';
 import { pollOnce } from '../local/sqs-event-source.ts';
 import type { SqsHandler } from '../local/sqs-event-source.ts';
+import { phaseProfiler } from './cpu-profile.ts';
 import { createPowertoolsConsumer } from './receivers/powertools-consumer.ts';
 import { benchConfig, benchMetrics, BENCH_ACTION } from './receivers/retryproof.ts';
 
@@ -108,28 +106,6 @@ function executorHandler(settings: ExecutorProcessSettings, dynamo: ReturnType<t
   });
 }
 
-/**
- * BENCH_CPU_PROF_DIR=dir: a CPU profile of each measured phase, from its start to its stop (the
- * cpuMicros the bench reports), written as `<executor>-<n>.cpuprofile` for Chrome's DevTools.
- */
-function phaseProfiler(executor: ExecutorName): { start: () => Promise<void>; stop: () => Promise<void> } {
-  const dir = process.env.BENCH_CPU_PROF_DIR;
-  if (dir === undefined) return { start: () => Promise.resolve(), stop: () => Promise.resolve() };
-  const session = new Session();
-  session.connect();
-  let phase = 0;
-  return {
-    start: async () => {
-      await session.post('Profiler.enable');
-      await session.post('Profiler.start');
-    },
-    stop: async () => {
-      const { profile } = await session.post('Profiler.stop');
-      writeFileSync(join(dir, `${executor}-${String(++phase)}.cpuprofile`), JSON.stringify(profile));
-    },
-  };
-}
-
 function main(): void {
   const settings = JSON.parse(process.argv[2] ?? '{}') as ExecutorProcessSettings;
   const dynamo = localDynamoClient(settings.dynamo);
@@ -195,7 +171,7 @@ function main(): void {
     };
   };
 
-  const profiler = phaseProfiler(settings.executor);
+  const profiler = phaseProfiler();
   process.on('message', (message: ParentMessage) => {
     if (message.type === 'start') {
       void profiler.start().then(() => (running = start(message.pollers)));
@@ -203,7 +179,7 @@ function main(): void {
     }
     const current = running;
     running = undefined;
-    void (current?.stop().then(async (stats) => (await profiler.stop(), stats)) ?? Promise.reject(new Error('stop before start'))).then(
+    void (current?.stop().then(async (stats) => (await profiler.stop(`executor-${settings.executor}`), stats)) ?? Promise.reject(new Error('stop before start'))).then(
       (stats) => {
         send({ type: 'stopped', stats });
       },

@@ -14,6 +14,7 @@ import { loadavg } from 'node:os';
 import { dirname, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { measureBundles } from './bundles.ts';
+import { phaseProfiler } from './cpu-profile.ts';
 import { ExecutorProcess, runExecutorBench } from './executor-bench.ts';
 import type { ExecutorMeasurements } from './executor-figures.ts';
 import { benchJsonOf, benchJsonText, JSON_PEERS } from './figures-json.ts';
@@ -135,6 +136,7 @@ async function measureLoads<W extends LoadWorkload, R extends ReceiverName>(
   // of its own. So each pays the same kind of competition for the cores, and no executor's CPU or
   // requests are counted with any receiver's. In e, Powertools' consumer also takes its pipeline's
   // work, whose write units complete the life of a Powertools delivery.
+  const profiler = phaseProfiler();
   const drained = receivers.filter((r) => runs('c') || (runs('e') && r.name === 'powertools'));
   const admin = localDynamoClient(services.dynamo);
   const startExecutor = async (r: BenchReceiver): Promise<[ReceiverName, ExecutorProcess]> => {
@@ -170,6 +172,9 @@ async function measureLoads<W extends LoadWorkload, R extends ReceiverName>(
           const isRetryproof = r.name === 'retryproof';
           const consumer = w === 'e' && r.name === 'powertools' ? cExecutors.powertools : undefined;
           const cpu0 = process.cpuUsage();
+          // Profiled (BENCH_CPU_PROF_DIR): the sequential workloads, whose handler CPU is a goal; in e only the retries.
+          const profiled = w === 'a' || w === 'e';
+          if (w === 'a') await profiler.start();
           const result =
             w === 'e'
               ? await runRetries(r, {
@@ -182,7 +187,10 @@ async function measureLoads<W extends LoadWorkload, R extends ReceiverName>(
                       : async () => {
                           metered.consumerUnits += await consumeRound(consumer, perRound);
                         },
-                  phase: isRetryproof ? (name) => meter?.phase(name) : consumer === undefined ? undefined : (name) => ptMeter?.phase(name),
+                  phase: (name) => {
+                    (isRetryproof ? meter : consumer === undefined ? undefined : ptMeter)?.phase(name);
+                    if (name === 'retry') void profiler.start();
+                  },
                 })
               : await runLoad(r, {
                   deliveries: perRound,
@@ -192,6 +200,7 @@ async function measureLoads<W extends LoadWorkload, R extends ReceiverName>(
                   seed: 1000 + round,
                 });
           const cpu = process.cpuUsage(cpu0);
+          if (profiled) await profiler.stop(`ingest-${w}-${r.name}`);
           if (worker !== undefined) {
             const taken = await worker.stop();
             const sum = workloadCExecutor[r.name];
