@@ -10,7 +10,6 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { ENV, requireEnv } from './env.ts';
-import { resolveConfig } from './resolve-config.ts';
 import type { ResolvedConfig } from './resolve-config.ts';
 import { bundledConfigJson, parseShippedConfig } from './shipped-config.ts';
 
@@ -40,11 +39,11 @@ export interface AwsClients {
  * Reads the deployment from the function's bundle and its environment. Call it at cold start:
  * a missing variable or an invalid configuration fails the init, not a delivery.
  * @param shippedJson the configuration the construct bundled; by default this bundle's own
- * @throws Error naming the variable or what the bundle lacks, or ConfigError naming the route and the field
+ * @throws Error naming the variable or what the bundle lacks
  */
 export function deploymentFromEnv(env: NodeJS.ProcessEnv = process.env, shippedJson: string | undefined = bundledConfigJson()): Deployment {
   const shipped = parseShippedConfig(shippedJson);
-  const config = resolveConfig(shipped.config);
+  const config = shipped.resolved;
   const queueUrl = requireEnv(ENV.queueUrl, env);
   const routeQueueUrls = routeQueueUrlsOf(queueUrl, shipped.routeQueueNames);
   for (const route of config.routes) {

@@ -7,15 +7,16 @@
  *
  * Pure: no CDK, no SDK, so the construct, the functions and their tests share it.
  */
-import type { RetryproofConfig } from './route-config.ts';
+import type { ResolvedConfig } from './resolve-config.ts';
 
 /** What each function's bundle carries. */
 export interface ShippedConfig {
   /**
-   * The configuration as written, with each route's secret name as deployed; no demo switch,
-   * no action paths. Checked again at cold start, by the functions' own resolveConfig.
+   * The configuration as the construct resolved it at synth (each route's secret name as
+   * deployed; no demo switch, no action paths). The functions use it as it is: it was checked
+   * at synth, and code cannot be edited in place (docs/architecture.md#the-configuration-ships-in-the-code).
    */
-  readonly config: RetryproofConfig;
+  readonly resolved: ResolvedConfig;
   /**
    * The queue name of each route with a queue of its own (ownQueue), by route. Its URL is the
    * shared queue's with the last part replaced by this name: both are this stack's queues, in
@@ -37,8 +38,8 @@ export function bundledConfigJson(): string | undefined {
 }
 
 /**
- * Parses a ShippedConfig from its JSON. The configuration inside is not checked here:
- * resolveConfig does that, naming the route and the field.
+ * Parses a ShippedConfig from its JSON: the shape the construct writes, not each field again
+ * (resolveConfig checked them at synth).
  * @throws Error when the JSON is missing, not JSON, or not the shape the construct writes
  */
 export function parseShippedConfig(json: string | undefined): ShippedConfig {
@@ -51,16 +52,16 @@ export function parseShippedConfig(json: string | undefined): ShippedConfig {
   } catch (err) {
     throw new Error('the configuration bundled with this function is not valid JSON', { cause: err });
   }
-  const shipped = parsed as Partial<Record<keyof ShippedConfig, unknown>> | null;
+  const shipped = parsed as { resolved?: { routes?: unknown; queue?: unknown }; routeQueueNames?: unknown } | null;
   const names = shipped?.routeQueueNames;
   if (
-    typeof shipped?.config !== 'object' ||
-    shipped.config === null ||
+    !Array.isArray(shipped?.resolved?.routes) ||
+    typeof shipped.resolved.queue !== 'object' ||
     typeof names !== 'object' ||
     names === null ||
     Object.values(names).some((name) => typeof name !== 'string')
   ) {
-    throw new Error('the configuration bundled with this function must be a JSON object of `config` and `routeQueueNames` (queue names by route)');
+    throw new Error('the configuration bundled with this function must be a JSON object of `resolved` (the resolved configuration) and `routeQueueNames` (queue names by route)');
   }
   return parsed as ShippedConfig;
 }

@@ -3,6 +3,8 @@
  * one output's value (receiver-descriptor.ts), and reads the configuration from the function
  * it names.
  */
+import { resolveConfig } from '../../lambdas/config/resolve-config.ts';
+import type { RetryproofConfig } from '../../lambdas/config/route-config.ts';
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
@@ -52,7 +54,8 @@ describe('the receiver descriptor output', () => {
     expect(d.configResource).toBe(reconciler);
     // The CLI reads the configuration from that resource's metadata: the one the functions bundle.
     const resources = built.template.toJSON().Resources as Record<string, { Metadata?: Record<string, unknown> }>;
-    expect(deployedConfigOf(resources[reconciler])).toEqual(parseShippedConfig(built.stack.receiver.reconcilerFunction.shippedConfig).config);
+    const deployed = resolveConfig(deployedConfigOf(resources[reconciler]) as RetryproofConfig);
+    expect(JSON.parse(JSON.stringify(deployed))).toEqual(parseShippedConfig(built.stack.receiver.reconcilerFunction.shippedConfig).resolved);
     expect(d.ledgerTable).toMatch(/^<Ref:LedgerTable[0-9A-F]{8}>$/);
     expect(d.eventsTable).toMatch(/^<Ref:EventsTable[0-9A-F]{8}>$/);
     // The bucket of large bodies, which the CLI's tools read and keep alive (the S3 claim check).

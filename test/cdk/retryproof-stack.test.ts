@@ -193,14 +193,14 @@ describe('RetryproofStack, built from retryproof.config.ts', () => {
     expect(functionNamed('Reconciler').Properties.Timeout).toBe(300);
   });
 
-  it('bundles into each function the raw config (less the demo switch and the action paths, which are the build\'s), and hands it the names it needs, per the ENV contract', () => {
+  it('bundles into each function the config resolved at synth (less the demo switch and the action paths, which are the build\'s), and hands it the names it needs, per the ENV contract', () => {
     const env = (id: string) => (functionNamed(id).Properties.Environment as { Variables: Record<string, unknown> }).Variables;
     const { demo: _demo, actions: _actions, ...written } = config;
     // A secret the receiver creates is read under its prefixed name (lib/stateful/route-secrets.ts).
     const shipped = { ...written, routes: written.routes.map((r) => ({ ...r, secretName: `Retryproof/${r.secretName}` })) };
     const { receiver } = built.stack;
     for (const [id, fn] of [['Ingest', receiver.ingestFunction], ['Executor', receiver.executorFunction], ['Reconciler', receiver.reconcilerFunction]] as const) {
-      expect(parseShippedConfig(fn.shippedConfig)).toEqual({ config: JSON.parse(JSON.stringify(shipped)) as unknown, routeQueueNames: {} });
+      expect(parseShippedConfig(fn.shippedConfig)).toEqual({ resolved: JSON.parse(JSON.stringify(resolveConfig(shipped))) as unknown, routeQueueNames: {} });
       expect(env(id).RETRYPROOF_CONFIG).toBeUndefined();
       expect(env(id)).toMatchObject({
         RETRYPROOF_EVENTS_TABLE: ref('Events/Table'),

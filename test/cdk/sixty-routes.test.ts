@@ -97,7 +97,7 @@ describe('a receiver of 60 routes, 20 of them on queues of their own', () => {
     const { receiver } = built.stack;
     for (const fn of [receiver.ingestFunction, receiver.executorFunction, receiver.reconcilerFunction]) {
       const carried = parseShippedConfig(fn.shippedConfig);
-      expect(carried.config.routes).toHaveLength(ROUTES);
+      expect(carried.resolved.routes).toHaveLength(ROUTES);
       expect(Object.keys(carried.routeQueueNames)).toHaveLength(OWN_QUEUES);
       expect(Buffer.byteLength(fn.shippedConfig ?? '')).toBeGreaterThan(LAMBDA_MAX_ENVIRONMENT_BYTES);
     }

@@ -96,12 +96,12 @@ describe('other synth-time guards', () => {
     const { receiver } = createRetryproofApp(big, { context: NO_BUNDLING }).stack;
     const shipped = receiver.ingestFunction.shippedConfig ?? '';
     expect(Buffer.byteLength(shipped)).toBeGreaterThan(4096);
-    expect(parseShippedConfig(shipped).config.routes.find((r) => r.name === 'stripe')?.keepHeaders).toHaveLength(300);
+    expect(parseShippedConfig(shipped).resolved.routes.find((r) => r.name === 'stripe')?.keepHeaders).toHaveLength(300);
   });
 
-  it('passes the config through unchanged, beside the routes\' queue names', () => {
+  it('ships the config as resolveConfig resolves it, beside the routes\' queue names', () => {
     expect(parseShippedConfig(shippedConfigJson(config, new Map([['stripe', 'q']])))).toEqual({
-      config: JSON.parse(JSON.stringify(config)) as unknown,
+      resolved: JSON.parse(JSON.stringify(resolveConfig(config))) as unknown,
       routeQueueNames: { stripe: 'q' },
     });
   });
@@ -132,15 +132,15 @@ describe('a route whose action nobody supplied', () => {
 });
 
 describe('the configuration the functions get', () => {
-  it('resolves at their cold start, in each function of the app: the demo switch and the action paths are not shipped, and nothing needs them', () => {
+  it('is resolved at synth, the same for each function of the app: the demo switch and the action paths are not shipped, and nothing needs them', () => {
     const { receiver } = createRetryproofApp(config, { context: NO_BUNDLING }).stack;
     const shipped = [receiver.ingestFunction, receiver.executorFunction, receiver.reconcilerFunction].map((f) => f.shippedConfig);
     expect(new Set(shipped).size).toBe(1);
     for (const raw of shipped) {
-      const parsed = parseShippedConfig(raw).config;
-      expect(parsed.demo).toBeUndefined();
-      expect(parsed.actions).toBeUndefined();
-      expect(resolveConfig(parsed).routes.map((r) => r.action)).toEqual(['payout', 'payout']);
+      const parsed = parseShippedConfig(raw).resolved;
+      expect(parsed.demo).toBe(false);
+      expect(parsed).not.toHaveProperty('actions');
+      expect(parsed.routes.map((r) => r.action)).toEqual(['payout', 'payout']);
     }
   });
 
