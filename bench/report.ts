@@ -134,6 +134,9 @@ function goalSection(m: Measurements, f: Figures): string[] {
     `- **Write units** are the cost model's (\`bench/cost-model.ts\`) at ${DEFAULT_INPUTS.bodyBytes / 1024} KB, and this run measured them on DynamoDB ` +
       'Local in workload e (`ReturnConsumedCapacity: INDEXES`, per table and index) through the real ingest and executor; ' +
       '`test/bench/write-units.test.ts` holds the model to the same measurement phase by phase in `npm test`.',
+    '- **Where a CPU goal\'s time goes:** `BENCH_CPU_PROF_DIR=dir npm run bench` writes a CPU profile of each measured phase (the ' +
+      "ingest's sequential workloads per receiver, each executor in its process), and `npm run bench:profile -- --dir dir` sums each " +
+      'phase\'s samples by package. Profiling slows a run: its figures are for the profile, not for this report.',
   ];
 }
 
