@@ -18,7 +18,8 @@ export function checkOverlaps(k: KeyState, violations: string[]): void {
       if (a.firstCallSeq < b.lastCallSeq && b.firstCallSeq < a.lastCallSeq) {
         violations.push(
           `${k.key}: runs ${a.attempt} and ${b.attempt} of its action overlap in time ` +
-            `(${a.firstCallMs - EPOCH}..${a.lastCallMs - EPOCH} ms and ${b.firstCallMs - EPOCH}..${b.lastCallMs - EPOCH} ms after the start)`,
+            `(${a.firstCallMs - EPOCH}..${a.lastCallMs - EPOCH} ms and ${b.firstCallMs - EPOCH}..${b.lastCallMs - EPOCH} ms after the start; ` +
+            `by call order, run ${a.attempt} called ${a.firstCallSeq}..${a.lastCallSeq} and run ${b.attempt} ${b.firstCallSeq}..${b.lastCallSeq})`,
         );
       }
     }
