@@ -1,6 +1,7 @@
 /** The overview screen's HTML: a card per route, then the DLQ and the reconciler. */
 import { age, html, query, when } from './html.ts';
 import type { SafeHtml } from './html.ts';
+import type { LastRunReport } from '../../lambdas/ports/reconciler-store.ts';
 import type { Overview, RouteOverview } from './overview.ts';
 import { DLQ_PEEK } from './overview.ts';
 
@@ -11,6 +12,13 @@ function stateLine(r: RouteOverview): SafeHtml {
 <p>Why: ${s.reason ?? 'no reason given'}${s.key === undefined ? '' : html` (key <span class="mono">${s.key}</span>${s.repeats === undefined ? '' : `, ${s.repeats} of ${s.threshold ?? '?'} repeats`})`}</p>`;
 }
 
+/** A window's duplicates and breaker trips, or a dash where only the dashboard has them (a deployed receiver). */
+function ingestCells(r: RouteOverview, window: 'hour' | 'day'): SafeHtml {
+  const c = r.ingest?.[window];
+  if (c === undefined) return html`<td class="num" title="on the receiver's CloudWatch dashboard">-</td><td class="num" title="on the receiver's CloudWatch dashboard">-</td>`;
+  return html`<td class="num" data-testid="duplicates-${window}">${c.duplicates}</td><td class="num" data-testid="trips-${window}">${c.breakerTrips}</td>`;
+}
+
 function routeCard(r: RouteOverview, now: number): SafeHtml {
   const route = r.state.route;
   const failedLink = (n: number, sinceMs: number): SafeHtml => html`<a href="/deliveries${query({ route, status: 'FAILED', since: new Date(sinceMs).toISOString() })}">${n}</a>`;
@@ -18,9 +26,9 @@ function routeCard(r: RouteOverview, now: number): SafeHtml {
   return html`<section class="card" aria-labelledby="route-${route}"><h2 id="route-${route}">${route}</h2>
 <p>${stateLine(r)}</p>
 <div class="scroll"><table><caption class="muted">Deliveries received</caption>
-<thead><tr><th scope="col">window</th><th scope="col" class="num">received</th><th scope="col" class="num">completed</th><th scope="col" class="num">failed</th></tr></thead>
-<tbody><tr><th scope="row">last hour</th><td class="num">${r.hour.received}</td><td class="num">${r.hour.completed}</td><td class="num">${failedLink(r.hour.failed, now - 3_600_000)}</td></tr>
-<tr><th scope="row">last day</th><td class="num">${r.day.received}</td><td class="num">${r.day.completed}</td><td class="num">${failedLink(r.day.failed, now - 86_400_000)}</td></tr></tbody></table></div>
+<thead><tr><th scope="col">window</th><th scope="col" class="num">received</th><th scope="col" class="num">completed</th><th scope="col" class="num">failed</th><th scope="col" class="num">duplicates</th><th scope="col" class="num">breaker trips</th></tr></thead>
+<tbody><tr><th scope="row">last hour</th><td class="num">${r.hour.received}</td><td class="num">${r.hour.completed}</td><td class="num">${failedLink(r.hour.failed, now - 3_600_000)}</td>${ingestCells(r, 'hour')}</tr>
+<tr><th scope="row">last day</th><td class="num">${r.day.received}</td><td class="num">${r.day.completed}</td><td class="num">${failedLink(r.day.failed, now - 86_400_000)}</td>${ingestCells(r, 'day')}</tr></tbody></table></div>
 <dl class="facts">
 <dt>queue</dt><dd>${q === undefined ? '-' : html`${q.queue} (${q.kind === 'route' ? 'its own' : 'shared'}): ${q.visible} waiting, ${q.inFlight} running`}</dd>
 <dt>rate-limited backlog</dt><dd>${q === undefined ? '-' : q.delayed}</dd>
@@ -33,10 +41,18 @@ function routeCard(r: RouteOverview, now: number): SafeHtml {
 
 function reconcilerPart(o: Overview): SafeHtml {
   const c = o.reconciler;
-  if (c === undefined) return html`<p>The reconciler has not run yet.</p>`;
+  if (c === undefined) return o.lastRun === undefined ? html`<p>The reconciler has not run yet.</p>` : html`<dl class="facts">${lastRunPart(o.lastRun)}</dl>`;
   return html`<dl class="facts"><dt>window</dt><dd>${when(c.fromMs)} to ${when(c.toMs)}</dd>
 <dt>runs on it</dt><dd>${c.runs}</dd><dt>where it stands</dt><dd>${c.position.phase}${c.position.phase === 'done' ? ' (the window is reconciled)' : ''}</dd>
-${c.keysLost ? html`<dt>note</dt><dd>a run stopped inside the window: the effects check reads it again</dd>` : ''}</dl>`;
+${c.keysLost ? html`<dt>note</dt><dd>a run stopped inside the window: the effects check reads it again</dd>` : ''}${lastRunPart(o.lastRun)}</dl>`;
+}
+
+/** What the last run that worked on a window found, from its cursor. */
+function lastRunPart(last: LastRunReport | undefined): SafeHtml {
+  if (last === undefined) return html``;
+  const n = (name: string): number => last.counts[name] ?? 0;
+  return html`<dt>last run</dt><dd data-testid="last-run">${when(last.startedAt)} UTC, ${((last.endedAt - last.startedAt) / 1000).toFixed(1)} s${last.stoppedEarly ? ', stopped early (the next run goes on)' : ''}</dd>
+<dt>it found</dt><dd data-testid="last-run-found">${n('scanned')} records looked at; ${n('reenqueued')} stuck re-enqueued; ${n('reversed')} duplicate effects reversed; ${n('missing')} effects missing; ${n('orphans')} ledger entries without a record; ${n('failed')} FAILED; ${n('parked')} parked; ${n('needsAttention')} for people</dd>`;
 }
 
 /** The overview's <main>. */

@@ -102,7 +102,9 @@ describe('retryproof order', () => {
     // Act
     const dynamo = localDynamoClient(inject('dynamoEndpoint'));
     const target = { kind: 'aws', description: 'the scene', dynamo, eventsTable: scene.eventsTable, ledgerTable: undefined, config: scene.config, routes: [scene.route] } as unknown as Target;
-    const found = await inspectDelivery(target, scene.route, B, { now: Date.now() }).finally(() => dynamo.destroy());
+    const found = await inspectDelivery(target, scene.route, B, { now: Date.now() }).finally(() => {
+      dynamo.destroy();
+    });
     // Assess
     expect(found.record).toMatchObject({ status: 'PARKED', waitingTurn: 2 });
     expect(whereNow(found.record!, undefined, Date.now())).toMatch(/^waiting in its line: place 2 /);

@@ -39,8 +39,8 @@ function startConsole(env: NodeJS.ProcessEnv, port: number): Promise<{ child: Ch
   });
 }
 
-async function send(env: NodeJS.ProcessEnv, simulate?: object): Promise<string> {
-  const sent = await runScript('scripts/send.ts', [...(simulate === undefined ? [] : ['--simulate', JSON.stringify(simulate)]), '--json'], env);
+async function send(env: NodeJS.ProcessEnv, simulate?: object, more: readonly string[] = []): Promise<string> {
+  const sent = await runScript('scripts/send.ts', [...(simulate === undefined ? [] : ['--simulate', JSON.stringify(simulate)]), ...more, '--json'], env);
   expect(sent.code, sent.stderr).toBe(0);
   return (JSON.parse(sent.stdout) as { key: string }).key;
 }
@@ -85,7 +85,8 @@ describe('retryproof console in a browser', () => {
     dir = await mkdtemp(join(tmpdir(), 'retryproof-console-'));
     env = await stackEnv(dir);
     stack = await startStack(env);
-    [doneKey, failedKey] = await Promise.all([send(env), send(env, { permanentErrorRuns: 1 })]);
+    // The done one with a copy: the overview counts it as a duplicate.
+    [doneKey, failedKey] = await Promise.all([send(env, undefined, ['--dup', '1']), send(env, { permanentErrorRuns: 1 })]);
     ({ child: consoleProcess, url } = await startConsole(env, await freePort()));
     origin = new URL(url).origin;
     const executablePath = execFileSync('sh', ['-c', 'command -v chromium'], { encoding: 'utf8' }).trim();
@@ -212,6 +213,17 @@ describe('retryproof console in a browser', () => {
       await shows(`/delivery?route=demo&key=${key}`, /status\s*COMPLETED/);
       expect(await ledgerRows(), key).toEqual(['posted']);
     }
+  });
+
+  it("shows each route's duplicates of the hour and the day, and what the reconciler's last run found", async () => {
+    await goto('/');
+    expect(Number(await textOf('#route-demo ~ div [data-testid=duplicates-hour]'))).toBeGreaterThanOrEqual(1);
+    expect(Number(await textOf('#route-demo ~ div [data-testid=duplicates-day]'))).toBeGreaterThanOrEqual(1);
+    expect(await textOf('#route-demo ~ div [data-testid=trips-day]')).toMatch(/^\d+$/);
+    const ran = await runScript('cli/retryproof.ts', ['reconcile', '--local'], env);
+    expect(ran.code, ran.stderr).toBe(0);
+    const seen = await shows('/', /it found\s*\d+ records looked at/);
+    expect(seen).toMatch(/\d+ stuck re-enqueued; \d+ duplicate effects reversed/);
   });
 
   it('fits 390 px: no page-wide horizontal scroll, and the keyboard reaches the skip link first', async () => {
