@@ -12,11 +12,12 @@ function stateLine(r: RouteOverview): SafeHtml {
 <p>Why: ${s.reason ?? 'no reason given'}${s.key === undefined ? '' : html` (key <span class="mono">${s.key}</span>${s.repeats === undefined ? '' : `, ${s.repeats} of ${s.threshold ?? '?'} repeats`})`}</p>`;
 }
 
-/** A window's duplicates and breaker trips, or a dash where only the dashboard has them (a deployed receiver). */
-function ingestCells(r: RouteOverview, window: 'hour' | 'day'): SafeHtml {
-  const c = r.ingest?.[window];
-  if (c === undefined) return html`<td class="num" title="on the receiver's CloudWatch dashboard">-</td><td class="num" title="on the receiver's CloudWatch dashboard">-</td>`;
-  return html`<td class="num" data-testid="duplicates-${window}">${c.duplicates}</td><td class="num" data-testid="trips-${window}">${c.breakerTrips}</td>`;
+/** Duplicates and breaker trips over the hour and the day, or where they are for a deployed receiver. */
+function ingestFacts(r: RouteOverview): SafeHtml {
+  const c = r.ingest;
+  if (c === undefined) return html`<dt>duplicates, breaker trips</dt><dd>on the receiver's CloudWatch dashboard</dd>`;
+  return html`<dt>duplicates</dt><dd><span data-testid="duplicates-hour">${c.hour.duplicates}</span> / <span data-testid="duplicates-day">${c.day.duplicates}</span> <span class="muted">(hour / day)</span></dd>
+<dt>breaker trips</dt><dd><span data-testid="trips-hour">${c.hour.breakerTrips}</span> / <span data-testid="trips-day">${c.day.breakerTrips}</span> <span class="muted">(hour / day)</span></dd>`;
 }
 
 function routeCard(r: RouteOverview, now: number): SafeHtml {
@@ -26,10 +27,11 @@ function routeCard(r: RouteOverview, now: number): SafeHtml {
   return html`<section class="card" aria-labelledby="route-${route}"><h2 id="route-${route}">${route}</h2>
 <p>${stateLine(r)}</p>
 <div class="scroll"><table><caption class="muted">Deliveries received</caption>
-<thead><tr><th scope="col">window</th><th scope="col" class="num">received</th><th scope="col" class="num">completed</th><th scope="col" class="num">failed</th><th scope="col" class="num">duplicates</th><th scope="col" class="num">breaker trips</th></tr></thead>
-<tbody><tr><th scope="row">last hour</th><td class="num">${r.hour.received}</td><td class="num">${r.hour.completed}</td><td class="num">${failedLink(r.hour.failed, now - 3_600_000)}</td>${ingestCells(r, 'hour')}</tr>
-<tr><th scope="row">last day</th><td class="num">${r.day.received}</td><td class="num">${r.day.completed}</td><td class="num">${failedLink(r.day.failed, now - 86_400_000)}</td>${ingestCells(r, 'day')}</tr></tbody></table></div>
+<thead><tr><th scope="col">window</th><th scope="col" class="num">received</th><th scope="col" class="num">completed</th><th scope="col" class="num">failed</th></tr></thead>
+<tbody><tr><th scope="row">last hour</th><td class="num">${r.hour.received}</td><td class="num">${r.hour.completed}</td><td class="num">${failedLink(r.hour.failed, now - 3_600_000)}</td></tr>
+<tr><th scope="row">last day</th><td class="num">${r.day.received}</td><td class="num">${r.day.completed}</td><td class="num">${failedLink(r.day.failed, now - 86_400_000)}</td></tr></tbody></table></div>
 <dl class="facts">
+${ingestFacts(r)}
 <dt>queue</dt><dd>${q === undefined ? '-' : html`${q.queue} (${q.kind === 'route' ? 'its own' : 'shared'}): ${q.visible} waiting, ${q.inFlight} running`}</dd>
 <dt>rate-limited backlog</dt><dd>${q === undefined ? '-' : q.delayed}</dd>
 <dt>in the DLQ</dt><dd>${r.deadLetters}${r.oldestDeadLetterAt === undefined ? '' : `, the oldest ${age(now - r.oldestDeadLetterAt)} old`}</dd>
