@@ -15,6 +15,7 @@ import { LEDGER_TABLE } from '../lambdas/store/table-schema.ts';
 import type { RegionalPlacement } from './regional-placement.ts';
 import { grantReceiverFunctions } from './receiver/receiver-grants.ts';
 import { makeReceiverFunctions, makeReceiverTriggers } from './receiver/receiver-functions.ts';
+import { grantOperate } from './receiver/receiver-operate.ts';
 import { watchReceiver } from './receiver/receiver-observability.ts';
 import { writeReceiverOutputs } from './receiver/receiver-outputs.ts';
 import { receiverSettings } from './receiver/receiver-settings.ts';
@@ -201,5 +202,22 @@ export class WebhookReceiver extends Construct {
     this.queue.grantSendMessages(grantee);
     for (const queue of this.routeQueues.values()) queue.grantSendMessages(grantee);
     for (const bucket of this.#bodyBuckets) grantKeepBodies(bucket, grantee);
+  }
+
+  /**
+   * Lets a person run `retryproof console` against this receiver: exactly the actions it calls,
+   * on the resources it calls them on (docs/console.md, "The IAM actions it needs"). It reads
+   * records and, on request, bodies (customer data), and it changes state: redrive, pause, resume,
+   * skip, the DLQ's redrive. The demo ledger's reads are included when {@link describeLedgerTable}
+   * named it before this call.
+   */
+  grantOperate(grantee: IGrantable): void {
+    grantOperate(Stack.of(this), {
+      table: this.table,
+      queues: [this.queue, ...this.routeQueues.values()],
+      deadLetterQueue: this.deadLetterQueue,
+      bodyBuckets: this.#bodyBuckets,
+      ...(this.#ledgerTableName === undefined ? {} : { ledgerTableName: this.#ledgerTableName }),
+    }, grantee);
   }
 }

@@ -6,6 +6,7 @@
  *   POST /_local/restart-executor  kill the executor's event source mid-run, start a new one
  *   POST /_local/reconcile         one reconciliation now: {settleSeconds, stuckAfterSeconds, fromMs, toMs}
  *   POST /_local/ledger            the entries of every ledger the stack's actions declare: {fromMs, toMs}
+ *   GET  /_local/ingest-counts     each route's duplicates and breaker trips over the last hour and day (ingest-tally.ts)
  *   GET  /_local/status            the queues' depths and the executor's counters (each route queue's too),
  *                                  and the bucket of large bodies with the objects in it
  *
@@ -22,6 +23,7 @@ import type { ReconcileReport } from '../lambdas/reconciler/reconcile.ts';
 import type { PollerStats } from './executor-poller.ts';
 import type { AdminHandler } from './http-gateway.ts';
 import type { QueuePair } from './local-services.ts';
+import type { IngestCounts } from './ingest-tally.ts';
 import type { ReconcileRequest } from './reconcile-runs.ts';
 
 export interface AdminTargets {
@@ -45,6 +47,8 @@ export interface AdminTargets {
     readonly executor: () => (PollerStats & { readonly batchesInFlight: number }) | undefined;
   }[];
   readonly executor: () => PollerStats & { readonly batchesInFlight: number };
+  /** The ingest's duplicates and breaker trips per route, over the last hour and day (ingest-tally.ts). @default - none */
+  readonly ingestCounts?: () => Readonly<Record<string, IngestCounts>>;
 }
 
 function numberOr(value: unknown, fallback: number): number {
@@ -118,6 +122,7 @@ export function adminEndpoints(targets: AdminTargets): ReadonlyMap<string, Admin
         return { status: 200, body: { ledgers: new Set(targets.ledgers.values()).size, entries: await ledgerEntries(targets.ledgers, fromMs, toMs) } };
       },
     ],
+    ['GET /_local/ingest-counts', () => Promise.resolve({ status: 200, body: { routes: targets.ingestCounts?.() ?? {} } })],
     [
       'GET /_local/status',
       async () => ({

@@ -3,7 +3,12 @@
  * call the storm makes). Runs never overlap: each waits for the one before, as the deployed
  * schedule's runs never overlap either (one run fits well within the hour).
  */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ResolvedConfig } from '../lambdas/config/resolve-config.ts';
+import { lastRunOf } from '../lambdas/reconciler/reconcile-cursor.ts';
+import { documentClient } from '../lambdas/store/dynamodb-event-store.ts';
+import { RECONCILER_CURSOR_KEY } from '../lambdas/store/record-keys.ts';
 import type { Reconciler } from '../lambdas/reconciler/create-reconciler.ts';
 import type { ReconcileReport } from '../lambdas/reconciler/reconcile.ts';
 import { reconcileLine } from './log-lines.ts';
@@ -27,6 +32,8 @@ export interface ReconcileRunsOptions {
   /** Seconds between timed runs; 0 for none. */
   readonly everySeconds: number;
   readonly terminal: Terminal;
+  /** Called with each run's report once it ends (the stack notes it for the console). @default - nothing */
+  readonly onReport?: (report: ReconcileReport) => Promise<void>;
 }
 
 export interface ReconcileRuns {
@@ -53,6 +60,9 @@ export function startReconcileRuns(options: ReconcileRunsOptions): ReconcileRuns
         toMs: request.toMs ?? now - settle * 1000,
       });
       terminal.out(reconcileLine(report.counts, report.stoppedEarly));
+      await options.onReport?.(report).catch((error: unknown) => {
+        terminal.err(`reconcile: its report was not noted for the console: ${(error as Error).message}`);
+      });
       return report;
     });
     // A failed run is its caller's to report; the next run goes ahead.
@@ -74,4 +84,15 @@ export function startReconcileRuns(options: ReconcileRunsOptions): ReconcileRuns
       await chain;
     },
   };
+}
+
+/**
+ * Notes a run's report on the reconciler's cursor item, as a deployed scheduled run's release
+ * writes it (reconcile-cursor.ts): the local runs reconcile a window of their own, without the
+ * cursor, so this one write a run is theirs. It sets `lastRun` alone: a cursor there stays as it is.
+ */
+export async function noteLastRun(dynamo: DynamoDBClient, eventsTable: string, report: ReconcileReport): Promise<void> {
+  await documentClient(dynamo).send(
+    new UpdateCommand({ TableName: eventsTable, Key: RECONCILER_CURSOR_KEY, UpdateExpression: 'SET lastRun = :r', ExpressionAttributeValues: { ':r': lastRunOf(report, Date.now()) } }),
+  );
 }

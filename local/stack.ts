@@ -40,6 +40,7 @@ import { importActions } from './action-imports.ts';
 import { shownPath } from './config-file.ts';
 import type { ImportedActions } from './action-imports.ts';
 import { adminEndpoints } from './admin-endpoints.ts';
+import { IngestTally, TallyMetrics } from './ingest-tally.ts';
 import { localEndpointsOf, refuseSecondStack, removeEndpoints, writeEndpoints } from './endpoints-file.ts';
 import type { LocalEndpoints } from './endpoints-file.ts';
 import { pollerGroup, restartablePoller, startPoller } from './executor-poller.ts';
@@ -52,7 +53,7 @@ import type { RunningServices } from './local-services.ts';
 import { runLocalSetup } from './local-setup.ts';
 import type { LocalSetup } from './local-setup.ts';
 import type { LocalSettings } from './local-settings.ts';
-import { startReconcileRuns } from './reconcile-runs.ts';
+import { noteLastRun, startReconcileRuns } from './reconcile-runs.ts';
 import type { ReconcileRequest } from './reconcile-runs.ts';
 import { useLocalSdk } from './sdk-environment.ts';
 import { openStackGateway } from './stack-gateway.ts';
@@ -215,7 +216,10 @@ function startRegion(
   const { bodyBucket } = open.region;
   const deployment: Deployment = { config, eventsTable, queueUrl: queues.queueUrl, routeQueueUrls, bodyBucket };
 
+  // The ingest's duplicates and breaker trips per route, as CloudWatch would sum its metrics (the console's overview).
+  const tally = new IngestTally();
   const ingest = wireIngest(deployment, clients, {
+    metrics: new TallyMetrics(tally),
     secrets: new StaticSecretSource(Object.fromEntries(settings.secrets.map((s) => [s.secretName, s.secret]))),
     // The circuit breaker as deployed; its notices (its log line) are printed to this terminal.
     resumeCommand: (route) => `npx retryproof --local routes resume ${route}`,
@@ -238,6 +242,7 @@ function startRegion(
     config,
     everySeconds: context.timed ? settings.reconcileEverySeconds : 0,
     terminal,
+    onReport: (report) => noteLastRun(clients.dynamo, eventsTable, report),
     reconcilerFor: (runConfig) =>
       createReconciler({ ...clients, bodyBucket, eventsTable, ledgers: imported.ledgers, queueUrl: queues.queueUrl, routeQueueUrls, config: runConfig }),
   });
@@ -294,6 +299,7 @@ function startRegion(
       bodyBucket,
       routeQueues: [...routeQueues].map(([route, q]) => ({ route, queueUrl: q.queueUrl, executor: () => routeSources.get(route)?.status() })),
       executor: () => executorSource.status(),
+      ingestCounts: () => tally.counts(),
     }),
   });
   return { name: open.region.name, gateway, queues, routeQueues, reconcile, executorSource, restartExecutor };

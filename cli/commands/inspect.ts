@@ -88,6 +88,7 @@ export function recordText(r: RecordView, withBody: boolean): string {
     `  hits       ${r.hits} (deliveries of this key)`,
     `  attempts   ${r.attempts}${r.redrives > 0 ? ` since redrive ${r.redrives} (${r.runs} run${r.runs === 1 ? '' : 's'} in all)` : ''}`,
     `  received   ${formatTime(r.receivedAt)}   answered ${r.answerStatus}`,
+    ...(r.waitingTurn === undefined ? [] : [`  waiting    in its line: place ${r.waitingTurn} of its entity's line, behind an earlier delivery`]),
     ...(r.waitingUntil === undefined ? [] : [`  waiting    for the route's rate limit, back ${formatTime(r.waitingUntil)} (deferred ${r.deferrals} time${r.deferrals === 1 ? '' : 's'}; no attempt spent)`]),
     ...(r.waitingUntil === undefined && r.deferrals > 0 ? [`  deferrals  ${r.deferrals} (waited for the route's rate limit)`] : []),
     ...(r.completedAt === undefined ? [] : [`  completed  ${formatTime(r.completedAt)}`]),

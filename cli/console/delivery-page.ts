@@ -26,7 +26,9 @@ export function whereNow(r: RecordView, dead: DeadLetterRow | undefined, now: nu
     case 'RECEIVED':
       return r.waitingUntil === undefined ? 'queued: its message waits on the work queue' : `waiting for its route's rate limit, back at ${when(r.waitingUntil)}`;
     case 'PARKED':
-      return 'parked: its route is paused (or its line waits on an earlier delivery); resuming the route runs it';
+      return r.waitingTurn === undefined
+        ? 'parked: its route is paused; resuming the route runs it'
+        : `waiting in its line: place ${r.waitingTurn} of its entity's line, behind an earlier delivery; it runs when the line reaches it`;
     case 'FAILED':
       return dead === undefined ? 'failed: it runs again only when a person redrives it' : `failed, and in the DLQ: ${dead.reason}`;
     default:

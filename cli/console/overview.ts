@@ -10,7 +10,7 @@ import { createRouteControl } from '../../lambdas/routes/route-control.ts';
 import type { RouteState } from '../../lambdas/ports/route-state-store.ts';
 import { documentClient } from '../../lambdas/store/dynamodb-event-store.ts';
 import { cursorOf } from '../../lambdas/store/reconciler-items.ts';
-import type { CursorState } from '../../lambdas/ports/reconciler-store.ts';
+import type { CursorState, LastRunReport } from '../../lambdas/ports/reconciler-store.ts';
 import { RECONCILER_CURSOR_KEY } from '../../lambdas/store/record-keys.ts';
 import { EVENTS_TABLE } from '../../lambdas/store/table-schema.ts';
 import { hourBucket } from '../../lambdas/domain/event-record.ts';
@@ -18,6 +18,7 @@ import { peekDeadLetters } from '../operations/dead-letters.ts';
 import type { DeadLetterRow } from '../operations/dead-letters.ts';
 import { queueDepths } from '../operations/queue-depths.ts';
 import type { QueueDepth } from '../operations/queue-depths.ts';
+import type { IngestCounts } from '../../local/ingest-tally.ts';
 import { operatorOptionsOf } from '../target.ts';
 import type { Target } from '../target.ts';
 
@@ -35,6 +36,12 @@ export interface RouteOverview {
   readonly state: RouteState;
   readonly hour: WindowCounts;
   readonly day: WindowCounts;
+  /**
+   * Duplicates and breaker trips over the last hour and day, as the ingest's metrics sum them:
+   * the local stack's tally (local/ingest-tally.ts). Undefined for a deployed receiver (its
+   * dashboard has them) and for a local stack older than the tally.
+   */
+  readonly ingest?: IngestCounts;
   readonly queue?: QueueDepth;
   /** This route's DLQ messages, of those peeked. */
   readonly deadLetters: number;
@@ -47,6 +54,8 @@ export interface Overview {
   /** DLQ messages seen by the peek (at most DLQ_PEEK). */
   readonly peeked: number;
   readonly reconciler?: CursorState;
+  /** What the last run found: a scheduled run's, from its cursor, or a local run's, noted there. */
+  readonly lastRun?: LastRunReport;
   readonly at: number;
 }
 
@@ -134,24 +143,38 @@ function deadLettersOf(rows: readonly DeadLetterRow[], route: string): Pick<Rout
   return { deadLetters: mine.length, ...(sent.length === 0 ? {} : { oldestDeadLetterAt: Math.min(...sent) }) };
 }
 
+/** The local stack's tally of the ingest's duplicates and breaker trips, by route; empty for a deployed receiver or an older stack. */
+async function ingestCountsOf(target: Target): Promise<Readonly<Record<string, IngestCounts>>> {
+  if (target.localUrl === undefined) return {};
+  const answer = await fetch(`${target.localUrl}/_local/ingest-counts`).catch(() => undefined);
+  if (answer?.ok !== true) return {};
+  return ((await answer.json()) as { routes?: Record<string, IngestCounts> }).routes ?? {};
+}
+
 /** Everything the overview shows, read now. */
 export async function readOverview(target: Target, now: number): Promise<Overview> {
   const doc = documentClient(target.dynamo);
-  const [states, depths, dead, { hour, day }, cursor] = await Promise.all([
+  const [states, depths, dead, { hour, day }, cursor, ingest] = await Promise.all([
     createRouteControl(operatorOptionsOf(target, () => now)).list(),
     queueDepths(target),
     peekDeadLetters(target, { max: DLQ_PEEK }),
     byTimeCounts(doc, target.eventsTable, now - DAY_MS, now - HOUR_MS, now + 1),
     doc.send(new GetCommand({ TableName: target.eventsTable, Key: RECONCILER_CURSOR_KEY })),
+    ingestCountsOf(target),
   ]);
   const routes = await Promise.all(states.map(async (state): Promise<RouteOverview> => {
     const failed = await failedSince(doc, target.eventsTable, state.route, now - DAY_MS, now - HOUR_MS);
     const h = hour.get(state.route) ?? { received: 0, completed: 0 };
     const d = day.get(state.route) ?? { received: 0, completed: 0 };
     const queue = depths.find((q) => q.kind !== 'dlq' && q.routes.includes(state.route));
-    return { state, hour: { ...h, failed: failed.hour }, day: { ...d, failed: failed.day }, ...(queue === undefined ? {} : { queue }), ...deadLettersOf(dead, state.route) };
+    const counts = target.localUrl === undefined ? undefined : (ingest[state.route] ?? { hour: { duplicates: 0, breakerTrips: 0 }, day: { duplicates: 0, breakerTrips: 0 } });
+    return {
+      state, hour: { ...h, failed: failed.hour }, day: { ...d, failed: failed.day },
+      ...(counts === undefined ? {} : { ingest: counts }), ...(queue === undefined ? {} : { queue }), ...deadLettersOf(dead, state.route),
+    };
   }));
   const reconciler = cursorOf(cursor.Item);
+  const lastRun = cursor.Item?.lastRun as LastRunReport | undefined;
   const dlq = depths.find((q) => q.kind === 'dlq');
-  return { routes, ...(dlq === undefined ? {} : { dlq }), peeked: dead.length, ...(reconciler === undefined ? {} : { reconciler }), at: now };
+  return { routes, ...(dlq === undefined ? {} : { dlq }), peeked: dead.length, ...(reconciler === undefined ? {} : { reconciler }), ...(lastRun === undefined ? {} : { lastRun }), at: now };
 }

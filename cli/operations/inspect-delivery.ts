@@ -35,6 +35,11 @@ export interface RecordView {
    * (RECEIVED, its last deferral's lastEnqueuedAt still ahead).
    */
   readonly waitingUntil?: number;
+  /**
+   * Set while it is PARKED in its entity's line (a route with `orderBy`), behind an earlier
+   * delivery: the place it holds (not set on work parked by a pause).
+   */
+  readonly waitingTurn?: number;
   readonly receivedAt: number;
   readonly expiresAt: number;
   readonly answerStatus: number;
@@ -144,6 +149,7 @@ export async function inspectDelivery(
       redrives: r.redrives,
       deferrals: r.deferrals ?? 0,
       ...((r.deferrals ?? 0) > 0 && r.status === 'RECEIVED' && r.lastEnqueuedAt !== undefined && r.lastEnqueuedAt > now ? { waitingUntil: r.lastEnqueuedAt } : {}),
+      ...(r.status === 'PARKED' && r.waitingTurn !== undefined ? { waitingTurn: r.waitingTurn } : {}),
       receivedAt: r.receivedAt,
       expiresAt: r.expiresAt,
       answerStatus: r.answer.status,

@@ -66,6 +66,17 @@ export interface CursorState {
   readonly effectsTries: number;
   /** Where the sweep of expired items stands (expiry-sweep.ts); undefined before its first run. */
   readonly sweep?: SweepPosition;
+  /** What the last run that worked on a window found, written with its release (the console's overview). */
+  readonly lastRun?: LastRunReport;
+}
+
+/** One run's report as its cursor keeps it: when it ran, and its counts (re-enqueued, reversed, missing...). */
+export interface LastRunReport {
+  readonly startedAt: number;
+  readonly endedAt: number;
+  readonly counts: Readonly<Record<string, number>>;
+  /** It ran out of budget inside the window: the next run goes on from where it stopped. */
+  readonly stoppedEarly: boolean;
 }
 
 /** An item of the events table that carries an expiry: its table key and `expiresAt` (epoch seconds). */

@@ -23,7 +23,7 @@
  */
 import { randomInt, randomUUID } from 'node:crypto';
 import { CLOCK_SKEW_SECONDS, takeoverMarginMs } from '../config/route-config.ts';
-import type { CursorState, ExpirySweepStore, ReconcilePosition } from '../ports/reconciler-store.ts';
+import type { CursorState, ExpirySweepStore, LastRunReport, ReconcilePosition } from '../ports/reconciler-store.ts';
 import { sweepExpired } from './expiry-sweep.ts';
 import type { SweepOptions, SweepReport } from './expiry-sweep.ts';
 import { reconcile } from './reconcile.ts';
@@ -195,7 +195,8 @@ async function finish(run: CursorRun, cursor: CursorState, resumed: CursorState 
   const position: ReconcilePosition = givenUp ? { phase: 'done' } : (report.stoppedAt ?? { phase: 'done' });
   // A window left unfinished keeps the rest of the budget, none: the sweep waits for a run that finishes one.
   const swept = position.phase === 'done' ? await sweepRest(run, { ...cursor, position, effectsTries }) : { cursor: { ...cursor, position, effectsTries } };
-  const released = await run.deps.store.releaseCursor(run.runId, swept.cursor);
+  // The run's report rides on the release it writes anyway: the console's overview reads it, at no request more.
+  const released = await run.deps.store.releaseCursor(run.runId, { ...swept.cursor, lastRun: lastRunOf(report, run.deps.now()) });
   const cursorInfo = { runs: cursor.runs, resumed: resumed !== undefined, ...(released ? {} : { lost: true as const }) };
   const withSweep = swept.sweep === undefined ? {} : { sweep: swept.sweep, durationMs: run.deps.now() - run.startedAt };
   if (!givenUp) return { ...report, cursor: cursorInfo, ...withSweep };
@@ -209,6 +210,11 @@ async function finish(run: CursorRun, cursor: CursorState, resumed: CursorState 
     cursor: cursorInfo,
     ...withSweep,
   };
+}
+
+/** A run's report as the cursor keeps it (the console's overview shows it). */
+export function lastRunOf(report: ReconcileReport, endedAt: number): LastRunReport {
+  return { startedAt: report.startedAt, endedAt, counts: { ...report.counts }, stoppedEarly: report.stoppedEarly };
 }
 
 /** The sweep, once the window needs nothing more of this run: what is left of the budget, its position on the cursor at each checkpoint. */

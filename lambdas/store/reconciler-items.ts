@@ -3,7 +3,7 @@
  * cursor's attributes, and the key chunks' hashes as Binary values (dynamodb-reconciler-store.ts
  * reads and writes them).
  */
-import type { CursorState, SweepPosition } from '../ports/reconciler-store.ts';
+import type { CursorState, LastRunReport, SweepPosition } from '../ports/reconciler-store.ts';
 import { newWriteId } from './conditional-write.ts';
 
 /** The cursor as stored, or undefined for an item that has never held one. */
@@ -21,6 +21,7 @@ export function cursorOf(item: Record<string, unknown> | undefined): CursorState
     keysLost: item.keysLost === true,
     effectsTries: num('effectsTries'),
     ...(typeof item.sweep === 'object' && item.sweep !== null ? { sweep: item.sweep as SweepPosition } : {}),
+    ...(typeof item.lastRun === 'object' && item.lastRun !== null ? { lastRun: item.lastRun as LastRunReport } : {}),
   };
 }
 
@@ -30,7 +31,8 @@ export function cursorUpdate(cursor: CursorState): { set: string; values: Record
     set:
       'fromMs = :from, toMs = :to, #position = :position, runs = :runs, windowId = :windowId, seed = :seed, ' +
       'keyChunks = :keyChunks, keysLost = :keysLost, effectsTries = :effectsTries, writeId = :writeId' +
-      (cursor.sweep === undefined ? '' : ', sweep = :sweep'),
+      (cursor.sweep === undefined ? '' : ', sweep = :sweep') +
+      (cursor.lastRun === undefined ? '' : ', lastRun = :lastRun'),
     values: {
       ':from': cursor.fromMs,
       ':to': cursor.toMs,
@@ -43,6 +45,7 @@ export function cursorUpdate(cursor: CursorState): { set: string; values: Record
       ':effectsTries': cursor.effectsTries,
       ':writeId': newWriteId(),
       ...(cursor.sweep === undefined ? {} : { ':sweep': cursor.sweep }),
+      ...(cursor.lastRun === undefined ? {} : { ':lastRun': cursor.lastRun }),
     },
   };
 }

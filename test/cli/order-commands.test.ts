@@ -10,7 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { EXIT } from '../../cli/errors.ts';
+import { recordText } from '../../cli/commands/inspect.ts';
+import { whereNow } from '../../cli/console/delivery-page.ts';
 import { runCli } from '../../cli/main.ts';
+import { inspectDelivery } from '../../cli/operations/inspect-delivery.ts';
+import type { Target } from '../../cli/target.ts';
+import { localDynamoClient } from '../../local/aws-clients.ts';
 import type { LocalEndpoints } from '../../local/endpoints-file.ts';
 import { entityLineScene } from '../support/entity-line-scene.ts';
 import type { LineScene } from '../support/entity-line-scene.ts';
@@ -91,6 +96,19 @@ describe('retryproof order', () => {
     expect(rows).toContainEqual(['2', B, 'PARKED', '0', 'parked', expect.stringMatching(/^\d{4}-/) as string]);
     expect(text.stdout).not.toContain(C);
     expect(text.stdout).toContain('... and more (--limit N lists up to 1000)');
+  });
+
+  it('inspect and the console\'s delivery screen say a record behind the head waits in its line, not that its route is paused', async () => {
+    // Act
+    const dynamo = localDynamoClient(inject('dynamoEndpoint'));
+    const target = { kind: 'aws', description: 'the scene', dynamo, eventsTable: scene.eventsTable, ledgerTable: undefined, config: scene.config, routes: [scene.route] } as unknown as Target;
+    const found = await inspectDelivery(target, scene.route, B, { now: Date.now() }).finally(() => {
+      dynamo.destroy();
+    });
+    // Assess
+    expect(found.record).toMatchObject({ status: 'PARKED', waitingTurn: 2 });
+    expect(whereNow(found.record!, undefined, Date.now())).toMatch(/^waiting in its line: place 2 /);
+    expect(recordText(found.record!, false)).toContain('waiting    in its line: place 2');
   });
 
   it('skip moves past the FAILED head and wakes the next record onto the stack\'s queue; skipping again is refused with exit code 1', async () => {

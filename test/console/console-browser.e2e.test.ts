@@ -1,12 +1,13 @@
 /**
  * `retryproof console --local` in a real headless Chromium (Debian's `chromium`, driven by
  * puppeteer-core), against one local stack and one console for the whole file: the token and
- * origin rules over HTTP, then the screens and the actions as an operator clicks them.
+ * origin rules over HTTP, then the screens and the actions as an operator clicks them. The stack
+ * runs the repository's configuration and one route ordered per entity (demo-orders), for the line.
  * RETRYPROOF_CONSOLE_SHOTS=<dir> saves a screenshot of each screen there (docs/console/).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +20,14 @@ import type { StackProcess } from '../local/stack-process.ts';
 import { ROUTE_STATE_MAX_AGE_MS } from '../../lambdas/config/route-config.ts';
 
 const TOKEN = 't0k3n';
+/** The entity of the line the test skips: a route ordered by the body's currency, which `send --currency` sets. */
+const LINE_ENTITY = 'XTS';
+const ORDERED_CONFIG = `import { config as base } from '${REPO}retryproof.config.ts';
+export const config = {
+  ...base,
+  routes: [...base.routes, { name: 'demo-orders', signature: { scheme: 'standard-webhooks' }, secretName: 'retryproof/orders', action: 'payout', actionTimeSeconds: 15, orderBy: '{body:/currency}' }],
+};
+`;
 const SHOTS = process.env.RETRYPROOF_CONSOLE_SHOTS;
 
 /** Starts the console and resolves with its URL: the last line of its stdout. */
@@ -39,8 +48,8 @@ function startConsole(env: NodeJS.ProcessEnv, port: number): Promise<{ child: Ch
   });
 }
 
-async function send(env: NodeJS.ProcessEnv, simulate?: object): Promise<string> {
-  const sent = await runScript('scripts/send.ts', [...(simulate === undefined ? [] : ['--simulate', JSON.stringify(simulate)]), '--json'], env);
+async function send(env: NodeJS.ProcessEnv, simulate?: object, more: readonly string[] = []): Promise<string> {
+  const sent = await runScript('scripts/send.ts', [...(simulate === undefined ? [] : ['--simulate', JSON.stringify(simulate)]), ...more, '--json'], env);
   expect(sent.code, sent.stderr).toBe(0);
   return (JSON.parse(sent.stdout) as { key: string }).key;
 }
@@ -84,8 +93,12 @@ describe('retryproof console in a browser', () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'retryproof-console-'));
     env = await stackEnv(dir);
-    stack = await startStack(env);
-    [doneKey, failedKey] = await Promise.all([send(env), send(env, { permanentErrorRuns: 1 })]);
+    // The repository's configuration and one route ordered per entity: the line screen's.
+    const configFile = join(dir, 'console.config.ts');
+    await writeFile(configFile, ORDERED_CONFIG);
+    stack = await startStack(env, { args: ['--config', configFile] });
+    // The done one with a copy: the overview counts it as a duplicate.
+    [doneKey, failedKey] = await Promise.all([send(env, undefined, ['--dup', '1']), send(env, { permanentErrorRuns: 1 })]);
     ({ child: consoleProcess, url } = await startConsole(env, await freePort()));
     origin = new URL(url).origin;
     const executablePath = execFileSync('sh', ['-c', 'command -v chromium'], { encoding: 'utf8' }).trim();
@@ -212,6 +225,32 @@ describe('retryproof console in a browser', () => {
       await shows(`/delivery?route=demo&key=${key}`, /status\s*COMPLETED/);
       expect(await ledgerRows(), key).toEqual(['posted']);
     }
+  });
+
+  it('shows an ordered line held by its FAILED head, skips the head after a confirmation, and the delivery behind it runs', async () => {
+    await page.goto(url, { waitUntil: 'load' });
+    const line = ['--route', 'demo-orders', '--currency', LINE_ENTITY];
+    const head = await send(env, { permanentErrorRuns: 1 }, line);
+    await shows(`/delivery?route=demo-orders&key=${head}`, /status\s*FAILED/);
+    const next = await send(env, undefined, line);
+    await shows(`/delivery?route=demo-orders&key=${next}`, 'waiting in its line');
+    await shows(`/line?route=demo-orders&entity=${LINE_ENTITY}`, head);
+    await shot('line');
+    await clickAndWait('a[href^="/confirm/skip?"]');
+    await clickAndWait('form[action="/action/skip"] button[type=submit]');
+    expect(await main()).toContain(`Skipped ${head}`);
+    await shows(`/delivery?route=demo-orders&key=${next}`, 'done: completed');
+  });
+
+  it("shows each route's duplicates of the hour and the day, and what the reconciler's last run found", async () => {
+    await goto('/');
+    expect(Number(await textOf('#route-demo ~ dl [data-testid=duplicates-hour]'))).toBeGreaterThanOrEqual(1);
+    expect(Number(await textOf('#route-demo ~ dl [data-testid=duplicates-day]'))).toBeGreaterThanOrEqual(1);
+    expect(await textOf('#route-demo ~ dl [data-testid=trips-day]')).toMatch(/^\d+$/);
+    const ran = await runScript('cli/retryproof.ts', ['reconcile', '--local'], env);
+    expect(ran.code, ran.stderr).toBe(0);
+    const seen = await shows('/', /it found\s*\d+ records looked at/);
+    expect(seen).toMatch(/\d+ stuck re-enqueued; \d+ duplicate effects reversed/);
   });
 
   it('fits 390 px: no page-wide horizontal scroll, and the keyboard reaches the skip link first', async () => {

@@ -19,6 +19,8 @@ const SERVICE_OF_PACKAGE: Readonly<Record<string, string>> = {
   '@aws-sdk/client-sns': 'sns',
   '@aws-sdk/client-secrets-manager': 'secretsmanager',
   '@aws-sdk/client-s3': 's3',
+  '@aws-sdk/client-cloudformation': 'cloudformation',
+  '@aws-sdk/client-lambda': 'lambda',
 };
 
 /** The document client's commands, by the low-level operation each one sends. */

@@ -1,4 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, inject, it } from 'vitest';
+import { documentClient } from '../../lambdas/store/dynamodb-event-store.ts';
+import { RECONCILER_CURSOR_KEY } from '../../lambdas/store/record-keys.ts';
+import { cursorOf } from '../../lambdas/store/reconciler-items.ts';
+import { localDynamoClient } from '../../local/aws-clients.ts';
 import type { ReconcileReport } from '../../lambdas/reconciler/reconcile.ts';
 import { reconcileScheduled } from '../../lambdas/reconciler/reconcile-cursor.ts';
 import type { ReconcilerStore } from '../../lambdas/ports/reconciler-store.ts';
@@ -85,6 +90,12 @@ describe('the reconciler cursor', () => {
     // Runs resumed inside the window, and carried its keys on: none read the window again from its start.
     expect(reports.some((r) => r.startedFrom?.phase === 'window')).toBe(true);
     expect(reads.filter((start) => start === undefined)).toHaveLength(0);
+    // The last run's report rides on its cursor, for the console's overview.
+    const dynamo = localDynamoClient(inject('dynamoEndpoint'));
+    const cursor = cursorOf((await documentClient(dynamo).send(new GetCommand({ TableName: s.eventsTable, Key: RECONCILER_CURSOR_KEY }))).Item);
+    dynamo.destroy();
+    const last = reports.at(-1);
+    expect(cursor?.lastRun).toEqual({ startedAt: last?.startedAt, endedAt: expect.any(Number) as number, counts: last?.counts, stoppedEarly: false });
   }, 120_000);
 
   it('continues from the last checkpoint when a run dies, and still sends each stuck record once', async () => {
