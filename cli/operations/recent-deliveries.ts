@@ -6,7 +6,7 @@
  * (<receivedAt ISO>#<route>#<key>); status and error text need the open records' items.
  *
  * A page ends on its last row's sort key; the next page reads strictly below it, so a page is
- * exact whatever arrives meanwhile. A filter that matches little reads at most `readBudget`
+ * exact whatever arrives meanwhile. One route's FAILED ones come from the sparse failed index. A filter that matches little reads at most `readBudget`
  * index copies a page, and then ends the page early with a cursor to go on from.
  */
 import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
@@ -152,9 +152,72 @@ async function rowsOf(doc: DynamoDBDocumentClient, table: string, copies: readon
 /** Hours read together: an hour with few deliveries costs one round of Queries with its neighbours, not one of its own. */
 const HOURS_TOGETHER = 6;
 
+/** A FAILED record as a row, if the filter's key prefix and error text keep it. */
+function failedRowOf(item: Record<string, unknown>, f: DeliveryFilter): DeliveryRow | undefined {
+  const r = fromSummaryItem(item);
+  if (f.keyPrefix !== undefined && !r.key.startsWith(f.keyPrefix)) return undefined;
+  if (f.errorContains !== undefined && !(r.lastError ?? '').includes(f.errorContains)) return undefined;
+  return { route: r.route, key: r.key, receivedAt: r.receivedAt, status: r.status, attempts: r.attempts, ...(r.lastError === undefined ? {} : { lastError: r.lastError }) };
+}
+
+/** One shard of a route's failed partition, newest first, below `upper`: up to `want` rows the filter keeps, within `budget` reads. */
+async function failedShard(doc: DynamoDBDocumentClient, table: string, pk: string, range: { lower: string; upper: string }, f: DeliveryFilter, want: number, budget: number) {
+  const index = EVENTS_TABLE.failedIndex;
+  const rows: { sk: string; row: DeliveryRow }[] = [];
+  let start: Record<string, unknown> | undefined;
+  let read = 0;
+  let lastSk = range.upper;
+  do {
+    const out = await doc.send(
+      new QueryCommand({
+        TableName: table, IndexName: index.name, ScanIndexForward: false, Limit: want, ExclusiveStartKey: start,
+        KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :lower AND :upper',
+        ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
+        ExpressionAttributeValues: { ':pk': pk, ':lower': range.lower, ':upper': range.upper },
+      }),
+    );
+    for (const item of out.Items ?? []) {
+      read++;
+      const sk = String(item[index.sortKey]);
+      lastSk = sk;
+      const row = sk < range.upper ? failedRowOf(item, f) : undefined;
+      if (row !== undefined) rows.push({ sk, row });
+    }
+    start = out.LastEvaluatedKey;
+  } while (start !== undefined && rows.length < want && read < budget);
+  return { rows, more: start !== undefined, read, lastSk };
+}
+
+/**
+ * One route's FAILED records, newest first, through the sparse failed index (whole records, and
+ * nothing but FAILED ones): a day of other work costs no read. The page's cursor is a byTime
+ * sort key as the other pages' are; its failed-index form drops the route.
+ */
+async function recentFailed(doc: DynamoDBDocumentClient, table: string, f: DeliveryFilter & { route: string }, options: PageOptions): Promise<DeliveryPage> {
+  const after = options.after;
+  const upper = after === undefined ? `${new Date(f.untilMs - 1).toISOString()}\uffff` : `${after.slice(0, 24)}#${after.slice(25 + f.route.length + 1)}`;
+  const range = { lower: new Date(f.sinceMs).toISOString(), upper };
+  const want = options.limit + 1;
+  const shards = await Promise.all(
+    Array.from({ length: EVENTS_TABLE.timeShards }, (_, s) => failedShard(doc, table, `FAILED#${f.route}#${s}`, range, f, want, options.readBudget ?? 4000)),
+  );
+  // Exact across shards: nothing below a cut shard's last read copy is taken before that shard reads on.
+  const cut = shards.filter((s) => s.more).map((s) => s.lastSk);
+  const frontier = cut.length === 0 ? '' : cut.reduce((a, b) => (a > b ? a : b));
+  const all = shards.flatMap((s) => s.rows).filter((r) => r.sk >= frontier).sort((a, b) => (a.sk < b.sk ? 1 : -1));
+  const rows = all.slice(0, options.limit).map((r) => r.row);
+  const read = shards.reduce((n, s) => n + s.read, 0);
+  const last = rows.at(-1);
+  const byTime = (sk: string): string => `${sk.slice(0, 24)}#${f.route}#${sk.slice(25)}`;
+  if (all.length > options.limit && last !== undefined) return { rows, read, next: `${new Date(last.receivedAt).toISOString()}#${last.route}#${last.key}` };
+  return { rows, read, ...(cut.length === 0 ? {} : { next: byTime(frontier) }) };
+}
+
 /** One page of deliveries, newest first; see the module's comment. */
 export async function recentDeliveries(target: Target, filter: DeliveryFilter, options: PageOptions): Promise<DeliveryPage> {
   const doc = documentClient(target.dynamo);
+  const route = filter.route;
+  if (filter.status === RECORD_STATUS.failed && route !== undefined) return recentFailed(doc, target.eventsTable, { ...filter, route }, options);
   const budget = options.readBudget ?? 4000;
   const lower = new Date(filter.sinceMs).toISOString();
   let upper = options.after ?? `${new Date(filter.untilMs - 1).toISOString()}\uffff`;
