@@ -205,9 +205,10 @@ export function executorGoalsOf(e: ExecutorMeasurements): ExecutorGoal[] {
       missed: met
         ? undefined
         : `${f3(rp.cpuMsPerExecuted)} ms of CPU per message against ${f3(pt.cpuMsPerExecuted)} ms, polling included, with ` +
-          `${f2(rp.requestsPerExecuted)} DynamoDB requests against ${f2(pt.requestsPerExecuted)}. The last profile (\`--cpu-prof\` of both ` +
-          "executors, issue 26) put 0.16 ms a message in per-message metrics (batched since) and 0.04 ms in lib-dynamodb's marshalling; " +
-          "retryproof's lease and completion also write more (the completion logs the attempt and rewrites the byTime copy).",
+          `${f2(rp.requestsPerExecuted)} DynamoDB requests against ${f2(pt.requestsPerExecuted)}. By their profiles (\`BENCH_CPU_PROF_DIR\`, ` +
+          "`npm run bench:profile`), the same requests cost more: the AWS SDK handles larger ones (the lease returns the whole record, the " +
+          'completion carries the attempt\'s log entry and rewrites the byTime copy), lib-dynamodb marshals them, and our gates and stores, ' +
+          "Powertools Logger and Metrics and middy run where the consumer runs Powertools' idempotency and JMESPath.",
     });
   }
   const latencyLabel = { rest: 'at rest', storm: '30% duplicate storm', resent: '30% duplicate messages' } as const;

@@ -141,6 +141,8 @@ export function goalsOf(m: Measurements, f: Figures): Goal[] {
       : `One request each (${f2(f.requestsPerRetry.retryproof)} against ${f2(f.requestsPerRetry.powertools)}), but ours takes longer: ` +
         `${f2(requestMs('retryproof'))} ms against ${f2(requestMs('powertools'))} ms. Our claim is a write that succeeds (it counts the hit ` +
         "the breaker reads and returns the record); the peer's is a PutItem its condition refuses, which DynamoDB Local answers faster. " +
+        'DynamoDB Local also updates our table\'s three indexes inside each write, where DynamoDB propagates to a global secondary index ' +
+        'after the write (its reads are eventually consistent); the peer\'s table has none. ' +
         `Handler CPU per duplicate, the sender's signing included: ${f2(f.cpuPerDelivery.e.retryproof / 1000)} ms against ` +
         `${f2(f.cpuPerDelivery.e.powertools / 1000)} ms.`,
   });
