@@ -37,7 +37,7 @@ export interface AwsClients {
 
 /**
  * Reads the deployment from the function's bundle and its environment. Call it at cold start:
- * a missing variable or an invalid configuration fails the init, not a delivery.
+ * a missing variable or a bundle without its configuration fails the init, not a delivery.
  * @param shippedJson the configuration the construct bundled; by default this bundle's own
  * @throws Error naming the variable or what the bundle lacks
  */
