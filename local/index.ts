@@ -15,6 +15,7 @@ export {
   UnknownRegionError,
 } from './endpoints-file.ts';
 export type { LocalEndpoints, LocalRegionEndpoint } from './endpoints-file.ts';
+export type { IngestCounts } from './ingest-tally.ts';
 export { localDynamoClient, localS3Client, localSqsClient } from './aws-clients.ts';
 export { DEMO_ROUTE } from './local-settings.ts';
 export { newKey, recordKeyFor, sampleBody, signSample, webhookUrl } from './sample-delivery.ts';

@@ -18,7 +18,7 @@ import { peekDeadLetters } from '../operations/dead-letters.ts';
 import type { DeadLetterRow } from '../operations/dead-letters.ts';
 import { queueDepths } from '../operations/queue-depths.ts';
 import type { QueueDepth } from '../operations/queue-depths.ts';
-import type { IngestCounts } from '../../local/ingest-tally.ts';
+import type { IngestCounts } from '../../local/index.ts';
 import { operatorOptionsOf } from '../target.ts';
 import type { Target } from '../target.ts';
 

@@ -8,6 +8,7 @@
  * (lambdas/reconciler/lambda.ts) with a user's ledger the CLI has no way to load: an in-memory
  * one, holding an entry no record stands for.
  */
+import { shippedConfigJson } from '../../lib/stateless/shipped-config.ts';
 import { randomUUID } from 'node:crypto';
 import type { CfnElement } from 'aws-cdk-lib';
 import type { Context } from 'aws-lambda';
@@ -76,7 +77,7 @@ async function coldStart(): Promise<{ handler: ReconcilerHandler; restore: () =>
   const saved = Object.fromEntries(Object.keys(variables).map((name) => [name, process.env[name]]));
   const shipped = globalThis as { RETRYPROOF_SHIPPED_CONFIG?: string };
   // The configuration as the construct bundles it into the function (config/shipped-config.ts).
-  shipped.RETRYPROOF_SHIPPED_CONFIG = JSON.stringify({ config, routeQueueNames: {} });
+  shipped.RETRYPROOF_SHIPPED_CONFIG = shippedConfigJson(config, new Map());
   Object.assign(process.env, variables);
   const restore = (): void => {
     for (const [name, value] of Object.entries(saved)) {
