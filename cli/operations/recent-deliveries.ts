@@ -199,7 +199,7 @@ async function recentFailed(doc: DynamoDBDocumentClient, table: string, f: Deliv
   const range = { lower: new Date(f.sinceMs).toISOString(), upper };
   const want = options.limit + 1;
   const shards = await Promise.all(
-    Array.from({ length: EVENTS_TABLE.timeShards }, (_, s) => failedShard(doc, table, `FAILED#${f.route}#${s}`, range, f, want, options.readBudget ?? 4000)),
+    Array.from({ length: EVENTS_TABLE.timeShards }, (_, s) => failedShard(doc, table, `FAILED#${f.route}#${s}`, range, f, want, Math.ceil((options.readBudget ?? 4000) / EVENTS_TABLE.timeShards))),
   );
   // Exact across shards: nothing below a cut shard's last read copy is taken before that shard reads on.
   const cut = shards.filter((s) => s.more).map((s) => s.lastSk);
