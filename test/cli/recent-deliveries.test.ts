@@ -60,6 +60,20 @@ describe("the deliveries page's FAILED filter", () => {
     expect(pages.reduce((n, p) => n + p.read, 0)).toBeLessThanOrEqual(failed.length * 3);
   });
 
+  it('stays exact when the read budget cuts its shards short: every matching record once, newest first, over the pages', async () => {
+    const failed = Array.from({ length: 64 }, (_, n) => record('pay', n, 'FAILED', n % 5 === 0 ? 'card declined' : 'timeout'));
+    const target = await tableWith(failed);
+    const keys: string[] = [];
+    let after: string | undefined;
+    for (let page = 0; page < 40; page++) {
+      const got = await recentDeliveries(target, { ...day, errorContains: 'declined' }, { limit: 2, readBudget: 8, ...(after === undefined ? {} : { after }) });
+      keys.push(...got.rows.map((r) => r.key));
+      after = got.next;
+      if (after === undefined) break;
+    }
+    expect(keys).toEqual(failed.filter((r) => r.lastError === 'card declined').map((r) => r.key).reverse());
+  });
+
   it('keeps the key prefix and error text filters, and the time range', async () => {
     const failed = Array.from({ length: 8 }, (_, n) => record('pay', n, 'FAILED', n < 4 ? 'card declined' : 'timeout'));
     const target = await tableWith(failed);
