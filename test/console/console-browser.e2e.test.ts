@@ -80,12 +80,12 @@ describe('retryproof console in a browser', () => {
     await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click(selector)]);
   };
   /** Reloads `path` until its <main> holds `text`. */
-  const shows = (path: string, text: string | RegExp): Promise<string> =>
+  const shows = (path: string, text: string | RegExp, waitMs = 30_000): Promise<string> =>
     until(`${path} to show ${String(text)}`, async () => {
       await goto(path);
       const seen = await main();
       return (typeof text === 'string' ? seen.includes(text) : text.test(seen)) ? seen : undefined;
-    }, 30_000);
+    }, waitMs);
   const shot = async (name: string): Promise<void> => {
     if (SHOTS !== undefined) await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
   };
@@ -171,7 +171,8 @@ describe('retryproof console in a browser', () => {
 
   it("opens a FAILED delivery: its attempts, its DLQ reason, and no body until asked for", async () => {
     await clickAndWait(`a[href*="${encodeURIComponent(failedKey)}"]`);
-    const seen = await shows(`/delivery?route=demo&key=${failedKey}`, 'DLQ reason');
+    // The dead-letter copy reaches the local DLQ after its visibility timeouts: 22 s in a fresh-clone CI run.
+    const seen = await shows(`/delivery?route=demo&key=${failedKey}`, 'DLQ reason', 90_000);
     expect(seen).toContain('simulated permanent');
     expect(await inPage(`document.querySelectorAll('main table tbody tr').length`)).toBeGreaterThanOrEqual(1);
     expect(await page.content()).not.toContain('payout.requested');
