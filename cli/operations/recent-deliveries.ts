@@ -98,6 +98,12 @@ async function readShard(doc: DynamoDBDocumentClient, table: string, pk: string,
   return { copies: (out.Items ?? []).map(copyOf), more: out.LastEvaluatedKey !== undefined };
 }
 
+/** A record's item (whole, or its summary attributes) as a row. */
+function rowOf(item: Record<string, unknown>): DeliveryRow {
+  const r = fromSummaryItem(item);
+  return { route: r.route, key: r.key, receivedAt: r.receivedAt, status: r.status, attempts: r.attempts, ...(r.lastError === undefined ? {} : { lastError: r.lastError }), ...(r.completedAt === undefined ? {} : { completedAt: r.completedAt }) };
+}
+
 /** The open records of some copies, read whole but for the payload. */
 async function openRecords(doc: DynamoDBDocumentClient, table: string, copies: readonly IndexCopy[]): Promise<Map<string, DeliveryRow>> {
   const found = new Map<string, DeliveryRow>();
@@ -116,8 +122,8 @@ async function openRecords(doc: DynamoDBDocumentClient, table: string, copies: r
         }),
       );
       for (const item of out.Responses?.[table] ?? []) {
-        const r = fromSummaryItem(item);
-        found.set(recordPk(r.route, r.key), { route: r.route, key: r.key, receivedAt: r.receivedAt, status: r.status, attempts: r.attempts, ...(r.lastError === undefined ? {} : { lastError: r.lastError }), ...(r.completedAt === undefined ? {} : { completedAt: r.completedAt }) });
+        const r = rowOf(item);
+        found.set(recordPk(r.route, r.key), r);
       }
       keys = out.UnprocessedKeys?.[table]?.Keys ?? [];
     }
@@ -154,10 +160,9 @@ const HOURS_TOGETHER = 6;
 
 /** A FAILED record as a row, if the filter's key prefix and error text keep it. */
 function failedRowOf(item: Record<string, unknown>, f: DeliveryFilter): DeliveryRow | undefined {
-  const r = fromSummaryItem(item);
+  const r = rowOf(item);
   if (f.keyPrefix !== undefined && !r.key.startsWith(f.keyPrefix)) return undefined;
-  if (f.errorContains !== undefined && !(r.lastError ?? '').includes(f.errorContains)) return undefined;
-  return { route: r.route, key: r.key, receivedAt: r.receivedAt, status: r.status, attempts: r.attempts, ...(r.lastError === undefined ? {} : { lastError: r.lastError }) };
+  return f.errorContains === undefined || (r.lastError ?? '').includes(f.errorContains) ? r : undefined;
 }
 
 /** One shard of a route's failed partition, newest first, below `upper`: up to `want` rows the filter keeps, within `budget` reads. */
